@@ -1,0 +1,105 @@
+// Every DRAGOMAN_* setting is read here and only here, so the README's configuration table has one source.
+// Modules receive a typed Config; tests pass their own env object instead of mutating process.env.
+import { resolve } from 'node:path';
+
+export type Precision = 'int8' | 'fp32';
+export type OnOff = boolean;
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  modelsDir: string;
+  /** Preferred weights: int8 uses the *_quantized.onnx files where present, fp32 the full ones. */
+  precision: Precision;
+  /** Beam size override; undefined = the model's generation_config.json num_beams (1 when absent). */
+  beam: number | undefined;
+  /** Worker threads of the engine pool; 0 = chosen from the cores available. */
+  workers: number;
+  /** onnxruntime intra-op threads per worker; 0 = chosen from cores / workers. */
+  intraOpThreads: number;
+  /** Let onnxruntime threads spin while waiting (lower latency, burns CPU when idle). */
+  spinning: boolean;
+  /** Upper bound on source tokens (padded rows x longest row) in one batch. */
+  batchTokens: number;
+  /** How long the batcher waits for more sentences before running a partial batch. */
+  batchWaitMs: number;
+  /** Entries of the translation LRU cache (0 disables it). */
+  cacheSize: number;
+  /** Limits of one request. */
+  maxStrings: number;
+  maxChars: number;
+  maxBodyBytes: number;
+  /** Which per-plan requests-per-minute figures are the defaults: A (10/60/300) or B (100/300/1000). */
+  ratePreset: 'A' | 'B';
+  signup: OnOff;
+  googleCompat: OnOff;
+  googleKeyInQuery: OnOff;
+  libreTranslateCompat: OnOff;
+  ui: OnOff;
+  /** /metrics is served only when set, to `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  logLevel: string;
+  shutdownTimeoutMs: number;
+  /** postgres://... selects the PostgreSQL account store instead of SQLite. */
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+  if (['off', 'false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be on or off, got "${env[name]}"`);
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = (allowed as readonly string[]).find((a) => a.toLowerCase() === raw.toLowerCase());
+  if (!v) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return v as T;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const beam = env.DRAGOMAN_BEAM ? int(env, 'DRAGOMAN_BEAM', 1, 1) : undefined;
+  return {
+    host: env.DRAGOMAN_HOST || '127.0.0.1',
+    port: int(env, 'DRAGOMAN_PORT', 8080),
+    dataDir: resolve(env.DRAGOMAN_DATA_DIR || './data'),
+    modelsDir: resolve(env.DRAGOMAN_MODELS_DIR || './models'),
+    precision: oneOf(env, 'DRAGOMAN_PRECISION', ['int8', 'fp32'] as const, 'int8'),
+    beam,
+    workers: int(env, 'DRAGOMAN_WORKERS', 0),
+    intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0),
+    spinning: onOff(env, 'DRAGOMAN_SPINNING', false),
+    batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
+    batchWaitMs: int(env, 'DRAGOMAN_BATCH_WAIT_MS', 5),
+    cacheSize: int(env, 'DRAGOMAN_CACHE_SIZE', 10000),
+    maxStrings: int(env, 'DRAGOMAN_MAX_STRINGS', 128, 1),
+    maxChars: int(env, 'DRAGOMAN_MAX_CHARS', 100_000, 1),
+    maxBodyBytes: int(env, 'DRAGOMAN_MAX_BODY_BYTES', 1_048_576, 1024),
+    ratePreset: oneOf(env, 'DRAGOMAN_RATE_PRESET', ['A', 'B'] as const, 'A'),
+    signup: onOff(env, 'DRAGOMAN_SIGNUP', true),
+    googleCompat: onOff(env, 'DRAGOMAN_GOOGLE_COMPAT', true),
+    googleKeyInQuery: onOff(env, 'DRAGOMAN_GOOGLE_KEY_IN_QUERY', false),
+    libreTranslateCompat: onOff(env, 'DRAGOMAN_LIBRETRANSLATE_COMPAT', true),
+    ui: onOff(env, 'DRAGOMAN_UI', true),
+    metricsToken: env.DRAGOMAN_METRICS_TOKEN || undefined,
+    logLevel: env.DRAGOMAN_LOG_LEVEL || 'info',
+    shutdownTimeoutMs: int(env, 'DRAGOMAN_SHUTDOWN_TIMEOUT_MS', 30_000),
+    databaseUrl: env.DRAGOMAN_DATABASE_URL || undefined,
+    redisUrl: env.DRAGOMAN_REDIS_URL || undefined,
+  };
+}

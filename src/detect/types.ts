@@ -1,0 +1,13 @@
+// Detection result for one string. `language` is a public catalog code (src/languages) or `und`.
+export interface Detection {
+  language: string;
+  /** 0..1, calibrated: short or ambiguous text gets a low value. */
+  confidence: number;
+  isReliable: boolean;
+  /** Best-first candidates (the first equals language/confidence); at least one entry unless `und`. */
+  candidates: { language: string; confidence: number }[];
+}
+
+export interface LanguageDetector {
+  detect(text: string): Detection;
+}

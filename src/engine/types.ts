@@ -1,0 +1,52 @@
+// What the rest of Dragoman sees of the engine. Languages are FLORES-200 codes (`deu_Latn`), the catalog's
+// canonical identity (src/languages); the engine maps them to each model's own codes.
+
+export type ModelFamily = 'marian' | 'nllb';
+export type ModelStatus = 'ok' | 'incomplete' | 'corrupt';
+
+export interface ModelInfo {
+  /** Folder name under DRAGOMAN_MODELS_DIR; also what X-Dragoman-Model names. */
+  name: string;
+  path: string;
+  family: ModelFamily | undefined;
+  /** FLORES codes the model reads and writes (NLLB: every language it has a token for). */
+  sources: string[];
+  targets: string[];
+  precision: 'int8' | 'fp32' | undefined;
+  sizeBytes: number;
+  status: ModelStatus;
+  /** What is wrong when status is not ok (path and reason). */
+  problem?: string;
+  loadMs?: number;
+}
+
+export interface TranslateOptions {
+  /** Beam size for this call (default: DRAGOMAN_BEAM, else the model's generation_config). */
+  beams?: number;
+  /** Also return up to N other hypotheses of the beam (n-best), distinct from the best one. */
+  alternatives?: number;
+}
+
+export interface EngineResult {
+  /** One translation per input segment, same order. */
+  translations: string[];
+  /** With options.alternatives: per segment, up to N other distinct hypotheses. */
+  alternatives?: string[][];
+  /** Model names used, in order (`["tiny-marian-de-en", "tiny-marian-en-de"]` for a pivot). */
+  route: string[];
+}
+
+export interface Engine {
+  /** Translate already-segmented sentences. Throws ApiError(400) when no route exists. */
+  translate(segments: string[], source: string, target: string, options?: TranslateOptions): Promise<EngineResult>;
+  /** The models that would serve source→target, or undefined when no route exists. */
+  route(source: string, target: string): string[] | undefined;
+  /** FLORES codes that some route can translate from / into. */
+  sourceLanguages(): string[];
+  targetLanguages(source?: string): string[];
+  /** Every folder found at start, loaded or not. */
+  models(): ModelInfo[];
+  /** Workers alive / configured, queue depth: for /ready and /metrics. */
+  stats(): { workers: number; workersAlive: number; queueDepth: number; workerRestarts: number };
+  close(): Promise<void>;
+}
