@@ -1,0 +1,38 @@
+// Language names localized into a display language (Google's `?target=`), from CLDR via Intl.DisplayNames.
+import { nameTagOf, resolveLanguage } from './catalog.ts';
+import type { Language } from './types.ts';
+
+const displayNames = new Map<string, Intl.DisplayNames | null>();
+
+function namesIn(locale: string): Intl.DisplayNames | null {
+  let names = displayNames.get(locale);
+  if (names === undefined) {
+    try {
+      names = new Intl.DisplayNames(locale, { type: 'language', fallback: 'none', languageDisplay: 'standard' });
+    } catch {
+      names = null;
+    }
+    displayNames.set(locale, names);
+  }
+  return names;
+}
+
+/** `lang`'s name in `displayLocale` (a catalog code/alias or any BCP 47 tag); the English name when CLDR has none. */
+export function localizedName(lang: Language, displayLocale: string): string {
+  const target = resolveLanguage(displayLocale);
+  const locale = (target && nameTagOf(target)) || displayLocale;
+  const tag = nameTagOf(lang);
+  if (!tag) return lang.name;
+  let name: string | undefined;
+  try {
+    name = namesIn(locale)?.of(tag);
+  } catch {
+    name = undefined;
+  }
+  return name ?? lang.name;
+}
+
+/** Whether `code` names a catalog language, i.e. is usable as a display language (`?target=`). */
+export function isDisplayLocale(code: string): boolean {
+  return resolveLanguage(code) !== undefined;
+}
