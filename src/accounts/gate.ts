@@ -1,0 +1,101 @@
+// Metering of one request, shared by every wire format: authenticate the key, count the request in the key's
+// rolling 60 s window, then charge the request's characters BEFORE the work and refund them if it fails.
+// Charging first is what keeps concurrent requests from overspending and keeps a crash from losing the
+// charge of a request that was answered 200. Everything failing here is an ApiError the surface maps.
+import { ApiError } from '../service/errors.ts';
+import type { Accounts } from './accounts.ts';
+import { periodBounds, periodOf } from './period.ts';
+import { RollingWindow } from './rolling-window.ts';
+import type { Charge, KeyRecord, Limits, RateOutcome } from './types.ts';
+
+export interface GateOptions {
+  /** Failed authentications (a key was sent but is wrong) per address per minute before 429. */
+  failedAuthPerMinute?: number;
+}
+
+/** A request that passed authentication and the rate limit. */
+export interface Admission {
+  key: KeyRecord;
+  limits: Limits;
+  /** X-RateLimit-* headers to send with whatever response follows. */
+  headers: Record<string, string>;
+}
+
+export function rateLimitHeaders(outcome: RateOutcome): Record<string, string> {
+  if (outcome.limit === null) return {};
+  return {
+    'x-ratelimit-limit': String(outcome.limit),
+    'x-ratelimit-remaining': String(outcome.remaining ?? 0),
+    'x-ratelimit-reset': String(outcome.resetSeconds),
+  };
+}
+
+export class Gate {
+  private readonly failedAuth: RollingWindow;
+
+  constructor(
+    readonly accounts: Accounts,
+    options: GateOptions = {},
+  ) {
+    this.failedAuth = new RollingWindow(options.failedAuthPerMinute ?? 20, 60_000);
+  }
+
+  private now(): number {
+    return this.accounts.clock.now();
+  }
+
+  async admit(secret: string | undefined, address: string): Promise<Admission> {
+    const now = this.now();
+    const blocked = this.failedAuth.blockedFor(address, now);
+    if (blocked > 0) {
+      throw new ApiError(
+        429,
+        'rate_limit',
+        `Too many requests with an invalid API key were sent from this address in the past 60 seconds. ` +
+          `Retry after ${blocked} seconds with a valid key in the X-API-Key header.`,
+        { 'retry-after': String(blocked) },
+      );
+    }
+    let key: KeyRecord;
+    try {
+      key = await this.accounts.authenticate(secret);
+    } catch (err) {
+      // Only wrong keys count; a missing header is a client that has not been configured yet.
+      if (secret !== undefined && secret.trim() !== '') this.failedAuth.record(address, now);
+      throw err;
+    }
+    const limits = await this.accounts.limits(key.id);
+    const outcome = await this.accounts.store.hitRateLimit(key.id, limits.rpm, now);
+    const headers = rateLimitHeaders(outcome);
+    if (!outcome.ok) {
+      throw new ApiError(
+        429,
+        'rate_limit',
+        `Too many requests: this key's limit of ${outcome.limit} requests in the past 60 seconds was reached. ` +
+          `Retry after ${outcome.retryAfterSeconds} seconds, and batch strings in the q array to send fewer requests.`,
+        { ...headers, 'retry-after': String(outcome.retryAfterSeconds) },
+      );
+    }
+    return { key, limits, headers };
+  }
+
+  /** Charge `chars` to the key's current month, or ApiError 403 (nothing charged) when they do not fit. */
+  async charge(admission: Admission, chars: number): Promise<Charge> {
+    const period = periodOf(this.now());
+    const outcome = await this.accounts.store.charge(admission.key.id, period, chars);
+    if (outcome.ok) return outcome.charge;
+    const left = outcome.limit === null ? 0 : Math.max(0, outcome.limit - outcome.used);
+    const resets = periodBounds(period).end.toISOString();
+    throw new ApiError(
+      403,
+      'quota_exceeded',
+      `Monthly character quota exceeded: this request has ${chars} characters but only ${left} of the ` +
+        `${outcome.limit} characters of the ${admission.key.plan} plan are left this month (resets ${resets}). ` +
+        `Upgrade the plan to get more characters.`,
+    );
+  }
+
+  async refund(charge: Charge): Promise<void> {
+    await this.accounts.store.refund(charge);
+  }
+}

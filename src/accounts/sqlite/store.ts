@@ -1,0 +1,254 @@
+// SQLite backend of AccountStore (better-sqlite3). One connection per process, WAL so the CLI and the server
+// can use the same file at once, statements prepared once, and every check-and-write in one IMMEDIATE
+// transaction, which is what makes concurrent quota charges unable to overspend.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { AccountStore } from '../store.ts';
+import type {
+  Charge,
+  ChargeOutcome,
+  KeyRecord,
+  Limit,
+  Limits,
+  LimitsPatch,
+  NewKey,
+  Plan,
+  PlanName,
+  RateOutcome,
+  UsageRow,
+} from '../types.ts';
+import { PLAN_NAMES } from '../types.ts';
+import { migrate } from './migrate.ts';
+
+const WINDOW_MS = 60_000;
+
+// Storage encoding of a limit: NULL = inherit, -1 = unlimited.
+type Stored = number | null;
+const UNLIMITED = -1;
+const encode = (v: Limit | undefined): Stored => (v === undefined ? null : v === null ? UNLIMITED : v);
+const decode = (v: Stored): Limit | undefined => (v === null ? undefined : v === UNLIMITED ? null : v);
+
+interface KeyRow {
+  id: string;
+  prefix: string;
+  hash: string;
+  name: string | null;
+  email: string | null;
+  plan: string;
+  monthly_chars: Stored;
+  rpm: Stored;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+function toKey(r: KeyRow): KeyRecord {
+  const overrides: KeyRecord['overrides'] = {};
+  const m = decode(r.monthly_chars);
+  const p = decode(r.rpm);
+  if (m !== undefined) overrides.monthlyChars = m;
+  if (p !== undefined) overrides.rpm = p;
+  return {
+    id: r.id,
+    prefix: r.prefix,
+    name: r.name,
+    email: r.email,
+    plan: r.plan as PlanName,
+    overrides,
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+export class SqliteAccountStore implements AccountStore {
+  private readonly db: Database.Database;
+  private readonly stmt;
+  private readonly tx;
+
+  constructor(
+    file: string,
+    private readonly defaults: Record<PlanName, Limits>,
+  ) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    // FULL: a committed charge survives power loss too, not only a process crash.
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    migrate(this.db);
+    const db = this.db;
+    this.stmt = {
+      insertKey: db.prepare(`INSERT INTO api_keys (id, prefix, hash, name, email, plan, monthly_chars, rpm, created_at)
+        VALUES (@id, @prefix, @hash, @name, @email, @plan, @monthly_chars, @rpm, @created_at)`),
+      keyByHash: db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
+      keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+      keys: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
+      revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      setKeyPlan: db.prepare('UPDATE api_keys SET plan = ? WHERE id = ?'),
+      setKeyMonthly: db.prepare('UPDATE api_keys SET monthly_chars = ? WHERE id = ?'),
+      setKeyRpm: db.prepare('UPDATE api_keys SET rpm = ? WHERE id = ?'),
+      plan: db.prepare('SELECT monthly_chars, rpm FROM plans WHERE name = ?'),
+      ensurePlan: db.prepare('INSERT OR IGNORE INTO plans (name) VALUES (?)'),
+      setPlanMonthly: db.prepare('UPDATE plans SET monthly_chars = ? WHERE name = ?'),
+      setPlanRpm: db.prepare('UPDATE plans SET rpm = ? WHERE name = ?'),
+      usage: db.prepare('SELECT chars, requests FROM usage WHERE key_id = ? AND period = ?'),
+      addUsage: db.prepare(`INSERT INTO usage (key_id, period, chars, requests) VALUES (?, ?, ?, 1)
+        ON CONFLICT (key_id, period) DO UPDATE SET chars = chars + excluded.chars, requests = requests + 1`),
+      refund: db.prepare(`UPDATE usage SET chars = MAX(0, chars - ?), requests = MAX(0, requests - 1)
+        WHERE key_id = ? AND period = ?`),
+      usageAll: db.prepare(`SELECT k.id AS key_id, COALESCE(u.chars, 0) AS chars, COALESCE(u.requests, 0) AS requests
+        FROM api_keys k LEFT JOIN usage u ON u.key_id = k.id AND u.period = ? ORDER BY k.created_at, k.id`),
+      dropOldHits: db.prepare('DELETE FROM rate_hits WHERE key_id = ? AND at_ms <= ?'),
+      countHits: db.prepare('SELECT COUNT(*) AS n, MIN(at_ms) AS oldest FROM rate_hits WHERE key_id = ?'),
+      nthHit: db.prepare('SELECT at_ms FROM rate_hits WHERE key_id = ? ORDER BY at_ms LIMIT 1 OFFSET ?'),
+      addHit: db.prepare('INSERT INTO rate_hits (key_id, at_ms) VALUES (?, ?)'),
+    };
+    this.tx = {
+      charge: db.transaction((keyId: string, period: string, chars: number): ChargeOutcome => {
+        const limit = this.limitsSync(keyId)?.monthlyChars ?? 0;
+        const row = this.stmt.usage.get(keyId, period) as { chars: number } | undefined;
+        const used = row?.chars ?? 0;
+        if (limit !== null && used + chars > limit) return { ok: false, used, limit };
+        this.stmt.addUsage.run(keyId, period, chars);
+        return { ok: true, charge: { keyId, period, chars }, used: used + chars, limit };
+      }),
+      hit: db.transaction((keyId: string, limit: number, now: number): RateOutcome => {
+        this.stmt.dropOldHits.run(keyId, now - WINDOW_MS);
+        const { n, oldest } = this.stmt.countHits.get(keyId) as { n: number; oldest: number | null };
+        if (n < limit) {
+          this.stmt.addHit.run(keyId, now);
+          const first = oldest ?? now;
+          return {
+            ok: true,
+            limit,
+            remaining: limit - n - 1,
+            resetSeconds: Math.ceil((first + WINDOW_MS - now) / 1000),
+          };
+        }
+        // The window holds n >= limit requests: one more is accepted once the (n - limit + 1)th oldest leaves.
+        const { at_ms } = this.stmt.nthHit.get(keyId, n - limit) as { at_ms: number };
+        const wait = Math.max(1, Math.ceil((at_ms + WINDOW_MS - now) / 1000));
+        return { ok: false, limit, remaining: 0, retryAfterSeconds: wait, resetSeconds: wait };
+      }),
+      setPlan: db.transaction((name: PlanName, patch: LimitsPatch) => {
+        this.stmt.ensurePlan.run(name);
+        if (patch.monthlyChars !== undefined) this.stmt.setPlanMonthly.run(encode(patch.monthlyChars), name);
+        if (patch.rpm !== undefined) this.stmt.setPlanRpm.run(encode(patch.rpm), name);
+      }),
+      setKeyOverrides: db.transaction((id: string, patch: LimitsPatch): boolean => {
+        if (!this.stmt.keyById.get(id)) return false;
+        if (patch.monthlyChars !== undefined) this.stmt.setKeyMonthly.run(encode(patch.monthlyChars), id);
+        if (patch.rpm !== undefined) this.stmt.setKeyRpm.run(encode(patch.rpm), id);
+        return true;
+      }),
+    };
+  }
+
+  private planSync(name: PlanName): Plan {
+    const row = this.stmt.plan.get(name) as { monthly_chars: Stored; rpm: Stored } | undefined;
+    const m = decode(row?.monthly_chars ?? null);
+    const r = decode(row?.rpm ?? null);
+    const d = this.defaults[name];
+    return {
+      name,
+      monthlyChars: m === undefined ? d.monthlyChars : m,
+      rpm: r === undefined ? d.rpm : r,
+      customized: { monthlyChars: m !== undefined, rpm: r !== undefined },
+    };
+  }
+
+  private limitsSync(keyId: string): Limits | undefined {
+    const row = this.stmt.keyById.get(keyId) as KeyRow | undefined;
+    if (!row) return undefined;
+    const key = toKey(row);
+    const plan = this.planSync(key.plan);
+    return {
+      monthlyChars: key.overrides.monthlyChars !== undefined ? key.overrides.monthlyChars : plan.monthlyChars,
+      rpm: key.overrides.rpm !== undefined ? key.overrides.rpm : plan.rpm,
+    };
+  }
+
+  async insertKey(key: NewKey): Promise<KeyRecord> {
+    this.stmt.insertKey.run({
+      id: key.id,
+      prefix: key.prefix,
+      hash: key.hash,
+      name: key.name ?? null,
+      email: key.email ?? null,
+      plan: key.plan,
+      monthly_chars: encode(key.overrides?.monthlyChars),
+      rpm: encode(key.overrides?.rpm),
+      created_at: key.createdAt,
+    });
+    return toKey(this.stmt.keyById.get(key.id) as KeyRow);
+  }
+
+  async findKeyByHash(hash: string) {
+    const row = this.stmt.keyByHash.get(hash) as KeyRow | undefined;
+    return row ? { key: toKey(row), hash: row.hash } : undefined;
+  }
+
+  async getKey(id: string) {
+    const row = this.stmt.keyById.get(id) as KeyRow | undefined;
+    return row ? toKey(row) : undefined;
+  }
+
+  async listKeys() {
+    return (this.stmt.keys.all() as KeyRow[]).map(toKey);
+  }
+
+  async revokeKey(id: string, at: number) {
+    return this.stmt.revoke.run(at, id).changes > 0;
+  }
+
+  async setKeyPlan(id: string, plan: PlanName) {
+    return this.stmt.setKeyPlan.run(plan, id).changes > 0;
+  }
+
+  async setKeyOverrides(id: string, patch: LimitsPatch) {
+    return this.tx.setKeyOverrides.immediate(id, patch);
+  }
+
+  async listPlans() {
+    return PLAN_NAMES.map((n) => this.planSync(n));
+  }
+
+  async setPlan(name: PlanName, patch: LimitsPatch) {
+    this.tx.setPlan.immediate(name, patch);
+    return this.planSync(name);
+  }
+
+  async limitsFor(keyId: string) {
+    return this.limitsSync(keyId);
+  }
+
+  async charge(keyId: string, period: string, chars: number) {
+    return this.tx.charge.immediate(keyId, period, chars);
+  }
+
+  async refund(charge: Charge) {
+    this.stmt.refund.run(charge.chars, charge.keyId, charge.period);
+  }
+
+  async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<RateOutcome> {
+    if (limit === null) return { ok: true, limit: null, remaining: null, resetSeconds: 0 };
+    return this.tx.hit.immediate(keyId, limit, nowMs);
+  }
+
+  async usage(keyId: string, period: string): Promise<UsageRow> {
+    const row = this.stmt.usage.get(keyId, period) as { chars: number; requests: number } | undefined;
+    return { keyId, period, chars: row?.chars ?? 0, requests: row?.requests ?? 0 };
+  }
+
+  async usageReport(period: string, keyId?: string): Promise<UsageRow[]> {
+    const rows = this.stmt.usageAll.all(period) as { key_id: string; chars: number; requests: number }[];
+    return rows
+      .filter((r) => keyId === undefined || r.key_id === keyId)
+      .map((r) => ({ keyId: r.key_id, period, chars: r.chars, requests: r.requests }));
+  }
+
+  async close() {
+    if (this.db.open) this.db.close();
+  }
+}

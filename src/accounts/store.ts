@@ -1,0 +1,52 @@
+// The persistence contract of accounts. Async so a networked backend (PostgreSQL) fits without a rewrite;
+// every method that checks and writes must be atomic in the backend (one transaction), because concurrent
+// requests, other server processes and the CLI share the same data.
+import type {
+  Charge,
+  ChargeOutcome,
+  KeyRecord,
+  Limits,
+  LimitsPatch,
+  NewKey,
+  Plan,
+  PlanName,
+  RateOutcome,
+  UsageRow,
+} from './types.ts';
+
+export interface AccountStore {
+  insertKey(key: NewKey): Promise<KeyRecord>;
+  /** The key whose secret hashes to `hash` (revoked ones included, so callers can say "revoked"). */
+  findKeyByHash(hash: string): Promise<{ key: KeyRecord; hash: string } | undefined>;
+  getKey(id: string): Promise<KeyRecord | undefined>;
+  listKeys(): Promise<KeyRecord[]>;
+  /** false when no such key (or already revoked). */
+  revokeKey(id: string, at: number): Promise<boolean>;
+  setKeyPlan(id: string, plan: PlanName): Promise<boolean>;
+  setKeyOverrides(id: string, patch: LimitsPatch): Promise<boolean>;
+
+  listPlans(): Promise<Plan[]>;
+  setPlan(name: PlanName, patch: LimitsPatch): Promise<Plan>;
+  /** Effective limits of a key: its own overrides, else its plan's. */
+  limitsFor(keyId: string): Promise<Limits | undefined>;
+
+  /**
+   * Atomically: if used(period) + chars <= monthly limit, add chars (and one request) and return the charge;
+   * otherwise change nothing. `period` is the quota month (`YYYY-MM`).
+   */
+  charge(keyId: string, period: string, chars: number): Promise<ChargeOutcome>;
+  /** Undo a charge (the request failed). Idempotence is the caller's job: refund each charge once. */
+  refund(charge: Charge): Promise<void>;
+
+  /**
+   * Atomically record a request at `nowMs` in the key's rolling 60 s window if fewer than `limit` requests
+   * are in it; otherwise record nothing and say when a slot frees. `limit` null = unlimited.
+   */
+  hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<RateOutcome>;
+
+  usage(keyId: string, period: string): Promise<UsageRow>;
+  /** Usage of every key (or one) in a period, keys without usage included with zeros. */
+  usageReport(period: string, keyId?: string): Promise<UsageRow[]>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,75 @@
+// Records of the account store. Limits use `null` for "unlimited" everywhere outside the storage layer.
+
+export const PLAN_NAMES = ['free', 'basic', 'pro', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+
+export function isPlanName(s: string): s is PlanName {
+  return (PLAN_NAMES as readonly string[]).includes(s);
+}
+
+/** A limit value: a non-negative integer, or null = unlimited. */
+export type Limit = number | null;
+
+export interface Limits {
+  monthlyChars: Limit;
+  rpm: Limit;
+}
+
+/** A change to limits: undefined = leave as is / inherit, null = unlimited, number = that value. */
+export interface LimitsPatch {
+  monthlyChars?: Limit;
+  rpm?: Limit;
+}
+
+export interface Plan extends Limits {
+  name: PlanName;
+  /** Which figures were set by an operator (`plans set`) instead of coming from the defaults. */
+  customized: { monthlyChars: boolean; rpm: boolean };
+}
+
+export interface KeyRecord {
+  /** Short public id the CLI uses (`k_...`); not a secret. */
+  id: string;
+  /** First characters of the secret, shown in listings so an operator can recognise a key. */
+  prefix: string;
+  name: string | null;
+  email: string | null;
+  plan: PlanName;
+  /** Per-key overrides of the plan's figures; undefined = inherit the plan's. */
+  overrides: { monthlyChars?: Limit; rpm?: Limit };
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface NewKey {
+  id: string;
+  prefix: string;
+  hash: string;
+  name?: string | null;
+  email?: string | null;
+  plan: PlanName;
+  overrides?: LimitsPatch;
+  createdAt: number;
+}
+
+/** A charge that was written; pass it back to `refund` when the request fails. */
+export interface Charge {
+  keyId: string;
+  period: string;
+  chars: number;
+}
+
+export type ChargeOutcome =
+  | { ok: true; charge: Charge; used: number; limit: Limit }
+  | { ok: false; used: number; limit: Limit };
+
+export type RateOutcome =
+  | { ok: true; limit: Limit; remaining: number | null; resetSeconds: number }
+  | { ok: false; limit: number; remaining: 0; retryAfterSeconds: number; resetSeconds: number };
+
+export interface UsageRow {
+  keyId: string;
+  period: string;
+  chars: number;
+  requests: number;
+}
