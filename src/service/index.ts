@@ -1,0 +1,38 @@
+// The service as one object, bound to its dependencies, for the wire formats.
+import { prepareDetect, runDetect } from './detect.ts';
+import { listLanguages } from './languages.ts';
+import { prepareTranslate, runTranslate } from './translate.ts';
+import type {
+  DetectInput,
+  DetectionItem,
+  DetectRequest,
+  LanguageEntry,
+  ServiceDeps,
+  TranslateInput,
+  TranslateOptions,
+  TranslateRequest,
+  TranslateResult,
+} from './types.ts';
+
+export interface Service {
+  readonly deps: ServiceDeps;
+  /** Validate and count characters (throws ApiError 400); no work done yet. */
+  prepareTranslate(input: TranslateInput, options?: TranslateOptions): TranslateRequest;
+  translate(req: TranslateRequest): Promise<TranslateResult>;
+  prepareDetect(input: DetectInput): DetectRequest;
+  detect(req: DetectRequest): DetectionItem[];
+  languages(displayLanguage?: unknown): LanguageEntry[];
+}
+
+export function createService(deps: ServiceDeps): Service {
+  return {
+    deps,
+    prepareTranslate: (input, options) => prepareTranslate(deps, input, options),
+    translate: (req) => runTranslate(deps, req),
+    prepareDetect: (input) => prepareDetect(deps, input),
+    detect: (req) => runDetect(deps, req),
+    languages: (display) => listLanguages(deps, display),
+  };
+}
+
+export type * from './types.ts';

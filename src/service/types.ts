@@ -1,0 +1,87 @@
+// Shapes of the service layer: what a wire format passes in and gets back. Language codes in results are the
+// catalog's public codes (src/languages); a surface with other codes (Google, LibreTranslate) maps them.
+import type { Config } from '../config/env.ts';
+import type { Detection, LanguageDetector } from '../detect/types.ts';
+import type { Engine } from '../engine/types.ts';
+import type { Language } from '../languages/types.ts';
+import type { TranslationPlan } from '../text/types.ts';
+
+export type Format = 'text' | 'html';
+
+export interface Planners {
+  text(text: string): TranslationPlan;
+  html(html: string): TranslationPlan;
+}
+
+export interface ServiceDeps {
+  config: Pick<Config, 'maxStrings' | 'maxChars' | 'modelsDir'>;
+  engine: Engine;
+  detector: LanguageDetector;
+  planners: Planners;
+}
+
+/** Fields as the client sent them (unknown: validation is the service's job). */
+export interface TranslateInput {
+  q: unknown;
+  target: unknown;
+  source?: unknown;
+  format?: unknown;
+}
+
+export interface TranslateOptions {
+  /** n-best: up to this many other translations per string (LibreTranslate `alternatives`). */
+  alternatives?: number;
+}
+
+/** A validated translate request; `chars` is what the quota is charged. */
+export interface TranslateRequest {
+  strings: string[];
+  /** Whether q was a single string (some wire formats answer differently). */
+  single: boolean;
+  target: Language;
+  source: Language | undefined;
+  format: Format;
+  chars: number;
+  options: TranslateOptions;
+}
+
+export interface TranslationItem {
+  translatedText: string;
+  /** Public code; present exactly when the request had no source. `und` when nothing could be detected. */
+  detectedSourceLanguage?: string;
+  /** The detection behind detectedSourceLanguage (confidence, reliability) for surfaces that show it. */
+  detection?: Detection;
+  input: string;
+  alternatives?: string[];
+}
+
+export interface TranslateResult {
+  translations: TranslationItem[];
+  /** Model routes used, e.g. ["tiny-marian-en-de"] or ["a", "b"] for a pivot; one per distinct group. */
+  routes: string[][];
+}
+
+export interface DetectInput {
+  q: unknown;
+}
+
+export interface DetectRequest {
+  strings: string[];
+  single: boolean;
+  chars: number;
+}
+
+export interface DetectionItem {
+  language: string;
+  confidence: number;
+  isReliable: boolean;
+  input: string;
+  candidates: { language: string; confidence: number }[];
+}
+
+export interface LanguageEntry {
+  language: string;
+  name: string;
+  /** FLORES-200 code, for surfaces that need the catalog identity. */
+  flores: string;
+}
