@@ -1,0 +1,30 @@
+// Short names for the repositories people actually want, so `dragoman models pull nllb` just works.
+
+export interface RepoChoice {
+  repo: string;
+  /** Folder name under DRAGOMAN_MODELS_DIR: the repository's own name, which the engine reads languages from. */
+  name: string;
+}
+
+const NAMED: Record<string, string> = {
+  nllb: 'Xenova/nllb-200-distilled-600M',
+  'nllb-200': 'Xenova/nllb-200-distilled-600M',
+  'nllb-200-distilled-600M': 'Xenova/nllb-200-distilled-600M',
+};
+
+/** `opus-mt-en-de` → `Xenova/opus-mt-en-de`; `nllb` → `Xenova/nllb-200-distilled-600M`; `owner/repo` as is. */
+export function resolveRepo(spec: string): RepoChoice {
+  const trimmed = spec.trim().replace(/^https?:\/\/[^/]+\//, '').replace(/\/+$/, '');
+  let repo: string;
+  if (trimmed.includes('/')) repo = trimmed;
+  else if (NAMED[trimmed]) repo = NAMED[trimmed];
+  else if (/^opus-mt-[a-z]{2,3}(_[a-zA-Z]+)?-[a-z]{2,3}(_[a-zA-Z]+)?$/.test(trimmed)) repo = `Xenova/${trimmed}`;
+  else {
+    throw new Error(
+      `unknown model "${spec}": give a Hugging Face repository (owner/name, e.g. Xenova/opus-mt-en-de) ` +
+        `or a preset (opus-mt-xx-yy, nllb)`,
+    );
+  }
+  if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new Error(`"${spec}" is not a repository name of the form owner/name`);
+  return { repo, name: repo.split('/')[1]! };
+}

@@ -1,0 +1,181 @@
+// `dragoman models pull`: every needed file goes to a staging folder inside the models directory (so interrupted
+// downloads resume on the next run and the final rename is atomic), is checked against the size and hash the hub
+// states, and only a complete, checked model is moved to DRAGOMAN_MODELS_DIR/<name>.
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Precision } from '../config/env.ts';
+import { gitBlobSha1File, sha256File } from './checksum.ts';
+import { downloadToPartial, fileMetadata, HubError, type HubSettings, type RemoteFile } from './hub.ts';
+import { newManifest, writeManifest, type ManifestFile, type ModelManifest } from './manifest.ts';
+import { neededFiles } from './needed-files.ts';
+import { resolveRepo } from './presets.ts';
+import { fileProgress, formatBytes, type ProgressSink } from './progress.ts';
+import { installFolder, pathExists } from './install.ts';
+
+export interface PullOptions {
+  modelsDir: string;
+  /** Repository (`Xenova/opus-mt-en-de`) or preset (`opus-mt-en-de`, `nllb`). */
+  spec: string;
+  revision?: string;
+  precision?: Precision;
+  /** Folder name; default the repository's name. */
+  name?: string;
+  /** Replace an installed model of the same name. */
+  force?: boolean;
+  hub: HubSettings;
+  log: ProgressSink;
+  /** Extra attempts per file after a network failure, each resuming where the last stopped. */
+  retries?: number;
+  retryDelayMs?: number;
+}
+
+export interface PullResult {
+  name: string;
+  dir: string;
+  manifest: ModelManifest;
+}
+
+const STATE_FILE = '.pull-state.json';
+
+export class ChecksumError extends Error {}
+
+async function planFiles(opts: Required<Pick<PullOptions, 'hub' | 'precision' | 'revision'>>, repo: string) {
+  const { hub, precision } = opts;
+  // The first answer tells us the commit the revision points at; every later file is asked for at that commit so a
+  // push to the branch during the download cannot mix two versions.
+  let revision = opts.revision;
+  let commit: string | undefined;
+  const found: RemoteFile[] = [];
+  const missing: string[] = [];
+  for (const wanted of neededFiles(precision)) {
+    let meta = await fileMetadata(hub, repo, revision, wanted.path);
+    if (meta?.commit && !commit) {
+      commit = meta.commit;
+      revision = commit;
+    }
+    if (meta) {
+      found.push(meta);
+      continue;
+    }
+    if (wanted.fallback) {
+      const [main, ...extra] = wanted.fallback;
+      meta = await fileMetadata(hub, repo, revision, main!);
+      if (meta) {
+        found.push(meta);
+        for (const p of extra) {
+          const m = await fileMetadata(hub, repo, revision, p);
+          if (m) found.push(m);
+        }
+        continue;
+      }
+      missing.push(`${wanted.path} (nor ${main})`);
+    } else if (!wanted.optional) missing.push(wanted.path);
+  }
+  if (missing.length > 0) {
+    throw new HubError(
+      `${repo}@${opts.revision} is not a model in the ONNX layout Dragoman reads: missing ${missing.join(', ')}`,
+      false,
+    );
+  }
+  return { files: found, commit };
+}
+
+async function checkFile(path: string, remote: RemoteFile): Promise<string> {
+  const size = (await stat(path)).size;
+  if (remote.size !== undefined && size !== remote.size) {
+    throw new ChecksumError(`${remote.path}: got ${size} bytes, the hub says ${remote.size}`);
+  }
+  const sha256 = await sha256File(path);
+  if (remote.sha256 && sha256 !== remote.sha256) {
+    throw new ChecksumError(`${remote.path}: sha256 is ${sha256}, the hub says ${remote.sha256}`);
+  }
+  if (!remote.sha256 && remote.gitSha1) {
+    const blob = await gitBlobSha1File(path);
+    if (blob !== remote.gitSha1) throw new ChecksumError(`${remote.path}: git blob id is ${blob}, the hub says ${remote.gitSha1}`);
+  }
+  return sha256;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function fetchOne(opts: PullOptions, staging: string, remote: RemoteFile): Promise<ManifestFile> {
+  const finalPath = join(staging, remote.path);
+  const partialPath = `${finalPath}.partial`;
+  await mkdir(dirname(finalPath), { recursive: true });
+  // Finished in an earlier run: keep it if it still checks out.
+  if (await pathExists(finalPath)) {
+    try {
+      return { path: remote.path, size: (await stat(finalPath)).size, sha256: await checkFile(finalPath, remote) };
+    } catch {
+      await rm(finalPath, { force: true });
+    }
+  }
+  const retries = opts.retries ?? 3;
+  for (let attempt = 0; ; attempt++) {
+    const progress = fileProgress(opts.log, remote.path);
+    try {
+      await downloadToPartial(opts.hub, remote, partialPath, progress);
+      break;
+    } catch (e) {
+      const retryable = e instanceof HubError && e.retryable;
+      if (!retryable || attempt >= retries) {
+        progress.fail(`failed: ${(e as Error).message}${retryable ? ' (run the same command again to resume)' : ''}`);
+        throw e;
+      }
+      progress.fail(`${(e as Error).message}; retrying (${attempt + 1}/${retries})`);
+      await sleep((opts.retryDelayMs ?? 1000) * (attempt + 1));
+    }
+  }
+  let sha256: string;
+  try {
+    sha256 = await checkFile(partialPath, remote);
+  } catch (e) {
+    // Resuming a wrong file would only append to the damage: start that file from scratch next time.
+    await rm(partialPath, { force: true });
+    throw new ChecksumError(`refused ${(e as Error).message}; the download was deleted, nothing was installed`);
+  }
+  await rename(partialPath, finalPath);
+  return { path: remote.path, size: (await stat(finalPath)).size, sha256 };
+}
+
+export async function pullModel(opts: PullOptions): Promise<PullResult> {
+  const { repo, name: repoName } = resolveRepo(opts.spec);
+  const name = opts.name ?? repoName;
+  const precision = opts.precision ?? 'int8';
+  const revision = opts.revision ?? 'main';
+  const target = join(opts.modelsDir, name);
+  if (!opts.force && (await pathExists(target))) {
+    throw new Error(`${target} already exists: remove it first or pass --force to replace it`);
+  }
+  await mkdir(opts.modelsDir, { recursive: true });
+
+  const { files, commit } = await planFiles({ hub: opts.hub, precision, revision }, repo);
+  const total = files.reduce((n, f) => n + (f.size ?? 0), 0);
+  opts.log.write(
+    `Pulling ${repo}@${revision}${commit && commit !== revision ? ` (${commit.slice(0, 12)})` : ''}, ${precision}: ` +
+      `${files.length} files, ${formatBytes(total)} → ${target}\n`,
+  );
+
+  // One staging folder per model name; a leftover from another repository/commit/precision is discarded, not resumed.
+  const staging = join(opts.modelsDir, `.pull-${name}`);
+  const state = JSON.stringify({ repo, commit: commit ?? revision, precision, endpoint: opts.hub.endpoint });
+  const previous = await readFile(join(staging, STATE_FILE), 'utf8').catch(() => undefined);
+  if (previous !== state) await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true });
+  await writeFile(join(staging, STATE_FILE), state);
+
+  const entries: ManifestFile[] = [];
+  for (const remote of files) entries.push(await fetchOne(opts, staging, remote));
+
+  const manifest = newManifest(name, entries, {
+    source: { repo, revision, ...(commit ? { commit } : {}), endpoint: opts.hub.endpoint },
+    precision,
+  });
+  await rm(join(staging, STATE_FILE), { force: true });
+  await writeManifest(staging, manifest);
+  await installFolder(staging, target, Boolean(opts.force));
+  opts.log.write(`Installed ${name} (${formatBytes(total)}) in ${target}\n`);
+  return { name, dir: target, manifest };
+}
+
+

@@ -1,0 +1,146 @@
+// `dragoman models pull` against a local imitation of the hub (no network exists here).
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readManifest } from '../../src/models/manifest.ts';
+import { pullModel } from '../../src/models/pull.ts';
+import { resolveRepo } from '../../src/models/presets.ts';
+import { startFakeHub, type FakeHub } from './fake-hub.ts';
+
+const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'models', 'tiny-marian-en-de');
+const REPO = 'Xenova/tiny-marian-en-de';
+const DECODER = 'onnx/decoder_model_merged_quantized.onnx';
+
+let hub: FakeHub;
+let modelsDir: string;
+let log: string[];
+const sink = { write: (t: string) => void log.push(t), isTTY: false };
+
+beforeEach(async () => {
+  hub = await startFakeHub({ repos: { [REPO]: FIXTURE }, token: 'hf_test_token' });
+  modelsDir = await mkdtemp(join(tmpdir(), 'dragoman-pull-'));
+  log = [];
+});
+afterEach(async () => {
+  await hub.close();
+  await rm(modelsDir, { recursive: true, force: true });
+});
+
+const pull = (extra: Partial<Parameters<typeof pullModel>[0]> = {}) =>
+  pullModel({
+    modelsDir,
+    spec: REPO,
+    hub: { endpoint: hub.url, token: 'hf_test_token' },
+    log: sink,
+    retryDelayMs: 1,
+    ...extra,
+  });
+
+async function filesUnder(dir: string): Promise<string[]> {
+  return ((await readdir(dir, { recursive: true, withFileTypes: true })) as import('node:fs').Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
+}
+
+describe('models pull', () => {
+  it('downloads exactly the int8 files, byte for byte, with a manifest, and leaves no staging behind', async () => {
+    const result = await pull();
+    const dir = join(modelsDir, 'tiny-marian-en-de');
+    expect(result.dir).toBe(dir);
+    expect(await filesUnder(dir)).toEqual([
+      'README.md',
+      'config.json',
+      'dragoman-manifest.json',
+      'generation_config.json',
+      'onnx/decoder_model_merged_quantized.onnx',
+      'onnx/encoder_model_quantized.onnx',
+      'special_tokens_map.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ]);
+    for (const f of ['config.json', 'tokenizer.json', DECODER]) {
+      expect((await readFile(join(dir, f))).equals(await readFile(join(FIXTURE, f)))).toBe(true);
+    }
+    const manifest = await readManifest(dir);
+    expect(manifest?.source).toMatchObject({ repo: REPO, revision: 'main', commit: hub.commit });
+    expect(manifest?.precision).toBe('int8');
+    expect(manifest?.files.map((f) => f.path)).not.toContain('dragoman-manifest.json');
+    expect(manifest?.files.find((f) => f.path === DECODER)?.size).toBe((await stat(join(FIXTURE, DECODER))).size);
+    // Only the model folder remains: no .pull-* staging, no .partial files.
+    expect(await readdir(modelsDir)).toEqual(['tiny-marian-en-de']);
+    // Every file after the first was asked for at the pinned commit, with the token.
+    const heads = hub.requests.filter((r) => r.method === 'HEAD');
+    expect(heads[0]!.path).toContain('/resolve/main/');
+    expect(heads.slice(1).every((r) => r.path.includes(`/resolve/${hub.commit}/`))).toBe(true);
+    expect(hub.requests.filter((r) => r.path.includes('/resolve/')).every((r) => r.authorization === 'Bearer hf_test_token')).toBe(true);
+    // Non-TTY progress: one line per file start and end, no carriage returns.
+    expect(log.join('')).toContain(`${DECODER}: done`);
+    expect(log.join('')).not.toContain('\r');
+  });
+
+  it('fp32 takes the full graphs instead', async () => {
+    await pull({ precision: 'fp32' });
+    const files = await filesUnder(join(modelsDir, 'tiny-marian-en-de'));
+    expect(files).toContain('onnx/encoder_model.onnx');
+    expect(files).toContain('onnx/decoder_model_merged.onnx');
+    expect(files.some((f) => f.includes('quantized'))).toBe(false);
+  });
+
+  it('resumes an interrupted download with an HTTP Range request in the same run', async () => {
+    hub.cutDownload(DECODER, 300_000);
+    await pull();
+    const gets = hub.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/cdn/'));
+    expect(gets.some((r) => r.range === 'bytes=300000-')).toBe(true);
+    const dir = join(modelsDir, 'tiny-marian-en-de');
+    expect((await readFile(join(dir, DECODER))).equals(await readFile(join(FIXTURE, DECODER)))).toBe(true);
+    expect(log.join('')).toMatch(/retrying/);
+  });
+
+  it('keeps the partial file when a run fails and resumes it on the next run; nothing is installed meanwhile', async () => {
+    hub.cutDownload(DECODER, 500_000);
+    await expect(pull({ retries: 0 })).rejects.toThrow(/interrupted/);
+    expect(await readdir(modelsDir)).toEqual(['.pull-tiny-marian-en-de']);
+    const partial = join(modelsDir, '.pull-tiny-marian-en-de', `${DECODER}.partial`);
+    expect((await stat(partial)).size).toBe(500_000);
+
+    hub.requests.length = 0;
+    await pull();
+    expect(hub.requests.some((r) => r.method === 'GET' && r.range === 'bytes=500000-')).toBe(true);
+    // Files finished in the first run are not downloaded again.
+    expect(hub.requests.some((r) => r.method === 'GET' && r.path.endsWith('/config.json'))).toBe(false);
+    const dir = join(modelsDir, 'tiny-marian-en-de');
+    expect((await readFile(join(dir, DECODER))).equals(await readFile(join(FIXTURE, DECODER)))).toBe(true);
+    expect(await readdir(modelsDir)).toEqual(['tiny-marian-en-de']);
+  });
+
+  it('refuses a file whose sha256 is not the one the hub states, deletes it, installs nothing', async () => {
+    hub.lieAboutSha(DECODER);
+    await expect(pull()).rejects.toThrow(/refused onnx\/decoder_model_merged_quantized\.onnx: sha256 is [0-9a-f]{64}, the hub says/);
+    expect(await readdir(modelsDir)).not.toContain('tiny-marian-en-de');
+    await expect(stat(join(modelsDir, '.pull-tiny-marian-en-de', `${DECODER}.partial`))).rejects.toThrow();
+  });
+
+  it('says clearly when the repository does not exist or needs a token', async () => {
+    await expect(pull({ spec: 'Xenova/no-such-model' })).rejects.toThrow(/repository not found .*HF_TOKEN/);
+    await expect(pull({ hub: { endpoint: hub.url } })).rejects.toThrow(/needs a token/);
+  });
+
+  it('does not overwrite an installed model unless forced', async () => {
+    await pull();
+    await expect(pull()).rejects.toThrow(/already exists.*--force/);
+    await pull({ force: true });
+    expect(await readdir(modelsDir)).toEqual(['tiny-marian-en-de']);
+  });
+});
+
+describe('presets', () => {
+  it('maps short names to repositories', () => {
+    expect(resolveRepo('opus-mt-en-de')).toEqual({ repo: 'Xenova/opus-mt-en-de', name: 'opus-mt-en-de' });
+    expect(resolveRepo('opus-mt-fr-en').repo).toBe('Xenova/opus-mt-fr-en');
+    expect(resolveRepo('nllb')).toEqual({ repo: 'Xenova/nllb-200-distilled-600M', name: 'nllb-200-distilled-600M' });
+    expect(resolveRepo('Helsinki-NLP/opus-mt-en-de').name).toBe('opus-mt-en-de');
+    expect(() => resolveRepo('gpt')).toThrow(/unknown model "gpt"/);
+  });
+});
