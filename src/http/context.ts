@@ -1,0 +1,24 @@
+// What every surface plugin finds on `app.dragoman`: the shared service layer, accounts and metering.
+import type { Accounts } from '../accounts/accounts.ts';
+import type { Clock } from '../accounts/clock.ts';
+import type { Gate } from '../accounts/gate.ts';
+import type { Config } from '../config/env.ts';
+import type { LanguageDetector } from '../detect/types.ts';
+import type { Engine } from '../engine/types.ts';
+import type { Service } from '../service/index.ts';
+
+export interface DragomanContext {
+  config: Config;
+  service: Service;
+  accounts: Accounts;
+  gate: Gate;
+  engine: Engine;
+  detector: LanguageDetector;
+  clock: Clock;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    dragoman: DragomanContext;
+  }
+}

@@ -1,0 +1,62 @@
+// Metering wired into Fastify, for every surface: `admit` (authenticate + rate limit, X-RateLimit-* headers),
+// `charge` (the request's characters, before the work) and the refund, done in `onSend` whenever the
+// response status is 4xx/5xx so a failed request never costs characters. onSend runs before the response
+// leaves, so a client that reads its usage right after a failure already sees the refund.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Admission, Gate } from '../accounts/gate.ts';
+import type { Charge } from '../accounts/types.ts';
+
+interface RequestMetering {
+  admission?: Admission;
+  charge?: Charge;
+  refunded?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    metering: RequestMetering | null;
+  }
+}
+
+export function installMetering(app: FastifyInstance, gate: Gate): void {
+  app.decorateRequest('metering', null);
+  app.addHook('onSend', async (request, reply, payload) => {
+    const m = request.metering;
+    if (m?.charge && !m.refunded && reply.statusCode >= 400) {
+      m.refunded = true;
+      try {
+        await gate.refund(m.charge);
+      } catch (err) {
+        request.log.error({ err, keyId: m.charge.keyId }, 'refund failed');
+      }
+    }
+    return payload;
+  });
+}
+
+/** Authenticate `secret` and count the request against the key's rate limit; headers go on the reply. */
+export async function admit(
+  gate: Gate,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  secret: string | undefined,
+): Promise<Admission> {
+  const admission = await gate.admit(secret, request.ip);
+  request.metering = { admission };
+  reply.headers(admission.headers);
+  return admission;
+}
+
+/** Charge `chars` before the work (ApiError 403 when they do not fit; nothing charged then). */
+export async function charge(gate: Gate, request: FastifyRequest, chars: number): Promise<void> {
+  const m = request.metering;
+  if (!m?.admission) throw new Error('charge() before admit()');
+  if (m.charge) throw new Error('a request is charged once');
+  m.charge = await gate.charge(m.admission, chars);
+}
+
+/** The X-API-Key header as one string (a repeated header is refused as missing). */
+export function apiKeyHeader(request: FastifyRequest): string | undefined {
+  const v = request.headers['x-api-key'];
+  return typeof v === 'string' ? v : undefined;
+}

@@ -1,0 +1,128 @@
+// buildServer(deps): the Fastify app. One error handler and one not-found handler shape every error as the
+// /v1 body (a surface with another body shape sets its own inside its plugin), every response carries
+// X-Request-Id, and each surface is an encapsulated plugin from its own folder, registered below.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Accounts } from '../accounts/accounts.ts';
+import { type Clock, systemClock } from '../accounts/clock.ts';
+import { Gate, type GateOptions } from '../accounts/gate.ts';
+import type { AccountStore } from '../accounts/store.ts';
+import type { Config } from '../config/env.ts';
+import type { LanguageDetector } from '../detect/types.ts';
+import type { Engine } from '../engine/types.ts';
+import { ApiError } from '../service/errors.ts';
+import { createService } from '../service/index.ts';
+import type { Planners } from '../service/types.ts';
+import type { DragomanContext } from './context.ts';
+import { errorBody, toApiError } from './errors.ts';
+import { healthRoutes } from './health.ts';
+import { installMetering } from './metering.ts';
+import { v1Routes } from './v1/index.ts';
+
+export interface ServerDeps {
+  config: Config;
+  engine: Engine;
+  detector: LanguageDetector;
+  store: AccountStore;
+  planners: Planners;
+  clock?: Clock;
+  /** Fastify logger options; false in tests. Defaults to JSON lines at config.logLevel. */
+  logger?: FastifyServerOptions['logger'];
+  gate?: GateOptions;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    // Never log query strings (a key or user text can be there) or headers (X-API-Key).
+    serializers: {
+      req: (req: { method: string; url: string; id: string; ip?: string }) => ({
+        id: req.id,
+        method: req.method,
+        path: req.url.split('?')[0],
+        ip: req.ip,
+      }),
+    },
+  };
+}
+
+export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const clock = deps.clock ?? systemClock;
+  const app = Fastify({
+    logger: deps.logger ?? loggerOptions(config),
+    bodyLimit: config.maxBodyBytes,
+    trustProxy: false,
+    // A caller's own id is kept when it is sane, so logs can be joined across services.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+  });
+
+  const accounts = new Accounts(deps.store, clock);
+  const gate = new Gate(accounts, deps.gate);
+  const service = createService({
+    config,
+    engine: deps.engine,
+    detector: deps.detector,
+    planners: deps.planners,
+  });
+  const context: DragomanContext = {
+    config,
+    service,
+    accounts,
+    gate,
+    engine: deps.engine,
+    detector: deps.detector,
+    clock,
+  };
+  app.decorate('dragoman', context);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installMetering(app, gate);
+
+  // Methods per path, to answer 405 (with Allow) instead of 404 when only the method is wrong.
+  const methods = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const set = methods.get(route.url) ?? new Set<string>();
+    for (const m of [route.method].flat()) set.add(m);
+    methods.set(route.url, set);
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const api = toApiError(error, config.maxBodyBytes);
+    if (api.status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(api.status).headers(api.headers).type('application/json; charset=utf-8').send(errorBody(api));
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = methods.get(path) ?? methods.get(path.replace(/\/$/, ''));
+    const api = allowed
+      ? new ApiError(405, 'invalid_request', `Method ${request.method} is not allowed on ${path}: use ${[...allowed].join(', ')}.`, {
+          allow: [...allowed].join(', '),
+        })
+      : new ApiError(
+          404,
+          'invalid_request',
+          `Unknown endpoint ${request.method} ${path.slice(0, 100)}. The API is POST /v1/translate, POST /v1/detect, ` +
+            `GET /v1/languages, GET /v1/usage and POST /v1/signup.`,
+        );
+    return reply.code(api.status).headers(api.headers).type('application/json; charset=utf-8').send(errorBody(api));
+  });
+
+  // ── Surfaces: one encapsulated plugin per folder, one line each. ─────────────────────────────────────────
+  await app.register(healthRoutes);
+  await app.register(v1Routes, { prefix: '/v1' });
+  // (google v2: src/http/google/, libretranslate: src/http/libretranslate/, ui: src/http/ui/, ops: src/http/ops/)
+  // ── end of surfaces ─────────────────────────────────────────────────────────────────────────────────────
+
+  return app;
+}

@@ -1,0 +1,39 @@
+// The /v1 API of the interface specification, as one encapsulated plugin. Its onRequest hook refuses a key
+// in the query string and admits the request (key + rate limit) before the body is even parsed, so every
+// /v1 call but signup is authenticated and counted.
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../service/errors.ts';
+import { admit, apiKeyHeader } from '../metering.ts';
+import { detectRoutes } from './detect.ts';
+import { languagesRoutes } from './languages.ts';
+import { signupRoutes } from './signup.ts';
+import { translateRoutes } from './translate.ts';
+import { usageRoutes } from './usage.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Route needs no API key (signup). */
+    public?: boolean;
+  }
+}
+
+export async function v1Routes(app: FastifyInstance): Promise<void> {
+  app.addHook('onRequest', async (request, reply) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query && Object.prototype.hasOwnProperty.call(query, 'key')) {
+      throw new ApiError(
+        401,
+        'authentication_error',
+        'API keys are not accepted in the query string (?key=) on /v1: pass the key in the X-API-Key header.',
+      );
+    }
+    if (request.routeOptions.config.public) return;
+    await admit(app.dragoman.gate, request, reply, apiKeyHeader(request));
+  });
+
+  await app.register(translateRoutes);
+  await app.register(detectRoutes);
+  await app.register(languagesRoutes);
+  await app.register(usageRoutes);
+  if (app.dragoman.config.signup) await app.register(signupRoutes);
+}

@@ -1,0 +1,171 @@
+// JSON schemas of the /v1 routes: Fastify validates with them and the OpenAPI document is generated from them.
+// `q` is deliberately untyped here: the service checks it so its messages (counts, limits, index of a bad
+// element) are the same on every surface.
+
+const errorResponse = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: { code: { type: 'integer' }, message: { type: 'string' }, type: { type: 'string' } },
+    },
+  },
+} as const;
+
+const errors = { 400: errorResponse, 401: errorResponse, 403: errorResponse, 429: errorResponse, 500: errorResponse };
+
+const q = {
+  description: 'Text or texts: a string or an array of 1 to 128 strings (DRAGOMAN_MAX_STRINGS).',
+} as const;
+
+export const translateSchema = {
+  summary: 'Translate text',
+  headers: { type: 'object', properties: { 'x-api-key': { type: 'string' } } },
+  body: {
+    type: 'object',
+    required: ['q', 'target'],
+    properties: {
+      q,
+      target: { type: 'string', description: 'Target language code (GET /v1/languages).' },
+      source: { type: 'string', description: 'Source language code; detected per string when omitted.' },
+      format: { type: 'string', enum: ['text', 'html'], description: 'text (default) or html.' },
+    },
+  },
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        data: {
+          type: 'object',
+          properties: {
+            translations: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['translatedText', 'input'],
+                properties: {
+                  translatedText: { type: 'string' },
+                  detectedSourceLanguage: { type: 'string' },
+                  input: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    ...errors,
+  },
+} as const;
+
+export const detectSchema = {
+  summary: 'Detect the language of text',
+  body: { type: 'object', required: ['q'], properties: { q } },
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        data: {
+          type: 'object',
+          properties: {
+            detections: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  language: { type: 'string' },
+                  confidence: { type: 'number' },
+                  isReliable: { type: 'boolean' },
+                  input: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    ...errors,
+  },
+} as const;
+
+export const languagesSchema = {
+  summary: 'Languages the installed models translate',
+  querystring: {
+    type: 'object',
+    properties: { target: { type: 'string', description: 'Localize the names into this language.' } },
+  },
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        data: {
+          type: 'object',
+          properties: {
+            languages: {
+              type: 'array',
+              items: { type: 'object', properties: { language: { type: 'string' }, name: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    },
+    ...errors,
+  },
+} as const;
+
+const limit = { type: ['integer', 'null'], description: 'null = unlimited' } as const;
+
+export const usageSchema = {
+  summary: "The calling key's usage this month",
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        data: {
+          type: 'object',
+          properties: {
+            keyId: { type: 'string' },
+            plan: { type: 'string' },
+            period: { type: 'string' },
+            periodStart: { type: 'string' },
+            periodEnd: { type: 'string' },
+            charactersUsed: { type: 'integer' },
+            characterLimit: limit,
+            charactersRemaining: limit,
+            requests: { type: 'integer' },
+            requestsPerMinute: limit,
+          },
+        },
+      },
+    },
+    ...errors,
+  },
+} as const;
+
+export const signupSchema = {
+  summary: 'Create a free-plan key (no payment data)',
+  body: {
+    type: ['object', 'null'],
+    properties: {
+      email: { type: 'string', maxLength: 254 },
+      name: { type: 'string', maxLength: 100 },
+    },
+  },
+  response: {
+    201: {
+      type: 'object',
+      properties: {
+        data: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            key: { type: 'string' },
+            plan: { type: 'string' },
+            message: { type: 'string' },
+          },
+        },
+      },
+    },
+    ...errors,
+  },
+} as const;

@@ -1,0 +1,40 @@
+// POST /v1/signup: a new free-plan key, no key or payment data needed. Limited per client address (a few per
+// hour) so nobody can mint keys in bulk to escape the per-key limits.
+import type { FastifyInstance } from 'fastify';
+import { RollingWindow } from '../../accounts/rolling-window.ts';
+import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { signupSchema } from './schemas.ts';
+
+export const SIGNUPS_PER_HOUR = 5;
+
+export async function signupRoutes(app: FastifyInstance): Promise<void> {
+  const { accounts, clock } = app.dragoman;
+  const window = new RollingWindow(SIGNUPS_PER_HOUR, 3_600_000);
+  app.post('/signup', { schema: signupSchema, config: { public: true } }, async (request, reply) => {
+    const now = clock.now();
+    const wait = window.blockedFor(request.ip, now);
+    if (wait > 0) {
+      throw new ApiError(
+        429,
+        'rate_limit',
+        `Too many signups from this address: at most ${SIGNUPS_PER_HOUR} keys per hour. Retry after ${wait} seconds.`,
+        { 'retry-after': String(wait) },
+      );
+    }
+    const body = (request.body ?? {}) as { email?: string; name?: string };
+    if (body.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(body.email)) {
+      throw invalidRequest(`Field 'email' is not an email address.`);
+    }
+    window.record(request.ip, now);
+    const { key, secret } = await accounts.createKey({ plan: 'free', email: body.email, name: body.name });
+    reply.code(201);
+    return {
+      data: {
+        id: key.id,
+        key: secret,
+        plan: key.plan,
+        message: 'Store this key now: it is shown only once. Send it in the X-API-Key header.',
+      },
+    };
+  });
+}

@@ -1,0 +1,25 @@
+// POST /v1/translate
+import type { FastifyInstance } from 'fastify';
+import type { TranslateInput } from '../../service/types.ts';
+import { charge } from '../metering.ts';
+import { translateSchema } from './schemas.ts';
+
+export async function translateRoutes(app: FastifyInstance): Promise<void> {
+  const { service, gate } = app.dragoman;
+  app.post('/translate', { schema: translateSchema }, async (request, reply) => {
+    const body = request.body as TranslateInput;
+    const req = service.prepareTranslate({ q: body.q, target: body.target, source: body.source, format: body.format });
+    await charge(gate, request, req.chars);
+    const result = await service.translate(req);
+    if (result.routes.length) reply.header('x-dragoman-model', result.routes.map((r) => r.join('>')).join(', '));
+    return {
+      data: {
+        translations: result.translations.map((t) =>
+          req.source
+            ? { translatedText: t.translatedText, input: t.input }
+            : { translatedText: t.translatedText, detectedSourceLanguage: t.detectedSourceLanguage, input: t.input },
+        ),
+      },
+    };
+  });
+}

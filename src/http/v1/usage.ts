@@ -1,0 +1,10 @@
+// GET /v1/usage: the calling key's plan, limits and characters used this month. Rate limited, not charged.
+import type { FastifyInstance } from 'fastify';
+import { usageSchema } from './schemas.ts';
+
+export async function usageRoutes(app: FastifyInstance): Promise<void> {
+  app.get('/usage', { schema: usageSchema }, async (request) => {
+    const key = request.metering!.admission!.key;
+    return { data: await app.dragoman.accounts.usage(key) };
+  });
+}
