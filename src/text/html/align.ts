@@ -1,0 +1,176 @@
+// Putting inline tags back into a translated sentence. No word alignment comes out of the engine, so the
+// heuristic is positional, in this order:
+//  1. anchors: an element whose source words occur unchanged and once in the translation (names, numbers,
+//     URLs, "GitHub") is wrapped around that occurrence;
+//  2. the other tags are placed proportionally: a tag after k of the n source words goes after
+//     k·m/n of the m translated words (open tags rounded down, close tags up, so a non-empty element keeps
+//     at least one word when the translation has one), kept in source order between the anchors;
+//  3. open tags go right before a word, close tags right after one; opaque tokens (code, images, comments)
+//     keep the side they were attached to, or sit between two words when they had spaces on both sides.
+// Every tag is kept, in its source order, even when its span ends up empty.
+
+export type BoundaryKind = 'open' | 'close' | 'opaque';
+
+export interface SentenceBoundary {
+  /** Offset in the source sentence, strictly inside it. */
+  pos: number;
+  kind: BoundaryKind;
+  /** For open/close: index of the partner in the same list, or -1 when it lies outside the sentence. */
+  partner: number;
+}
+
+/** Output of a sentence: text and tags (by index in the boundary list), in order. */
+export type Piece = { text: string } | { boundary: number };
+
+interface Token {
+  start: number;
+  end: number;
+}
+
+// A token is a word (letters, digits, marks, inner apostrophes/hyphens), one ideograph/kana/Thai character
+// (those scripts do not separate words by spaces), or one other non-space character (punctuation).
+const TOKEN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]|(?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}])[\p{L}\p{N}\p{M}\p{Pc}])+(?:['’\-](?:(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}])[\p{L}\p{N}\p{M}\p{Pc}])+)*|[^\s\p{L}\p{N}\p{M}\p{Pc}]/gu;
+
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  for (const m of text.matchAll(TOKEN)) tokens.push({ start: m.index, end: m.index + m[0].length });
+  return tokens;
+}
+
+export function placeBoundaries(source: string, boundaries: readonly SentenceBoundary[], translation: string): Piece[] {
+  if (boundaries.length === 0) return [{ text: translation }];
+  const src = tokenize(source);
+  const tgt = tokenize(translation);
+  const n = Math.max(src.length, 1);
+  const m = tgt.length;
+
+  // Gap g = between target token g-1 and token g (0 = before the first, m = after the last).
+  const proportional = boundaries.map((b) => {
+    if (b.kind === 'open') return Math.floor((countEndingBy(src, b.pos) * m) / n);
+    if (b.kind === 'close') return Math.ceil((countStartingBefore(src, b.pos) * m) / n);
+    return Math.round((countEndingBy(src, b.pos) * m) / n);
+  });
+
+  const fixed: (number | undefined)[] = anchors(source, boundaries, translation, tgt);
+
+  // Suffix minimum of fixed gaps: the latest a free tag may go without passing a later anchor.
+  const ceiling: number[] = new Array(boundaries.length + 1).fill(m);
+  for (let i = boundaries.length - 1; i >= 0; i--) ceiling[i] = Math.min(ceiling[i + 1]!, fixed[i] ?? m);
+
+  const gaps: number[] = [];
+  let floor = 0;
+  boundaries.forEach((b, i) => {
+    let gap = fixed[i];
+    if (gap === undefined) {
+      let low = floor;
+      const high = ceiling[i + 1]!;
+      // A close whose element had words keeps at least one word when the order allows it.
+      if (b.kind === 'close' && b.partner >= 0 && gaps[b.partner] !== undefined) {
+        const open = boundaries[b.partner]!;
+        const hadWords = countStartingBefore(src, b.pos) - countEndingBy(src, open.pos) > 0;
+        if (hadWords && gaps[b.partner]! + 1 <= high) low = Math.max(low, gaps[b.partner]! + 1);
+      }
+      gap = Math.min(Math.max(proportional[i]!, low), Math.max(high, low));
+    }
+    gaps.push(gap);
+    floor = gap;
+  });
+
+  return render(source, boundaries, translation, tgt, gaps);
+}
+
+/** Tokens that end at or before `pos`. */
+function countEndingBy(tokens: Token[], pos: number): number {
+  let k = 0;
+  for (const t of tokens) if (t.end <= pos) k++;
+  return k;
+}
+
+/** Tokens that start before `pos` (a tag inside a word counts that word). */
+function countStartingBefore(tokens: Token[], pos: number): number {
+  let k = 0;
+  for (const t of tokens) if (t.start < pos) k++;
+  return k;
+}
+
+/** Gaps fixed by exact matches of an element's source words in the translation (order-consistent ones only). */
+function anchors(source: string, boundaries: readonly SentenceBoundary[], translation: string, tgt: Token[]): (number | undefined)[] {
+  const fixed: (number | undefined)[] = new Array(boundaries.length).fill(undefined);
+  boundaries.forEach((b, i) => {
+    if (b.kind === 'opaque' || (b.kind === 'close' && b.partner >= 0)) return; // each element once, from its first tag
+    const openIndex = b.kind === 'open' ? i : -1;
+    const closeIndex = b.kind === 'open' ? b.partner : i;
+    const from = b.kind === 'open' ? b.pos : 0;
+    const to = closeIndex >= 0 ? boundaries[closeIndex]!.pos : source.length;
+    const words = source.slice(from, to).trim();
+    if (!/[\p{L}\p{N}]/u.test(words)) return;
+    const hit = uniqueOccurrence(translation, words, tgt);
+    if (hit === undefined) return;
+    const proposal: [number, number][] = [];
+    if (openIndex >= 0) proposal.push([openIndex, hit.first]);
+    if (closeIndex >= 0) proposal.push([closeIndex, hit.last]);
+    // Accept only if it keeps every already fixed tag in source order.
+    const consistent = proposal.every(([index, gap]) =>
+      fixed.every((other, j) => other === undefined || (j < index ? other <= gap : j > index ? other >= gap : true)),
+    );
+    if (consistent) for (const [index, gap] of proposal) fixed[index] = gap;
+  });
+  return fixed;
+}
+
+/** The token gaps around the only token-aligned occurrence of `words` (case-sensitive, else case-insensitive). */
+function uniqueOccurrence(translation: string, words: string, tgt: Token[]): { first: number; last: number } | undefined {
+  for (const fold of [false, true]) {
+    const hay = fold ? translation.toLowerCase() : translation;
+    const needle = fold ? words.toLowerCase() : words;
+    if (hay.length !== translation.length) return undefined; // case folding changed offsets: give up
+    const hits: { first: number; last: number }[] = [];
+    for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
+      const first = tgt.findIndex((t) => t.start === at);
+      const last = tgt.findIndex((t) => t.end === at + needle.length);
+      if (first >= 0 && last >= first) hits.push({ first, last: last + 1 });
+    }
+    if (hits.length === 1) return hits[0];
+    if (hits.length > 1) return undefined;
+  }
+  return undefined;
+}
+
+function render(source: string, boundaries: readonly SentenceBoundary[], translation: string, tgt: Token[], gaps: number[]): Piece[] {
+  const m = tgt.length;
+  const pieces: Piece[] = [];
+  const text = (t: string): void => {
+    if (t !== '') pieces.push({ text: t });
+  };
+  let b = 0;
+  for (let g = 0; g <= m; g++) {
+    const gapStart = g === 0 ? 0 : tgt[g - 1]!.end;
+    const gapEnd = g === m ? translation.length : tgt[g]!.start;
+    const between = translation.slice(gapStart, gapEnd);
+    const here: number[] = [];
+    while (b < boundaries.length && gaps[b] === g) here.push(b++);
+    // Tags that hug the previous word come first (before the gap's whitespace), the rest after it, keeping order.
+    let i = 0;
+    while (i < here.length && side(source, boundaries[here[i]!]!) === 'left') pieces.push({ boundary: here[i++]! });
+    text(between);
+    for (; i < here.length; i++) {
+      const index = here[i]!;
+      pieces.push({ boundary: index });
+      // A token that stood between spaces gets a space after it too, when it is between two words.
+      if (side(source, boundaries[index]!) === 'middle' && g > 0 && g < m && between !== '') text(between);
+    }
+    if (g < m) text(translation.slice(tgt[g]!.start, tgt[g]!.end));
+  }
+  return pieces;
+}
+
+function side(source: string, b: SentenceBoundary): 'left' | 'right' | 'middle' {
+  if (b.kind === 'close') return 'left';
+  if (b.kind === 'open') return 'right';
+  const spaceBefore = /\s/.test(source.charAt(b.pos - 1));
+  const spaceAfter = /\s/.test(source.charAt(b.pos));
+  if (!spaceBefore) return 'left';
+  if (!spaceAfter) return 'right';
+  return 'middle';
+}

@@ -1,0 +1,234 @@
+// Walks the parse5 tree (with source locations) and turns it into units: runs of inline text (one per
+// block) and translatable attribute values. Each unit yields segments and, given their translations,
+// the source replacements that put them back.
+import { parse, parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
+import { BLOCK_ELEMENTS, SKIPPED_BLOCKS, SKIPPED_ELEMENTS, TRANSLATED_ATTRIBUTES, isMarkedNoTranslate } from './elements.ts';
+import { escapeHtmlAttribute, escapeHtmlText } from './escape.ts';
+import { planRun, type RunBoundary } from './run.ts';
+import type { Replacement } from './splice.ts';
+
+export interface Unit {
+  segments: string[];
+  replacements(translations: readonly string[]): Replacement[];
+}
+
+// A whole document starts (after an optional BOM, whitespace and comments) with a doctype, <html>, <head> or <body>.
+const DOCUMENT_START = /^\uFEFF?[ \t\n\f\r]*(?:<!--[\s\S]*?-->[ \t\n\f\r]*)*<(?:!doctype|html|head|body)[ \t\n\f\r/>]/i;
+
+const VOID_ELEMENTS = new Set([
+  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+  'keygen', 'basefont', 'bgsound', 'frame', 'image',
+]);
+
+export function isHtmlDocument(html: string): boolean {
+  return DOCUMENT_START.test(html);
+}
+
+export function collectUnits(html: string): Unit[] {
+  const options = { sourceCodeLocationInfo: true } as const;
+  const root = isHtmlDocument(html) ? parse(html, options) : parseFragment(html, options);
+  const walker = new Walker(html);
+  walker.walk(root);
+  walker.flush();
+  return walker.units;
+}
+
+interface Range {
+  start: number;
+  end: number;
+}
+
+class Walker {
+  readonly units: Unit[] = [];
+  /** Start-tag offsets already seen: parse5 re-opens formatting elements as clones sharing the source tag. */
+  private readonly seenTags = new Set<number>();
+  private slots: string[] = [''];
+  private slotRanges: (Range | undefined)[] = [undefined];
+  private boundaries: RunBoundary[] = [];
+  private boundaryRanges: (Partial<Range> | undefined)[] = [];
+  private openStack: number[] = [];
+
+  constructor(private readonly html: string) {}
+
+  walk(parent: T.ParentNode): void {
+    for (const child of parent.childNodes) this.visit(child);
+  }
+
+  private visit(node: T.ChildNode): void {
+    if (node.nodeName === '#text') return this.text(node as T.TextNode);
+    if (node.nodeName === '#comment') {
+      const loc = (node as T.CommentNode).sourceCodeLocation;
+      this.boundary({ kind: 'opaque', partner: -1 }, loc ? { start: loc.startOffset, end: loc.endOffset } : undefined);
+      return;
+    }
+    if (node.nodeName === '#documentType') return this.flush();
+    this.element(node as T.Element);
+  }
+
+  private element(el: T.Element): void {
+    const loc = el.sourceCodeLocation;
+    const startTag = loc?.startTag;
+    const name = el.tagName;
+    const skipped = SKIPPED_ELEMENTS.has(name) || isMarkedNoTranslate(el.attrs) || el.namespaceURI !== 'http://www.w3.org/1999/xhtml';
+    if (startTag === undefined || this.seenTags.has(startTag.startOffset)) {
+      // Implied (html, tbody...) or re-opened by the parser: no source tag of its own to keep in a sentence.
+      this.flush();
+      if (!skipped) this.walk(el);
+      this.flush();
+      return;
+    }
+    this.seenTags.add(startTag.startOffset);
+
+    if (skipped) {
+      if (SKIPPED_BLOCKS.has(name) || BLOCK_ELEMENTS.has(name)) return this.flush();
+      // Opaque inline token: its bytes stay as they are, wherever the sentence puts it.
+      const end = loc!.endTag?.endOffset ?? (VOID_ELEMENTS.has(name) || el.childNodes.length === 0 ? startTag.endOffset : undefined);
+      this.boundary({ kind: 'opaque', partner: -1 }, { start: startTag.startOffset, end });
+      return;
+    }
+
+    this.attributes(el);
+    if (BLOCK_ELEMENTS.has(name)) {
+      this.flush();
+      this.walk(el.nodeName === 'template' ? (el as T.Template).content : el);
+      this.flush();
+      return;
+    }
+    if (VOID_ELEMENTS.has(name)) {
+      this.boundary({ kind: 'opaque', partner: -1 }, { start: startTag.startOffset, end: startTag.endOffset });
+      return;
+    }
+    const open = this.boundary({ kind: 'open', partner: -1 }, { start: startTag.startOffset, end: startTag.endOffset });
+    const depth = this.openStack.push(open);
+    this.walk(el);
+    // A block inside flushed the run: the open tag is in an earlier run and this close has no partner here.
+    const stillOpen = this.openStack.length >= depth && this.openStack[depth - 1] === open;
+    this.openStack.length = Math.min(this.openStack.length, depth - 1);
+    const endTag = loc!.endTag;
+    const close = this.boundary({ kind: 'close', partner: stillOpen ? open : -1 }, endTag ? { start: endTag.startOffset, end: endTag.endOffset } : undefined);
+    if (stillOpen) this.boundaries[open]!.partner = close;
+  }
+
+  private text(node: T.TextNode): void {
+    const loc = node.sourceCodeLocation;
+    const range = loc ? { start: loc.startOffset, end: loc.endOffset } : undefined;
+    if (range === undefined || !this.sourceIsText(range, node.value) || this.slotRanges[this.slotRanges.length - 1] !== undefined) {
+      // Text the parser moved or merged (foster parenting): its source is not this text alone. Leave it.
+      this.flush();
+      if (range === undefined || !this.sourceIsText(range, node.value)) return;
+    }
+    this.slots[this.slots.length - 1] = node.value;
+    this.slotRanges[this.slotRanges.length - 1] = range;
+  }
+
+  /** True when the source range holds exactly this text (character references and newlines aside). */
+  private sourceIsText(range: Range, value: string): boolean {
+    const source = this.html.slice(range.start, range.end);
+    if (source === value) return true;
+    const reparsed = parseFragment(source).childNodes;
+    return reparsed.length === 1 && reparsed[0]!.nodeName === '#text' && (reparsed[0] as T.TextNode).value === value;
+  }
+
+  private boundary(boundary: RunBoundary, range: Partial<Range> | undefined): number {
+    this.boundaries.push(boundary);
+    this.boundaryRanges.push(range);
+    this.slots.push('');
+    this.slotRanges.push(undefined);
+    return this.boundaries.length - 1;
+  }
+
+  /** End the current run: make it a unit if it has text to translate. */
+  flush(): void {
+    const slots = this.slots;
+    const slotRanges = this.slotRanges;
+    const boundaries = this.boundaries;
+    const boundaryRanges = this.boundaryRanges;
+    this.slots = [''];
+    this.slotRanges = [undefined];
+    this.boundaries = [];
+    this.boundaryRanges = [];
+    this.openStack = [];
+    if (!slots.some((s) => /[^ \t\n\f\r]/.test(s))) return;
+
+    // Where new text for an empty slot goes: right after the tag before it, else right before the next one.
+    const targets: (Range | undefined)[] = slots.map((_, i) => {
+      if (slotRanges[i] !== undefined) return slotRanges[i];
+      const after = i > 0 ? boundaryRanges[i - 1]?.end : undefined;
+      const before = i < boundaries.length ? boundaryRanges[i]?.start : undefined;
+      const at = after ?? before;
+      return at === undefined ? undefined : { start: at, end: at };
+    });
+    // Source order must follow tree order for splicing; otherwise (a repaired, reordered tree) leave it be.
+    let last = 0;
+    for (let i = 0; i < slots.length; i++) {
+      const t = targets[i];
+      if (t !== undefined) {
+        if (t.start < last) return;
+        last = t.end;
+      }
+      const b = boundaryRanges[i];
+      if (b?.start !== undefined) {
+        if (b.start < last) return;
+        last = b.end ?? b.start;
+      }
+    }
+
+    const plan = planRun({ slots, boundaries });
+    this.units.push({
+      segments: plan.segments,
+      replacements: (translations) => {
+        const next = plan.assemble(translations);
+        // A slot with nowhere to go hands its text to the nearest slot that has a place.
+        for (let i = 0; i < next.length; i++) {
+          if (targets[i] !== undefined || next[i] === '') continue;
+          const j = nearest(targets, i);
+          if (j === undefined) continue;
+          next[j] = j < i ? next[j] + next[i] : next[i] + next[j];
+          next[i] = '';
+        }
+        const out: Replacement[] = [];
+        next.forEach((text, i) => {
+          const target = targets[i];
+          if (target === undefined || text === slots[i]) return;
+          out.push({ ...target, html: escapeHtmlText(text) });
+        });
+        return out;
+      },
+    });
+  }
+
+  private attributes(el: T.Element): void {
+    const attrLocations = el.sourceCodeLocation?.attrs;
+    if (attrLocations === undefined) return;
+    for (const name of TRANSLATED_ATTRIBUTES) {
+      const attr = el.attrs.find((a) => a.name === name && a.namespace === undefined);
+      const loc = attrLocations[name];
+      if (attr === undefined || loc === undefined || !/[^ \t\n\f\r]/.test(attr.value)) continue;
+      const source = this.html.slice(loc.startOffset, loc.endOffset);
+      const m = /^([^ \t\n\f\r=]+[ \t\n\f\r]*=[ \t\n\f\r]*)("|'|)/.exec(source);
+      if (m === null) continue;
+      const valueStart = loc.startOffset + m[0].length;
+      const valueEnd = m[2] === '' ? loc.endOffset : loc.endOffset - 1;
+      const quote: '"' | "'" = m[2] === "'" ? "'" : '"';
+      const plan = planRun({ slots: [attr.value], boundaries: [] });
+      this.units.push({
+        segments: plan.segments,
+        replacements: (translations) => {
+          const value = plan.assemble(translations)[0]!;
+          if (value === attr.value) return [];
+          const escaped = escapeHtmlAttribute(value, quote);
+          // An unquoted value gets quotes: the translation may contain spaces.
+          return [{ start: valueStart, end: valueEnd, html: m[2] === '' ? `"${escaped}"` : escaped }];
+        },
+      });
+    }
+  }
+}
+
+function nearest(targets: readonly (Range | undefined)[], i: number): number | undefined {
+  for (let d = 1; d < targets.length; d++) {
+    if (i - d >= 0 && targets[i - d] !== undefined) return i - d;
+    if (i + d < targets.length && targets[i + d] !== undefined) return i + d;
+  }
+  return undefined;
+}
