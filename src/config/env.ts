@@ -103,3 +103,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.DRAGOMAN_REDIS_URL || undefined,
   };
 }
+
+/** Where `dragoman models pull` downloads from (the server itself never reads these: it never downloads). */
+export interface HubSettings {
+  /** HF_ENDPOINT: the hub or a mirror with the same /{repo}/resolve/{revision}/{file} layout. */
+  endpoint: string;
+  /** HF_TOKEN: for gated or private repositories. */
+  token: string | undefined;
+}
+
+export function loadHubSettings(env: NodeJS.ProcessEnv = process.env): HubSettings {
+  return { endpoint: (env.HF_ENDPOINT || 'https://huggingface.co').replace(/\/+$/, ''), token: env.HF_TOKEN || undefined };
+}
