@@ -1,0 +1,129 @@
+// Dynamic batching: sentences of concurrent requests for the same model and search settings wait together (at most
+// batchWaitMs) and leave as one job: sorted by length, cut under a token budget (rows x beams x longest row), the
+// oldest sentence always in the next batch so nothing starves. Results go back to each caller in its own order.
+import { EventEmitter } from 'node:events';
+import type { GenerationRow } from './protocol.ts';
+import type { WorkerPool } from './pool.ts';
+
+interface Item {
+  key: string;
+  model: string;
+  beams: number;
+  nBest: number;
+  row: GenerationRow;
+  enqueued: number;
+  seq: number;
+  resolve: (hypotheses: number[][]) => void;
+  reject: (err: Error) => void;
+}
+
+export interface BatchEvent {
+  model: string;
+  rows: number;
+  beams: number;
+  /** Padded source tokens of the batch (rows x longest row). */
+  sourceTokens: number;
+  /** Tokens generated (best hypothesis of every row). */
+  generatedTokens: number;
+  ms: number;
+  waitedMs: number;
+}
+
+export interface BatcherSettings {
+  batchTokens: number;
+  batchWaitMs: number;
+}
+
+export class Batcher extends EventEmitter {
+  private queue: Item[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private seq = 0;
+
+  constructor(private readonly pool: WorkerPool, private readonly settings: BatcherSettings) {
+    super();
+    pool.on('idle', () => this.pump());
+  }
+
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  /** Queues rows of one request; resolves with each row's hypotheses (best first), in the rows' order. */
+  submit(model: string, beams: number, nBest: number, rows: GenerationRow[]): Promise<number[][][]> {
+    const key = `${model}\u0000${beams}\u0000${nBest}`;
+    const now = performance.now();
+    const done = rows.map((row) => new Promise<number[][]>((resolve, reject) => {
+      this.queue.push({ key, model, beams, nBest, row, enqueued: now, seq: this.seq++, resolve, reject });
+    }));
+    this.pump();
+    return Promise.all(done);
+  }
+
+  private cost(item: Item): number {
+    return item.row.ids.length * item.beams;
+  }
+
+  private pump(): void {
+    while (this.queue.length && this.pool.idleCount() > 0) {
+      const oldest = this.queue[0]!;
+      const sameKey = this.queue.filter((i) => i.key === oldest.key);
+      const waited = performance.now() - oldest.enqueued;
+      const queuedCost = sameKey.reduce((s, i) => s + this.cost(i), 0);
+      if (waited < this.settings.batchWaitMs && queuedCost < this.settings.batchTokens) {
+        this.timer ??= setTimeout(() => {
+          this.timer = undefined;
+          this.pump();
+        }, Math.max(0, this.settings.batchWaitMs - waited));
+        return;
+      }
+      this.dispatch(this.cut(sameKey, oldest));
+    }
+  }
+
+  /** Sorts by length and returns the budget-bounded run of neighbours that contains the oldest item. */
+  private cut(items: Item[], oldest: Item): Item[] {
+    const sorted = [...items].sort((a, b) => a.row.ids.length - b.row.ids.length || a.seq - b.seq);
+    let chunk: Item[] = [];
+    let longest = 0;
+    for (const item of sorted) {
+      const len = item.row.ids.length;
+      if (chunk.length && (chunk.length + 1) * Math.max(longest, len) * item.beams > this.settings.batchTokens) {
+        if (chunk.includes(oldest)) return chunk;
+        chunk = [];
+        longest = 0;
+      }
+      chunk.push(item);
+      longest = Math.max(longest, len);
+    }
+    return chunk;
+  }
+
+  private dispatch(batch: Item[]): void {
+    const taken = new Set(batch);
+    this.queue = this.queue.filter((i) => !taken.has(i));
+    const first = batch[0]!;
+    const started = performance.now();
+    const waitedMs = started - Math.min(...batch.map((i) => i.enqueued));
+    this.pool.run({ model: first.model, beams: first.beams, nBest: first.nBest, rows: batch.map((i) => i.row) }).then(
+      (hypotheses) => {
+        batch.forEach((item, i) => item.resolve(hypotheses[i] ?? []));
+        const event: BatchEvent = {
+          model: first.model,
+          rows: batch.length,
+          beams: first.beams,
+          sourceTokens: batch.length * Math.max(...batch.map((i) => i.row.ids.length)),
+          generatedTokens: hypotheses.reduce((s, h) => s + (h[0]?.length ?? 0), 0),
+          ms: performance.now() - started,
+          waitedMs,
+        };
+        this.emit('batch', event);
+      },
+      (err: Error) => batch.forEach((item) => item.reject(err)),
+    );
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,164 @@
+// Beam search over a batch with Hugging Face BeamSearchScorer semantics (the references were made that way):
+// log_softmax -> processors -> + beam score; the top 2*beams candidates per row by (score desc, flat index asc);
+// EOS only accepted from the top `beams` ranks; a hypothesis scores sum_logprobs / generated_len^length_penalty
+// (EOS counted); a row is done when it has `beams` hypotheses and, unless early_stopping, the worst of them is at
+// least the best running score / cur_len^length_penalty.
+import type { GenerationRules } from './family.ts';
+import type { LogitsProcessor, RowContext } from './logits-processors.ts';
+import type { GenerationRow } from './protocol.ts';
+import type { Seq2SeqModel } from './seq2seq.ts';
+
+const f32 = Math.fround;
+
+interface Hypothesis {
+  score: number;
+  tokens: number[];
+}
+
+/** The finished hypotheses of one row (BeamHypotheses). */
+class Hypotheses {
+  readonly list: Hypothesis[] = [];
+  private worst = 1e9;
+  constructor(private readonly size: number, private readonly lengthPenalty: number, private readonly earlyStopping: boolean) {}
+
+  add(sumLogprobs: number, tokens: number[], generatedLen: number): void {
+    const score = sumLogprobs / Math.pow(generatedLen, this.lengthPenalty);
+    if (this.list.length < this.size || score > this.worst) {
+      this.list.push({ score, tokens });
+      if (this.list.length > this.size) {
+        const order = this.list.map((h, i) => [h.score, i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        this.list.splice(order[0]![1], 1);
+        this.worst = order[1]![0];
+      } else {
+        this.worst = Math.min(score, this.worst);
+      }
+    }
+  }
+
+  isDone(bestRunning: number, curLen: number): boolean {
+    if (this.list.length < this.size) return false;
+    if (this.earlyStopping) return true;
+    return this.worst >= bestRunning / Math.pow(curLen, this.lengthPenalty);
+  }
+
+  /** Best first; on equal scores the later one first (Python's sorted(...).pop()). */
+  ranked(): number[][] {
+    return this.list
+      .map((h, i) => ({ h, i }))
+      .sort((a, b) => b.h.score - a.h.score || b.i - a.i)
+      .map((x) => x.h.tokens);
+  }
+}
+
+export async function beamSearch(
+  model: Seq2SeqModel,
+  rules: GenerationRules,
+  processors: readonly LogitsProcessor[],
+  rows: readonly GenerationRow[],
+  beams: number,
+  nBest: number,
+): Promise<number[][][]> {
+  const encoded = model.expand(await model.encode(rows.map((r) => r.ids)), beams);
+  const state = model.start(encoded);
+  const total = rows.length * beams;
+  const hyps = rows.map(() => new Hypotheses(beams, rules.lengthPenalty, rules.earlyStopping));
+  const done = rows.map(() => false);
+  // Per global beam (row * beams + k): running score and tokens; only beam 0 of each row is live at first.
+  let scores: number[] = Array.from({ length: total }, (_, i) => (i % beams === 0 ? 0 : -1e9));
+  let seqs: number[][] = Array.from({ length: total }, () => []);
+  let tokens = new Array<number>(total).fill(rules.decoderStartId);
+  const limit = Math.max(...rows.map((r) => r.maxNewTokens));
+  const K = 2 * beams;
+
+  for (let step = 0; step < limit; step++) {
+    const curLen = step + 1;
+    const logits = await model.step(state, tokens);
+    const vocab = logits.length / total;
+    const from: number[] = [];
+    const nextTokens: number[] = [];
+    const nextScores: number[] = [];
+    const nextSeqs: number[][] = [];
+
+    rows.forEach((row, r) => {
+      if (done[r]) {
+        for (let k = 0; k < beams; k++) {
+          from.push(r * beams);
+          nextTokens.push(rules.padId);
+          nextScores.push(0);
+          nextSeqs.push([]);
+        }
+        return;
+      }
+      const ctx: RowContext = { step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId };
+      // Top K over beams x vocab: entries [score, beam, token], ordered by score desc then flat index asc.
+      const top: [number, number, number][] = [];
+      for (let k = 0; k < beams; k++) {
+        const g = r * beams + k;
+        const lp = logSoftmax(logits.subarray(g * vocab, (g + 1) * vocab));
+        for (const p of processors) p.apply(lp, ctx);
+        const base = scores[g]!;
+        for (let v = 0; v < vocab; v++) {
+          const s = f32(lp[v]! + base);
+          if (top.length === K && !(s > top[K - 1]![0])) continue; // later flat index loses ties
+          let i = Math.min(top.length, K - 1);
+          top[i] = [s, k, v];
+          while (i > 0 && s > top[i - 1]![0]) {
+            [top[i], top[i - 1]] = [top[i - 1]!, top[i]!];
+            i--;
+          }
+        }
+      }
+      let kept = 0;
+      for (let rank = 0; rank < top.length && kept < beams; rank++) {
+        const [s, k, v] = top[rank]!;
+        const g = r * beams + k;
+        if (v === rules.eosId) {
+          if (rank >= beams) continue;
+          hyps[r]!.add(s, [...seqs[g]!, v], curLen);
+        } else {
+          from.push(g);
+          nextTokens.push(v);
+          nextScores.push(s);
+          nextSeqs.push([...seqs[g]!, v]);
+          kept++;
+        }
+      }
+      // Fewer than `beams` live candidates only when everything else is -inf (forced EOS): pad the row.
+      for (; kept < beams; kept++) {
+        from.push(r * beams);
+        nextTokens.push(rules.padId);
+        nextScores.push(-Infinity);
+        nextSeqs.push([]);
+      }
+      if (hyps[r]!.isDone(top[0]![0], curLen)) {
+        done[r] = true;
+      } else if (curLen >= row.maxNewTokens) {
+        // Out of length without enough finished hypotheses: the live beams compete as they are (HF finalize).
+        for (let k = 0; k < beams; k++) {
+          const i = from.length - beams + k;
+          if (nextScores[i]! > -Infinity) hyps[r]!.add(nextScores[i]!, nextSeqs[i]!, nextSeqs[i]!.length);
+        }
+        done[r] = true;
+      }
+    });
+
+    if (done.every(Boolean)) break;
+    model.reorder(state, from);
+    scores = nextScores;
+    seqs = nextSeqs;
+    tokens = nextTokens;
+  }
+  return hyps.map((h) => h.ranked().slice(0, nBest));
+}
+
+/** log_softmax in float32 like torch: max-shifted, the log-sum-exp accumulated in double. */
+function logSoftmax(logits: Float32Array): Float32Array {
+  let max = -Infinity;
+  for (let v = 0; v < logits.length; v++) if (logits[v]! > max) max = logits[v]!;
+  let sum = 0;
+  for (let v = 0; v < logits.length; v++) sum += Math.exp(logits[v]! - max);
+  const lse = max + Math.log(sum);
+  const out = new Float32Array(logits.length);
+  for (let v = 0; v < logits.length; v++) out[v] = logits[v]! - lse;
+  return out;
+}

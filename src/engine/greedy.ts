@@ -1,0 +1,50 @@
+// Greedy search over a batch: each row takes the arg-max of its processed logits until EOS or its own limit.
+import type { GenerationRules } from './family.ts';
+import type { LogitsProcessor, RowContext } from './logits-processors.ts';
+import type { GenerationRow } from './protocol.ts';
+import type { Seq2SeqModel } from './seq2seq.ts';
+
+export async function greedySearch(
+  model: Seq2SeqModel,
+  rules: GenerationRules,
+  processors: readonly LogitsProcessor[],
+  rows: readonly GenerationRow[],
+): Promise<number[][][]> {
+  const state = model.start(await model.encode(rows.map((r) => r.ids)));
+  const outputs: number[][] = rows.map(() => []);
+  const done = rows.map(() => false);
+  const tokens = rows.map(() => rules.decoderStartId);
+  const limit = Math.max(...rows.map((r) => r.maxNewTokens));
+  for (let step = 0; step < limit; step++) {
+    const logits = await model.step(state, tokens);
+    const vocab = logits.length / rows.length;
+    rows.forEach((row, b) => {
+      if (done[b]) {
+        tokens[b] = rules.padId; // finished rows keep a place in the batch, fed padding
+        return;
+      }
+      const scores = logits.subarray(b * vocab, (b + 1) * vocab);
+      const ctx: RowContext = { step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId };
+      for (const p of processors) p.apply(scores, ctx);
+      const next = argmax(scores);
+      outputs[b]!.push(next);
+      tokens[b] = next;
+      if (next === rules.eosId || outputs[b]!.length >= row.maxNewTokens) done[b] = true;
+    });
+    if (done.every(Boolean)) break;
+  }
+  return outputs.map((o) => [o]);
+}
+
+/** First index of the maximum, like torch.argmax. */
+export function argmax(scores: Float32Array): number {
+  let best = 0;
+  let bestScore = -Infinity;
+  for (let v = 0; v < scores.length; v++) {
+    if (scores[v]! > bestScore) {
+      bestScore = scores[v]!;
+      best = v;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,182 @@
+// createEngine: the registry, tokenizers, router, cache and batcher in the main thread; generation on the pool.
+import { EventEmitter } from 'node:events';
+import { availableParallelism } from 'node:os';
+import type { Config } from '../config/env.ts';
+import { languageByFlores } from '../languages/catalog.ts';
+import { invalidRequest } from '../service/errors.ts';
+import { Batcher, type BatchEvent } from './batcher.ts';
+import { TranslationCache } from './cache.ts';
+import { maxNewTokens, type GenerationRules } from './family.ts';
+import { WorkerPool } from './pool.ts';
+import type { GenerationRow, ModelRuntimeSpec } from './protocol.ts';
+import { scanFolders } from './registry.ts';
+import { Router } from './router.ts';
+import { ModelTokenizer } from './tokenizer.ts';
+import type { Engine, EngineResult, ModelInfo, TranslateOptions } from './types.ts';
+
+export { scanModels } from './registry.ts';
+export type { BatchEvent } from './batcher.ts';
+
+export interface EngineOptions {
+  /** Benchmark only: every row generates exactly this many tokens (EOS suppressed before it). */
+  fixedNewTokens?: number;
+}
+
+/** What /metrics can read besides stats(): 'batch' (BatchEvent), 'modelLoaded' ({name, ms}), 'route' (string[]). */
+export interface EngineEvents extends EventEmitter {}
+
+export interface DragomanEngine extends Engine {
+  readonly events: EngineEvents;
+  /** Worker threads and onnxruntime threads per worker actually used. */
+  readonly threads: { workers: number; intraOp: number };
+  cacheStats(): { size: number; hits: number; misses: number };
+  /** Test hook: kill a worker (the busy one if any) as if it crashed. */
+  crashWorkerForTest(): void;
+}
+
+interface LoadedModel {
+  info: ModelInfo;
+  rules: GenerationRules;
+  tokenizer: ModelTokenizer;
+}
+
+interface Hop {
+  translations: string[];
+  alternatives: string[][];
+}
+
+/** Defaults for the pool on this machine: one worker per two cores, the cores shared out as onnxruntime threads. */
+export function poolShape(config: Pick<Config, 'workers' | 'intraOpThreads'>, cores = availableParallelism()) {
+  const workers = config.workers || Math.max(1, Math.floor(cores / 2));
+  const intraOp = config.intraOpThreads || Math.max(1, Math.floor(cores / workers));
+  return { workers, intraOp };
+}
+
+export async function createEngine(config: Config, options: EngineOptions = {}): Promise<DragomanEngine> {
+  const events: EngineEvents = new EventEmitter();
+  const folders = await scanFolders(config.modelsDir, config.precision);
+  const threads = poolShape(config);
+  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, spinning: config.spinning });
+  const loaded = new Map<string, LoadedModel>();
+
+  const candidates: { folder: (typeof folders)[number]; tokenizer: ModelTokenizer }[] = [];
+  for (const folder of folders) {
+    if (!folder.runtime) continue;
+    try {
+      candidates.push({ folder, tokenizer: await ModelTokenizer.load(folder.info.path, folder.info.family!) });
+    } catch (err) {
+      folder.info.status = 'corrupt';
+      folder.info.problem = `${folder.info.path}/tokenizer.json cannot be used: ${(err as Error).message}`;
+    }
+  }
+  const reports = await pool.start(candidates.map((c) => c.folder.runtime as ModelRuntimeSpec));
+  for (const { folder, tokenizer } of candidates) {
+    const report = reports.find((r) => r.name === folder.info.name);
+    if (!report?.ok) {
+      folder.info.status = 'corrupt';
+      folder.info.problem = `${folder.runtime!.encoderPath} / ${folder.runtime!.decoderPath}: onnxruntime cannot load it: ${report?.message ?? 'no answer from the worker'}`;
+      continue;
+    }
+    folder.info.loadMs = report.ms;
+    loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer });
+    events.emit('modelLoaded', { name: folder.info.name, ms: report.ms });
+  }
+
+  const router = new Router([...loaded.values()].map((m) => ({
+    name: m.info.name,
+    family: m.info.family!,
+    sources: new Set(m.info.sources),
+    targets: new Set(m.info.targets),
+  })));
+  const cache = new TranslationCache<Hop>(config.cacheSize);
+  const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs });
+  batcher.on('batch', (e: BatchEvent) => events.emit('batch', e));
+
+  function nllbTokenId(model: LoadedModel, flores: string): number {
+    const token = languageByFlores(flores)?.nllb;
+    const id = token === undefined ? undefined : model.tokenizer.tokenId(token);
+    if (id === undefined) throw invalidRequest(`Model ${model.info.name} has no token for language ${flores}.`);
+    return id;
+  }
+
+  async function translateHop(model: LoadedModel, source: string, target: string, texts: string[], opts: TranslateOptions): Promise<Hop> {
+    const alternatives = Math.max(0, opts.alternatives ?? 0);
+    let beams = Math.max(1, opts.beams ?? config.beam ?? model.rules.defaultBeams);
+    if (alternatives > 0) beams = Math.max(beams, alternatives + 1); // n-best needs at least that many beams
+    const nBest = alternatives > 0 ? beams : 1;
+    const nllb = model.info.family === 'nllb';
+    const sourceToken = nllb ? nllbTokenId(model, source) : undefined;
+    const targetToken = nllb ? nllbTokenId(model, target) : undefined;
+
+    const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
+    const todo = new Map<string, number[]>(); // distinct text -> positions
+    texts.forEach((text, i) => {
+      if (!text.trim()) return; // whitespace is not sent to the model
+      const hit = cache.get(TranslationCache.key(model.info.name, source, target, beams, alternatives, text));
+      if (hit) {
+        out.translations[i] = hit.translations[0]!;
+        out.alternatives[i] = hit.alternatives[0]!;
+        return;
+      }
+      todo.set(text, [...(todo.get(text) ?? []), i]);
+    });
+    if (!todo.size) return out;
+
+    const distinct = [...todo.keys()];
+    const rows: GenerationRow[] = distinct.map((text) => {
+      const ids = model.tokenizer.encode(text, sourceToken);
+      const max = options.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
+      return { ids, maxNewTokens: max, minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId: targetToken };
+    });
+    const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows);
+    distinct.forEach((text, d) => {
+      const strings = hypotheses[d]!.map((ids) => model.tokenizer.decode(ids));
+      const best = strings[0] ?? '';
+      const others = [...new Set(strings.slice(1))].filter((s) => s !== best).slice(0, alternatives);
+      cache.set(TranslationCache.key(model.info.name, source, target, beams, alternatives, text), { translations: [best], alternatives: [others] });
+      for (const i of todo.get(text)!) {
+        out.translations[i] = best;
+        out.alternatives[i] = others;
+      }
+    });
+    return out;
+  }
+
+  const engine: DragomanEngine = {
+    events,
+    threads,
+
+    async translate(segments, source, target, opts = {}): Promise<EngineResult> {
+      const route = router.route(source, target);
+      if (!route) throw invalidRequest(`No installed model translates ${source} into ${target}.`);
+      events.emit('route', route);
+      if (!route.length) return { translations: [...segments], route };
+      let texts = segments;
+      let alternatives: string[][] | undefined;
+      let from = source;
+      for (let h = 0; h < route.length; h++) {
+        const to = h === route.length - 1 ? target : 'eng_Latn';
+        const last = h === route.length - 1;
+        // Alternatives come from the last hop only; earlier hops pass on their best translation.
+        const hop = await translateHop(loaded.get(route[h]!)!, from, to, texts, last ? opts : { beams: opts.beams });
+        texts = hop.translations;
+        if (last && opts.alternatives) alternatives = hop.alternatives;
+        from = to;
+      }
+      return alternatives ? { translations: texts, alternatives, route } : { translations: texts, route };
+    },
+
+    route: (source, target) => router.route(source, target),
+    sourceLanguages: () => router.sources(),
+    targetLanguages: (source) => router.targets(source),
+    models: () => folders.map((f) => ({ ...f.info })),
+    stats: () => ({ workers: threads.workers, workersAlive: pool.alive(), queueDepth: batcher.depth, workerRestarts: pool.restarts }),
+    cacheStats: () => ({ size: cache.size, hits: cache.hits, misses: cache.misses }),
+    crashWorkerForTest: () => pool.crashOne(),
+    async close() {
+      batcher.close();
+      await pool.close();
+    },
+  };
+  return engine;
+}

@@ -1,0 +1,145 @@
+// N worker threads, each a full replica of every model (CTranslate2's replica pool). One job per worker at a time;
+// the batcher decides what the next job is. A worker that dies fails only the job it held and is replaced.
+import { EventEmitter } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { ApiError } from '../service/errors.ts';
+import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
+
+interface Pending {
+  id: number;
+  job: GenerationJob;
+  resolve: (hypotheses: number[][][]) => void;
+  reject: (err: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** Models loaded; the slot takes jobs once all its models answered. */
+  ready: boolean;
+  busy: Pending | undefined;
+}
+
+export interface LoadReport {
+  name: string;
+  ok: boolean;
+  ms: number;
+  message?: string;
+}
+
+const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+
+export class WorkerPool extends EventEmitter {
+  private readonly slots: Slot[] = [];
+  private specs: ModelRuntimeSpec[] = [];
+  private nextId = 1;
+  private closed = false;
+  restarts = 0;
+
+  constructor(private readonly size: number, private readonly settings: SessionSettings) {
+    super();
+  }
+
+  /** Starts the workers and loads every model in each; resolves with the first worker's load report per model. */
+  async start(specs: ModelRuntimeSpec[]): Promise<LoadReport[]> {
+    this.specs = specs;
+    const reports = await Promise.all(Array.from({ length: this.size }, () => this.spawn()));
+    // A model that fails in one worker fails in all (same files): keep only those that loaded everywhere.
+    const failed = new Set(reports.flat().filter((r) => !r.ok).map((r) => r.name));
+    this.specs = specs.filter((s) => !failed.has(s.name));
+    return reports[0] ?? [];
+  }
+
+  private spawn(): Promise<LoadReport[]> {
+    const worker = new Worker(ENTRY, { execArgv: [], stdout: false, stderr: false });
+    const slot: Slot = { worker, ready: false, busy: undefined };
+    this.slots.push(slot);
+    const reports: LoadReport[] = [];
+    return new Promise((resolveLoad) => {
+      const finishLoad = () => {
+        if (reports.length < this.specs.length) return;
+        slot.ready = true;
+        resolveLoad(reports);
+        this.emit('idle');
+      };
+      worker.on('message', (msg: FromWorker) => {
+        switch (msg.type) {
+          case 'ready':
+            for (const model of this.specs) this.post(slot, { type: 'load', model });
+            finishLoad();
+            break;
+          case 'loaded':
+            reports.push({ name: msg.name, ok: true, ms: msg.ms });
+            finishLoad();
+            break;
+          case 'loadFailed':
+            reports.push({ name: msg.name, ok: false, ms: 0, message: msg.message });
+            finishLoad();
+            break;
+          case 'result':
+          case 'failed': {
+            const p = slot.busy;
+            if (!p || p.id !== msg.id) return;
+            slot.busy = undefined;
+            if (msg.type === 'result') p.resolve(msg.hypotheses);
+            else p.reject(new ApiError(500, 'server_error', `Translation failed in the engine: ${msg.message}`));
+            this.emit('idle');
+            break;
+          }
+        }
+      });
+      worker.on('error', (err) => this.emit('workerError', err));
+      worker.on('exit', () => {
+        const i = this.slots.indexOf(slot);
+        if (i >= 0) this.slots.splice(i, 1);
+        if (!slot.ready) resolveLoad(reports);
+        const p = slot.busy;
+        slot.busy = undefined;
+        p?.reject(new ApiError(500, 'server_error', 'The translation worker stopped unexpectedly while handling this request; it has been replaced. Retrying is safe.'));
+        if (this.closed) return;
+        this.restarts++;
+        this.emit('workerExit');
+        void this.spawn();
+      });
+      this.post(slot, { type: 'init', settings: this.settings });
+    });
+  }
+
+  private post(slot: Slot, msg: ToWorker): void {
+    slot.worker.postMessage(msg);
+  }
+
+  idleCount(): number {
+    return this.slots.filter((s) => s.ready && !s.busy).length;
+  }
+
+  alive(): number {
+    return this.slots.filter((s) => s.ready).length;
+  }
+
+  busyCount(): number {
+    return this.slots.filter((s) => s.busy).length;
+  }
+
+  /** Runs a job on an idle worker; the caller (batcher) checks idleCount() first. */
+  run(job: GenerationJob): Promise<number[][][]> {
+    const slot = this.slots.find((s) => s.ready && !s.busy);
+    if (!slot) return Promise.reject(new ApiError(503, 'server_error', 'No translation worker is available. Retrying is safe.'));
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { id: this.nextId++, job, resolve, reject };
+      slot.busy = pending;
+      this.post(slot, { type: 'run', id: pending.id, job });
+    });
+  }
+
+  /** Test hook: make a busy worker (else any) die as if onnxruntime crashed. */
+  crashOne(): void {
+    const slot = this.slots.find((s) => s.busy) ?? this.slots[0];
+    if (slot) this.post(slot, { type: 'crash' });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    this.slots.length = 0;
+  }
+}

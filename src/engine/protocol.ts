@@ -1,0 +1,48 @@
+// Messages between the pool (main thread) and a worker. Plain structured-clone data only.
+import type { DecoderDims, GenerationRules } from './family.ts';
+
+/** Everything a worker needs to open one model's ONNX sessions. */
+export interface ModelRuntimeSpec {
+  name: string;
+  encoderPath: string;
+  decoderPath: string;
+  rules: GenerationRules;
+  dims: DecoderDims;
+}
+
+export interface SessionSettings {
+  intraOpThreads: number;
+  spinning: boolean;
+}
+
+/** One source sentence, already tokenized, with its own limits. */
+export interface GenerationRow {
+  ids: number[];
+  maxNewTokens: number;
+  minNewTokens: number;
+  forcedFirstId: number | undefined;
+}
+
+export interface GenerationJob {
+  model: string;
+  rows: GenerationRow[];
+  /** 1 = greedy. */
+  beams: number;
+  /** Hypotheses to return per row (<= beams), best first. */
+  nBest: number;
+}
+
+export type ToWorker =
+  | { type: 'init'; settings: SessionSettings }
+  | { type: 'load'; model: ModelRuntimeSpec }
+  | { type: 'run'; id: number; job: GenerationJob }
+  /** Test hook: the worker dies as if onnxruntime had crashed. */
+  | { type: 'crash' };
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'loaded'; name: string; ms: number }
+  | { type: 'loadFailed'; name: string; message: string }
+  /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
+  | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }
+  | { type: 'failed'; id: number; message: string };

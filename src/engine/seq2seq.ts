@@ -1,0 +1,135 @@
+// One encoder-decoder model on onnxruntime: the encoder once per batch, then the merged decoder step by step with
+// its KV cache. Search strategies (greedy.ts, beam.ts) drive it; this file knows tensors, not tokens' meaning.
+import ort from 'onnxruntime-node';
+import type { DecoderDims } from './family.ts';
+import type { SessionSettings } from './protocol.ts';
+
+export interface Encoded {
+  hidden: ort.Tensor;
+  mask: ort.Tensor;
+  rows: number;
+}
+
+/** Decoder KV cache of a batch; encoder K/V are kept from step 0 (the cached branch may return them empty). */
+export interface DecoderState {
+  rows: number;
+  encoded: Encoded;
+  past: Record<string, ort.Tensor>;
+  step: number;
+}
+
+export function sessionOptions(settings: SessionSettings): ort.InferenceSession.SessionOptions {
+  return {
+    intraOpNumThreads: settings.intraOpThreads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
+    extra: { session: { intra_op: { allow_spinning: settings.spinning ? '1' : '0' }, inter_op: { allow_spinning: '0' } } },
+  };
+}
+
+export class Seq2SeqModel {
+  private readonly selfNames: string[] = [];
+  private readonly crossNames: string[] = [];
+
+  private constructor(
+    private readonly encoder: ort.InferenceSession,
+    private readonly decoder: ort.InferenceSession,
+    private readonly dims: DecoderDims,
+    private readonly padId: number,
+  ) {
+    for (let i = 0; i < dims.layers; i++) {
+      for (const kv of ['key', 'value']) {
+        this.selfNames.push(`${i}.decoder.${kv}`);
+        this.crossNames.push(`${i}.encoder.${kv}`);
+      }
+    }
+  }
+
+  static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings) {
+    const options = sessionOptions(settings);
+    const encoder = await ort.InferenceSession.create(encoderPath, options);
+    const decoder = await ort.InferenceSession.create(decoderPath, options);
+    for (const name of ['input_ids', 'encoder_hidden_states', 'use_cache_branch', 'past_key_values.0.decoder.key']) {
+      if (!decoder.inputNames.includes(name)) throw new Error(`${decoderPath}: not a merged decoder with KV cache (no input "${name}")`);
+    }
+    return new Seq2SeqModel(encoder, decoder, dims, padId);
+  }
+
+  /** Runs the encoder on right-padded rows. */
+  async encode(batch: number[][]): Promise<Encoded> {
+    const rows = batch.length;
+    const width = Math.max(...batch.map((r) => r.length));
+    const ids = new BigInt64Array(rows * width).fill(BigInt(this.padId));
+    const mask = new BigInt64Array(rows * width);
+    batch.forEach((row, r) => row.forEach((id, j) => {
+      ids[r * width + j] = BigInt(id);
+      mask[r * width + j] = 1n;
+    }));
+    const maskTensor = new ort.Tensor('int64', mask, [rows, width]);
+    const out = await this.encoder.run({ input_ids: new ort.Tensor('int64', ids, [rows, width]), attention_mask: maskTensor });
+    return { hidden: out.last_hidden_state as ort.Tensor, mask: maskTensor, rows };
+  }
+
+  /** Repeats every encoded row `times` times (beam search: one copy per beam, rows stay grouped). */
+  expand(encoded: Encoded, times: number): Encoded {
+    if (times === 1) return encoded;
+    return { hidden: repeatRows(encoded.hidden, times), mask: repeatRows(encoded.mask, times), rows: encoded.rows * times };
+  }
+
+  start(encoded: Encoded): DecoderState {
+    const { heads, headDim } = this.dims;
+    const past: Record<string, ort.Tensor> = {};
+    for (const n of [...this.selfNames, ...this.crossNames]) {
+      past[`past_key_values.${n}`] = new ort.Tensor('float32', new Float32Array(0), [encoded.rows, heads, 0, headDim]);
+    }
+    return { rows: encoded.rows, encoded, past, step: 0 };
+  }
+
+  /** Feeds one token per row; returns logits [rows x vocab] and advances the cache. */
+  async step(state: DecoderState, tokens: number[]): Promise<Float32Array> {
+    const out = await this.decoder.run({
+      encoder_attention_mask: state.encoded.mask,
+      input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]),
+      encoder_hidden_states: state.encoded.hidden,
+      use_cache_branch: new ort.Tensor('bool', Uint8Array.from([state.step > 0 ? 1 : 0]), [1]),
+      ...state.past,
+    });
+    const past: Record<string, ort.Tensor> = {};
+    for (const n of this.selfNames) past[`past_key_values.${n}`] = out[`present.${n}`] as ort.Tensor;
+    for (const n of this.crossNames) {
+      past[`past_key_values.${n}`] = state.step === 0 ? (out[`present.${n}`] as ort.Tensor) : state.past[`past_key_values.${n}`]!;
+    }
+    state.past = past;
+    state.step++;
+    return (out.logits as ort.Tensor).data as Float32Array;
+  }
+
+  /** Beam search: row i of the self-attention cache becomes old row `from[i]`. Cross K/V rows of one source are equal. */
+  reorder(state: DecoderState, from: number[]): void {
+    for (const n of this.selfNames) {
+      const key = `past_key_values.${n}`;
+      state.past[key] = gatherRows(state.past[key]!, from);
+    }
+  }
+
+  async release(): Promise<void> {
+    await this.encoder.release();
+    await this.decoder.release();
+  }
+}
+
+function repeatRows(t: ort.Tensor, times: number): ort.Tensor {
+  const rows = t.dims[0]!;
+  const from: number[] = [];
+  for (let r = 0; r < rows; r++) for (let k = 0; k < times; k++) from.push(r);
+  return gatherRows(t, from);
+}
+
+function gatherRows(t: ort.Tensor, from: number[]): ort.Tensor {
+  const data = t.data as Float32Array | BigInt64Array;
+  const per = data.length / t.dims[0]!;
+  const out = new (data.constructor as Float32ArrayConstructor | BigInt64ArrayConstructor)(per * from.length);
+  from.forEach((r, i) => (out as Float32Array).set((data as Float32Array).subarray(r * per, (r + 1) * per), i * per));
+  return new ort.Tensor(t.type as 'float32', out as Float32Array, [from.length, ...t.dims.slice(1)]);
+}

@@ -1,0 +1,67 @@
+// A pool worker: owns the onnxruntime sessions of every model (one replica) and runs one generation job at a time.
+import { parentPort } from 'node:worker_threads';
+import { beamSearch } from './beam.ts';
+import { greedySearch } from './greedy.ts';
+import { processorsFor, type LogitsProcessor } from './logits-processors.ts';
+import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
+import { Seq2SeqModel } from './seq2seq.ts';
+
+interface Loaded {
+  spec: ModelRuntimeSpec;
+  model: Seq2SeqModel;
+  processors: LogitsProcessor[];
+}
+
+const port = parentPort;
+if (!port) throw new Error('engine worker must run in a worker thread');
+const models = new Map<string, Loaded>();
+let settings: SessionSettings = { intraOpThreads: 1, spinning: false };
+
+const send = (m: FromWorker) => port.postMessage(m);
+
+async function load(spec: ModelRuntimeSpec): Promise<void> {
+  const t0 = performance.now();
+  try {
+    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
+    models.set(spec.name, { spec, model, processors: processorsFor(spec.rules) });
+    send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0) });
+  } catch (err) {
+    send({ type: 'loadFailed', name: spec.name, message: (err as Error).message });
+  }
+}
+
+async function run(id: number, job: GenerationJob): Promise<void> {
+  const t0 = performance.now();
+  try {
+    const m = models.get(job.model);
+    if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
+    const hypotheses = job.beams <= 1
+      ? await greedySearch(m.model, m.spec.rules, m.processors, job.rows)
+      : await beamSearch(m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest);
+    send({ type: 'result', id, hypotheses, ms: performance.now() - t0 });
+  } catch (err) {
+    send({ type: 'failed', id, message: (err as Error).message });
+  }
+}
+
+// Messages are handled one after the other: the pool sends a worker one job at a time.
+let chain: Promise<void> = Promise.resolve();
+port.on('message', (msg: ToWorker) => {
+  switch (msg.type) {
+    case 'init':
+      settings = msg.settings;
+      send({ type: 'ready' });
+      break;
+    case 'load':
+      chain = chain.then(() => load(msg.model));
+      break;
+    case 'run':
+      chain = chain.then(() => run(msg.id, msg.job));
+      break;
+    case 'crash':
+      setImmediate(() => {
+        throw new Error('worker crash requested by a test');
+      });
+      break;
+  }
+});
