@@ -109,7 +109,7 @@ export interface HubSettings {
   /** HF_ENDPOINT: the hub or a mirror with the same /{repo}/resolve/{revision}/{file} layout. */
   endpoint: string;
   /** HF_TOKEN: for gated or private repositories. */
-  token: string | undefined;
+  token?: string;
 }
 
 export function loadHubSettings(env: NodeJS.ProcessEnv = process.env): HubSettings {

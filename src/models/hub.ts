@@ -3,12 +3,10 @@
 // X-Linked-Size / X-Linked-Etag (sha256, on the redirect of files stored in LFS) before ETag / Content-Length
 // (git blob sha1 and size of small files), and X-Repo-Commit to pin every file to one commit.
 import { open, stat, truncate } from 'node:fs/promises';
+import type { HubSettings } from '../config/env.ts';
 import type { FileProgress } from './progress.ts';
 
-export interface HubSettings {
-  endpoint: string;
-  token?: string;
-}
+export type { HubSettings };
 
 export interface RemoteFile {
   path: string;
