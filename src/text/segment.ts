@@ -1,0 +1,61 @@
+// Plain text -> sentences for the engine, and back. Lines and paragraphs are cut at line breaks, sentences by
+// Intl.Segmenter; every piece of whitespace (indentation, blank lines, spaces between sentences, \r\n) is kept
+// verbatim and only the sentence bodies are replaced, so the output has exactly the input's layout.
+import type { TranslationPlan } from './types.ts';
+
+type Piece = { kind: 'keep'; text: string } | { kind: 'segment'; index: number };
+
+const LINE_BREAK = /(\r\n|\r|\n|\u2028|\u2029)/;
+const EDGE_SPACE = /^(\s*)([\s\S]*?)(\s*)$/;
+
+// ICU's root rules end a sentence after "Mr." or an initial; these common abbreviations do not.
+const ABBREVIATION_END = /(?:^|[\s(])(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|z\.B|bzw|usw|Nr|Hr|Fr|Mme|\p{Lu})\.\s*$/u;
+
+function sentencesOf(segmenter: Intl.Segmenter, line: string): string[] {
+  const out: string[] = [];
+  for (const { segment } of segmenter.segment(line)) {
+    if (out.length && ABBREVIATION_END.test(out[out.length - 1]!)) out[out.length - 1] += segment;
+    else out.push(segment);
+  }
+  return out;
+}
+
+/** `locale` only tunes sentence rules (e.g. the source language); undefined uses the root rules. */
+export function planText(text: string, locale?: string): TranslationPlan {
+  const segmenter = new Intl.Segmenter(locale, { granularity: 'sentence' });
+  const pieces: Piece[] = [];
+  const segments: string[] = [];
+  const keep = (s: string) => {
+    if (!s) return;
+    const last = pieces[pieces.length - 1];
+    if (last?.kind === 'keep') last.text += s;
+    else pieces.push({ kind: 'keep', text: s });
+  };
+
+  // split() with a capturing group puts the line breaks themselves at the odd indices.
+  for (const [i, part] of text.split(LINE_BREAK).entries()) {
+    if (i % 2 === 1) {
+      keep(part);
+      continue;
+    }
+    for (const segment of sentencesOf(segmenter, part)) {
+      const [, lead = '', body = '', trail = ''] = EDGE_SPACE.exec(segment) ?? [];
+      keep(lead);
+      if (body) {
+        pieces.push({ kind: 'segment', index: segments.length });
+        segments.push(body);
+      }
+      keep(trail);
+    }
+  }
+
+  return {
+    segments,
+    assemble(translations: string[]): string {
+      if (translations.length !== segments.length) {
+        throw new Error(`planText: ${segments.length} segments but ${translations.length} translations`);
+      }
+      return pieces.map((p) => (p.kind === 'keep' ? p.text : translations[p.index]!)).join('');
+    },
+  };
+}
