@@ -24,9 +24,13 @@ export interface AccountStore {
   revokeKey(id: string, at: number): Promise<boolean>;
   setKeyPlan(id: string, plan: PlanName): Promise<boolean>;
   setKeyOverrides(id: string, patch: LimitsPatch): Promise<boolean>;
+  /** Drop overrides so the key follows its plan again. */
+  clearKeyOverrides(id: string, which: { monthlyChars?: boolean; rpm?: boolean }): Promise<boolean>;
 
   listPlans(): Promise<Plan[]>;
   setPlan(name: PlanName, patch: LimitsPatch): Promise<Plan>;
+  /** Back to the built-in figures (and the rate preset) for the chosen fields. */
+  resetPlan(name: PlanName, which: { monthlyChars?: boolean; rpm?: boolean }): Promise<Plan>;
   /** Effective limits of a key: its own overrides, else its plan's. */
   limitsFor(keyId: string): Promise<Limits | undefined>;
 

@@ -142,6 +142,17 @@ export class SqliteAccountStore implements AccountStore {
         if (patch.rpm !== undefined) this.stmt.setKeyRpm.run(encode(patch.rpm), id);
         return true;
       }),
+      clearKey: db.transaction((id: string, which: { monthlyChars?: boolean; rpm?: boolean }): boolean => {
+        if (!this.stmt.keyById.get(id)) return false;
+        if (which.monthlyChars) this.stmt.setKeyMonthly.run(null, id);
+        if (which.rpm) this.stmt.setKeyRpm.run(null, id);
+        return true;
+      }),
+      resetPlan: db.transaction((name: PlanName, which: { monthlyChars?: boolean; rpm?: boolean }) => {
+        this.stmt.ensurePlan.run(name);
+        if (which.monthlyChars) this.stmt.setPlanMonthly.run(null, name);
+        if (which.rpm) this.stmt.setPlanRpm.run(null, name);
+      }),
     };
   }
 
@@ -208,6 +219,15 @@ export class SqliteAccountStore implements AccountStore {
 
   async setKeyOverrides(id: string, patch: LimitsPatch) {
     return this.tx.setKeyOverrides.immediate(id, patch);
+  }
+
+  async clearKeyOverrides(id: string, which: { monthlyChars?: boolean; rpm?: boolean }) {
+    return this.tx.clearKey.immediate(id, which);
+  }
+
+  async resetPlan(name: PlanName, which: { monthlyChars?: boolean; rpm?: boolean }) {
+    this.tx.resetPlan.immediate(name, which);
+    return this.planSync(name);
   }
 
   async listPlans() {

@@ -1,0 +1,54 @@
+// What a command needs from its surroundings: the environment (for the config) and where to write. Tests pass
+// their own, so a command runs in-process with a temp data dir and captured output.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export const processIo: CliIo = {
+  env: process.env,
+  out: (line) => process.stdout.write(line + '\n'),
+  err: (line) => process.stderr.write(line + '\n'),
+};
+
+/** A failure to report as `dragoman: <message>` with this exit code (2 = bad arguments). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export const usageError = (message: string) => new CliError(message, 2);
+
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, allowPositionals = true) {
+  try {
+    return parseArgs({ args, options, allowPositionals, strict: true });
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+}
+
+/** A limit argument: a non-negative integer or `unlimited`. */
+export function parseLimit(flag: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value.toLowerCase() === 'unlimited') return null;
+  const clean = value.replace(/_/g, '');
+  if (!/^\d+$/.test(clean)) throw usageError(`${flag} must be a non-negative integer or "unlimited", got "${value}"`);
+  return Number(clean);
+}
+
+export function formatLimit(v: number | null): string {
+  return v === null ? 'unlimited' : v.toLocaleString('en-US');
+}
+
+/** Columns padded to their widest cell. */
+export function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
+}
