@@ -106,7 +106,9 @@ export class SqliteAccountStore implements AccountStore {
     };
     this.tx = {
       charge: db.transaction((keyId: string, period: string, chars: number): ChargeOutcome => {
-        const limit = this.limitsSync(keyId)?.monthlyChars ?? 0;
+        const limits = this.limitsSync(keyId);
+        if (!limits) return { ok: false, used: 0, limit: 0 }; // no such key: nothing can be charged
+        const limit = limits.monthlyChars;
         const row = this.stmt.usage.get(keyId, period) as { chars: number } | undefined;
         const used = row?.chars ?? 0;
         if (limit !== null && used + chars > limit) return { ok: false, used, limit };
