@@ -1,0 +1,157 @@
+// dragoman models list|pull|pack|import|verify — getting models onto a host (also an air-gapped one) and checking
+// them. The logic is src/models/; this file parses arguments and prints.
+import { loadConfig, loadHubSettings, type Precision } from '../../config/env.ts';
+import { languageByFlores } from '../../languages/catalog.ts';
+import { listModels, type ListedModel } from '../../models/list.ts';
+import { importPack, packModels } from '../../models/pack.ts';
+import { formatBytes, type ProgressSink } from '../../models/progress.ts';
+import { pullModel } from '../../models/pull.ts';
+import { verifyModels } from '../../models/verify.ts';
+import { CliError, parse, processIo, table, usageError, type CliIo } from '../io.ts';
+
+export const summary = 'install and check models: list, pull, pack, import, verify';
+
+const HELP = `usage:
+  dragoman models list [--json]
+  dragoman models pull REPO|PRESET [--revision R] [--precision int8|fp32] [--name N] [--force]
+  dragoman models pack NAME... -o FILE.tar
+  dragoman models import FILE.tar [--force]
+  dragoman models verify [NAME...]
+presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M)
+models live in DRAGOMAN_MODELS_DIR; pull reads HF_ENDPOINT and HF_TOKEN`;
+
+/** Progress goes to the real stderr (a TTY gets a redrawn bar); a test's io gets plain lines. */
+function progressSink(io: CliIo): ProgressSink {
+  if (io === processIo) return process.stderr;
+  let pending = '';
+  return {
+    write(text: string) {
+      const lines = (pending + text).split('\n');
+      pending = lines.pop() ?? '';
+      lines.forEach((l) => io.err(l));
+    },
+  };
+}
+
+function precisionOf(value: string | undefined, fallback: Precision): Precision {
+  if (value === undefined) return fallback;
+  if (value !== 'int8' && value !== 'fp32') throw usageError(`--precision must be int8 or fp32, got "${value}"`);
+  return value;
+}
+
+function publicCode(flores: string): string {
+  return languageByFlores(flores)?.code ?? flores;
+}
+
+function languagesColumn(m: ListedModel): string {
+  if (m.sources.length === 0) return '-';
+  if (m.family === 'nllb') return `${m.sources.length} languages`;
+  return `${m.sources.map(publicCode).join(',')} → ${m.targets.map(publicCode).join(',')}`;
+}
+
+/** Errors of src/models are meant for people: print them as they are, without a stack. */
+async function friendly<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError((e as Error).message);
+  }
+}
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  switch (sub) {
+    case 'list': {
+      const { values } = parse(rest, { json: { type: 'boolean' } }, false);
+      const config = loadConfig(io.env);
+      const models = await friendly(() => listModels(config.modelsDir, config.precision));
+      if (values.json) {
+        io.out(JSON.stringify(models));
+        return 0;
+      }
+      if (models.length === 0) {
+        io.out(`No models in ${config.modelsDir}. Install one with "dragoman models pull opus-mt-en-de" or "dragoman models import FILE.tar".`);
+        return 0;
+      }
+      const rows = [['NAME', 'FAMILY', 'LANGUAGES', 'PRECISION', 'SIZE', 'STATUS']];
+      for (const m of models) {
+        rows.push([m.name, m.family ?? '?', languagesColumn(m), m.precision ?? '-', formatBytes(m.diskBytes), m.status]);
+      }
+      table(rows).forEach((l) => io.out(l));
+      for (const m of models) if (m.problem) io.out(`  ${m.name}: ${m.problem}`);
+      return models.every((m) => m.status === 'ok') ? 0 : 1;
+    }
+    case 'pull': {
+      const { values, positionals } = parse(rest, {
+        revision: { type: 'string' },
+        precision: { type: 'string' },
+        name: { type: 'string' },
+        force: { type: 'boolean' },
+      });
+      if (positionals.length !== 1) throw usageError(`expected one REPO or preset\n${HELP}`);
+      const config = loadConfig(io.env);
+      await friendly(() =>
+        pullModel({
+          modelsDir: config.modelsDir,
+          spec: positionals[0]!,
+          revision: values.revision,
+          precision: precisionOf(values.precision, config.precision),
+          name: values.name,
+          force: values.force,
+          hub: loadHubSettings(io.env),
+          log: progressSink(io),
+        }),
+      );
+      return 0;
+    }
+    case 'pack': {
+      const { values, positionals } = parse(rest, { output: { type: 'string', short: 'o' } });
+      if (!values.output) throw usageError(`give the archive to write with -o FILE.tar\n${HELP}`);
+      if (positionals.length === 0) throw usageError(`name at least one installed model\n${HELP}`);
+      const config = loadConfig(io.env);
+      const packed = await friendly(() =>
+        packModels({ modelsDir: config.modelsDir, names: positionals, output: values.output!, log: progressSink(io) }),
+      );
+      io.out(`Wrote ${values.output} (${formatBytes(packed.bytes)}): ${packed.models.join(', ')}`);
+      return 0;
+    }
+    case 'import': {
+      const { values, positionals } = parse(rest, { force: { type: 'boolean' } });
+      if (positionals.length !== 1) throw usageError(`expected one FILE.tar\n${HELP}`);
+      const config = loadConfig(io.env);
+      const done = await friendly(() =>
+        importPack({ modelsDir: config.modelsDir, file: positionals[0]!, force: values.force, log: progressSink(io) }),
+      );
+      io.out(`Imported ${done.models.join(', ')} into ${config.modelsDir}`);
+      return 0;
+    }
+    case 'verify': {
+      const { positionals } = parse(rest, {});
+      const config = loadConfig(io.env);
+      const results = await friendly(() => verifyModels(config.modelsDir, positionals));
+      if (results.length === 0) {
+        io.out(`No models in ${config.modelsDir}.`);
+        return 0;
+      }
+      let bad = false;
+      for (const r of results) {
+        if (r.status === 'no-manifest') {
+          io.out(`${r.name}: no manifest (installed by hand), nothing to check against`);
+          continue;
+        }
+        io.out(`${r.name}: ${r.status}${r.status === 'ok' ? ` (${r.files} files)` : ''}`);
+        for (const p of r.problems) io.out(`  ${p.path}: ${p.detail}`);
+        bad ||= r.status !== 'ok';
+      }
+      return bad ? 1 : 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+      io.out(HELP);
+      return sub === undefined ? 2 : 0;
+    default:
+      throw usageError(`unknown subcommand "models ${sub}"\n${HELP}`);
+  }
+}

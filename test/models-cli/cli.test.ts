@@ -1,0 +1,87 @@
+// The `dragoman models` command end to end, in-process (captured output) over a fake hub and temp folders.
+import { cp, mkdtemp, readdir, rm, truncate } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/commands/models.ts';
+import type { CliIo } from '../../src/cli/io.ts';
+import { startFakeHub, type FakeHub } from './fake-hub.ts';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'models');
+
+let hub: FakeHub;
+let root: string;
+
+function io(env: Record<string, string>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const value: CliIo = { env, out: (l) => void out.push(l), err: (l) => void err.push(l) };
+  return { io: value, out, err };
+}
+
+beforeAll(async () => {
+  hub = await startFakeHub({ repos: { 'Xenova/opus-mt-en-de': join(FIXTURES, 'tiny-marian-en-de') } });
+  root = await mkdtemp(join(tmpdir(), 'dragoman-cli-models-'));
+});
+afterAll(async () => {
+  await hub.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('dragoman models', () => {
+  it('pull (preset) → list → verify → pack → import on another host → list', async () => {
+    const connected = { DRAGOMAN_MODELS_DIR: join(root, 'connected'), HF_ENDPOINT: hub.url };
+    const a = io(connected);
+    expect(await run(['pull', 'opus-mt-en-de'], a.io)).toBe(0);
+    expect(a.err.join('\n')).toMatch(/Installed opus-mt-en-de/);
+
+    const l = io(connected);
+    expect(await run(['list'], l.io)).toBe(0);
+    expect(l.out[0]).toMatch(/^NAME\s+FAMILY\s+LANGUAGES\s+PRECISION\s+SIZE\s+STATUS$/);
+    expect(l.out[1]).toMatch(/^opus-mt-en-de\s+marian\s+en → de\s+int8\s+[\d.]+ MB\s+ok$/);
+
+    const v = io(connected);
+    expect(await run(['verify'], v.io)).toBe(0);
+    expect(v.out).toEqual(['opus-mt-en-de: ok (8 files)']);
+
+    const tar = join(root, 'usb', 'models.tar');
+    const p = io(connected);
+    expect(await run(['pack', 'opus-mt-en-de', '-o', tar], p.io)).toBe(0);
+    expect(p.out[0]).toMatch(/^Wrote .*models\.tar \([\d.]+ MB\): opus-mt-en-de$/);
+
+    const airGapped = { DRAGOMAN_MODELS_DIR: join(root, 'air-gapped') };
+    const i = io(airGapped);
+    expect(await run(['import', tar], i.io)).toBe(0);
+    const l2 = io(airGapped);
+    expect(await run(['list', '--json'], l2.io)).toBe(0);
+    const listed = JSON.parse(l2.out[0]!) as { name: string; status: string; manifest: string; origin: string }[];
+    expect(listed).toEqual([
+      expect.objectContaining({ name: 'opus-mt-en-de', status: 'ok', manifest: 'ok', origin: `Xenova/opus-mt-en-de@${hub.commit.slice(0, 12)}` }),
+    ]);
+  });
+
+  it('list and verify report a damaged model with a non-zero exit code', async () => {
+    const env = { DRAGOMAN_MODELS_DIR: join(root, 'damaged') };
+    await cp(join(root, 'air-gapped', 'opus-mt-en-de'), join(root, 'damaged', 'opus-mt-en-de'), { recursive: true });
+    await truncate(join(root, 'damaged', 'opus-mt-en-de', 'tokenizer_config.json'), 10);
+    const l = io(env);
+    expect(await run(['list'], l.io)).toBe(1);
+    expect(l.out[1]).toMatch(/corrupt$/);
+    expect(l.out.join('\n')).toMatch(/tokenizer_config\.json: 10 bytes, manifest says \d+/);
+    const v = io(env);
+    expect(await run(['verify', 'opus-mt-en-de'], v.io)).toBe(1);
+    expect(v.out[0]).toBe('opus-mt-en-de: corrupt');
+  });
+
+  it('gives clear messages for bad input', async () => {
+    const env = { DRAGOMAN_MODELS_DIR: join(root, 'empty') };
+    await expect(run(['pull'], io(env).io)).rejects.toThrow(/expected one REPO/);
+    await expect(run(['pull', 'x', '--precision', 'fp16'], io(env).io)).rejects.toThrow(/--precision must be int8 or fp32/);
+    await expect(run(['pack', 'opus-mt-en-de'], io(env).io)).rejects.toThrow(/-o FILE\.tar/);
+    await expect(run(['import', join(root, 'nope.tar')], io(env).io)).rejects.toThrow(/ENOENT|no such file/);
+    const l = io(env);
+    expect(await run(['list'], l.io)).toBe(0);
+    expect(l.out[0]).toMatch(/No models in .*dragoman models pull opus-mt-en-de/);
+    expect(await readdir(root)).not.toContain('empty');
+  });
+});
