@@ -5,6 +5,7 @@
 //  2. the other tags are placed proportionally: a tag after k of the n source words goes after
 //     k·m/n of the m translated words (open tags rounded down, close tags up, so a non-empty element keeps
 //     at least one word when the translation has one), kept in source order between the anchors;
+//     and tags that stood among the words stay out of leading/trailing punctuation ("¿…", "…</b>.");
 //  3. open tags go right before a word, close tags right after one; opaque tokens (code, images, comments)
 //     keep the side they were attached to, or sit between two words when they had spaces on both sides.
 // Every tag is kept, in its source order, even when its span ends up empty.
@@ -46,10 +47,17 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
   const m = tgt.length;
 
   // Gap g = between target token g-1 and token g (0 = before the first, m = after the last).
+  // A tag that stood between words keeps out of the leading/trailing punctuation ("¿", "…start</b>.").
+  const srcEdges = punctuationEdges(source, src);
+  const tgtEdges = punctuationEdges(translation, tgt);
   const proportional = boundaries.map((b) => {
-    if (b.kind === 'open') return Math.floor((countEndingBy(src, b.pos) * m) / n);
-    if (b.kind === 'close') return Math.ceil((countStartingBefore(src, b.pos) * m) / n);
-    return Math.round((countEndingBy(src, b.pos) * m) / n);
+    const k = b.kind === 'close' ? countStartingBefore(src, b.pos) : countEndingBy(src, b.pos);
+    const scaled = (k * m) / n;
+    const gap = b.kind === 'open' ? Math.floor(scaled) : b.kind === 'close' ? Math.ceil(scaled) : Math.round(scaled);
+    const amongWords = k >= srcEdges.lead && k <= src.length - srcEdges.trail;
+    const low = tgtEdges.lead;
+    const high = m - tgtEdges.trail;
+    return amongWords && low <= high ? Math.min(Math.max(gap, low), high) : gap;
   });
 
   const fixed: (number | undefined)[] = anchors(source, boundaries, translation, tgt);
@@ -78,6 +86,14 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
   });
 
   return render(source, boundaries, translation, tgt, gaps);
+}
+
+/** How many tokens at each end of a sentence are punctuation only (no letter or digit). */
+function punctuationEdges(text: string, tokens: Token[]): { lead: number; trail: number } {
+  const word = tokens.map((t) => /[\p{L}\p{N}]/u.test(text.slice(t.start, t.end)));
+  const first = word.indexOf(true);
+  if (first < 0) return { lead: tokens.length, trail: 0 };
+  return { lead: first, trail: tokens.length - 1 - word.lastIndexOf(true) };
 }
 
 /** Tokens that end at or before `pos`. */

@@ -1,0 +1,117 @@
+// planHtml behaviour: what becomes a segment, and where inline tags land in a translation.
+import { describe, expect, it } from 'vitest';
+import { planHtml } from '../../src/text/html/index.ts';
+import { splitSentences } from '../../src/text/html/sentences.ts';
+import { tagEvents } from './tags.ts';
+
+describe('segments', () => {
+  it('a sentence cut by inline tags is one segment', () => {
+    expect(planHtml('Click <a href=x>here</a> to <b>start</b>.').segments).toEqual(['Click here to start.']);
+  });
+
+  it('block elements and <br> separate segments; sentences inside a block are split', () => {
+    const plan = planHtml('<ul><li>One item</li><li>Two <b>items</b></li></ul><p>A first. A <i>second</i> one!</p><p>x<br>y</p>');
+    expect(plan.segments).toEqual(['One item', 'Two items', 'A first.', 'A second one!', 'x', 'y']);
+  });
+
+  it('collapses HTML whitespace inside a segment but keeps no-break spaces', () => {
+    expect(planHtml('<p>\n  Hello\n   <b>big</b>\tworld&nbsp;!  </p>').segments).toEqual(['Hello big world\u00a0!']);
+  });
+
+  it('skips script, style, code, pre, kbd, samp, var, textarea, noscript, svg, math, translate=no, notranslate', () => {
+    const html =
+      '<script>a()</script><style>b{}</style><p>Keep <code>c</code><kbd>d</kbd><samp>e</samp><var>f</var> here.</p>' +
+      '<pre>g</pre><textarea>h</textarea><noscript>i</noscript><svg><text>j</text></svg><math><mi>k</mi></math>' +
+      '<p translate="no">l</p><span class="x notranslate">m</span><div translate=NO><p>n</p></div>';
+    expect(planHtml(html).segments).toEqual(['Keep here.']);
+  });
+
+  it('translates title, alt, placeholder and aria-label, not other attributes, not inside skipped elements', () => {
+    const html =
+      '<p title="A tip" data-x="no" class="Big">T</p><img alt="A cat" src="Cat.png"><input placeholder="Your name" value="Bob">' +
+      '<button aria-label="Close it">X</button><code title="Not this"></code><span translate="no" title="Nor this">z</span>';
+    expect(planHtml(html).segments).toEqual(['A tip', 'T', 'A cat', 'Your name', 'Close it', 'X']);
+  });
+
+  it('decodes entities for the engine', () => {
+    expect(planHtml('<p>Fish &amp; chips &lt;3 &#8364;5 &eacute;t&eacute;</p>').segments).toEqual(['Fish & chips <3 €5 été']);
+  });
+
+  it('reads whole documents: title and body, not the head scripts', () => {
+    const plan = planHtml('<!DOCTYPE html><html><head><title>My page</title><script>x()</script></head><body><h1>Hi there</h1></body></html>');
+    expect(plan.segments).toEqual(['My page', 'Hi there']);
+    expect(plan.assemble(['Meine Seite', 'Hallo'])).toBe(
+      '<!DOCTYPE html><html><head><title>Meine Seite</title><script>x()</script></head><body><h1>Hallo</h1></body></html>',
+    );
+  });
+
+  it('markup with no text has no segments and comes back as is', () => {
+    const plan = planHtml('<div>\n  <img src="x.png">\n  <!-- c -->\n</div>');
+    expect(plan.segments).toEqual([]);
+    expect(plan.assemble([])).toBe('<div>\n  <img src="x.png">\n  <!-- c -->\n</div>');
+  });
+
+  it('rejects a wrong number of translations', () => {
+    expect(() => planHtml('<p>a</p><p>b</p>').assemble(['x'])).toThrow(/expected 2 translations/);
+  });
+});
+
+describe('sentence splitting', () => {
+  it('ends sentences at terminal punctuation, not after abbreviations, initials or before lower case', () => {
+    const text = 'Dr. Smith met J. Doe at 5 p.m. today. He sat down! Really? yes. 日本語です。次の文。';
+    const spans = splitSentences(text).map((s) => text.slice(s.start, s.end));
+    expect(spans).toEqual(['Dr. Smith met J. Doe at 5 p.m. today.', 'He sat down!', 'Really? yes.', '日本語です。', '次の文。']);
+  });
+});
+
+describe('inline tags in a translation (documented heuristic)', () => {
+  it('places tags proportionally, snapped to words, outside the final punctuation', () => {
+    const plan = planHtml('Click <a href=x>here</a> to <b>start</b>.');
+    expect(plan.assemble(['Klicken Sie hier, um zu beginnen.'])).toBe('Klicken <a href=x>Sie hier,</a> <b>um zu beginnen</b>.');
+    expect(planHtml('<p>Hello <b>world</b>.</p>').assemble(['Hallo Welt.'])).toBe('<p>Hallo <b>Welt</b>.</p>');
+  });
+
+  it('anchors an element on its words when they occur unchanged in the translation', () => {
+    const plan = planHtml('Visit <a href=/gh>GitHub</a> for the code.');
+    expect(plan.assemble(['Besuchen Sie für den Code GitHub.'])).toBe('Besuchen Sie für den Code <a href=/gh>GitHub</a>.');
+  });
+
+  it('keeps at least one word inside an element that had words', () => {
+    const out = planHtml('<p>Read <em>the manual</em> first.</p>').assemble(['Lies.']);
+    expect(out).toBe('<p><em>Lies</em>.</p>');
+  });
+
+  it('keeps every tag, in order, even when the translation is empty', () => {
+    const html = '<p><b>Note:</b> save <i>often</i> and <a href="#">back up</a>.</p>';
+    const out = planHtml(html).assemble(['']);
+    expect(out).toBe('<p><b></b><i></i><a href="#"></a></p>');
+    expect(tagEvents(out)).toEqual(tagEvents(html));
+  });
+
+  it('keeps opaque inline tokens (code, images, comments) byte-identical between words', () => {
+    const plan = planHtml('<p>Run <code>npm test</code> now.</p>');
+    expect(plan.assemble(['Führen Sie jetzt aus.'])).toBe('<p>Führen Sie <code>npm test</code> jetzt aus.</p>');
+    const img = planHtml('<p>Click the <img src="g.png" alt="gear"> icon.</p>');
+    expect(img.segments).toEqual(['gear', 'Click the icon.']);
+    expect(img.assemble(['Zahnrad', 'Klicke auf das Symbol.'])).toBe('<p>Klicke auf das <img src="g.png" alt="Zahnrad"> Symbol.</p>');
+  });
+
+  it('keeps the whitespace around and between sentences; an unchanged sentence keeps its bytes', () => {
+    const html = '<p>\n  Hello   <b>big</b>\n  world.  Bye &amp; <i>now</i>.\n</p>';
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Hello big world.', 'Bye & now.']);
+    expect(plan.assemble(['Hallo große Welt.', 'Bye & now.'])).toBe('<p>\n  Hallo <b>große</b> Welt.  Bye &amp; <i>now</i>.\n</p>');
+  });
+
+  it('moves tags between words only, never into the middle of one', () => {
+    const plan = planHtml('<p>The <b>red</b> and <i>blue</i> cars are fast.</p>');
+    const out = plan.assemble(['Die schnellen Autos sind rot und blau.']);
+    expect(tagEvents(out)).toEqual(tagEvents('<p>The <b>red</b> and <i>blue</i> cars are fast.</p>'));
+    expect(out.replace(/<[^>]+>/g, '')).toBe('Die schnellen Autos sind rot und blau.');
+    for (const m of out.matchAll(/<\/?[bi]>/g)) {
+      const before = out.charAt(m.index - 1);
+      const after = out.charAt(m.index + m[0].length);
+      expect(m[0].startsWith('</') ? /[\p{L}.]/u.test(before) : /[\p{L}]/u.test(after)).toBe(true);
+    }
+  });
+});
