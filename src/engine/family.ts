@@ -64,10 +64,13 @@ export function decoderDims(config: Json): DecoderDims {
 }
 
 /**
- * How many tokens a row may generate. The references of the test models use 128 new tokens with EOS forced at the
- * limit; we bound by the input instead (3 x source tokens + 10, never above the model's max_length - 1), so a short
- * input cannot run away to 128 tokens. Only outputs that are themselves runaways end differently.
+ * How many tokens a row may generate: max(128, 3 x source tokens + 10), never above the model's max_length - 1.
+ * 128 is the references' max_new_tokens (HF semantics: EOS forced at the limit when the model declares
+ * forced_eos_token_id), so a runaway output stops where the original model's would; the input-relative term only
+ * lets long sentences go further. No request can run past max(128, 3 x input + 10) tokens.
  */
+export const MIN_TOKEN_LIMIT = 128;
+
 export function maxNewTokens(rules: GenerationRules, sourceTokens: number): number {
-  return Math.max(1, Math.min(rules.maxLength - 1, 3 * sourceTokens + 10));
+  return Math.max(1, Math.min(rules.maxLength - 1, Math.max(MIN_TOKEN_LIMIT, 3 * sourceTokens + 10)));
 }
