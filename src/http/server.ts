@@ -17,6 +17,7 @@ import type { DragomanContext } from './context.ts';
 import { errorBody, toApiError } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { installMetering } from './metering.ts';
+import { uiRoutes } from './ui/index.ts';
 import { v1Routes } from './v1/index.ts';
 
 export interface ServerDeps {
@@ -121,6 +122,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   // ── Surfaces: one encapsulated plugin per folder, one line each. ─────────────────────────────────────────
   await app.register(healthRoutes);
   await app.register(v1Routes, { prefix: '/v1' });
+  if (config.ui) await app.register(uiRoutes);
   // (google v2: src/http/google/, libretranslate: src/http/libretranslate/, ui: src/http/ui/, ops: src/http/ops/)
   // ── end of surfaces ─────────────────────────────────────────────────────────────────────────────────────
 

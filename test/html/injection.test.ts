@@ -73,8 +73,10 @@ describe('html injection', () => {
       for (const input of inputsFor(payload)) {
         const plan = planHtml(input);
         const vocabulary = markupVocabulary(input);
-        // The payload was text in the input, so it is decoded text in the segments, never markup.
-        expect(plan.segments.some((s) => s.includes(payload.replace(/[ \t\n\f\r]+/g, ' ').trim()))).toBe(true);
+        // The payload was text in the input, so it is decoded text in the segments, never markup
+        // (possibly cut into several sentences: "<![" ends one for Intl.Segmenter).
+        const squash = (t: string): string => t.replace(/\s+/g, '');
+        expect(squash(plan.segments.join('')).includes(squash(payload)), input).toBe(true);
         for (const [name, translate] of Object.entries(EVIL)) {
           const out = plan.assemble(plan.segments.map(translate));
           const context = `${name}: ${input} -> ${out}`;

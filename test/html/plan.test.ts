@@ -57,10 +57,10 @@ describe('segments', () => {
 });
 
 describe('sentence splitting', () => {
-  it('ends sentences at terminal punctuation, not after abbreviations, initials or before lower case', () => {
-    const text = 'Dr. Smith met J. Doe at 5 p.m. today. He sat down! Really? yes. 日本語です。次の文。';
+  it('uses the format=text rules (Intl.Segmenter, abbreviations), newlines in HTML source end nothing', () => {
+    const text = 'Dr. Smith met J. Doe at 5 p.m.\n today. He sat down!\nReally? Yes. 日本語です。次の文。';
     const spans = splitSentences(text).map((s) => text.slice(s.start, s.end));
-    expect(spans).toEqual(['Dr. Smith met J. Doe at 5 p.m. today.', 'He sat down!', 'Really? yes.', '日本語です。', '次の文。']);
+    expect(spans).toEqual(['Dr. Smith met J. Doe at 5 p.m.\n today.', 'He sat down!', 'Really?', 'Yes.', '日本語です。', '次の文。']);
   });
 });
 
