@@ -1,8 +1,9 @@
-// Opens the account store the configuration selects. SQLite at DRAGOMAN_DATA_DIR/dragoman.db unless
-// DRAGOMAN_DATABASE_URL names another backend.
+// Opens the account store the configuration selects: SQLite at DRAGOMAN_DATA_DIR/dragoman.db, or PostgreSQL
+// when DRAGOMAN_DATABASE_URL is set (src/accounts/postgres/). The server and the CLI both open it here.
 import { join } from 'node:path';
 import type { Config } from '../config/env.ts';
 import { defaultPlanLimits } from './plans.ts';
+import { PgAccountStore } from './postgres/store.ts';
 import { SqliteAccountStore } from './sqlite/store.ts';
 import type { AccountStore } from './store.ts';
 
@@ -13,8 +14,17 @@ export function databaseFile(config: Pick<Config, 'dataDir'>): string {
 export async function openAccountStore(config: Config): Promise<AccountStore> {
   const defaults = defaultPlanLimits(config.ratePreset);
   if (config.databaseUrl) {
-    // PostgreSQL backend: registered here when it lands (src/accounts/postgres/).
-    throw new Error(`DRAGOMAN_DATABASE_URL is set but no PostgreSQL account store is available in this build`);
+    const store = new PgAccountStore(config.databaseUrl, defaults);
+    try {
+      await store.start(); // migrations, under an advisory lock
+    } catch (err) {
+      // Unreachable (503): start anyway; /ready says so and the first call that reaches it migrates.
+      if ((err as { status?: number }).status !== 503) {
+        await store.close();
+        throw err;
+      }
+    }
+    return store;
   }
   return new SqliteAccountStore(databaseFile(config), defaults);
 }

@@ -52,5 +52,8 @@ export interface AccountStore {
   /** Usage of every key (or one) in a period, keys without usage included with zeros. */
   usageReport(period: string, keyId?: string): Promise<UsageRow[]>;
 
+  /** Throws unless the database answers and accepts writes (for /ready). */
+  ping(): Promise<void>;
+
   close(): Promise<void>;
 }

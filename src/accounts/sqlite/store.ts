@@ -270,6 +270,11 @@ export class SqliteAccountStore implements AccountStore {
       .map((r) => ({ keyId: r.key_id, period, chars: r.chars, requests: r.requests }));
   }
 
+  async ping() {
+    // Taking the write lock and letting it go proves the file is open and writable.
+    this.db.exec('BEGIN IMMEDIATE; ROLLBACK');
+  }
+
   async close() {
     if (this.db.open) this.db.close();
   }

@@ -1,0 +1,459 @@
+// PostgreSQL backend of AccountStore (node-postgres pool), for several replicas sharing keys, plans, usage
+// and rate limits. Every check-and-write is ONE call of a function from migrations/001_init.sql, so it is
+// atomic in the database and costs one round trip. Nothing is cached: a revocation or a plan change made by
+// any replica (or the CLI) is seen by the next request everywhere.
+//
+// Connection faults: a failure to reach the database becomes ApiError 503 (unavailable.ts). Reads are
+// retried once (a pooled connection may have died with a database restart). A charge carries an id, so it
+// is repeated after a lost connection without charging twice (the ledger says "already"); if the database
+// stays away, the charge is cancelled in the background (a refund by id, which leaves a tombstone that a
+// copy still in flight collides with), so a request answered 503 costs nothing.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { AccountStore } from '../store.ts';
+import type {
+  Charge,
+  ChargeOutcome,
+  KeyRecord,
+  Limit,
+  Limits,
+  LimitsPatch,
+  NewKey,
+  Plan,
+  PlanName,
+  RateOutcome,
+  UsageRow,
+} from '../types.ts';
+import { PLAN_NAMES } from '../types.ts';
+import { migrate } from './migrate.ts';
+import { databaseUnavailable, isUnavailable } from './unavailable.ts';
+
+const WINDOW_MS = 60_000;
+/** How long ledger rows live: far longer than any request, so a refund always finds its charge. */
+const LEDGER_TTL_MS = 60 * 60_000;
+/** How long a cancellation of a charge of unknown fate is retried while the database is away. */
+const CANCEL_GIVE_UP_MS = 30 * 60_000;
+const MAINTENANCE_MS = 60_000;
+
+/** Delays before repeating a call whose connection failed: reads once, charges for about 1.75 s. */
+const READ_RETRIES = [50];
+const CHARGE_RETRIES = [50, 200, 500, 1000];
+const NO_RETRIES: number[] = [];
+
+// Storage encoding of a limit: NULL = inherit, -1 = unlimited (as in SQLite).
+type Stored = number | null;
+const UNLIMITED = -1;
+const encode = (v: Limit | undefined): Stored => (v === undefined ? null : v === null ? UNLIMITED : v);
+const decode = (v: Stored): Limit | undefined => (v === null ? undefined : v === UNLIMITED ? null : v);
+
+/** A charge of this backend: the ledger id makes its refund exact-once. */
+export interface PgCharge extends Charge {
+  id: string;
+}
+
+export interface PgStoreOptions {
+  /** Connections per process (default 10). */
+  poolSize?: number;
+  /** Give up connecting after this long (default 2000 ms): a request fails fast when the database is away. */
+  connectTimeoutMs?: number;
+  /** Give up on a statement after this long (default 10000 ms). */
+  queryTimeoutMs?: number;
+}
+
+interface KeyRow {
+  id: string;
+  prefix: string;
+  hash: string;
+  name: string | null;
+  email: string | null;
+  plan: string;
+  monthly_chars: Stored;
+  rpm: Stored;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+function toKey(r: KeyRow): KeyRecord {
+  const overrides: KeyRecord['overrides'] = {};
+  const m = decode(r.monthly_chars);
+  const p = decode(r.rpm);
+  if (m !== undefined) overrides.monthlyChars = m;
+  if (p !== undefined) overrides.rpm = p;
+  return {
+    id: r.id,
+    prefix: r.prefix,
+    name: r.name,
+    email: r.email,
+    plan: r.plan as PlanName,
+    overrides,
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+// BIGINT (oid 20) as a JS number: every figure here (ms timestamps, characters) is far below 2^53.
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class PgAccountStore implements AccountStore {
+  private readonly pool: pg.Pool;
+  private readonly monthlyDefaults: string;
+  private migrated = false;
+  private migrating: Promise<void> | null = null;
+  /** Charges whose fate is unknown after the database went away: cancelled as soon as it is back. */
+  private readonly toCancel = new Map<string, { charge: PgCharge; since: number }>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private closed = false;
+  /** Latest time a rate-limit hit was recorded with (the clock callers pass, which tests move by hand). */
+  private lastHitAt = 0;
+
+  constructor(
+    url: string,
+    private readonly defaults: Record<PlanName, Limits>,
+    options: PgStoreOptions = {},
+  ) {
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 2000,
+      query_timeout: options.queryTimeoutMs ?? 10_000,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      application_name: 'dragoman',
+      types,
+    });
+    // An idle pooled connection that dies (database restart) is dropped by the pool; without a listener the
+    // 'error' event would crash the process.
+    this.pool.on('error', () => undefined);
+    const monthly: Record<string, number> = {};
+    for (const name of PLAN_NAMES) monthly[name] = encode(defaults[name].monthlyChars) ?? UNLIMITED;
+    this.monthlyDefaults = JSON.stringify(monthly);
+    this.timers.push(setInterval(() => void this.cancelPending(), 1000).unref());
+    this.timers.push(setInterval(() => void this.maintain(), MAINTENANCE_MS).unref());
+  }
+
+  /** Apply pending migrations now (also done lazily by the first call); 503 when unreachable. */
+  async start(): Promise<void> {
+    await this.ensureSchema();
+  }
+
+  private async ensureSchema(): Promise<void> {
+    if (this.migrated) return;
+    this.migrating ??= migrate(this.pool)
+      .then(() => {
+        this.migrated = true;
+      })
+      .finally(() => {
+        this.migrating = null;
+      });
+    try {
+      await this.migrating;
+    } catch (err) {
+      if (isUnavailable(err)) throw databaseUnavailable();
+      throw err;
+    }
+  }
+
+  private async query<R extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+    retries: number[],
+  ): Promise<pg.QueryResult<R>> {
+    if (this.closed) throw new Error('account store is closed');
+    await this.ensureSchema();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.pool.query<R>(text, values);
+      } catch (err) {
+        if (!isUnavailable(err)) throw err;
+        const delay = retries[attempt];
+        if (delay === undefined || this.closed) throw databaseUnavailable();
+        await sleep(delay);
+      }
+    }
+  }
+
+  private plan(name: PlanName, row: { monthly_chars: Stored; rpm: Stored } | undefined): Plan {
+    const m = decode(row?.monthly_chars ?? null);
+    const r = decode(row?.rpm ?? null);
+    const d = this.defaults[name];
+    return {
+      name,
+      monthlyChars: m === undefined ? d.monthlyChars : m,
+      rpm: r === undefined ? d.rpm : r,
+      customized: { monthlyChars: m !== undefined, rpm: r !== undefined },
+    };
+  }
+
+  async insertKey(key: NewKey): Promise<KeyRecord> {
+    try {
+      const { rows } = await this.query<KeyRow>(
+        `INSERT INTO api_keys (id, prefix, hash, name, email, plan, monthly_chars, rpm, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+        [
+          key.id,
+          key.prefix,
+          key.hash,
+          key.name ?? null,
+          key.email ?? null,
+          key.plan,
+          encode(key.overrides?.monthlyChars),
+          encode(key.overrides?.rpm),
+          key.createdAt,
+        ],
+        NO_RETRIES,
+      );
+      return toKey(rows[0]!);
+    } catch (err) {
+      // Same wording as SQLite, which Accounts.createKey recognises to draw another id.
+      if ((err as { code?: string }).code === '23505') {
+        throw new Error(`UNIQUE constraint failed: ${(err as { constraint?: string }).constraint ?? 'api_keys'}`);
+      }
+      throw err;
+    }
+  }
+
+  async findKeyByHash(hash: string) {
+    const { rows } = await this.query<KeyRow>('SELECT * FROM api_keys WHERE hash = $1', [hash], READ_RETRIES);
+    return rows[0] ? { key: toKey(rows[0]), hash: rows[0].hash } : undefined;
+  }
+
+  async getKey(id: string) {
+    const { rows } = await this.query<KeyRow>('SELECT * FROM api_keys WHERE id = $1', [id], READ_RETRIES);
+    return rows[0] ? toKey(rows[0]) : undefined;
+  }
+
+  async listKeys() {
+    const { rows } = await this.query<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id', [], READ_RETRIES);
+    return rows.map(toKey);
+  }
+
+  async revokeKey(id: string, at: number) {
+    const r = await this.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id], NO_RETRIES);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async setKeyPlan(id: string, plan: PlanName) {
+    const r = await this.query('UPDATE api_keys SET plan = $1 WHERE id = $2', [plan, id], READ_RETRIES);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async setKeyOverrides(id: string, patch: LimitsPatch) {
+    const r = await this.query(
+      `UPDATE api_keys SET monthly_chars = CASE WHEN $2 THEN $3::BIGINT ELSE monthly_chars END,
+                           rpm = CASE WHEN $4 THEN $5::BIGINT ELSE rpm END
+       WHERE id = $1`,
+      [id, patch.monthlyChars !== undefined, encode(patch.monthlyChars), patch.rpm !== undefined, encode(patch.rpm)],
+      READ_RETRIES,
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async clearKeyOverrides(id: string, which: { monthlyChars?: boolean; rpm?: boolean }) {
+    const r = await this.query(
+      `UPDATE api_keys SET monthly_chars = CASE WHEN $2 THEN NULL ELSE monthly_chars END,
+                           rpm = CASE WHEN $3 THEN NULL ELSE rpm END
+       WHERE id = $1`,
+      [id, which.monthlyChars === true, which.rpm === true],
+      READ_RETRIES,
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async resetPlan(name: PlanName, which: { monthlyChars?: boolean; rpm?: boolean }) {
+    const { rows } = await this.query<{ monthly_chars: Stored; rpm: Stored }>(
+      `INSERT INTO plans AS p (name) VALUES ($1)
+       ON CONFLICT (name) DO UPDATE
+         SET monthly_chars = CASE WHEN $2 THEN NULL ELSE p.monthly_chars END,
+             rpm = CASE WHEN $3 THEN NULL ELSE p.rpm END
+       RETURNING monthly_chars, rpm`,
+      [name, which.monthlyChars === true, which.rpm === true],
+      READ_RETRIES,
+    );
+    return this.plan(name, rows[0]);
+  }
+
+  async listPlans() {
+    const { rows } = await this.query<{ name: string; monthly_chars: Stored; rpm: Stored }>(
+      'SELECT name, monthly_chars, rpm FROM plans',
+      [],
+      READ_RETRIES,
+    );
+    const byName = new Map(rows.map((r) => [r.name, r]));
+    return PLAN_NAMES.map((n) => this.plan(n, byName.get(n)));
+  }
+
+  async setPlan(name: PlanName, patch: LimitsPatch) {
+    const { rows } = await this.query<{ monthly_chars: Stored; rpm: Stored }>(
+      `INSERT INTO plans AS p (name, monthly_chars, rpm) VALUES ($1, $3::BIGINT, $5::BIGINT)
+       ON CONFLICT (name) DO UPDATE
+         SET monthly_chars = CASE WHEN $2 THEN EXCLUDED.monthly_chars ELSE p.monthly_chars END,
+             rpm = CASE WHEN $4 THEN EXCLUDED.rpm ELSE p.rpm END
+       RETURNING monthly_chars, rpm`,
+      [name, patch.monthlyChars !== undefined, encode(patch.monthlyChars), patch.rpm !== undefined, encode(patch.rpm)],
+      READ_RETRIES,
+    );
+    return this.plan(name, rows[0]);
+  }
+
+  async limitsFor(keyId: string): Promise<Limits | undefined> {
+    const { rows } = await this.query<{ plan: PlanName; km: Stored; kr: Stored; pm: Stored; pr: Stored }>(
+      `SELECT k.plan, k.monthly_chars AS km, k.rpm AS kr, p.monthly_chars AS pm, p.rpm AS pr
+       FROM api_keys k LEFT JOIN plans p ON p.name = k.plan WHERE k.id = $1`,
+      [keyId],
+      READ_RETRIES,
+    );
+    const r = rows[0];
+    if (!r) return undefined;
+    const plan = this.plan(r.plan, { monthly_chars: r.pm, rpm: r.pr });
+    const km = decode(r.km);
+    const kr = decode(r.kr);
+    return {
+      monthlyChars: km !== undefined ? km : plan.monthlyChars,
+      rpm: kr !== undefined ? kr : plan.rpm,
+    };
+  }
+
+  async charge(keyId: string, period: string, chars: number): Promise<ChargeOutcome> {
+    const charge: PgCharge = { id: randomUUID(), keyId, period, chars };
+    let row: { status: string; used: number; lim: number } | undefined;
+    try {
+      ({ rows: [row] } = await this.query<{ status: string; used: number; lim: number }>(
+        'SELECT status, used, lim FROM dragoman_charge($1, $2, $3, $4, $5::JSONB, $6)',
+        [charge.id, keyId, period, chars, this.monthlyDefaults, Date.now()],
+        CHARGE_RETRIES,
+      ));
+    } catch (err) {
+      // The charge may have committed before the connection broke: make sure it does not stand.
+      if (isUnavailableError(err)) this.toCancel.set(charge.id, { charge, since: Date.now() });
+      throw err;
+    }
+    const limit: Limit = row!.lim === UNLIMITED ? null : row!.lim;
+    switch (row!.status) {
+      case 'charged':
+      case 'already':
+        return { ok: true, charge, used: row!.used, limit };
+      case 'refused':
+        return { ok: false, used: row!.used, limit };
+      default:
+        // 'cancelled': only a charge we gave up on is cancelled, and that call has already failed.
+        throw new Error(`charge ${charge.id}: unexpected ledger status ${row!.status}`);
+    }
+  }
+
+  async refund(charge: Charge): Promise<void> {
+    const id = (charge as Partial<PgCharge>).id;
+    if (id === undefined) throw new Error('refund of a charge this store did not make');
+    try {
+      await this.query(
+        'SELECT dragoman_refund($1, $2, $3, $4)',
+        [id, charge.keyId, charge.period, Date.now()],
+        CHARGE_RETRIES,
+      );
+    } catch (err) {
+      if (!isUnavailableError(err)) throw err;
+      // Idempotent by id: finish it when the database is back.
+      this.toCancel.set(id, { charge: { ...charge, id }, since: Date.now() });
+    }
+  }
+
+  async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<RateOutcome> {
+    if (limit === null) return { ok: true, limit: null, remaining: null, resetSeconds: 0 };
+    this.lastHitAt = Math.max(this.lastHitAt, nowMs);
+    // Not repeated on a lost connection: a hit has no id, so a repeat could count twice.
+    const { rows } = await this.query<{ ok: boolean; n: number; oldest: number | null; nth: number | null }>(
+      'SELECT ok, n, oldest, nth FROM dragoman_hit($1, $2, $3, $4)',
+      [keyId, limit, nowMs, WINDOW_MS],
+      NO_RETRIES,
+    );
+    const { ok, n, oldest, nth } = rows[0]!;
+    if (ok) {
+      const first = oldest ?? nowMs;
+      return {
+        ok: true,
+        limit,
+        remaining: limit - n - 1,
+        resetSeconds: Math.ceil((first + WINDOW_MS - nowMs) / 1000),
+      };
+    }
+    // The window holds n >= limit requests: one more is accepted once the (n - limit + 1)th oldest leaves.
+    const wait = Math.max(1, Math.ceil((nth! + WINDOW_MS - nowMs) / 1000));
+    return { ok: false, limit, remaining: 0, retryAfterSeconds: wait, resetSeconds: wait };
+  }
+
+  async usage(keyId: string, period: string): Promise<UsageRow> {
+    const { rows } = await this.query<{ chars: number; requests: number }>(
+      'SELECT chars, requests FROM usage WHERE key_id = $1 AND period = $2',
+      [keyId, period],
+      READ_RETRIES,
+    );
+    return { keyId, period, chars: rows[0]?.chars ?? 0, requests: rows[0]?.requests ?? 0 };
+  }
+
+  async usageReport(period: string, keyId?: string): Promise<UsageRow[]> {
+    const { rows } = await this.query<{ key_id: string; chars: number; requests: number }>(
+      `SELECT k.id AS key_id, COALESCE(u.chars, 0) AS chars, COALESCE(u.requests, 0) AS requests
+       FROM api_keys k LEFT JOIN usage u ON u.key_id = k.id AND u.period = $1
+       WHERE $2::TEXT IS NULL OR k.id = $2
+       ORDER BY k.created_at, k.id`,
+      [period, keyId ?? null],
+      READ_RETRIES,
+    );
+    return rows.map((r) => ({ keyId: r.key_id, period, chars: r.chars, requests: r.requests }));
+  }
+
+  /** Throws unless the database answers and accepts writes (for /ready). */
+  async ping(): Promise<void> {
+    const { rows } = await this.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby', [], NO_RETRIES);
+    if (rows[0]?.standby) throw new Error('the account database is a read-only standby');
+  }
+
+  /** Charges waiting to be cancelled because the database was away (for tests and /ready details). */
+  pendingCancellations(): number {
+    return this.toCancel.size;
+  }
+
+  private async cancelPending(): Promise<void> {
+    for (const [id, { charge, since }] of [...this.toCancel]) {
+      if (this.closed) return;
+      try {
+        await this.pool.query('SELECT dragoman_refund($1, $2, $3, $4)', [id, charge.keyId, charge.period, Date.now()]);
+        this.toCancel.delete(id);
+      } catch {
+        if (Date.now() - since > CANCEL_GIVE_UP_MS) this.toCancel.delete(id);
+        return; // still away: try again on the next tick
+      }
+    }
+  }
+
+  /** Prune ledger rows and windows of keys that went quiet (each replica does it; it is cheap and idempotent). */
+  private async maintain(): Promise<void> {
+    if (!this.migrated || this.closed) return;
+    const now = Date.now();
+    try {
+      await this.pool.query('DELETE FROM charges WHERE at_ms < $1', [now - LEDGER_TTL_MS]);
+      // Twice the window, so a replica whose clock runs a little ahead never removes a hit still counted.
+      if (this.lastHitAt > 0) {
+        await this.pool.query('DELETE FROM rate_hits WHERE at_ms < $1', [this.lastHitAt - 2 * WINDOW_MS]);
+      }
+    } catch {
+      // Database away: next time.
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    for (const t of this.timers) clearInterval(t);
+    if (this.toCancel.size > 0) await this.cancelPending();
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+function isUnavailableError(err: unknown): boolean {
+  return (err as { status?: number }).status === 503;
+}
