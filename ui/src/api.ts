@@ -1,0 +1,121 @@
+// The page's only door to the server: same-origin fetches of the /v1 API with the key in X-API-Key (never in
+// the URL). Every failure becomes one ApiFailure whose `kind` the page turns into words (messages.ts).
+
+export type FailureKind = 'auth' | 'rate' | 'quota' | 'invalid' | 'server' | 'network' | 'disabled';
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    readonly status: number,
+    /** Seconds from Retry-After (429 only). */
+    readonly retryAfter: number,
+  ) {
+    super(message);
+  }
+}
+
+interface ErrorBody {
+  error?: { code?: number; message?: string; type?: string };
+}
+
+function kindOf(status: number, type: string | undefined): FailureKind {
+  if (status === 401) return 'auth';
+  if (status === 429) return 'rate';
+  if (status === 403 && type === 'quota_exceeded') return 'quota';
+  if (status === 403) return 'auth';
+  if (status === 404) return 'disabled';
+  if (status >= 500) return 'server';
+  return 'invalid';
+}
+
+function retryAfterSeconds(header: string | null): number {
+  const n = Number(header);
+  // Retry-After may also be an HTTP date; our server sends seconds, anything else waits a minute.
+  if (Number.isFinite(n) && n >= 0) return Math.ceil(n);
+  const date = header ? Date.parse(header) : NaN;
+  return Number.isFinite(date) ? Math.max(0, Math.ceil((date - Date.now()) / 1000)) : 60;
+}
+
+export interface ApiAnswer<T> {
+  body: T;
+  /** X-RateLimit-Limit / -Remaining of this key after the request; null when the key has no limit. */
+  rate: { limit: number; remaining: number } | null;
+}
+
+function rateOf(headers: Headers): ApiAnswer<unknown>['rate'] {
+  const limit = Number(headers.get('x-ratelimit-limit') ?? NaN);
+  const remaining = Number(headers.get('x-ratelimit-remaining') ?? NaN);
+  return Number.isFinite(limit) && Number.isFinite(remaining) ? { limit, remaining } : null;
+}
+
+export async function callApi<T>(path: string, key: string | null, body?: unknown): Promise<ApiAnswer<T>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (key) headers['x-api-key'] = key;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiFailure('network', 'The server could not be reached.', 0, 0);
+  }
+  let parsed: unknown = null;
+  try {
+    parsed = await response.json();
+  } catch {
+    // A proxy's HTML error page or an empty body: the status alone decides.
+  }
+  if (response.ok) return { body: parsed as T, rate: rateOf(response.headers) };
+  const error = (parsed as ErrorBody | null)?.error;
+  throw new ApiFailure(
+    kindOf(response.status, error?.type),
+    error?.message ?? `HTTP ${response.status}`,
+    response.status,
+    response.status === 429 ? retryAfterSeconds(response.headers.get('retry-after')) : 0,
+  );
+}
+
+// Response shapes of the /v1 API (README "API").
+export interface LanguageEntry {
+  language: string;
+  name: string;
+}
+export interface LanguagesResponse {
+  data: { languages: LanguageEntry[] };
+}
+export interface TranslateResponse {
+  data: { translations: { translatedText: string; detectedSourceLanguage?: string; input: string }[] };
+}
+export interface Detection {
+  language: string;
+  confidence: number;
+  isReliable: boolean;
+  input: string;
+}
+export interface DetectResponse {
+  data: { detections: Detection[] };
+}
+export interface Usage {
+  keyId: string;
+  plan: string;
+  period: string;
+  periodStart: string;
+  periodEnd: string;
+  charactersUsed: number;
+  characterLimit: number | null;
+  charactersRemaining: number | null;
+  requests: number;
+  requestsPerMinute: number | null;
+}
+export interface UsageResponse {
+  data: Usage;
+}
+export interface SignupResponse {
+  data: { id: string; key: string; plan: string; message: string };
+}

@@ -1,0 +1,59 @@
+// API failures in words a person understands, and what the page should offer next.
+import type { ApiFailure } from './api.ts';
+
+export interface Explained {
+  text: string;
+  /** Offer a "Try again" button (network trouble, server errors). */
+  retry: boolean;
+  /** Move the focus to the key field (the key is the problem). */
+  focusKey: boolean;
+}
+
+export function explain(failure: ApiFailure): Explained {
+  switch (failure.kind) {
+    case 'auth':
+      return {
+        text: 'This API key was not accepted. Enter a valid key above (keys start with “dk_”), or get a free one.',
+        retry: false,
+        focusKey: true,
+      };
+    case 'rate':
+      return { text: rateText(failure.retryAfter), retry: false, focusKey: false };
+    case 'quota':
+      return {
+        text: 'The monthly characters of your plan are used up. Upgrade the plan to translate more this month.',
+        retry: false,
+        focusKey: false,
+      };
+    case 'invalid':
+      return { text: failure.message, retry: false, focusKey: false };
+    case 'disabled':
+      return { text: `This server does not offer that: ${failure.message}`, retry: false, focusKey: false };
+    case 'server':
+      return {
+        text: 'The server had a problem with this request. Your text is kept: try again in a moment.',
+        retry: true,
+        focusKey: false,
+      };
+    case 'network':
+      return {
+        text: 'The server could not be reached. Check the connection, then try again.',
+        retry: true,
+        focusKey: false,
+      };
+  }
+}
+
+export function rateText(seconds: number): string {
+  return seconds > 0
+    ? `Too many requests in the past minute for this key. You can try again in ${seconds} s.`
+    : 'You can try again now.';
+}
+
+export function formatCount(n: number): string {
+  return new Intl.NumberFormat(undefined).format(n);
+}
+
+export function formatPercent(fraction: number): string {
+  return new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 0 }).format(fraction);
+}
