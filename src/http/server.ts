@@ -17,6 +17,8 @@ import type { DragomanContext } from './context.ts';
 import { errorBody, toApiError } from './errors.ts';
 import { healthRoutes } from './health.ts';
 import { installMetering } from './metering.ts';
+import { GOOGLE_PREFIX, googleRoutes } from './google/index.ts';
+import { LIBRETRANSLATE_PREFIX, libreTranslateRoutes } from './libretranslate/index.ts';
 import { uiRoutes } from './ui/index.ts';
 import { v1Routes } from './v1/index.ts';
 
@@ -122,6 +124,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   // ── Surfaces: one encapsulated plugin per folder, one line each. ─────────────────────────────────────────
   await app.register(healthRoutes);
   await app.register(v1Routes, { prefix: '/v1' });
+  if (config.googleCompat) await app.register(googleRoutes, { prefix: GOOGLE_PREFIX });
+  if (config.libreTranslateCompat) await app.register(libreTranslateRoutes, { prefix: LIBRETRANSLATE_PREFIX });
   if (config.ui) await app.register(uiRoutes);
   // (google v2: src/http/google/, libretranslate: src/http/libretranslate/, ui: src/http/ui/, ops: src/http/ops/)
   // ── end of surfaces ─────────────────────────────────────────────────────────────────────────────────────

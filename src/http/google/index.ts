@@ -1,0 +1,63 @@
+// The Google Translate v2 surface at /language/translate/v2, an encapsulated plugin: its own form parser,
+// error body and 404, and an onRequest hook that finds the key (headers, or ?key= when allowed) and admits
+// the request (authentication + rate limit) through the shared metering before anything is parsed.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../service/errors.ts';
+import { toApiError } from '../errors.ts';
+import { admit } from '../metering.ts';
+import { detectRoutes } from './detect.ts';
+import { GoogleError, googleError, keyInvalid, missingKey } from './errors.ts';
+import { googleKey } from './keys.ts';
+import { languagesRoutes } from './languages.ts';
+import { translateRoutes } from './translate.ts';
+
+export const GOOGLE_PREFIX = '/language/translate/v2';
+
+const PATHS = new Set(['', '/', '/detect', '/languages']);
+
+export async function googleRoutes(app: FastifyInstance): Promise<void> {
+  const { config, gate } = app.dragoman;
+  await app.register(formbody);
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const e = error instanceof GoogleError ? error : toApiError(error, config.maxBodyBytes);
+    if (e instanceof ApiError && e.status >= 500) request.log.error({ err: error }, 'request failed');
+    const headers = e instanceof ApiError ? e.headers : {};
+    const body = googleError(e);
+    return reply.code(body.error.code).headers(headers).type('application/json; charset=utf-8').send(body);
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const rest = path.slice(GOOGLE_PREFIX.length).replace(/\/$/, '');
+    const e = PATHS.has(rest)
+      ? new ApiError(405, 'invalid_request', `Method ${request.method} is not allowed on ${path}: use GET or POST.`, {
+          allow: 'GET, POST',
+        })
+      : new ApiError(
+          404,
+          'invalid_request',
+          `Unknown endpoint ${request.method} ${path.slice(0, 100)}. This surface has ${GOOGLE_PREFIX} (translate), ` +
+            `${GOOGLE_PREFIX}/detect and ${GOOGLE_PREFIX}/languages.`,
+        );
+    const body = googleError(e);
+    return reply.code(e.status).headers(e.headers).type('application/json; charset=utf-8').send(body);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return;
+    const secret = googleKey(request, config.googleKeyInQuery);
+    if (secret === undefined) throw missingKey();
+    try {
+      await admit(gate, request, reply, secret);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) throw keyInvalid(err);
+      throw err;
+    }
+  });
+
+  await app.register(translateRoutes);
+  await app.register(detectRoutes);
+  await app.register(languagesRoutes);
+}

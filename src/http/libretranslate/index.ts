@@ -1,0 +1,85 @@
+// The LibreTranslate surface at /libretranslate, an encapsulated plugin: its own form parser, error body and
+// 404. Keyed routes are admitted (key + rate limit, shared metering) in preHandler, because the key is in
+// the body; the keyless ones (languages, frontend settings) are limited per client address.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import { RollingWindow } from '../../accounts/rolling-window.ts';
+import { ApiError } from '../../service/errors.ts';
+import { toApiError } from '../errors.ts';
+import { admit } from '../metering.ts';
+import { detectRoutes } from './detect.ts';
+import { KEY_HINT, LIBRETRANSLATE_PREFIX, libreError, libreStatus } from './errors.ts';
+import { libreKey } from './keys.ts';
+import { languagesRoutes } from './languages.ts';
+import { translateRoutes } from './translate.ts';
+
+export { LIBRETRANSLATE_PREFIX };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** LibreTranslate route answered without a key (limited per client address instead). */
+    keyless?: boolean;
+  }
+}
+
+/** Keyless requests per client address per minute (the npm client fetches /languages before every call). */
+export const KEYLESS_PER_MINUTE = 120;
+
+const ROUTES: Record<string, string> = { '/translate': 'POST', '/detect': 'POST', '/languages': 'GET', '/frontend/settings': 'GET' };
+
+export async function libreTranslateRoutes(app: FastifyInstance): Promise<void> {
+  const { config, gate, clock } = app.dragoman;
+  const keyless = new RollingWindow(KEYLESS_PER_MINUTE, 60_000);
+  await app.register(formbody);
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const e = toApiError(error, config.maxBodyBytes);
+    if (e.status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(libreStatus(e)).headers(e.headers).type('application/json; charset=utf-8').send(libreError(e));
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const method = ROUTES[path.slice(LIBRETRANSLATE_PREFIX.length).replace(/\/$/, '')];
+    const e = method
+      ? new ApiError(405, 'invalid_request', `Method ${request.method} is not allowed on ${path}: use ${method}.`, {
+          allow: method,
+        })
+      : new ApiError(
+          404,
+          'invalid_request',
+          `Unknown endpoint ${request.method} ${path.slice(0, 100)}. This surface has POST /translate, POST /detect, ` +
+            `GET /languages and GET /frontend/settings under ${LIBRETRANSLATE_PREFIX}.`,
+        );
+    return reply.code(e.status).headers(e.headers).type('application/json; charset=utf-8').send(libreError(e));
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.is404 || !request.routeOptions.config.keyless) return;
+    const now = clock.now();
+    const wait = keyless.blockedFor(request.ip, now);
+    if (wait > 0) {
+      throw new ApiError(
+        429,
+        'rate_limit',
+        `Too many requests from this address: at most ${KEYLESS_PER_MINUTE} per minute to this endpoint. ` +
+          `Retry after ${wait} seconds.`,
+        { 'retry-after': String(wait) },
+      );
+    }
+    keyless.record(request.ip, now);
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.is404 || request.routeOptions.config.keyless) return;
+    const secret = libreKey(request);
+    if (secret === undefined) {
+      throw new ApiError(403, 'authentication_error', `Missing API key. ${KEY_HINT}`);
+    }
+    await admit(gate, request, reply, secret);
+  });
+
+  await app.register(translateRoutes);
+  await app.register(detectRoutes);
+  await app.register(languagesRoutes);
+}

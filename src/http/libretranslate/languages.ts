@@ -1,0 +1,55 @@
+// GET /languages and GET /frontend/settings: what LibreTranslate clients read before translating. Keyless,
+// as LibreTranslate's (Mastodon and the npm client call them without a key); limited per address instead.
+import type { FastifyInstance } from 'fastify';
+import { languageByFlores } from '../../languages/catalog.ts';
+import { routeDoc } from './schemas.ts';
+
+export interface LibreLanguage {
+  code: string;
+  name: string;
+  targets: string[];
+}
+
+export async function languagesRoutes(app: FastifyInstance): Promise<void> {
+  const { service, engine, config } = app.dragoman;
+
+  function languages(): LibreLanguage[] {
+    return service.languages().map(({ language, name, flores }) => ({
+      code: language,
+      name,
+      targets: engine
+        .targetLanguages(flores)
+        .map((t) => languageByFlores(t)?.code)
+        .filter((c): c is string => c !== undefined)
+        .sort(),
+    }));
+  }
+
+  app.get(
+    '/languages',
+    { schema: routeDoc('Languages and their targets (LibreTranslate)'), config: { keyless: true } },
+    async () => languages(),
+  );
+
+  app.get(
+    '/frontend/settings',
+    { schema: routeDoc('Settings LibreTranslate clients read'), config: { keyless: true } },
+    async () => {
+      const list = languages();
+      const target = list.find((l) => l.code === 'en') ?? list[0] ?? { code: 'en', name: 'English' };
+      return {
+        apiKeys: true,
+        keyRequired: true,
+        charLimit: config.maxChars,
+        frontendTimeout: 500,
+        suggestions: false,
+        filesTranslation: false,
+        supportedFilesFormat: [],
+        language: {
+          source: { code: 'auto', name: 'Auto Detect' },
+          target: { code: target.code, name: target.name },
+        },
+      };
+    },
+  );
+}

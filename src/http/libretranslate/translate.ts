@@ -1,0 +1,38 @@
+// POST /translate: q (string or array), source (code or auto), target, format, alternatives (n-best).
+import type { FastifyInstance } from 'fastify';
+import type { TranslationItem } from '../../service/types.ts';
+import { charge } from '../metering.ts';
+import { libreAlternatives, libreBody, libreSource, percent } from './params.ts';
+import { routeDoc } from './schemas.ts';
+
+function detectedLanguage(t: TranslationItem): { confidence: number; language: string } {
+  return { confidence: percent(t.detection?.confidence ?? 0), language: t.detectedSourceLanguage ?? 'und' };
+}
+
+/** Other translations, distinct from the best one and from each other. */
+function alternativesOf(t: TranslationItem): string[] {
+  const seen = new Set([t.translatedText]);
+  return (t.alternatives ?? []).filter((a) => !seen.has(a) && seen.add(a));
+}
+
+export async function translateRoutes(app: FastifyInstance): Promise<void> {
+  const { service, gate } = app.dragoman;
+  app.post('/translate', { schema: routeDoc('Translate text (LibreTranslate)') }, async (request, reply) => {
+    const body = libreBody(request.body);
+    const alternatives = libreAlternatives(body.alternatives);
+    const req = service.prepareTranslate(
+      { q: body.q, target: body.target, source: libreSource(body.source), format: body.format },
+      alternatives > 0 ? { alternatives } : {},
+    );
+    await charge(gate, request, req.chars);
+    const result = await service.translate(req);
+    if (result.routes.length) reply.header('x-dragoman-model', result.routes.map((r) => r.join('>')).join(', '));
+    const items = result.translations;
+    const one = <T>(f: (t: TranslationItem) => T): T | T[] => (req.single ? f(items[0]!) : items.map(f));
+    return {
+      translatedText: one((t) => t.translatedText),
+      ...(req.source ? {} : { detectedLanguage: one(detectedLanguage) }),
+      ...(alternatives > 0 ? { alternatives: one(alternativesOf) } : {}),
+    };
+  });
+}
