@@ -1,0 +1,221 @@
+// One behaviour, two backends: the account store contract run against SQLite (a real file in a temp dir) and
+// PostgreSQL (a fresh database on DRAGOMAN_TEST_DATABASE_URL; not run without it, see required.test.ts).
+// Each backend also gets a second, independent store on the same data: another replica, or the CLI.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/accounts/accounts.ts';
+import { ManualClock } from '../../src/accounts/clock.ts';
+import { openAccountStore } from '../../src/accounts/index.ts';
+import { defaultPlanLimits } from '../../src/accounts/plans.ts';
+import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
+import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
+import type { AccountStore } from '../../src/accounts/store.ts';
+import type { PlanName } from '../../src/accounts/types.ts';
+import { loadConfig } from '../../src/config/env.ts';
+import { freshDatabase, TEST_DATABASE_URL } from './pg-helpers.ts';
+
+interface Backend {
+  name: string;
+  enabled: boolean;
+  /** Opens the first store on fresh data; `another()` opens a second one on the same data. */
+  setup(): Promise<{ open(): Promise<AccountStore>; cleanup(): Promise<void> }>;
+}
+
+const backends: Backend[] = [
+  {
+    name: 'sqlite',
+    enabled: true,
+    async setup() {
+      const dir = mkdtempSync(join(tmpdir(), 'dragoman-backends-'));
+      return {
+        open: async () => new SqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('A')),
+        cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: 'postgres',
+    enabled: TEST_DATABASE_URL !== undefined,
+    async setup() {
+      const db = await freshDatabase();
+      return {
+        open: async () => {
+          const s = new PgAccountStore(db.url, defaultPlanLimits('A'));
+          await s.start();
+          return s;
+        },
+        cleanup: () => db.drop(),
+      };
+    },
+  },
+];
+
+for (const backend of backends) {
+  describe.skipIf(!backend.enabled)(`account store on ${backend.name}`, () => {
+    let env: Awaited<ReturnType<Backend['setup']>>;
+    let store: AccountStore;
+    let other: AccountStore;
+    const newKey = (id: string, plan: PlanName = 'free', overrides = {}) =>
+      store.insertKey({ id, prefix: 'dk_abc', hash: `hash-${id}`, plan, overrides, createdAt: 1 });
+
+    beforeEach(async () => {
+      env = await backend.setup();
+      store = await env.open();
+      other = await env.open();
+    });
+    afterEach(async () => {
+      await store.close();
+      await other.close();
+      await env.cleanup();
+    });
+
+    it('has the four plans, edits and resets them, and per-key overrides win', async () => {
+      expect((await store.listPlans()).map((p) => [p.name, p.monthlyChars, p.rpm])).toEqual([
+        ['free', 500_000, 10],
+        ['basic', 5_000_000, 60],
+        ['pro', 50_000_000, 300],
+        ['enterprise', null, null],
+      ]);
+      await newKey('k1', 'basic');
+      expect(await store.setPlan('basic', { rpm: 77, monthlyChars: null })).toMatchObject({
+        rpm: 77,
+        monthlyChars: null,
+        customized: { rpm: true, monthlyChars: true },
+      });
+      // Seen by the other store at once: nothing is cached.
+      expect(await other.limitsFor('k1')).toEqual({ monthlyChars: null, rpm: 77 });
+      expect(await store.setKeyOverrides('k1', { monthlyChars: 1234 })).toBe(true);
+      expect(await other.limitsFor('k1')).toEqual({ monthlyChars: 1234, rpm: 77 });
+      await store.resetPlan('basic', { rpm: true, monthlyChars: true });
+      await store.clearKeyOverrides('k1', { monthlyChars: true });
+      expect(await other.limitsFor('k1')).toEqual({ monthlyChars: 5_000_000, rpm: 60 });
+      expect(await store.setKeyPlan('k1', 'pro')).toBe(true);
+      expect(await other.limitsFor('k1')).toEqual({ monthlyChars: 50_000_000, rpm: 300 });
+      expect(await store.setKeyOverrides('nope', { rpm: 1 })).toBe(false);
+      expect(await store.limitsFor('nope')).toBeUndefined();
+    });
+
+    it('stores keys by hash, refuses a duplicate id, and a revocation is seen by the other store at once', async () => {
+      const k = await newKey('k1', 'pro', { rpm: 5, monthlyChars: null });
+      expect(k).toMatchObject({ id: 'k1', plan: 'pro', overrides: { rpm: 5, monthlyChars: null }, revokedAt: null });
+      expect((await other.findKeyByHash('hash-k1'))?.key.id).toBe('k1');
+      expect(await other.findKeyByHash('hash-none')).toBeUndefined();
+      await expect(newKey('k1')).rejects.toThrow(/UNIQUE/);
+      expect(await store.revokeKey('k1', 42)).toBe(true);
+      expect(await store.revokeKey('k1', 43)).toBe(false);
+      expect((await other.findKeyByHash('hash-k1'))?.key.revokedAt).toBe(42);
+      expect((await other.listKeys()).map((x) => x.id)).toEqual(['k1']);
+    });
+
+    it('Accounts.authenticate on one store refuses a key revoked through the other', async () => {
+      const clock = new ManualClock();
+      const a = new Accounts(store, clock);
+      const b = new Accounts(other, clock);
+      const { key, secret } = await a.createKey({ plan: 'free' });
+      expect((await b.authenticate(secret)).id).toBe(key.id);
+      await a.store.revokeKey(key.id, clock.now());
+      await expect(b.authenticate(secret)).rejects.toThrow(/revoked/);
+    });
+
+    it('charges up to the limit exactly, refuses beyond it without charging, and counts per month', async () => {
+      await newKey('k1', 'free', { monthlyChars: 100 });
+      expect(await store.charge('k1', '2026-01', 60)).toMatchObject({ ok: true, used: 60, limit: 100 });
+      expect(await other.charge('k1', '2026-01', 41)).toEqual({ ok: false, used: 60, limit: 100 });
+      expect(await other.charge('k1', '2026-01', 40)).toMatchObject({ ok: true, used: 100 });
+      expect(await store.usage('k1', '2026-01')).toEqual({ keyId: 'k1', period: '2026-01', chars: 100, requests: 2 });
+      expect(await store.charge('k1', '2026-02', 100)).toMatchObject({ ok: true, used: 100 });
+      expect(await store.charge('k1', '2026-03', 101)).toMatchObject({ ok: false, used: 0 });
+    });
+
+    it('refund gives the characters and the request back, once', async () => {
+      await newKey('k1');
+      await store.charge('k1', '2026-01', 5);
+      const a = await store.charge('k1', '2026-01', 10);
+      if (!a.ok) throw new Error('expected a charge');
+      await store.refund(a.charge);
+      expect(await other.usage('k1', '2026-01')).toMatchObject({ chars: 5, requests: 1 });
+    });
+
+    it('60 concurrent charges through two stores never overspend', async () => {
+      await newKey('k1', 'free', { monthlyChars: 1000 });
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => (i % 2 ? store : other).charge('k1', '2026-01', 30)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(33);
+      expect(await store.usage('k1', '2026-01')).toMatchObject({ chars: 990, requests: 33 });
+    });
+
+    it('an unlimited key is always charged', async () => {
+      await newKey('e', 'enterprise');
+      expect(await store.charge('e', '2026-01', 10 ** 9)).toMatchObject({ ok: true, limit: null });
+      expect(await store.charge('e', '2026-01', 10 ** 9)).toMatchObject({ ok: true, used: 2 * 10 ** 9 });
+    });
+
+    it('rolling window: each request counts for exactly 60 s, with the exact wait, across both stores', async () => {
+      await newKey('k1');
+      const t0 = 1_000_000;
+      for (let i = 0; i < 3; i++) {
+        const s = i % 2 ? other : store;
+        expect(await s.hitRateLimit('k1', 3, t0 + i * 10_000)).toMatchObject({ ok: true, remaining: 2 - i });
+      }
+      expect(await store.hitRateLimit('k1', 3, t0 + 30_500)).toMatchObject({
+        ok: false,
+        retryAfterSeconds: 30,
+        remaining: 0,
+      });
+      expect((await other.hitRateLimit('k1', 3, t0 + 59_999)).ok).toBe(false);
+      expect(await other.hitRateLimit('k1', 3, t0 + 60_000)).toMatchObject({ ok: true, remaining: 0 });
+      expect(await store.hitRateLimit('k1', 3, t0 + 60_001)).toMatchObject({ ok: false, retryAfterSeconds: 10 });
+      for (let i = 0; i < 5; i++) expect((await store.hitRateLimit('k1', null, t0 + i)).ok).toBe(true);
+    });
+
+    it('50 concurrent requests of a 10-per-minute key through two stores: exactly 10 pass', async () => {
+      await newKey('k1');
+      const t = 5_000_000;
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => (i % 2 ? store : other).hitRateLimit('k1', 10, t + i)),
+      );
+      expect(results.filter((r) => r.ok)).toHaveLength(10);
+      const refused = results.filter((r) => !r.ok);
+      // The first of the 10 accepted leaves the window 60 s after it arrived: nobody waits longer.
+      for (const r of refused) if (!r.ok) expect(r.retryAfterSeconds).toBeLessThanOrEqual(60);
+    });
+
+    it('usage report lists every key, zeros included; ping succeeds', async () => {
+      await newKey('a');
+      await newKey('b');
+      await store.charge('b', '2026-01', 7);
+      expect(await other.usageReport('2026-01')).toEqual([
+        { keyId: 'a', period: '2026-01', chars: 0, requests: 0 },
+        { keyId: 'b', period: '2026-01', chars: 7, requests: 1 },
+      ]);
+      expect(await other.usageReport('2026-01', 'b')).toEqual([{ keyId: 'b', period: '2026-01', chars: 7, requests: 1 }]);
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+}
+
+describe.skipIf(!TEST_DATABASE_URL)('backend selection', () => {
+  it('openAccountStore uses PostgreSQL when DRAGOMAN_DATABASE_URL is set, and the data is shared', async () => {
+    const db = await freshDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-select-'));
+    try {
+      const config = loadConfig({ DRAGOMAN_DATABASE_URL: db.url, DRAGOMAN_DATA_DIR: dataDir });
+      const a = await openAccountStore(config);
+      const b = await openAccountStore(config);
+      expect(a).toBeInstanceOf(PgAccountStore);
+      await a.insertKey({ id: 'k1', prefix: 'dk_x', hash: 'h1', plan: 'free', createdAt: 1 });
+      expect((await b.getKey('k1'))?.plan).toBe('free');
+      await a.close();
+      await b.close();
+      const c = await openAccountStore(loadConfig({ DRAGOMAN_DATA_DIR: dataDir }));
+      expect(c).toBeInstanceOf(SqliteAccountStore);
+      await c.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      await db.drop();
+    }
+  });
+});
