@@ -1,0 +1,51 @@
+// Dragoman's language detector: script check + the naive-Bayes model, with calibrated confidence.
+import { languageByFlores } from '../languages/catalog.ts';
+import type { Classifier } from './classify.ts';
+import type { Detection, LanguageDetector } from './types.ts';
+
+/** Longer texts are classified on their beginning: accuracy is flat long before this, cost is not. */
+export const MAX_DETECT_CHARS = 2000;
+const MAX_CANDIDATES = 5;
+/** isReliable rule: the calibrated confidence of the best variety is at least this. */
+export const RELIABLE_CONFIDENCE = 0.8;
+
+const UND: Detection = Object.freeze({ language: 'und', confidence: 0, isReliable: false, candidates: [] }) as Detection;
+
+const round = (p: number): number => Math.round(p * 10_000) / 10_000;
+
+export class Detector implements LanguageDetector {
+  private readonly codes: string[];
+
+  constructor(private readonly classifier: Classifier) {
+    this.codes = classifier.model.header.classes.map((flores) => {
+      const lang = languageByFlores(flores);
+      if (!lang) throw new Error(`LID model class ${flores} is not in the catalog`);
+      return lang.code;
+    });
+  }
+
+  detect(text: string): Detection {
+    const input = text.length > MAX_DETECT_CHARS ? text.slice(0, MAX_DETECT_CHARS) : text;
+    const ranking = this.classifier.rank(input);
+    if (!ranking) return { ...UND, candidates: [] };
+    let probabilities = ranking.probabilities;
+    if (ranking.classes.length === 1) {
+      // Only one catalog variety writes this script: certain for real text, less so for a letter or two
+      // (which may be a symbol, a name, or a language outside the catalog).
+      probabilities = [1 - 2 ** (-ranking.letters / 2)];
+    }
+    const candidates: Detection['candidates'] = [];
+    for (let i = 0; i < ranking.classes.length && candidates.length < MAX_CANDIDATES; i++) {
+      const confidence = round(probabilities[i]!);
+      if (i > 0 && confidence === 0) break;
+      candidates.push({ language: this.codes[ranking.classes[i]!]!, confidence });
+    }
+    const best = candidates[0]!;
+    return {
+      language: best.language,
+      confidence: best.confidence,
+      isReliable: best.confidence >= RELIABLE_CONFIDENCE,
+      candidates,
+    };
+  }
+}

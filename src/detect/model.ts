@@ -1,0 +1,137 @@
+// The language-identification model: a sparse multinomial naive Bayes over hashed character n-grams and words
+// (features.ts), trained by scripts/train-lid.ts on FLORES-200 (see model/README.md for licence and attribution).
+//
+// log P(text | class c) = sum over features f of the text of log P(f | c). Most (f, c) pairs were never seen,
+// so it is stored as  L * unseen[c] + sum over f of w(f, c),  where L is the number of features, unseen[c] the
+// log-probability of an unseen feature and w(f, c) = log P(f | c) - unseen[c] >= 0, kept only for the pairs seen
+// often enough in training ("postings"). Scoring a text is then one hash lookup per feature and a few additions.
+//
+// File (gzip of): "DLID" | u32 version | u32 header length | header JSON | u32 V | V x u32 key deltas (sorted
+// feature hashes) | V x u8 posting lengths | P x u8 class indices | P x u8 weights (w * weightScale, rounded).
+import { gunzipSync, gzipSync } from 'node:zlib';
+
+export interface LidModelHeader {
+  /** Class index -> FLORES code. */
+  classes: string[];
+  /** Per class: log-probability of a feature it never showed in training. */
+  unseen: number[];
+  /** Stored weight = round(w * weightScale), 0..255. */
+  weightScale: number;
+  /** Softmax temperature on total log-likelihood differences: confidence calibration (fitted on held-out text). */
+  tau: number;
+  /** How the model was trained (for people, not code). */
+  trained: Record<string, unknown>;
+}
+
+const MAGIC = 0x44494c44; // "DLID" read as little-endian u32
+const VERSION = 1;
+
+export class LidModel {
+  readonly header: LidModelHeader;
+  private readonly keys: Uint32Array;
+  private readonly starts: Uint32Array;
+  private readonly postClass: Uint8Array;
+  private readonly postWeight: Float32Array;
+  private readonly slots: Int32Array;
+  private readonly shift: number;
+
+  constructor(header: LidModelHeader, keys: Uint32Array, lengths: Uint8Array, postClass: Uint8Array, postWeight: Uint8Array) {
+    this.header = header;
+    this.keys = keys;
+    this.starts = new Uint32Array(keys.length + 1);
+    for (let i = 0; i < keys.length; i++) this.starts[i + 1] = this.starts[i]! + lengths[i]!;
+    this.postClass = new Uint8Array(postClass); // a plain copy: element access on Buffer views is slower
+    this.postWeight = new Float32Array(postWeight.length);
+    for (let i = 0; i < postWeight.length; i++) this.postWeight[i] = postWeight[i]! / header.weightScale;
+    // Open addressing, load factor <= 1/2: slot -> feature index + 1 (0 = empty).
+    let bits = 1;
+    while (1 << bits < keys.length * 2) bits++;
+    this.shift = 32 - bits;
+    this.slots = new Int32Array(1 << bits);
+    const mask = (1 << bits) - 1;
+    for (let i = 0; i < keys.length; i++) {
+      let s = Math.imul(keys[i]!, 0x9e3779b1) >>> this.shift;
+      while (this.slots[s] !== 0) s = (s + 1) & mask;
+      this.slots[s] = i + 1;
+    }
+  }
+
+  get classCount(): number {
+    return this.header.classes.length;
+  }
+
+  get featureCount(): number {
+    return this.keys.length;
+  }
+
+  get postingCount(): number {
+    return this.postClass.length;
+  }
+
+  /** Adds w(f, c) of feature `hash` to scores[c] for every class it has a posting for. */
+  addFeature(hash: number, scores: Float64Array): void {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let s = Math.imul(hash, 0x9e3779b1) >>> this.shift;
+    for (;;) {
+      const f = slots[s]!;
+      if (f === 0) return;
+      if (this.keys[f - 1] === hash) {
+        const cls = this.postClass;
+        const weight = this.postWeight;
+        const end = this.starts[f]!;
+        for (let p = this.starts[f - 1]!; p < end; p++) scores[cls[p]!]! += weight[p]!;
+        return;
+      }
+      s = (s + 1) & mask;
+    }
+  }
+
+  static decode(gzipped: Uint8Array): LidModel {
+    const buf = gunzipSync(gzipped);
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    if (view.getUint32(0, true) !== MAGIC) throw new Error('not a Dragoman LID model');
+    if (view.getUint32(4, true) !== VERSION) throw new Error(`unsupported LID model version ${view.getUint32(4, true)}`);
+    const headerLength = view.getUint32(8, true);
+    let at = 12;
+    const header = JSON.parse(buf.subarray(at, at + headerLength).toString('utf8')) as LidModelHeader;
+    at += headerLength;
+    const v = view.getUint32(at, true);
+    at += 4;
+    const keys = new Uint32Array(v);
+    let key = 0;
+    for (let i = 0; i < v; i++, at += 4) keys[i] = key = (key + view.getUint32(at, true)) >>> 0;
+    const lengths = buf.subarray(at, at + v);
+    at += v;
+    let p = 0;
+    for (let i = 0; i < v; i++) p += lengths[i]!;
+    const postClass = buf.subarray(at, at + p);
+    const postWeight = buf.subarray(at + p, at + 2 * p);
+    if (at + 2 * p !== buf.length) throw new Error('LID model file has the wrong length');
+    return new LidModel(header, keys, lengths, postClass, postWeight);
+  }
+
+  /** Serialises a model; `postings[i]` lists [class, weight 0..255] pairs of feature keys[i] (keys sorted). */
+  static encode(header: LidModelHeader, keys: Uint32Array, postings: readonly (readonly [number, number])[][]): Buffer {
+    const json = Buffer.from(JSON.stringify(header), 'utf8');
+    const p = postings.reduce((n, list) => n + list.length, 0);
+    const buf = Buffer.alloc(16 + json.length + keys.length * 5 + 2 * p);
+    let at = 0;
+    buf.writeUInt32LE(MAGIC, at);
+    buf.writeUInt32LE(VERSION, (at += 4));
+    buf.writeUInt32LE(json.length, (at += 4));
+    json.copy(buf, (at += 4));
+    buf.writeUInt32LE(keys.length, (at += json.length));
+    at += 4;
+    let prev = 0;
+    for (const k of keys) {
+      buf.writeUInt32LE((k - prev) >>> 0, at);
+      prev = k;
+      at += 4;
+    }
+    for (const list of postings) buf[at++] = list.length;
+    for (const list of postings) for (const [c] of list) buf[at++] = c;
+    for (const list of postings) for (const [, w] of list) buf[at++] = w;
+    return gzipSync(buf, { level: 9 });
+  }
+}
