@@ -13,6 +13,8 @@ interface Item {
   row: GenerationRow;
   enqueued: number;
   seq: number;
+  /** The rows of one submit(): when one fails, the others still queued are dropped (no work for a failed request). */
+  group: object;
   resolve: (hypotheses: number[][]) => void;
   reject: (err: Error) => void;
 }
@@ -52,11 +54,15 @@ export class Batcher extends EventEmitter {
   submit(model: string, beams: number, nBest: number, rows: GenerationRow[]): Promise<number[][][]> {
     const key = `${model}\u0000${beams}\u0000${nBest}`;
     const now = performance.now();
+    const group = {};
     const done = rows.map((row) => new Promise<number[][]>((resolve, reject) => {
-      this.queue.push({ key, model, beams, nBest, row, enqueued: now, seq: this.seq++, resolve, reject });
+      this.queue.push({ key, model, beams, nBest, row, enqueued: now, seq: this.seq++, resolve, reject, group });
     }));
     this.pump();
-    return Promise.all(done);
+    return Promise.all(done).catch((err: unknown) => {
+      this.queue = this.queue.filter((i) => i.group !== group);
+      throw err;
+    });
   }
 
   private cost(item: Item): number {

@@ -1,0 +1,81 @@
+// Batching must not change results (fp32, padding masked), concurrent callers get their own results in order,
+// and the cache returns what the model returned.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BatchEvent, DragomanEngine } from '../../src/engine/index.ts';
+import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
+
+const dev = readDev<MarianDevRow>('tiny-marian-en-de');
+// Short and long sentences mixed, so batches carry real padding.
+const sample = [...dev.slice(0, 24), ...dev.filter((d) => d.src_ids.length > 30).slice(0, 8)].map((d) => d.src);
+
+describe('dynamic batching (fp32, greedy)', () => {
+  let engine: DragomanEngine;
+  const batches: BatchEvent[] = [];
+  beforeAll(async () => {
+    engine = await engineOver(FIXTURES, { DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '1', DRAGOMAN_BATCH_WAIT_MS: '20' });
+    engine.events.on('batch', (e: BatchEvent) => batches.push(e));
+  });
+  afterAll(() => engine.close());
+
+  it('a batch gives exactly the strings of each sentence alone', async () => {
+    const alone: string[] = [];
+    for (const s of sample) alone.push((await engine.translate([s], 'eng_Latn', 'deu_Latn')).translations[0]!);
+    batches.length = 0;
+    const together = await engine.translate(sample, 'eng_Latn', 'deu_Latn');
+    expect(together.translations).toEqual(alone);
+    expect(Math.max(...batches.map((b) => b.rows))).toBeGreaterThan(1);
+  });
+
+  it('16 concurrent requests give the results of the same requests made one after another', async () => {
+    const requests = Array.from({ length: 16 }, (_, i) => dev.slice(100 + 3 * i, 100 + 3 * i + 1 + (i % 3)).map((d) => d.src));
+    const sequential: string[][] = [];
+    for (const q of requests) sequential.push((await engine.translate(q, 'eng_Latn', 'deu_Latn')).translations);
+    batches.length = 0;
+    const concurrent = await Promise.all(requests.map((q) => engine.translate(q, 'eng_Latn', 'deu_Latn')));
+    expect(concurrent.map((r) => r.translations)).toEqual(sequential);
+    // They really were batched together, not run one by one.
+    expect(batches.length).toBeLessThan(16);
+    expect(Math.max(...batches.map((b) => b.rows))).toBeGreaterThan(4);
+  });
+
+  it('beam search batches equal beam search alone', async () => {
+    const few = sample.slice(20, 28);
+    const alone: string[] = [];
+    for (const s of few) alone.push((await engine.translate([s], 'eng_Latn', 'deu_Latn', { beams: 4 })).translations[0]!);
+    const together = await engine.translate(few, 'eng_Latn', 'deu_Latn', { beams: 4 });
+    expect(together.translations).toEqual(alone);
+  });
+
+  it('keeps empty and whitespace-only segments out of the model and in their place', async () => {
+    batches.length = 0;
+    const r = await engine.translate(['', sample[0]!, '   ', sample[0]!], 'eng_Latn', 'deu_Latn');
+    expect(r.translations[0]).toBe('');
+    expect(r.translations[2]).toBe('');
+    expect(r.translations[1]).toBe(r.translations[3]);
+    expect(r.translations[1]!.length).toBeGreaterThan(0);
+    expect(batches.reduce((s, b) => s + b.rows, 0)).toBe(1); // one distinct sentence sent once
+  });
+});
+
+describe('translation cache', () => {
+  let engine: DragomanEngine;
+  beforeAll(async () => {
+    engine = await engineOver(FIXTURES, { DRAGOMAN_CACHE_SIZE: '2', DRAGOMAN_BEAM: '1' });
+  });
+  afterAll(() => engine.close());
+
+  it('serves a repeated segment from the cache with the same text, keyed by beam size, bounded in size', async () => {
+    const [a, b, c] = dev.slice(0, 3).map((d) => d.src);
+    const first = await engine.translate([a!], 'eng_Latn', 'deu_Latn');
+    let batches = 0;
+    engine.events.on('batch', () => batches++);
+    const again = await engine.translate([a!], 'eng_Latn', 'deu_Latn');
+    expect(again.translations).toEqual(first.translations);
+    expect(batches).toBe(0);
+    expect(engine.cacheStats().hits).toBe(1);
+    await engine.translate([a!], 'eng_Latn', 'deu_Latn', { beams: 4 }); // other settings: not a hit
+    expect(batches).toBe(1);
+    await engine.translate([b!, c!], 'eng_Latn', 'deu_Latn');
+    expect(engine.cacheStats().size).toBe(2);
+  });
+});

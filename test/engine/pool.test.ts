@@ -1,0 +1,37 @@
+// A worker that dies mid-request fails that request clearly; the pool replaces it and keeps serving.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DragomanEngine } from '../../src/engine/index.ts';
+import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
+
+const dev = readDev<MarianDevRow>('tiny-marian-en-de');
+
+async function until(check: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('worker pool', () => {
+  let engine: DragomanEngine;
+  beforeAll(async () => {
+    engine = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '2', DRAGOMAN_INTRA_OP_THREADS: '1', DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4' });
+  });
+  afterAll(() => engine.close());
+
+  it('starts the configured workers', () => {
+    expect(engine.stats()).toMatchObject({ workers: 2, workersAlive: 2, workerRestarts: 0 });
+  });
+
+  it('fails the request a killed worker held, recovers, and serves the next request', async () => {
+    const long = dev.map((d) => d.src); // beam 4 over 500 sentences: long enough to be killed mid-way
+    const doomed = engine.translate(long, 'eng_Latn', 'deu_Latn');
+    await until(() => engine.stats().queueDepth < long.length); // a batch is on a worker
+    engine.crashWorkerForTest();
+    await expect(doomed).rejects.toMatchObject({ status: 500, type: 'server_error', message: expect.stringMatching(/worker.*Retrying is safe/) });
+    await until(() => engine.stats().workerRestarts === 1 && engine.stats().workersAlive === 2);
+    const next = await engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn');
+    expect(next.translations).toEqual([dev[0]!.beam4]);
+  });
+});

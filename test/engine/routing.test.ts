@@ -1,0 +1,81 @@
+// Routing: direct Marian first, then NLLB, then a pivot through English chaining two models.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import type { DragomanEngine } from '../../src/engine/index.ts';
+import { Router } from '../../src/engine/router.ts';
+import { engineOver, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
+
+describe('Router (pure)', () => {
+  const router = new Router([
+    { name: 'nllb', family: 'nllb', sources: new Set(['eng_Latn', 'deu_Latn', 'fra_Latn']), targets: new Set(['eng_Latn', 'deu_Latn', 'fra_Latn']) },
+    { name: 'opus-mt-en-de', family: 'marian', sources: new Set(['eng_Latn']), targets: new Set(['deu_Latn']) },
+  ]);
+  it('prefers a Marian pair, then NLLB', () => {
+    expect(router.route('eng_Latn', 'deu_Latn')).toEqual(['opus-mt-en-de']);
+    expect(router.route('deu_Latn', 'fra_Latn')).toEqual(['nllb']);
+  });
+  it('has no route for unknown languages, and an empty route for same source and target', () => {
+    expect(router.route('eng_Latn', 'jpn_Jpan')).toBeUndefined();
+    expect(router.route('deu_Latn', 'deu_Latn')).toEqual([]);
+  });
+});
+
+describe('routing with tiny-marian-en-de + tiny-nllb', () => {
+  const dir = tempDir();
+  let engine: DragomanEngine;
+  beforeAll(async () => {
+    linkModel(join(dir.path, 'tiny-marian-en-de'), 'tiny-marian-en-de');
+    linkModel(join(dir.path, 'tiny-nllb'), 'tiny-nllb');
+    engine = await engineOver(dir.path);
+  });
+  afterAll(async () => {
+    await engine.close();
+    dir.remove();
+  });
+
+  it('serves en->de with Marian and de->fr with NLLB', async () => {
+    expect((await engine.translate(['A dog runs.'], 'eng_Latn', 'deu_Latn')).route).toEqual(['tiny-marian-en-de']);
+    const r = await engine.translate(['Ein Hund läuft.'], 'deu_Latn', 'fra_Latn');
+    expect(r.route).toEqual(['tiny-nllb']);
+    expect(r.translations[0]!.length).toBeGreaterThan(0);
+  });
+
+  it('lists every NLLB language as source and target', () => {
+    expect(engine.sourceLanguages().length).toBeGreaterThanOrEqual(195);
+    expect(engine.targetLanguages('deu_Latn')).toContain('fra_Latn');
+    expect(engine.targetLanguages('deu_Latn')).not.toContain('deu_Latn');
+  });
+});
+
+describe('pivot through English', () => {
+  const dir = tempDir();
+  let engine: DragomanEngine;
+  const dev = readDev<MarianDevRow>('tiny-marian-de-en');
+  beforeAll(async () => {
+    linkModel(join(dir.path, 'tiny-marian-en-de'), 'tiny-marian-en-de');
+    // A copy of the de->en model declared as a third direction, fr->en.
+    linkModel(join(dir.path, 'fr-en-copy'), 'tiny-marian-de-en', { 'dragoman.json': '{"family":"marian","source":"fr","target":"en"}' });
+    engine = await engineOver(dir.path, { DRAGOMAN_BEAM: '1' });
+  });
+  afterAll(async () => {
+    await engine.close();
+    dir.remove();
+  });
+
+  it('serves fr->de by chaining fr->en and en->de, equal to running them one after the other', async () => {
+    const src = dev.slice(0, 12).map((d) => d.src);
+    expect(engine.route('fra_Latn', 'deu_Latn')).toEqual(['fr-en-copy', 'tiny-marian-en-de']);
+    const pivot = await engine.translate(src, 'fra_Latn', 'deu_Latn');
+    expect(pivot.route).toEqual(['fr-en-copy', 'tiny-marian-en-de']);
+    const english = await engine.translate(src, 'fra_Latn', 'eng_Latn');
+    expect(english.route).toEqual(['fr-en-copy']);
+    const german = await engine.translate(english.translations, 'eng_Latn', 'deu_Latn');
+    expect(pivot.translations).toEqual(german.translations);
+    // The first hop is really the de->en model: its output is dev.jsonl's greedy reference.
+    expect(english.translations).toEqual(dev.slice(0, 12).map((d) => d.greedy));
+  });
+
+  it('refuses a direction with no route with a 400 naming the languages', async () => {
+    await expect(engine.translate(['x'], 'deu_Latn', 'fra_Latn')).rejects.toMatchObject({ status: 400, type: 'invalid_request' });
+  });
+});
