@@ -1,0 +1,144 @@
+// PostgreSQL store under faults: replicas migrating at once, a connection lost before a charge reached the
+// server or after it committed (through a proxy that cuts on cue), the database unreachable and back.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaultPlanLimits } from '../../src/accounts/plans.ts';
+import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
+import { ApiError } from '../../src/service/errors.ts';
+import { type FreshDatabase, freshDatabase, sql, TEST_DATABASE_URL } from './pg-helpers.ts';
+import { FlakyProxy } from './tcp-proxy.ts';
+
+const open = async (url: string) => {
+  const s = new PgAccountStore(url, defaultPlanLimits('A'), { connectTimeoutMs: 500 });
+  await s.start();
+  return s;
+};
+const key = (store: PgAccountStore, id: string, monthlyChars?: number) =>
+  store.insertKey({ id, prefix: 'dk_x', hash: `h-${id}`, plan: 'free', overrides: { monthlyChars }, createdAt: 1 });
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return check();
+}
+
+describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL store faults', () => {
+  let db: FreshDatabase;
+  let proxy: FlakyProxy;
+  const stores: PgAccountStore[] = [];
+
+  beforeEach(async () => {
+    db = await freshDatabase();
+    proxy = await FlakyProxy.start(db.url);
+  });
+  afterEach(async () => {
+    proxy.refuse = false;
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+    await proxy.close();
+    await db.drop();
+  });
+
+  it('replicas starting together apply each migration once (advisory lock)', async () => {
+    const many = await Promise.all(Array.from({ length: 6 }, () => open(db.url)));
+    stores.push(...many);
+    const rows = await sql(db.url, 'SELECT version, name FROM schema_migrations');
+    expect(rows).toEqual([{ version: 1, name: '001_init.sql' }]);
+    await key(many[0]!, 'k1');
+    expect((await many[5]!.getKey('k1'))?.id).toBe('k1');
+  });
+
+  for (const cut of ['before-send', 'after-commit'] as const) {
+    it(`a connection lost ${cut === 'before-send' ? 'before the charge reached the server' : 'after the charge committed'} charges exactly once`, async () => {
+      const direct = await open(db.url);
+      const viaProxy = await open(proxy.url(db.url));
+      stores.push(direct, viaProxy);
+      await key(direct, 'k1', 1000);
+      proxy.arm('dragoman_charge', cut);
+      const outcome = await viaProxy.charge('k1', '2026-01', 100);
+      expect(proxy.cuts).toBe(1);
+      expect(outcome).toMatchObject({ ok: true, used: 100 });
+      expect(await direct.usage('k1', '2026-01')).toMatchObject({ chars: 100, requests: 1 });
+      // The refund of that charge is exact too, even when its own connection breaks after it committed.
+      if (!outcome.ok) throw new Error('expected a charge');
+      proxy.arm('dragoman_refund', 'after-commit');
+      await viaProxy.refund(outcome.charge);
+      expect(proxy.cuts).toBe(2);
+      expect(await direct.usage('k1', '2026-01')).toMatchObject({ chars: 0, requests: 0 });
+    });
+  }
+
+  it('database unreachable: 503 server_error saying a retry is safe, then normal service when it is back', async () => {
+    const direct = await open(db.url);
+    const viaProxy = await open(proxy.url(db.url));
+    stores.push(direct, viaProxy);
+    await key(direct, 'k1', 1000);
+    proxy.refuse = true;
+    proxy.cutAll();
+    const err = await viaProxy.charge('k1', '2026-01', 10).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 503, type: 'server_error' });
+    expect((err as Error).message).toMatch(/retry.*safe/i);
+    await expect(viaProxy.findKeyByHash('h-k1')).rejects.toMatchObject({ status: 503 });
+    await expect(viaProxy.hitRateLimit('k1', 10, 1)).rejects.toMatchObject({ status: 503 });
+    await expect(viaProxy.ping()).rejects.toMatchObject({ status: 503 });
+    proxy.refuse = false;
+    await viaProxy.ping();
+    expect(await viaProxy.charge('k1', '2026-01', 10)).toMatchObject({ ok: true, used: 10 });
+    // The charge that failed while the database was away never counted.
+    expect(await direct.usage('k1', '2026-01')).toMatchObject({ chars: 10, requests: 1 });
+  });
+
+  it('a charge that committed but whose answer was lost while the database stayed away is cancelled later', async () => {
+    const direct = await open(db.url);
+    const viaProxy = await open(proxy.url(db.url));
+    stores.push(direct, viaProxy);
+    await key(direct, 'k1', 1000);
+    proxy.arm('dragoman_charge', 'after-commit');
+    setTimeout(() => {
+      proxy.refuse = true; // every retry of the charge fails to connect
+    }, 100);
+    await expect(viaProxy.charge('k1', '2026-01', 100)).rejects.toMatchObject({ status: 503 });
+    // It did commit: the request that got 503 must not keep it.
+    expect(await direct.usage('k1', '2026-01')).toMatchObject({ chars: 100 });
+    expect(viaProxy.pendingCancellations()).toBe(1);
+    proxy.refuse = false;
+    expect(await until(async () => (await direct.usage('k1', '2026-01')).chars === 0, 5000)).toBe(true);
+    expect(viaProxy.pendingCancellations()).toBe(0);
+  });
+
+  it('a refund that arrives before its charge leaves a tombstone the charge collides with', async () => {
+    const s = await open(db.url);
+    stores.push(s);
+    await key(s, 'k1', 1000);
+    const defaults = JSON.stringify({ free: 1000, basic: 1, pro: 1, enterprise: -1 });
+    const [r] = await sql(db.url, 'SELECT dragoman_refund($1, $2, $3, $4) AS gave', ['c1', 'k1', '2026-01', 1]);
+    expect(r).toEqual({ gave: false });
+    const [c] = await sql(db.url, 'SELECT status FROM dragoman_charge($1, $2, $3, $4, $5::jsonb, $6)', [
+      'c1',
+      'k1',
+      '2026-01',
+      50,
+      defaults,
+      1,
+    ]);
+    expect(c).toEqual({ status: 'cancelled' });
+    expect(await s.usage('k1', '2026-01')).toMatchObject({ chars: 0, requests: 0 });
+    // The same id twice is charged once ('already').
+    const twice = [];
+    for (let i = 0; i < 2; i++) {
+      const [row] = await sql<{ status: string }>(db.url, 'SELECT status FROM dragoman_charge($1, $2, $3, $4, $5::jsonb, $6)', [
+        'c2',
+        'k1',
+        '2026-01',
+        50,
+        defaults,
+        1,
+      ]);
+      twice.push(row!.status);
+    }
+    expect(twice).toEqual(['charged', 'already']);
+    expect(await s.usage('k1', '2026-01')).toMatchObject({ chars: 50, requests: 1 });
+  });
+});
