@@ -68,7 +68,7 @@ function familyOf(name: string, declared: Declaration | undefined, config: Recor
 
 /** `opus-mt-en-de`, `Xenova--opus-mt-en-de`, `tiny-marian-en-de`: the last two dash-separated parts. */
 function languagesFromName(name: string): [string, string] | undefined {
-  const m = /([A-Za-z]{2,3}(?:_[A-Za-z]{2,4})?)-([A-Za-z]{2,3}(?:_[A-Za-z]{2,4})?)$/.exec(name);
+  const m = /(?:^|[-_.])([a-z]{2,3}(?:_[A-Za-z]{4})?)-([a-z]{2,3}(?:_[A-Za-z]{4})?)$/.exec(name);
   return m ? [m[1]!, m[2]!] : undefined;
 }
 

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { planText } from '../../src/text/segment.ts';
+
+/** Translate by upper-casing each segment: assembling must change nothing but the segments. */
+const fake = (s: string) => s.toUpperCase();
+
+describe('planText', () => {
+  it('splits lines, paragraphs and sentences and keeps every whitespace run exactly', () => {
+    const text = '  Hello world. How are you?  \n\n\tSecond paragraph!\r\nLine two\n';
+    const plan = planText(text);
+    expect(plan.segments).toEqual(['Hello world.', 'How are you?', 'Second paragraph!', 'Line two']);
+    expect(plan.assemble(plan.segments)).toBe(text);
+    expect(plan.assemble(plan.segments.map(fake))).toBe('  HELLO WORLD. HOW ARE YOU?  \n\n\tSECOND PARAGRAPH!\r\nLINE TWO\n');
+  });
+
+  it('sends nothing for empty or whitespace-only text', () => {
+    for (const t of ['', '   ', '\n\n', ' \t\r\n ']) {
+      const plan = planText(t);
+      expect(plan.segments).toEqual([]);
+      expect(plan.assemble([])).toBe(t);
+    }
+  });
+
+  it('does not end a sentence after a common abbreviation or an initial', () => {
+    expect(planText('Mr. Smith met Dr. J. Jones. They talked.').segments).toEqual(['Mr. Smith met Dr. J. Jones.', 'They talked.']);
+  });
+
+  it('cuts CJK sentences without spaces', () => {
+    expect(planText('今日は晴れです。明日は雨です。').segments).toEqual(['今日は晴れです。', '明日は雨です。']);
+  });
+
+  it('refuses a translation count that does not match', () => {
+    expect(() => planText('One. Two.').assemble(['x'])).toThrow(/2 segments but 1/);
+  });
+});
