@@ -76,11 +76,10 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest): Pr
     if (deps.engine.route(g.source.flores, target.flores)) continue;
     const first = g.indexes[0]!;
     const detected = req.source ? '' : `q[${first}] was detected as '${g.source.code}' (${g.source.name}); `;
-    throw invalidRequest(
-      `${detected}no installed model translates ${g.source.name} ('${g.source.code}') into ${target.name} ` +
+    const sentence = `no installed model translates ${g.source.name} ('${g.source.code}') into ${target.name} ` +
         `('${target.code}').${req.source ? '' : ' Pass source if the detection is wrong.'} ` +
-        `See GET /v1/languages for the languages this server translates.`,
-    );
+        `See GET /v1/languages for the languages this server translates.`;
+    throw invalidRequest(detected ? detected + sentence : sentence[0]!.toUpperCase() + sentence.slice(1));
   }
 
   // 3. One engine call per group with all its segments; groups run concurrently.

@@ -1,0 +1,73 @@
+// startApp(config): config → account store → engine → detector → HTTP server, listening. Used by
+// `dragoman serve` and by black-box tests (which pass port 0, a temp data dir and a clock they control).
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Clock } from './accounts/clock.ts';
+import type { GateOptions } from './accounts/gate.ts';
+import { openAccountStore } from './accounts/index.ts';
+import type { AccountStore } from './accounts/store.ts';
+import type { Config } from './config/env.ts';
+import { createDetector } from './detect/index.ts';
+import { createEngine } from './engine/index.ts';
+import type { Engine } from './engine/types.ts';
+import { buildServer } from './http/server.ts';
+import { planHtml } from './text/html/index.ts';
+import { planText } from './text/segment.ts';
+
+export interface AppOptions {
+  clock?: Clock;
+  logger?: FastifyServerOptions['logger'];
+  gate?: GateOptions;
+  /** Tests only: wrap the real engine (e.g. to make one call fail and check the 500 path). */
+  wrapEngine?: (engine: Engine) => Engine;
+}
+
+export interface RunningApp {
+  server: FastifyInstance;
+  /** http://host:port actually bound (port 0 resolved). */
+  url: string;
+  engine: Engine;
+  store: AccountStore;
+  close(): Promise<void>;
+}
+
+export async function startApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
+  const store = await openAccountStore(config);
+  let engine: Engine | undefined;
+  try {
+    const real = await createEngine(config);
+    engine = options.wrapEngine ? options.wrapEngine(real) : real;
+    const detector = await createDetector();
+    const server = await buildServer({
+      config,
+      engine,
+      detector,
+      store,
+      planners: { text: planText, html: planHtml },
+      clock: options.clock,
+      logger: options.logger,
+      gate: options.gate,
+    });
+    await server.listen({ host: config.host, port: config.port });
+    const address = server.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const eng = engine;
+    let closed: Promise<void> | undefined;
+    return {
+      server,
+      url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+      engine: eng,
+      store,
+      close: () =>
+        (closed ??= (async () => {
+          await server.close();
+          await eng.close();
+          await store.close();
+        })()),
+    };
+  } catch (err) {
+    await engine?.close().catch(() => undefined);
+    await store.close();
+    throw err;
+  }
+}

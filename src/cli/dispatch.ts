@@ -1,0 +1,45 @@
+// Dispatch of the `dragoman` command to commands/<name>.ts (main.ts is the entry that calls it). To add a command, add its file and one line to
+// COMMANDS; each exports `run(args, io): Promise<exitCode>`.
+import { CliError, processIo, type CliIo } from './io.ts';
+
+interface Command {
+  run(args: string[], io: CliIo): Promise<number>;
+}
+
+// Summaries are repeated here so `dragoman help` does not load every command (serve loads the engine).
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  serve: { summary: 'run the HTTP server', load: () => import('./commands/serve.ts') },
+  keys: { summary: 'create, list and revoke API keys', load: () => import('./commands/keys.ts') },
+  plans: { summary: 'show and edit the plans', load: () => import('./commands/plans.ts') },
+  usage: { summary: 'characters and requests per key for a month', load: () => import('./commands/usage.ts') },
+  models: { summary: 'install and check models', load: () => import('./commands/models.ts') },
+};
+
+async function help(io: CliIo): Promise<void> {
+  io.out('usage: dragoman <command> [options]\n\ncommands:');
+  for (const [name, c] of Object.entries(COMMANDS)) io.out(`  ${name.padEnd(8)} ${c.summary}`);
+  io.out('\nSettings come from DRAGOMAN_* environment variables (see README, Configuration).');
+}
+
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    await help(io);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`dragoman: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
+    return 2;
+  }
+  try {
+    return await (await command.load()).run(args, io);
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.err(`dragoman: ${err.message}`);
+      return err.exitCode;
+    }
+    io.err(`dragoman: ${(err as Error).stack ?? String(err)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,117 @@
+// The keys / plans / usage commands in-process on a real SQLite file in a temp dir, checked through their
+// output, exit codes and the store they write.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/accounts/accounts.ts';
+import { systemClock } from '../../src/accounts/clock.ts';
+import { defaultPlanLimits } from '../../src/accounts/plans.ts';
+import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
+import { periodOf } from '../../src/accounts/period.ts';
+import { main } from '../../src/cli/dispatch.ts';
+
+let dir: string;
+
+async function run(...args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, {
+    env: { DRAGOMAN_DATA_DIR: dir, DRAGOMAN_RATE_PRESET: 'B' },
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+async function withStore<T>(fn: (s: SqliteAccountStore) => Promise<T>): Promise<T> {
+  const s = new SqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('B'));
+  try {
+    return await fn(s);
+  } finally {
+    await s.close();
+  }
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'dragoman-cli-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('dragoman keys', () => {
+  it('create --json prints {id,key,plan} once; the key authenticates; only its hash is stored', async () => {
+    const r = await run('keys', 'create', '--plan', 'pro', '--json');
+    expect(r.code).toBe(0);
+    const created = JSON.parse(r.out);
+    expect(Object.keys(created).sort()).toEqual(['id', 'key', 'plan']);
+    expect(created.plan).toBe('pro');
+    await withStore(async (s) => {
+      const key = await new Accounts(s, systemClock).authenticate(created.key);
+      expect(key.id).toBe(created.id);
+    });
+    const list = await run('keys', 'list');
+    expect(list.out).toContain(created.id);
+    expect(list.out).toContain(created.key.slice(0, 9));
+    expect(list.out).not.toContain(created.key);
+  });
+
+  it('create with overrides, set-plan, set-limits, revoke', async () => {
+    const human = await run('keys', 'create', '--plan', 'enterprise', '--name', 'acme', '--monthly-chars', '1_000_000', '--rpm', 'unlimited');
+    expect(human.code).toBe(0);
+    expect(human.out).toMatch(/shown only once/);
+    const id = human.out.match(/k_[0-9a-f]{10}/)![0];
+    await withStore(async (s) => expect(await s.limitsFor(id)).toEqual({ monthlyChars: 1_000_000, rpm: null }));
+    expect((await run('keys', 'set-plan', id, 'basic')).code).toBe(0);
+    expect((await run('keys', 'set-limits', id, '--monthly-chars', 'plan', '--rpm', '7')).code).toBe(0);
+    await withStore(async (s) => expect(await s.limitsFor(id)).toEqual({ monthlyChars: 5_000_000, rpm: 7 }));
+    expect((await run('keys', 'revoke', id)).code).toBe(0);
+    const again = await run('keys', 'revoke', id);
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/already revoked/);
+    expect((await run('keys', 'list')).out).toMatch(/revoked/);
+  });
+
+  it('bad arguments exit 2 with a clear message; unknown ids exit 1', async () => {
+    const noPlan = await run('keys', 'create');
+    expect(noPlan.code).toBe(2);
+    expect(noPlan.err).toMatch(/--plan is required/);
+    const badPlan = await run('keys', 'create', '--plan', 'gold');
+    expect(badPlan.code).toBe(2);
+    expect(badPlan.err).toMatch(/unknown plan "gold"/);
+    expect((await run('keys', 'create', '--plan', 'free', '--rpm', 'many')).err).toMatch(/--rpm must be/);
+    expect((await run('keys', 'create', '--plan', 'free', '--bogus')).code).toBe(2);
+    expect((await run('keys', 'frobnicate')).code).toBe(2);
+    const unknown = await run('keys', 'revoke', 'k_0000000000');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/no key with ID/);
+    expect((await run('keys', 'set-plan', 'k_0000000000', 'pro')).code).toBe(1);
+    expect((await run('nonsense')).code).toBe(2);
+  });
+});
+
+describe('dragoman plans and usage', () => {
+  it('lists preset B, edits a plan and restores the default', async () => {
+    const list = await run('plans', 'list', '--json');
+    const plans = JSON.parse(list.out);
+    expect(plans.map((p: { rpm: number | null }) => p.rpm)).toEqual([100, 300, 1000, null]);
+    expect((await run('plans', 'set', 'free', '--rpm', '5', '--monthly-chars', '1000')).out).toMatch(/1,000 characters per month, 5 requests/);
+    expect((await run('plans', 'list')).out).toMatch(/free\s+1,000 \(set\)\s+5 \(set\)/);
+    await run('plans', 'set', 'free', '--rpm', 'default');
+    expect((await run('plans', 'list')).out).toMatch(/free\s+1,000 \(set\)\s+100 \(preset B\)/);
+    expect((await run('plans', 'set', 'free')).code).toBe(2);
+    expect((await run('plans', 'set', 'platinum', '--rpm', '1')).code).toBe(2);
+  });
+
+  it('usage shows characters per key for the current or a given month', async () => {
+    const { id } = JSON.parse((await run('keys', 'create', '--plan', 'free', '--json')).out);
+    const month = periodOf(Date.now());
+    await withStore((s) => s.charge(id, month, 1234));
+    await withStore((s) => s.charge(id, '2025-02', 7));
+    const now = await run('usage', '--key', id, '--json');
+    expect(JSON.parse(now.out)[0]).toMatchObject({ keyId: id, charactersUsed: 1234, characterLimit: 500_000, requests: 1 });
+    const feb = await run('usage', '--month', '2025-02');
+    expect(feb.out).toMatch(new RegExp(`${id}\\s+free\\s+7\\s+500,000\\s+1`));
+    expect((await run('usage', '--month', '2025-13')).code).toBe(2);
+    expect((await run('usage', '--key', 'k_nope')).code).toBe(1);
+  });
+});
