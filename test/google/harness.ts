@@ -8,6 +8,7 @@ import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config/env.ts';
+import { loggerOptions } from '../../src/http/server.ts';
 import type { Service } from '../../src/service/index.ts';
 
 export const FIXTURE_MODELS = resolve(import.meta.dirname, '../fixtures/models');
@@ -23,7 +24,12 @@ export interface CompatServer {
   close(): Promise<void>;
 }
 
-export async function startCompatServer(env: Record<string, string> = {}, options: AppOptions = {}): Promise<CompatServer> {
+export interface CompatOptions extends AppOptions {
+  /** Collect the server's JSON log lines here (the production logger options, at DRAGOMAN_LOG_LEVEL). */
+  logLines?: string[];
+}
+
+export async function startCompatServer(env: Record<string, string> = {}, options: CompatOptions = {}): Promise<CompatServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-compat-'));
   const config = loadConfig({
     DRAGOMAN_PORT: '0',
@@ -36,7 +42,11 @@ export async function startCompatServer(env: Record<string, string> = {}, option
     ...env,
   });
   const clock = new ManualClock();
-  const app = await startApp(config, { logger: false, ...options, clock });
+  const { logLines, ...appOptions } = options;
+  const logger = logLines
+    ? { ...(loggerOptions(config) as object), stream: { write: (line: string) => void logLines.push(line) } }
+    : false;
+  const app = await startApp(config, { logger, ...appOptions, clock });
   const accounts = new Accounts(app.store, clock);
   return {
     app,
