@@ -1,0 +1,346 @@
+// The web page at `/`, driven in Debian's Chromium (playwright-core) against the real app with the fixture
+// models: what a person sees and can do, error words, keyboard use, themes, and that the page never talks to
+// anything but its own origin.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../../src/engine/types.ts';
+import { CONTENT_SECURITY_POLICY } from '../../src/http/ui/index.ts';
+import { enterKey, FIXTURE_MODELS, launchChromium, openPage, RESULTS_DIR, startUiServer, type UiServer } from './harness.ts';
+
+interface DevRow {
+  src: string;
+  beam4: string;
+}
+const dev = readFileSync(join(FIXTURE_MODELS, 'tiny-marian-en-de', 'dev.jsonl'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as DevRow);
+const EN = dev[0]!;
+const DE = JSON.parse(readFileSync(join(FIXTURE_MODELS, 'tiny-marian-de-en', 'dev.jsonl'), 'utf8').split('\n')[0]!) as {
+  src: string;
+};
+
+let server: UiServer;
+let browser: Browser;
+/** Set by a test: the next engine call throws, as a crashed model would (500 path). */
+let failNextTranslation = false;
+
+beforeAll(async () => {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  server = await startUiServer(
+    {},
+    {
+      wrapEngine: (engine: Engine): Engine =>
+        Object.assign(Object.create(engine) as Engine, {
+          translate: (...args: Parameters<Engine['translate']>) => {
+            if (failNextTranslation) {
+              failNextTranslation = false;
+              return Promise.reject(new Error('simulated engine failure'));
+            }
+            return engine.translate(...args);
+          },
+        }),
+    },
+  );
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function pick(page: Page, which: 'From' | 'To', code: string): Promise<void> {
+  await page.getByLabel(which, { exact: true }).selectOption(code);
+}
+
+async function translateViaButton(page: Page, text: string): Promise<string> {
+  await page.getByLabel('Text', { exact: true }).fill(text);
+  await page.getByRole('button', { name: 'Translate', exact: true }).click();
+  await expect.poll(() => page.getByLabel('Translation').inputValue()).not.toBe('');
+  return page.getByLabel('Translation').inputValue();
+}
+
+async function ready(page: Page): Promise<void> {
+  await page.getByText('Key accepted.').waitFor();
+}
+
+async function usageFromApi(key: string): Promise<{ charactersUsed: number }> {
+  const res = await fetch(`${server.url}/v1/usage`, { headers: { 'x-api-key': key } });
+  return ((await res.json()) as { data: { charactersUsed: number } }).data;
+}
+
+describe('the page at /', () => {
+  it('is served with a strict Content-Security-Policy and nothing inline', async () => {
+    const res = await fetch(`${server.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toBe(CONTENT_SECURITY_POLICY);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await res.text();
+    // Every script has a same-origin src; no inline script, style element or style attribute.
+    expect(html.match(/<script\b[^>]*>/g)).toEqual(['<script type="module" src="/ui/app.js">']);
+    expect(html).not.toMatch(/<style\b|\sstyle=|\son[a-z]+=/i);
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const asset of ['/ui/app.js', '/ui/style.css', '/ui/icon.svg']) {
+      const a = await fetch(server.url + asset);
+      expect(a.status, asset).toBe(200);
+      expect(a.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+      const again = await fetch(server.url + asset, { headers: { 'if-none-match': a.headers.get('etag')! } });
+      expect(again.status, asset).toBe(304);
+    }
+  });
+
+  it('translates en→de and shows the model output (screenshots in light and dark)', async () => {
+    const key = await server.key();
+    for (const scheme of ['light', 'dark'] as const) {
+      const { context, page, consoleErrors } = await openPage(browser, server.url, {
+        colorScheme: scheme,
+        viewport: { width: 1100, height: 900 },
+      });
+      await enterKey(page, server.url, key);
+      await ready(page);
+      await pick(page, 'From', 'en');
+      await pick(page, 'To', 'de');
+      expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
+      expect(await page.getByLabel('Translation').inputValue()).toBe(EN.beam4);
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(scheme);
+      await page.screenshot({ path: join(RESULTS_DIR, `ui-${scheme}.png`), fullPage: true });
+      expect(consoleErrors).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it('auto-detect shows the detected language (en) and a confidence after translating', async () => {
+    const key = await server.key();
+    const { context, page } = await openPage(browser, server.url);
+    await enterKey(page, server.url, key);
+    await ready(page);
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('');
+    await pick(page, 'To', 'de');
+    expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
+    const detected = page.locator('#detected');
+    await expect.poll(() => detected.textContent()).toMatch(/\(en\), confidence \d+\s?%/);
+    await context.close();
+  });
+
+  it('a wrong key gets the words asking for a valid key, and the focus goes to the key field', async () => {
+    const { context, page } = await openPage(browser, server.url);
+    await enterKey(page, server.url, 'dk_thisisnotakeythisisnotakey0000000000');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('This API key was not accepted. Enter a valid key');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('key');
+    await context.close();
+  });
+
+  it('a key with 1 request per minute shows a countdown on the second click, then the button works again', async () => {
+    const key = await server.key({ rpm: 1 });
+    const { context, page } = await openPage(browser, server.url);
+    await page.clock.install();
+    await enterKey(page, server.url, key);
+    await ready(page);
+    // Loading the languages used this minute's request: let the server's minute pass.
+    server.clock.advance(61_000);
+    await pick(page, 'From', 'en');
+    await pick(page, 'To', 'de');
+    expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
+    const button = page.getByRole('button', { name: 'Translate', exact: true });
+    await button.click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toMatch(/Too many requests.*try again in (\d+) s/);
+    const first = Number(/in (\d+) s/.exec((await alert.textContent())!)![1]);
+    expect(first).toBeGreaterThan(50);
+    expect(first).toBeLessThanOrEqual(60);
+    expect(await button.isDisabled()).toBe(true);
+    await page.clock.runFor(3_000);
+    const later = Number(/in (\d+) s/.exec((await alert.textContent())!)![1]);
+    expect(later).toBe(first - 3);
+    // The minute passes for both sides: the message says so and the button works again.
+    server.clock.advance(61_000);
+    await page.clock.runFor((first - 3) * 1000 + 1000);
+    await expect.poll(() => alert.textContent()).toContain('You can try again now.');
+    expect(await button.isDisabled()).toBe(false);
+    await page.getByLabel('Translation').evaluate((t: HTMLTextAreaElement) => (t.value = ''));
+    expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
+    await context.close();
+  });
+
+  it('the usage bar moves after a translation, to what the server counted', async () => {
+    const key = await server.key({ plan: 'free' });
+    const { context, page } = await openPage(browser, server.url);
+    await enterKey(page, server.url, key);
+    await ready(page);
+    const bar = page.locator('#usage-bar');
+    expect(await bar.evaluate((b: HTMLProgressElement) => [b.value, b.max])).toEqual([0, 500_000]);
+    expect(await page.locator('#usage-plan').textContent()).toBe('free');
+    expect(await page.locator('#usage-rpm').textContent()).toBe('10 requests per minute');
+    await pick(page, 'From', 'en');
+    await pick(page, 'To', 'de');
+    await translateViaButton(page, EN.src);
+    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value)).toBe([...EN.src].length);
+    expect((await usageFromApi(key)).charactersUsed).toBe([...EN.src].length);
+    // A fresh read from /v1/usage agrees with the page's own count.
+    await page.getByRole('button', { name: 'Refresh usage' }).click();
+    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value)).toBe([...EN.src].length);
+    expect(await page.locator('#usage-chars').textContent()).toContain(`${[...EN.src].length} of 500,000 characters used`);
+    await context.close();
+  });
+
+  it('works with the keyboard only: key, languages, text, Ctrl+Enter and the Translate button', async () => {
+    const key = await server.key();
+    const { context, page } = await openPage(browser, server.url);
+    await page.goto(server.url + '/');
+    const focused = () => page.evaluate(() => document.activeElement?.id ?? '');
+    const tabTo = async (id: string): Promise<void> => {
+      for (let i = 0; i < 40 && (await focused()) !== id; i++) await page.keyboard.press('Tab');
+      expect(await focused()).toBe(id);
+    };
+    await tabTo('key');
+    await page.keyboard.type(key);
+    await page.keyboard.press('Enter');
+    await ready(page);
+    // Focus order follows the page: key → … → source search → source → swap → target search → target → text.
+    const order: string[] = [];
+    await tabTo('source-filter');
+    for (let i = 0; i < 6; i++) {
+      order.push(await focused());
+      await page.keyboard.press('Tab');
+    }
+    expect(order).toEqual(['source-filter', 'source', 'swap', 'target-filter', 'target', 'format-text']);
+    expect(await focused()).toBe('text');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('target-filter');
+    await page.keyboard.type('germ');
+    await page.keyboard.press('Enter');
+    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('de');
+    await tabTo('text');
+    await page.keyboard.type(EN.src);
+    await page.keyboard.press('Control+Enter');
+    await expect.poll(() => page.getByLabel('Translation').inputValue()).toBe(EN.beam4);
+    await page.getByLabel('Translation').evaluate((t: HTMLTextAreaElement) => (t.value = ''));
+    await tabTo('translate');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByLabel('Translation').inputValue()).toBe(EN.beam4);
+    await context.close();
+  });
+
+  it('detect lists a detection per line', async () => {
+    const key = await server.key();
+    const { context, page } = await openPage(browser, server.url);
+    await enterKey(page, server.url, key);
+    await ready(page);
+    await page.getByLabel('Text', { exact: true }).fill(`${EN.src}\n\n${DE.src}\n`);
+    await page.getByRole('button', { name: 'Detect languages per line' }).click();
+    const rows = page.locator('#detections-body tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    const cells = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent)));
+    expect(cells[0]![0]).toBe(EN.src);
+    expect(cells[0]![1]).toMatch(/\(en\)$/);
+    expect(cells[1]![0]).toBe(DE.src);
+    expect(cells[1]![1]).toMatch(/\(de\)$/);
+    for (const row of cells) expect(row[2]).toMatch(/^\d+\s?%$/);
+    await context.close();
+  });
+
+  it('errors in words: quota → upgrade, 400 → the API message, 500 → try again', async () => {
+    const key = await server.key({ monthlyChars: 20 });
+    const { context, page } = await openPage(browser, server.url);
+    await enterKey(page, server.url, key);
+    await ready(page);
+    await pick(page, 'From', 'en');
+    await pick(page, 'To', 'de');
+    const alert = page.getByRole('alert');
+    await page.getByLabel('Text', { exact: true }).fill(EN.src);
+    await page.getByRole('button', { name: 'Translate', exact: true }).click();
+    await expect.poll(() => alert.textContent()).toContain('monthly characters of your plan are used up. Upgrade the plan');
+
+    await page.getByLabel('Text', { exact: true }).fill('x'.repeat(100_001));
+    await page.getByRole('button', { name: 'Translate', exact: true }).click();
+    // The API's own message (it names the limit), not a generic one.
+    await expect.poll(() => alert.textContent()).toMatch(/100000|100,000/);
+
+    await page.getByLabel('Text', { exact: true }).fill('Hi.');
+    failNextTranslation = true;
+    await page.getByRole('button', { name: 'Translate', exact: true }).click();
+    await expect.poll(() => alert.textContent()).toContain('The server had a problem with this request');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await expect.poll(() => page.getByLabel('Translation').inputValue()).not.toBe('');
+    expect(await alert.isVisible()).toBe(false);
+    await context.close();
+  });
+
+  it('keeps the key in sessionStorage, in localStorage only with "remember", never in a URL', async () => {
+    const key = await server.key();
+    const { context, page, requests } = await openPage(browser, server.url);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await enterKey(page, server.url, key);
+    await ready(page);
+    const stored = () =>
+      page.evaluate(() => [sessionStorage.getItem('dragoman.apiKey'), localStorage.getItem('dragoman.apiKey')]);
+    expect(await stored()).toEqual([key, null]);
+    await page.getByLabel('Remember the key on this device').check();
+    expect(await stored()).toEqual([null, key]);
+    // A full session: translate with detection, swap, detect lines, copy, theme toggle.
+    await pick(page, 'To', 'de');
+    await translateViaButton(page, EN.src);
+    await expect.poll(() => page.locator('#detected').textContent()).toContain('(en)');
+    await page.getByRole('button', { name: 'Copy translation' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(EN.beam4);
+    await page.getByRole('button', { name: 'Swap languages' }).click();
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('de');
+    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('en');
+    expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe(EN.beam4);
+    expect(await page.locator('#char-count').textContent()).toBe(`${[...EN.beam4].length} characters`);
+    await page.getByRole('button', { name: 'Detect languages per line' }).click();
+    await expect.poll(() => page.locator('#detections-body tr').count()).toBe(1);
+    const toggle = page.getByRole('button', { name: 'Dark theme' });
+    const before = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe(before);
+    await page.getByRole('button', { name: 'Forget key' }).click();
+    expect(await stored()).toEqual([null, null]);
+
+    const origin = new URL(server.url).origin;
+    expect(requests.length).toBeGreaterThan(8);
+    expect(requests.filter((u) => new URL(u).origin !== origin)).toEqual([]);
+    expect(requests.filter((u) => u.includes(key) || u.includes('key='))).toEqual([]);
+    await context.close();
+  });
+
+  it('fits a phone-width screen without sideways scrolling', async () => {
+    const key = await server.key();
+    const { context, page } = await openPage(browser, server.url, { viewport: { width: 360, height: 740 } });
+    await enterKey(page, server.url, key);
+    await ready(page);
+    await pick(page, 'From', 'en');
+    await pick(page, 'To', 'de');
+    await translateViaButton(page, EN.src);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await page.screenshot({ path: join(RESULTS_DIR, 'ui-phone.png'), fullPage: true });
+    await context.close();
+  });
+});
+
+describe('DRAGOMAN_UI=off', () => {
+  it('does not serve the page', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'dragoman-ui-nomodels-'));
+    const off = await startUiServer({ DRAGOMAN_UI: 'off', DRAGOMAN_MODELS_DIR: empty });
+    try {
+      for (const path of ['/', '/ui/app.js']) {
+        const res = await fetch(off.url + path);
+        expect(res.status, path).toBe(404);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      }
+    } finally {
+      await off.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
