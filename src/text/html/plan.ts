@@ -9,7 +9,12 @@ import type { Replacement } from './splice.ts';
 
 export interface Unit {
   segments: string[];
-  replacements(translations: readonly string[]): Replacement[];
+  /**
+   * `keepTextNodes`: the fallback when the first assembly changed how the parser builds the tree (it re-opens
+   * misnested formatting elements only where text follows): every slot keeps its kind (no text, whitespace,
+   * words), so the parser sees text nodes exactly where it saw them in the input.
+   */
+  replacements(translations: readonly string[], keepTextNodes: boolean): Replacement[];
 }
 
 // A whole document starts (after an optional BOM, whitespace and comments) with a doctype, <html>, <head> or <body>.
@@ -24,9 +29,12 @@ export function isHtmlDocument(html: string): boolean {
   return DOCUMENT_START.test(html);
 }
 
-export function collectUnits(html: string): Unit[] {
+export function parseHtml(html: string): T.ParentNode {
   const options = { sourceCodeLocationInfo: true } as const;
-  const root = isHtmlDocument(html) ? parse(html, options) : parseFragment(html, options);
+  return isHtmlDocument(html) ? parse(html, options) : parseFragment(html, options);
+}
+
+export function collectUnits(html: string, root: T.ParentNode): Unit[] {
   const walker = new Walker(html);
   walker.walk(root);
   walker.flush();
@@ -176,8 +184,9 @@ class Walker {
     const plan = planRun({ slots, boundaries });
     this.units.push({
       segments: plan.segments,
-      replacements: (translations) => {
+      replacements: (translations, keepTextNodes) => {
         const next = plan.assemble(translations);
+        if (keepTextNodes) keepSlotKinds(next, slots);
         // A slot with nowhere to go hands its text to the nearest slot that has a place.
         for (let i = 0; i < next.length; i++) {
           if (targets[i] !== undefined || next[i] === '') continue;
@@ -225,10 +234,38 @@ class Walker {
   }
 }
 
-function nearest(targets: readonly (Range | undefined)[], i: number): number | undefined {
-  for (let d = 1; d < targets.length; d++) {
-    if (i - d >= 0 && targets[i - d] !== undefined) return i - d;
-    if (i + d < targets.length && targets[i + d] !== undefined) return i + d;
+function nearest<X>(items: readonly X[], i: number, ok: (x: X, j: number) => boolean = (x) => x !== undefined): number | undefined {
+  for (let d = 1; d < items.length; d++) {
+    if (i - d >= 0 && ok(items[i - d]!, i - d)) return i - d;
+    if (i + d < items.length && ok(items[i + d]!, i + d)) return i + d;
   }
   return undefined;
+}
+
+const WORDS = /[^ \t\n\f\r]/;
+type SlotKind = 'none' | 'space' | 'words';
+const kindOf = (s: string): SlotKind => (s === '' ? 'none' : WORDS.test(s) ? 'words' : 'space');
+
+/** Rearrange `next` so each slot has the kind (none / whitespace / words) the original slot had. */
+function keepSlotKinds(next: string[], original: readonly string[]): void {
+  const kinds = original.map(kindOf);
+  const wordSlot = (_: string, j: number): boolean => kinds[j] === 'words';
+  for (let i = 0; i < next.length; i++) {
+    if (kinds[i] === 'words' || next[i] === original[i]) continue;
+    const j = nearest(next, i, wordSlot);
+    if (j !== undefined) next[j] = j < i ? next[j] + next[i] : next[i] + next[j];
+    next[i] = original[i]!;
+  }
+  for (let i = 0; i < next.length; i++) {
+    if (kinds[i] !== 'words' || WORDS.test(next[i]!)) continue;
+    // Borrow the closest word of a neighbour that has two; else a space still makes a text node.
+    const j = nearest(next, i, (s, k) => kinds[k] === 'words' && (s.match(/[^ \t\n\f\r]+/g)?.length ?? 0) >= 2);
+    if (j === undefined) {
+      if (next[i] === '') next[i] = ' ';
+      continue;
+    }
+    const m = j > i ? /^[ \t\n\f\r]*[^ \t\n\f\r]+/.exec(next[j]!)! : /[^ \t\n\f\r]+[ \t\n\f\r]*$/.exec(next[j]!)!;
+    next[i] = j > i ? next[i] + m[0] : m[0] + next[i];
+    next[j] = j > i ? next[j]!.slice(m[0].length) : next[j]!.slice(0, m.index);
+  }
 }
