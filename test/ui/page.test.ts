@@ -272,6 +272,17 @@ describe('the page at /', () => {
     await page.getByRole('button', { name: 'Try again' }).click();
     await expect.poll(() => page.getByLabel('Translation').inputValue()).not.toBe('');
     expect(await alert.isVisible()).toBe(false);
+
+    // The network drops the request: say so, keep the text, and "Try again" works once it is back.
+    await page.getByLabel('Translation').evaluate((t: HTMLTextAreaElement) => (t.value = ''));
+    await page.route('**/v1/translate', (route) => route.abort('internetdisconnected'));
+    await page.getByRole('button', { name: 'Translate', exact: true }).click();
+    await expect.poll(() => alert.textContent()).toContain('The server could not be reached');
+    expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe('Hi.');
+    await page.unroute('**/v1/translate');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await expect.poll(() => page.getByLabel('Translation').inputValue()).not.toBe('');
+    expect(await alert.isVisible()).toBe(false);
     await context.close();
   });
 
@@ -311,6 +322,24 @@ describe('the page at /', () => {
     expect(requests.length).toBeGreaterThan(8);
     expect(requests.filter((u) => new URL(u).origin !== origin)).toEqual([]);
     expect(requests.filter((u) => u.includes(key) || u.includes('key='))).toEqual([]);
+    await context.close();
+  });
+
+  it('gets a free key with one click, and translates HTML keeping the markup', async () => {
+    const { context, page } = await openPage(browser, server.url);
+    await page.goto(server.url + '/');
+    await page.getByRole('button', { name: 'Get a free key' }).click();
+    await ready(page);
+    const key = await page.getByLabel('Your API key').inputValue();
+    expect(key).toMatch(/^dk_/);
+    expect(await page.evaluate(() => sessionStorage.getItem('dragoman.apiKey'))).toBe(key);
+    expect(await page.locator('#usage-plan').textContent()).toBe('free');
+    await pick(page, 'From', 'en');
+    await pick(page, 'To', 'de');
+    await page.getByLabel('HTML').check();
+    const html = `<p>${EN.src}</p>`;
+    const out = await translateViaButton(page, html);
+    expect(out).toBe(`<p>${EN.beam4}</p>`);
     await context.close();
   });
 

@@ -31,7 +31,11 @@ export function explain(failure: ApiFailure): Explained {
       return { text: `This server does not offer that: ${failure.message}`, retry: false, focusKey: false };
     case 'server':
       return {
-        text: 'The server had a problem with this request. Your text is kept: try again in a moment.',
+        // 503 carries words meant for people (e.g. no model installed yet, how to install one): show them.
+        text:
+          failure.status === 503
+            ? `The server cannot do this right now: ${failure.message} Your text is kept: try again later.`
+            : 'The server had a problem with this request. Your text is kept: try again in a moment.',
         retry: true,
         focusKey: false,
       };
