@@ -1,0 +1,241 @@
+// LibreTranslate wire format by hand-made requests against a real server: per-string detection, n-best
+// alternatives, form bodies, keys, detect, frontend settings, LibreTranslate's error statuses and bodies.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDetector } from '../../src/detect/index.ts';
+import type { Engine } from '../../src/engine/types.ts';
+import { buildServer } from '../../src/http/server.ts';
+import { KEYLESS_PER_MINUTE } from '../../src/http/libretranslate/index.ts';
+import { planHtml } from '../../src/text/html/index.ts';
+import { planText } from '../../src/text/segment.ts';
+import { type CompatServer, reference, send, startCompatServer } from '../google/harness.ts';
+
+const EN = 'The weather is very nice today and we are going to the park.';
+const EN2 = 'The house is small.';
+const DE = 'Das Wetter ist heute sehr schön und wir gehen in den Park.';
+
+let server: CompatServer;
+let base: string;
+let secret: string;
+let keyId: string;
+const logLines: string[] = [];
+/** Set to make the engine's next translate call fail, as a crashed worker would. */
+let failNext = false;
+
+function failingEngine(engine: Engine): Engine {
+  return new Proxy(engine, {
+    get(target, prop, receiver) {
+      if (prop === 'translate') {
+        return (...args: Parameters<Engine['translate']>) => {
+          if (failNext) {
+            failNext = false;
+            return Promise.reject(new Error('worker exited'));
+          }
+          return target.translate(...args);
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}
+
+beforeAll(async () => {
+  server = await startCompatServer({ DRAGOMAN_LOG_LEVEL: 'info' }, { logLines, wrapEngine: failingEngine });
+  base = `${server.url}/libretranslate`;
+  ({ secret, id: keyId } = await server.key());
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const post = (path: string, json: unknown, headers: Record<string, string> = {}) => send(`${base}${path}`, { json, headers });
+
+describe('translate', () => {
+  it('array q with source auto: one detectedLanguage per string, each string translated from its own language', async () => {
+    const r = await post('/translate', { q: [EN, DE], source: 'auto', target: 'fr', api_key: secret });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.detectedLanguage.map((d: any) => d.language)).toEqual(['en', 'de']);
+    for (const d of r.body.detectedLanguage) {
+      expect(Object.keys(d).sort()).toEqual(['confidence', 'language']);
+      expect(d.confidence).toBeGreaterThan(1); // a percentage, not a 0..1 fraction
+      expect(d.confidence).toBeLessThanOrEqual(100);
+    }
+    const fromEnglish = (await reference(server.service, EN, 'fr', 'en'))[0];
+    const fromGerman = (await reference(server.service, DE, 'fr', 'de'))[0];
+    expect(r.body.translatedText).toEqual([fromEnglish, fromGerman]);
+    // Not the batch-as-one-language answer: the German string read as English translates differently.
+    expect(fromGerman).not.toBe((await reference(server.service, DE, 'fr', 'en'))[0]);
+  });
+
+  it('string q: translatedText is a string; a given source means no detectedLanguage', async () => {
+    const r = await post('/translate', { q: EN2, source: 'en', target: 'de', api_key: secret });
+    expect(r.body).toEqual({ translatedText: (await reference(server.service, EN2, 'de', 'en'))[0] });
+    const auto = await post('/translate', { q: EN2, source: 'auto', target: 'de', api_key: secret });
+    expect(auto.body.detectedLanguage.language).toBe('en');
+    expect(typeof auto.body.translatedText).toBe('string');
+  });
+
+  it('alternatives=2: two distinct n-best translations, different from translatedText', async () => {
+    const r = await post('/translate', { q: EN, source: 'en', target: 'de', alternatives: 2, api_key: secret });
+    expect(r.status, r.text).toBe(200);
+    const { translatedText, alternatives } = r.body as { translatedText: string; alternatives: string[] };
+    expect(alternatives).toHaveLength(2);
+    expect(new Set([translatedText, ...alternatives]).size).toBe(3);
+    // The same n-best the service gets from beam search (not copies, not re-runs with noise).
+    const viaService = await server.service.translate(
+      server.service.prepareTranslate({ q: EN, target: 'de', source: 'en' }, { alternatives: 2 }),
+    );
+    expect(translatedText).toBe(viaService.translations[0]!.translatedText);
+    expect(alternatives).toEqual(viaService.translations[0]!.alternatives);
+  });
+
+  it('alternatives for an array q are one list per string; more than 3 is capped at 3', async () => {
+    const r = await post('/translate', { q: [EN, EN2], source: 'en', target: 'de', alternatives: 9, api_key: secret });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.alternatives).toHaveLength(2);
+    r.body.alternatives.forEach((alts: string[], i: number) => {
+      expect(alts.length).toBeGreaterThan(0);
+      expect(alts.length).toBeLessThanOrEqual(3);
+      expect(alts).not.toContain(r.body.translatedText[i]);
+    });
+  });
+
+  it('form-encoded body: repeated q, api_key and alternatives as form fields', async () => {
+    const form = new URLSearchParams([['q', EN], ['q', EN2], ['source', 'en'], ['target', 'de'], ['api_key', secret]]);
+    const r = await send(`${base}/translate`, { form: form.toString() });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ translatedText: await reference(server.service, [EN, EN2], 'de', 'en') });
+
+    const one = new URLSearchParams({ q: EN, source: 'en', target: 'de', alternatives: '1', api_key: secret });
+    const r1 = await send(`${base}/translate`, { form: one.toString() });
+    expect(r1.body.alternatives).toHaveLength(1);
+    expect(r1.body.alternatives[0]).not.toBe(r1.body.translatedText);
+  });
+
+  it('the key may be api_key, apiKey or X-API-Key', async () => {
+    const fields = { q: EN2, source: 'en', target: 'de' };
+    expect((await post('/translate', { ...fields, apiKey: secret })).status).toBe(200);
+    expect((await post('/translate', { ...fields, apiKey: '' }, { 'x-api-key': secret })).status).toBe(200);
+  });
+});
+
+describe('detect, languages, settings', () => {
+  it('detect: candidates best first with confidence in percent; per string for an array', async () => {
+    const r = await post('/detect', { q: DE, api_key: secret });
+    expect(r.status).toBe(200);
+    const list = r.body as { confidence: number; language: string }[];
+    expect(list[0]!.language).toBe('de');
+    expect(list[0]!.confidence).toBeGreaterThan(1);
+    for (let i = 1; i < list.length; i++) expect(list[i]!.confidence).toBeLessThanOrEqual(list[i - 1]!.confidence);
+
+    const many = await post('/detect', { q: [EN, DE, '12345'], api_key: secret });
+    expect(many.body.map((l: any[]) => l[0].language)).toEqual(['en', 'de', 'und']);
+    expect(many.body[2]).toEqual([{ confidence: 0, language: 'und' }]);
+  });
+
+  it('languages: code, English name, targets from the installed models', async () => {
+    const r = await send(`${base}/languages`);
+    expect(r.status).toBe(200);
+    const en = (r.body as any[]).find((l) => l.code === 'en');
+    expect(en.name).toBe('English');
+    expect(en.targets).toEqual(expect.arrayContaining(['de', 'fr', 'cs']));
+    expect(en.targets).not.toContain('en');
+    expect(Object.keys(en).sort()).toEqual(['code', 'name', 'targets']);
+  });
+
+  it('frontend/settings: the fields clients read, without a key', async () => {
+    const r = await send(`${base}/frontend/settings`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      charLimit: server.config.maxChars,
+      keyRequired: true,
+      suggestions: false,
+      filesTranslation: false,
+      supportedFilesFormat: [],
+      language: { source: { code: 'auto' }, target: { code: 'en', name: 'English' } },
+    });
+  });
+});
+
+describe('errors in LibreTranslate shape', () => {
+  const expectLibreError = (r: { status: number; body: any; headers: Headers }, status: number) => {
+    expect(r.status, JSON.stringify(r.body)).toBe(status);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(Object.keys(r.body)).toEqual(['error']);
+    expect(typeof r.body.error).toBe('string');
+    return r.body.error as string;
+  };
+
+  it('wrong key and missing key: 403', async () => {
+    const msg = expectLibreError(await post('/translate', { q: EN2, target: 'de', api_key: 'dk_wrong_key_0000000000000000' }), 403);
+    expect(msg).toMatch(/Invalid API key/);
+    expect(msg).toContain('api_key');
+    expectLibreError(await post('/translate', { q: EN2, target: 'de' }), 403);
+    expectLibreError(await post('/detect', { q: EN2, api_key: 'nope' }), 403);
+  });
+
+  it('400 for a bad request, naming this surface\'s language list', async () => {
+    expect(expectLibreError(await post('/translate', { q: EN2, api_key: secret }), 400)).toMatch(/target/);
+    const msg = expectLibreError(await post('/translate', { q: EN2, target: 'xx', api_key: secret }), 400);
+    expect(msg).toContain('GET /libretranslate/languages');
+    expect(expectLibreError(await post('/translate', { q: EN2, target: 'de', alternatives: 'many', api_key: secret }), 400)).toMatch(
+      /alternatives/,
+    );
+  });
+
+  it('500 says a retry is safe, and the failed request is not charged', async () => {
+    const key = (await server.app.store.getKey(keyId))!;
+    const before = (await server.accounts.usage(key)).charactersUsed;
+    failNext = true;
+    const msg = expectLibreError(await post('/translate', { q: EN2, source: 'en', target: 'de', api_key: secret }), 500);
+    expect(msg).toMatch(/retry/i);
+    expect(msg).toMatch(/safe/i);
+    expect(msg).not.toContain('worker exited');
+    expect((await server.accounts.usage(key)).charactersUsed).toBe(before);
+    expect((await post('/translate', { q: EN2, source: 'en', target: 'de', api_key: secret })).status).toBe(200);
+  });
+
+  it('404 and 405 in the same shape', async () => {
+    expectLibreError(await send(`${base}/translate_file`, { method: 'POST' }), 404);
+    const r = await send(`${base}/translate`);
+    expectLibreError(r, 405);
+    expect(r.headers.get('allow')).toBe('POST');
+  });
+
+  it('keyless endpoints are limited per client address: 429 with Retry-After', async () => {
+    let last = await send(`${base}/frontend/settings`);
+    for (let i = 0; i < KEYLESS_PER_MINUTE && last.status === 200; i++) last = await send(`${base}/frontend/settings`);
+    expectLibreError(last, 429);
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The window rolls: a minute later the address may ask again.
+    server.clock.advance(61_000);
+    expect((await send(`${base}/languages`)).status).toBe(200);
+  });
+
+  it('a body key is never written to the log', async () => {
+    expect(logLines.some((l) => l.includes('/libretranslate/translate'))).toBe(true);
+    for (const line of logLines) {
+      expect(line).not.toContain(secret);
+      expect(line).not.toContain('dk_wrong_key');
+    }
+  });
+});
+
+describe('DRAGOMAN_LIBRETRANSLATE_COMPAT=off', () => {
+  it('removes the surface', async () => {
+    const app = await buildServer({
+      config: { ...server.config, libreTranslateCompat: false },
+      engine: server.app.engine,
+      detector: await createDetector(),
+      store: server.app.store,
+      planners: { text: planText, html: planHtml },
+      logger: false,
+    });
+    try {
+      const r = await app.inject({ method: 'GET', url: '/libretranslate/languages' });
+      expect(r.statusCode).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+});
