@@ -98,7 +98,7 @@ class Walker {
     this.attributes(el);
     if (BLOCK_ELEMENTS.has(name)) {
       this.flush();
-      this.walk(el.nodeName === 'template' ? (el as T.Template).content : el);
+      this.walk(el);
       this.flush();
       return;
     }
@@ -120,11 +120,13 @@ class Walker {
   private text(node: T.TextNode): void {
     const loc = node.sourceCodeLocation;
     const range = loc ? { start: loc.startOffset, end: loc.endOffset } : undefined;
-    if (range === undefined || !this.sourceIsText(range, node.value) || this.slotRanges[this.slotRanges.length - 1] !== undefined) {
+    if (range === undefined || !this.sourceIsText(range, node.value)) {
       // Text the parser moved or merged (foster parenting): its source is not this text alone. Leave it.
       this.flush();
-      if (range === undefined || !this.sourceIsText(range, node.value)) return;
+      return;
     }
+    // Two text nodes in one slot (text on both sides of an implied element): start a new run.
+    if (this.slotRanges[this.slotRanges.length - 1] !== undefined) this.flush();
     this.slots[this.slots.length - 1] = node.value;
     this.slotRanges[this.slotRanges.length - 1] = range;
   }
