@@ -60,8 +60,10 @@ export class Gate {
     try {
       key = await this.accounts.authenticate(secret);
     } catch (err) {
-      // Only wrong keys count; a missing header is a client that has not been configured yet.
-      if (secret !== undefined && secret.trim() !== '') this.failedAuth.record(address, now);
+      // Only wrong keys count; a missing header is a client that has not been configured yet, and a database
+      // that cannot be reached (503) says nothing about the key.
+      const wrongKey = err instanceof ApiError && err.status === 401;
+      if (wrongKey && secret !== undefined && secret.trim() !== '') this.failedAuth.record(address, now);
       throw err;
     }
     const limits = await this.accounts.limits(key.id);
