@@ -15,8 +15,9 @@ import { createService } from '../service/index.ts';
 import type { Planners } from '../service/types.ts';
 import type { DragomanContext } from './context.ts';
 import { errorBody, toApiError } from './errors.ts';
-import { healthRoutes } from './health.ts';
+import { opsPlugin } from './ops/index.ts';
 import { installMetering } from './metering.ts';
+import { loggerOptions } from '../observability/logger.ts';
 import { GOOGLE_PREFIX, googleRoutes } from './google/index.ts';
 import { LIBRETRANSLATE_PREFIX, libreTranslateRoutes } from './libretranslate/index.ts';
 import { uiRoutes } from './ui/index.ts';
@@ -36,20 +37,8 @@ export interface ServerDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
-  return {
-    level: config.logLevel,
-    // Never log query strings (a key or user text can be there) or headers (X-API-Key).
-    serializers: {
-      req: (req: { method: string; url: string; id: string; ip?: string }) => ({
-        id: req.id,
-        method: req.method,
-        path: req.url.split('?')[0],
-        ip: req.ip,
-      }),
-    },
-  };
-}
+// JSON-line logging (fields, redaction) is owned by src/observability; re-exported for the tests that build servers.
+export { loggerOptions };
 
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -122,7 +111,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
 
   // ── Surfaces: one encapsulated plugin per folder, one line each. ─────────────────────────────────────────
-  await app.register(healthRoutes);
+  // ops first: /health, /ready, /metrics, /docs, and the hooks and OpenAPI collector that must see every route.
+  await app.register(opsPlugin);
   await app.register(v1Routes, { prefix: '/v1' });
   if (config.googleCompat) await app.register(googleRoutes, { prefix: GOOGLE_PREFIX });
   if (config.libreTranslateCompat) await app.register(libreTranslateRoutes, { prefix: LIBRETRANSLATE_PREFIX });

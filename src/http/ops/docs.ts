@@ -1,0 +1,39 @@
+// The OpenAPI document is generated from the JSON schemas the /v1 routes already validate with, so it cannot
+// drift from what the server accepts. Only /v1 is documented (the compatibility surfaces follow other vendors'
+// documents; the ops routes are in the README). Swagger UI's files are served from node_modules.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+/** Global: the generator collects routes through an onRoute hook, so it must be registered before them. */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Dragoman translation API',
+        description:
+          'Self-hosted translation and language detection. Every /v1 call except POST /v1/signup needs an API key ' +
+          'in the X-API-Key header. Errors are {"error":{"code","message","type"}}.',
+        version: '1',
+      },
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      },
+      security: [{ apiKey: [] }],
+    },
+    transform: ({ schema, url }) => ({
+      schema: url.startsWith('/v1/') ? schema : { ...schema, hide: true },
+      url,
+    }),
+  });
+}
+
+export async function docsRoutes(app: FastifyInstance): Promise<void> {
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: false },
+    // A Content-Security-Policy that allows only this server's own scripts and styles.
+    staticCSP: true,
+  });
+}

@@ -1,0 +1,75 @@
+// Feeding the metrics from every request (global hooks), and serving them. Labels come from the route PATTERN and
+// from language codes the catalog knows; everything a client could make up becomes `other`.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { resolveLanguage } from '../../languages/catalog.ts';
+import type { DragomanMetrics } from '../../observability/metrics.ts';
+import { ApiError } from '../../service/errors.ts';
+
+function routeLabel(request: FastifyRequest): string {
+  return request.routeOptions?.url ?? 'unmatched';
+}
+
+function languageLabel(code: unknown): string {
+  if (typeof code !== 'string' || code === '') return 'auto';
+  if (code.toLowerCase() === 'auto') return 'auto';
+  return resolveLanguage(code)?.code ?? 'other';
+}
+
+/** source/target of a translate call on any surface (/v1 and LibreTranslate: JSON body; Google: body or query). */
+function directionOf(request: FastifyRequest): { source: string; target: string } | undefined {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const target = body.target ?? query.target;
+  if (target === undefined) return undefined;
+  return { source: languageLabel(body.source ?? query.source), target: languageLabel(target) };
+}
+
+interface Metered {
+  metering?: { charge?: { chars: number } } | null;
+}
+
+export function installMetricHooks(app: FastifyInstance, metrics: DragomanMetrics): void {
+  const errorTypes = new WeakMap<FastifyRequest, string>();
+  app.addHook('onError', async (request, _reply, error) => {
+    const type = (error as Partial<ApiError>).type;
+    if (typeof type === 'string') errorTypes.set(request, type);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = routeLabel(request);
+    const status = reply.statusCode;
+    metrics.request(request.method, route, status, reply.elapsedTime / 1000);
+    const type = errorTypes.get(request);
+    if (type === 'quota_exceeded') metrics.quotaRefused(route);
+    if (type === 'rate_limit' || status === 429) metrics.rateLimited(route);
+    const charged = (request as FastifyRequest & Metered).metering?.charge?.chars;
+    if (status === 200 && charged) {
+      const direction = directionOf(request);
+      if (direction) metrics.translated(direction.source, direction.target, charged);
+    }
+  });
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  // Hash first: timingSafeEqual needs equal lengths, and the length of the token must not leak either.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+export async function metricsRoute(app: FastifyInstance, opts: { metrics: DragomanMetrics }): Promise<void> {
+  const token = app.dragoman.config.metricsToken;
+  // Off unless a token is configured: then the route does not exist at all (404, like any unknown path).
+  if (!token) return;
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    const auth = request.headers.authorization;
+    const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '') : undefined;
+    if (given === undefined || !sameSecret(given, token)) {
+      throw new ApiError(401, 'authentication_error', '/metrics needs the header Authorization: Bearer <DRAGOMAN_METRICS_TOKEN>.', {
+        'www-authenticate': 'Bearer realm="dragoman-metrics"',
+      });
+    }
+    const body = await opts.metrics.registry.metrics();
+    return reply.header('cache-control', 'no-store').type(opts.metrics.registry.contentType).send(body);
+  });
+}

@@ -1,0 +1,56 @@
+// Fastify's pino options: JSON lines at DRAGOMAN_LOG_LEVEL. A request is logged twice by Fastify ("incoming
+// request", "request completed"), both with the request id (reqId); the serializers below decide what else goes
+// in: route pattern, method, status, latency (responseTime), the key's public id. Never the key, a header, a query
+// string or a body: they can carry secrets and user text. Redaction covers objects that reach a log call by
+// another way (an error with a request attached, a debug line).
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { Config } from '../config/env.ts';
+
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers["x-goog-api-key"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers["x-goog-api-key"]',
+  'headers.cookie',
+  'req.query',
+  'req.body',
+  'query',
+  'body',
+  'q',
+  'key',
+  'secret',
+];
+
+/** The public id of the key that made the request, once metering has authenticated it. */
+function keyIdOf(request: FastifyRequest): string | undefined {
+  const m = (request as FastifyRequest & { metering?: { admission?: { key?: { id?: string } } } | null }).metering;
+  return m?.admission?.key?.id;
+}
+
+function routeOf(request: FastifyRequest): string {
+  return request.routeOptions?.url ?? 'unmatched';
+}
+
+export function loggerOptions(config: Pick<Config, 'logLevel'>): NonNullable<FastifyServerOptions['logger']> {
+  return {
+    level: config.logLevel,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: {
+      req: (req: FastifyRequest) => ({
+        method: req.method,
+        route: routeOf(req),
+        // The path without its query string (which can hold a key or text); bounded, for 404s without a route.
+        path: req.url.split('?')[0]!.slice(0, 200),
+        remoteAddress: req.ip,
+      }),
+      // Fastify hands the reply itself to this serializer ("request completed").
+      res: (res: { statusCode: number }) => {
+        const request = (res as Partial<FastifyReply>).request;
+        return { statusCode: res.statusCode, route: request ? routeOf(request) : undefined, keyId: request ? keyIdOf(request) : undefined };
+      },
+    },
+  };
+}

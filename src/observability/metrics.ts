@@ -1,0 +1,195 @@
+// Every Prometheus series Dragoman exports, on a registry of its own (not prom-client's global one) so that two
+// servers in one process — tests — never share counters.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Engine } from '../engine/types.ts';
+
+/** What the engine tells about each batch it ran (src/engine batcher's 'batch' event). */
+export interface BatchObservation {
+  model: string;
+  rows: number;
+  sourceTokens: number;
+  ms: number;
+}
+
+/** Optional extras of the real engine beyond the Engine interface. */
+interface EngineExtras {
+  events?: { on(event: string, fn: (arg: never) => void): unknown; off(event: string, fn: (arg: never) => void): unknown };
+  cacheStats?: () => { size: number; hits: number; misses: number };
+}
+
+export interface DragomanMetrics {
+  registry: Registry;
+  /** One finished HTTP request. `route` is the route pattern (`/v1/translate`), never the URL. */
+  request(method: string, route: string, status: number, seconds: number): void;
+  translated(source: string, target: string, characters: number): void;
+  quotaRefused(route: string): void;
+  rateLimited(route: string): void;
+  /** Stop listening to the engine (server close). */
+  detach(): void;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(engine: Engine): DragomanMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const extras = engine as Engine & EngineExtras;
+
+  const requests = new Counter({
+    name: 'dragoman_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'dragoman_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route pattern',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const characters = new Counter({
+    name: 'dragoman_translated_characters_total',
+    help: 'Characters translated (as charged) by direction; source "auto" when it was detected',
+    labelNames: ['source', 'target'] as const,
+    registers: [registry],
+  });
+  const routes = new Counter({
+    name: 'dragoman_translation_routes_total',
+    help: 'Engine calls by chosen model route (a>b for a pivot; unchanged when source = target)',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const quota = new Counter({
+    name: 'dragoman_quota_refusals_total',
+    help: 'Requests refused because the monthly character quota was used up (403 quota_exceeded)',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const rate = new Counter({
+    name: 'dragoman_rate_limit_refusals_total',
+    help: 'Requests refused by a rate limit (429)',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const batchRows = new Histogram({
+    name: 'dragoman_batch_rows',
+    help: 'Sentences per engine batch',
+    labelNames: ['model'] as const,
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [registry],
+  });
+  const batchTokens = new Histogram({
+    name: 'dragoman_batch_source_tokens',
+    help: 'Padded source tokens per engine batch (rows x longest row)',
+    labelNames: ['model'] as const,
+    buckets: [16, 64, 256, 512, 1024, 2048, 4096, 8192],
+    registers: [registry],
+  });
+  const batchSeconds = new Histogram({
+    name: 'dragoman_batch_duration_seconds',
+    help: 'Time to generate one engine batch',
+    labelNames: ['model'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+
+  // Figures the engine keeps itself are read when Prometheus scrapes, not pushed on every change.
+  new Gauge({
+    name: 'dragoman_queue_depth',
+    help: 'Sentences waiting for an engine worker',
+    registers: [registry],
+    collect() {
+      this.set(engine.stats().queueDepth);
+    },
+  });
+  new Gauge({
+    name: 'dragoman_workers',
+    help: 'Engine worker threads by state',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const s = engine.stats();
+      this.set({ state: 'configured' }, s.workers);
+      this.set({ state: 'alive' }, s.workersAlive);
+    },
+  });
+  let restartsSeen = 0;
+  new Counter({
+    name: 'dragoman_worker_restarts_total',
+    help: 'Engine workers that died and were replaced',
+    registers: [registry],
+    collect() {
+      const now = engine.stats().workerRestarts;
+      if (now > restartsSeen) this.inc(now - restartsSeen);
+      restartsSeen = Math.max(restartsSeen, now);
+    },
+  });
+  new Gauge({
+    name: 'dragoman_model_load_seconds',
+    help: 'How long each loaded model took to load at start',
+    labelNames: ['model'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const m of engine.models()) if (m.loadMs !== undefined) this.set({ model: m.name }, m.loadMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'dragoman_models',
+    help: 'Model folders found at start, by status (ok = loaded)',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    collect() {
+      const counts = { ok: 0, incomplete: 0, corrupt: 0 };
+      for (const m of engine.models()) counts[m.status]++;
+      for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
+    },
+  });
+  if (extras.cacheStats) {
+    const cacheStats = extras.cacheStats.bind(engine);
+    let seen = { hits: 0, misses: 0 };
+    new Counter({
+      name: 'dragoman_translation_cache_lookups_total',
+      help: 'Translation cache lookups by result',
+      labelNames: ['result'] as const,
+      registers: [registry],
+      collect() {
+        const now = cacheStats();
+        if (now.hits > seen.hits) this.inc({ result: 'hit' }, now.hits - seen.hits);
+        if (now.misses > seen.misses) this.inc({ result: 'miss' }, now.misses - seen.misses);
+        seen = { hits: Math.max(seen.hits, now.hits), misses: Math.max(seen.misses, now.misses) };
+      },
+    });
+  }
+
+  const onBatch = (e: BatchObservation) => {
+    batchRows.observe({ model: e.model }, e.rows);
+    batchTokens.observe({ model: e.model }, e.sourceTokens);
+    batchSeconds.observe({ model: e.model }, e.ms / 1000);
+  };
+  const onRoute = (route: string[]) => routes.inc({ route: route.length ? route.join('>') : 'unchanged' });
+  extras.events?.on('batch', onBatch as (arg: never) => void);
+  extras.events?.on('route', onRoute as (arg: never) => void);
+
+  return {
+    registry,
+    request(method, route, status, seconds) {
+      requests.inc({ method, route, status: String(status) });
+      latency.observe({ method, route }, seconds);
+    },
+    translated(source, target, n) {
+      if (n > 0) characters.inc({ source, target }, n);
+    },
+    quotaRefused(route) {
+      quota.inc({ route });
+    },
+    rateLimited(route) {
+      rate.inc({ route });
+    },
+    detach() {
+      extras.events?.off('batch', onBatch as (arg: never) => void);
+      extras.events?.off('route', onRoute as (arg: never) => void);
+    },
+  };
+}
