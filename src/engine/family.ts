@@ -20,6 +20,8 @@ export interface GenerationRules {
   earlyStopping: boolean;
   /** `max_length` of the generation config (decoder start included, as in Hugging Face). */
   maxLength: number;
+  /** Position-embedding table size: no source or output may be longer (longer sources are split first). */
+  maxPositions: number;
 }
 
 /** Dimensions of the ONNX decoder, needed to build empty past tensors. */
@@ -54,6 +56,7 @@ export function generationRules(family: ModelFamily, config: Json, generation: J
     lengthPenalty: num(pick('length_penalty')) ?? 1,
     earlyStopping: pick('early_stopping') === true,
     maxLength: num(pick('max_length')) ?? 512,
+    maxPositions: num(config.max_position_embeddings) ?? 512,
   };
 }
 
@@ -63,8 +66,14 @@ export function decoderDims(config: Json): DecoderDims {
   return { layers: num(config.decoder_layers) ?? 0, heads, headDim: heads ? dModel / heads : 0 };
 }
 
+/** Longest source (in tokens, specials included) sent to the model in one piece. */
+export function maxSourceTokens(rules: GenerationRules): number {
+  return Math.max(8, Math.min(rules.maxPositions, 512));
+}
+
 /**
- * How many tokens a row may generate: max(128, 3 x source tokens + 10), never above the model's max_length - 1.
+ * How many tokens a row may generate: max(128, 3 x source tokens + 10), never above the model's max_length - 1
+ * (nor its position table).
  * 128 is the references' max_new_tokens (HF semantics: EOS forced at the limit when the model declares
  * forced_eos_token_id), so a runaway output stops where the original model's would; the input-relative term only
  * lets long sentences go further. No request can run past max(128, 3 x input + 10) tokens.
@@ -72,5 +81,6 @@ export function decoderDims(config: Json): DecoderDims {
 export const MIN_TOKEN_LIMIT = 128;
 
 export function maxNewTokens(rules: GenerationRules, sourceTokens: number): number {
-  return Math.max(1, Math.min(rules.maxLength - 1, Math.max(MIN_TOKEN_LIMIT, 3 * sourceTokens + 10)));
+  const cap = Math.min(rules.maxLength, rules.maxPositions) - 1;
+  return Math.max(1, Math.min(cap, Math.max(MIN_TOKEN_LIMIT, 3 * sourceTokens + 10)));
 }

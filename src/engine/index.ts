@@ -6,7 +6,7 @@ import { languageByFlores } from '../languages/catalog.ts';
 import { invalidRequest } from '../service/errors.ts';
 import { Batcher, type BatchEvent } from './batcher.ts';
 import { TranslationCache } from './cache.ts';
-import { maxNewTokens, type GenerationRules } from './family.ts';
+import { maxNewTokens, maxSourceTokens, type GenerationRules } from './family.ts';
 import { WorkerPool } from './pool.ts';
 import type { GenerationRow, ModelRuntimeSpec } from './protocol.ts';
 import { scanFolders } from './registry.ts';
@@ -43,6 +43,21 @@ interface LoadedModel {
 interface Hop {
   translations: string[];
   alternatives: string[][];
+}
+
+/** Cuts `text` at whitespace (else anywhere) until every piece encodes to at most `limit` ids. */
+export function fitPieces(text: string, encode: (t: string) => number[], limit: number): { text: string; ids: number[] }[] {
+  const ids = encode(text);
+  // Last resort for an unbreakable run: keep the first ids and the closing </s>.
+  const clip = () => [{ text, ids: ids.length <= limit ? ids : [...ids.slice(0, limit - 1), ids[ids.length - 1]!] }];
+  if (ids.length <= limit || text.length < 2) return clip();
+  const middle = Math.floor(text.length / 2);
+  const spaces = [...text.matchAll(/\s+/g)].map((m) => m.index!).filter((i) => i > 0);
+  const cut = spaces.length ? spaces.reduce((a, b) => (Math.abs(b - middle) < Math.abs(a - middle) ? b : a)) : middle;
+  const left = text.slice(0, cut).trim();
+  const right = text.slice(cut).trim();
+  if (!left || !right) return clip();
+  return [...fitPieces(left, encode, limit), ...fitPieces(right, encode, limit)];
 }
 
 /** Defaults for the pool on this machine: one worker per two cores, the cores shared out as onnxruntime threads. */
@@ -122,17 +137,23 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     });
     if (!todo.size) return out;
 
+    // A sentence longer than the model's position table is cut at spaces into pieces that fit (rare: the service
+    // segments text into sentences first); its translation is the pieces' translations joined by a space.
     const distinct = [...todo.keys()];
-    const rows: GenerationRow[] = distinct.map((text) => {
-      const ids = model.tokenizer.encode(text, sourceToken);
+    const limit = maxSourceTokens(model.rules);
+    const pieces = distinct.map((text) => fitPieces(text, (t) => model.tokenizer.encode(t, sourceToken), limit));
+    const rows: GenerationRow[] = pieces.flat().map(({ ids }) => {
       const max = options.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
       return { ids, maxNewTokens: max, minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId: targetToken };
     });
     const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows);
+    let next = 0;
     distinct.forEach((text, d) => {
-      const strings = hypotheses[d]!.map((ids) => model.tokenizer.decode(ids));
-      const best = strings[0] ?? '';
-      const others = [...new Set(strings.slice(1))].filter((s) => s !== best).slice(0, alternatives);
+      const results = pieces[d]!.map(() => hypotheses[next++]!.map((ids) => model.tokenizer.decode(ids)));
+      const best = results.map((strings) => strings[0] ?? '').join(' ');
+      const others = results.length === 1
+        ? [...new Set(results[0]!.slice(1))].filter((s) => s !== best).slice(0, alternatives)
+        : [];
       cache.set(TranslationCache.key(model.info.name, source, target, beams, alternatives, text), { translations: [best], alternatives: [others] });
       for (const i of todo.get(text)!) {
         out.translations[i] = best;

@@ -7,6 +7,9 @@ import type { ModelFamily } from './types.ts';
 
 transformers.env.allowRemoteModels = false;
 transformers.env.allowLocalModels = true;
+// Its only warning here says MarianTokenizer approximates nmt_nfkc; the parity tests show exact ids on our models,
+// and our logs are JSON lines: keep stray console output out of them.
+transformers.env.logLevel = transformers.LogLevel.ERROR;
 
 interface HfTokenizer {
   encode(text: string, options?: { add_special_tokens?: boolean }): number[];

@@ -1,7 +1,7 @@
 // Batching must not change results (fp32, padding masked), concurrent callers get their own results in order,
 // and the cache returns what the model returned.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BatchEvent, DragomanEngine } from '../../src/engine/index.ts';
+import { fitPieces, type BatchEvent, type DragomanEngine } from '../../src/engine/index.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');
@@ -54,6 +54,29 @@ describe('dynamic batching (fp32, greedy)', () => {
     expect(r.translations[1]).toBe(r.translations[3]);
     expect(r.translations[1]!.length).toBeGreaterThan(0);
     expect(batches.reduce((s, b) => s + b.rows, 0)).toBe(1); // one distinct sentence sent once
+  });
+});
+
+describe('inputs longer than the model allows', () => {
+  let engine: DragomanEngine;
+  beforeAll(async () => {
+    engine = await engineOver(FIXTURES, { DRAGOMAN_BEAM: '1' });
+  });
+  afterAll(() => engine.close());
+
+  it('cuts a sentence beyond the position table (512) into pieces instead of failing the batch', async () => {
+    const long = Array.from({ length: 700 }, (_, i) => (i % 2 ? 'dog' : 'the')).join(' ');
+    const short = dev[0]!.src;
+    const r = await engine.translate([long, short], 'eng_Latn', 'deu_Latn');
+    expect(r.translations[0]!.length).toBeGreaterThan(0);
+    expect(r.translations[1]).toBe(dev[0]!.greedy);
+  });
+
+  it('splits at whitespace nearest the middle until every piece fits', () => {
+    const encode = (t: string) => [...t.split(' ').map(() => 7), 0];
+    const pieces = fitPieces('a b c d e f g h i j', encode, 4);
+    expect(pieces.map((p) => p.text)).toEqual(['a b', 'c d e', 'f g', 'h i j']);
+    expect(pieces.every((p) => p.ids.length <= 4)).toBe(true);
   });
 });
 

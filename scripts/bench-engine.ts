@@ -1,0 +1,181 @@
+// npm run bench [-- <model folder>] [--precision int8|fp32] [--tokens N] [--no-nllb]
+//
+// Dragoman's engine against the plain @huggingface/transformers translation pipeline, side by side, on the same
+// model files, in one run: single-sentence latency (p50/p95), batch throughput and 16-client concurrent throughput
+// in target tokens/s; then NLLB rows on tiny-nllb. The benchmark models have random (or tiny) weights, so both sides
+// generate exactly N new tokens per sentence (EOS suppressed before N: min_new_tokens = max_new_tokens = N), greedy.
+// Model folder: argument, else DRAGOMAN_BENCH_MODEL, else ../shared/models/bench-marian-base,
+// ../bench-models/bench-marian-base, else the tiny fixture (numbers then mean little).
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { tmpdir, availableParallelism, cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { env as hfEnv, pipeline } from '@huggingface/transformers';
+import { loadConfig } from '../src/config/env.ts';
+import { createEngine, type BatchEvent, type DragomanEngine } from '../src/engine/index.ts';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args.splice(i, 2)[1] : undefined;
+};
+const precision = (flag('--precision') ?? 'int8') as 'int8' | 'fp32';
+const TOKENS = Number(flag('--tokens') ?? 32);
+const withNllb = !args.includes('--no-nllb');
+const positional = args.filter((a) => !a.startsWith('--'));
+
+const root = resolve(import.meta.dirname, '..');
+const candidates = [
+  positional[0],
+  process.env.DRAGOMAN_BENCH_MODEL,
+  join(root, '../shared/models/bench-marian-base'),
+  join(root, '../bench-models/bench-marian-base'),
+].filter((p): p is string => !!p);
+const marianFolder = candidates.map((p) => resolve(p)).find((p) => existsSync(join(p, 'config.json'))) ??
+  join(root, 'test/fixtures/models/tiny-marian-en-de');
+const nllbFolder = join(root, 'test/fixtures/models/tiny-nllb');
+const dtype = precision === 'int8' ? 'q8' : 'fp32';
+
+// A 20-word sentence for latency; 64 sentences of 8-30 words for throughput.
+const SENTENCE = 'The old man walked slowly along the quiet river bank while two children played with a red ball nearby.';
+const WORDS = 'a man woman child dog walks runs sits near the big small red blue green house street park river with and under over old young happy quiet'.split(' ');
+function sentences(n: number, seed = 1): string[] {
+  let x = seed;
+  const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return Array.from({ length: n }, () => {
+    const len = 8 + Math.floor(rand() * 23);
+    const w = Array.from({ length: len }, () => WORDS[Math.floor(rand() * WORDS.length)]!);
+    return `${w.join(' ')}.`.replace(/^./, (c) => c.toUpperCase());
+  });
+}
+const BATCH = sentences(64);
+
+/** Both sides translate a list of texts and resolve when done. */
+type Translate = (texts: string[]) => Promise<unknown>;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function latency(run: Translate, n = 30): Promise<{ p50: number; p95: number }> {
+  for (let i = 0; i < 3; i++) await run([SENTENCE]);
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await run([SENTENCE]);
+    ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: percentile(ms, 50), p95: percentile(ms, 95) };
+}
+
+async function batchThroughput(run: Translate, texts: string[]): Promise<number> {
+  await run(texts.slice(0, 4));
+  const t0 = performance.now();
+  await run(texts);
+  return (texts.length * TOKENS) / ((performance.now() - t0) / 1000);
+}
+
+/** 16 clients, each sending its share of the sentences one request (one sentence) at a time. */
+async function concurrentThroughput(run: Translate, texts: string[], clients = 16): Promise<number> {
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, async (_, c) => {
+    for (let i = c; i < texts.length; i += clients) await run([texts[i]!]);
+  }));
+  return (texts.length * TOKENS) / ((performance.now() - t0) / 1000);
+}
+
+function modelsDir(folder: string, name: string, declaration?: object): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dragoman-bench-'));
+  const target = join(dir, name);
+  mkdirSync(target);
+  for (const f of readdirSync(folder)) symlinkSync(join(folder, f), join(target, f));
+  if (declaration && !existsSync(join(folder, 'dragoman.json'))) writeFileSync(join(target, 'dragoman.json'), JSON.stringify(declaration));
+  return dir;
+}
+
+async function dragoman(dir: string): Promise<DragomanEngine> {
+  const config = loadConfig({ ...process.env, DRAGOMAN_MODELS_DIR: dir, DRAGOMAN_PRECISION: precision, DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '1' });
+  return createEngine(config, { fixedNewTokens: TOKENS });
+}
+
+type Row = [string, string, string, string];
+const rows: Row[] = [];
+const fmt = (x: number, unit: string) => `${x.toFixed(x >= 100 ? 0 : 1)} ${unit}`;
+const ratio = (ours: number, theirs: number, lowerIsBetter: boolean) =>
+  `${(lowerIsBetter ? theirs / ours : ours / theirs).toFixed(2)}x`;
+
+async function main(): Promise<void> {
+  hfEnv.allowRemoteModels = false;
+  hfEnv.allowLocalModels = true;
+  console.log(`model ${marianFolder} (${precision}; pipeline dtype ${dtype}), ${TOKENS} new tokens per sentence, greedy, ` +
+    `${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`);
+
+  // ---- Marian ----
+  const mDir = modelsDir(marianFolder, 'bench-en-de', { family: 'marian', source: 'en', target: 'de' });
+  try {
+    let t0 = performance.now();
+    const engine = await dragoman(mDir);
+    const engineLoad = performance.now() - t0;
+    let generated = 0;
+    engine.events.on('batch', (e: BatchEvent) => (generated += e.generatedTokens));
+    const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
+    console.log(`dragoman: ${engine.threads.workers} worker(s) x ${engine.threads.intraOp} onnxruntime thread(s), load ${engineLoad.toFixed(0)} ms`);
+    const lo = await latency(ours);
+    const bo = await batchThroughput(ours, BATCH);
+    const co = await concurrentThroughput(ours, BATCH);
+    const before = generated;
+    await ours(BATCH.slice(0, 8));
+    if (generated - before !== 8 * TOKENS) throw new Error(`expected ${8 * TOKENS} generated tokens, engine reported ${generated - before}`);
+    await engine.close();
+
+    hfEnv.localModelPath = `${mDir}/`;
+    t0 = performance.now();
+    const pipe = await pipeline('translation', 'bench-en-de', { dtype, device: 'cpu' });
+    const pipeLoad = performance.now() - t0;
+    console.log(`pipeline: @huggingface/transformers pipeline('translation'), load ${pipeLoad.toFixed(0)} ms`);
+    const gen = { num_beams: 1, max_new_tokens: TOKENS, min_new_tokens: TOKENS };
+    const theirs: Translate = (texts) => pipe(texts, gen);
+    const lt = await latency(theirs);
+    const bt = await batchThroughput(theirs, BATCH);
+    const ct = await concurrentThroughput(theirs, BATCH);
+    await pipe.dispose();
+
+    rows.push(['Marian: latency p50, 20-word sentence', fmt(lo.p50, 'ms'), fmt(lt.p50, 'ms'), ratio(lo.p50, lt.p50, true)]);
+    rows.push(['Marian: latency p95, 20-word sentence', fmt(lo.p95, 'ms'), fmt(lt.p95, 'ms'), ratio(lo.p95, lt.p95, true)]);
+    rows.push([`Marian: batch of ${BATCH.length}, target tokens/s`, fmt(bo, 'tok/s'), fmt(bt, 'tok/s'), ratio(bo, bt, false)]);
+    rows.push([`Marian: 16 clients x 1 sentence, target tokens/s`, fmt(co, 'tok/s'), fmt(ct, 'tok/s'), ratio(co, ct, false)]);
+    rows.push(['Marian: concurrent / batch', `${((100 * co) / bo).toFixed(0)} %`, `${((100 * ct) / bt).toFixed(0)} %`, '']);
+  } finally {
+    rmSync(mDir, { recursive: true, force: true });
+  }
+
+  // ---- NLLB (tiny-nllb) ----
+  if (withNllb) {
+    const nDir = modelsDir(nllbFolder, 'tiny-nllb');
+    try {
+      const engine = await dragoman(nDir);
+      const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
+      const lo = await latency(ours);
+      const bo = await batchThroughput(ours, BATCH);
+      await engine.close();
+      hfEnv.localModelPath = `${nDir}/`;
+      const pipe = await pipeline('translation', 'tiny-nllb', { dtype, device: 'cpu' });
+      const gen = { num_beams: 1, max_new_tokens: TOKENS, min_new_tokens: TOKENS, src_lang: 'eng_Latn', tgt_lang: 'deu_Latn' };
+      const theirs: Translate = (texts) => pipe(texts, gen as never);
+      const lt = await latency(theirs);
+      const bt = await batchThroughput(theirs, BATCH);
+      await pipe.dispose();
+      rows.push(['NLLB (tiny-nllb): latency per token, p50', fmt(lo.p50 / TOKENS, 'ms'), fmt(lt.p50 / TOKENS, 'ms'), ratio(lo.p50, lt.p50, true)]);
+      rows.push([`NLLB (tiny-nllb): batch of ${BATCH.length}, target tokens/s`, fmt(bo, 'tok/s'), fmt(bt, 'tok/s'), ratio(bo, bt, false)]);
+    } finally {
+      rmSync(nDir, { recursive: true, force: true });
+    }
+  }
+
+  const header: Row = ['measure', 'dragoman engine', 'transformers.js pipeline', 'dragoman advantage'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: Row) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(['', line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n'));
+}
+
+await main();
