@@ -1,8 +1,11 @@
-// The page's files, read from `ui/` in the package and held in memory: index.html, style.css, icon.svg as they
-// are, and ui/src/main.ts bundled into one browser ES module by esbuild (already a dependency through tsx).
-// Building when the server starts, not at `npm run build`, keeps a fresh clone and `npm start` working with
-// no extra step; it takes tens of milliseconds and happens once per process.
+// The page's files, read from `page/` beside this module and held in memory: index.html, style.css and
+// icon.svg as they are, and page/main.ts bundled into one browser ES module by esbuild. The page lives under
+// src/ so `npm run build` carries it into dist/ like the rest of the code (tsc compiles the .ts files to .js,
+// scripts/copy-build-assets.mjs copies the others), and the container image needs nothing extra. Bundling when
+// the server starts keeps a fresh clone and `npm start` working with no build step; it takes tens of
+// milliseconds, once per process.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -13,16 +16,17 @@ export interface Asset {
   etag: string;
 }
 
-/** ui/ at the package root: three levels up from src/http/ui/ (and from dist/http/ui/ after a build). */
-export const UI_DIR = fileURLToPath(new URL('../../../ui/', import.meta.url));
+export const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
 
 function asset(body: Buffer, type: string): Asset {
   return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
-export async function bundleScript(uiDir = UI_DIR): Promise<Buffer> {
+/** The page's script as one ES module: from main.ts when run from source, main.js in a build (dist/). */
+export async function bundleScript(pageDir = PAGE_DIR): Promise<Buffer> {
+  const entry = existsSync(`${pageDir}main.ts`) ? `${pageDir}main.ts` : `${pageDir}main.js`;
   const result = await build({
-    entryPoints: [`${uiDir}src/main.ts`],
+    entryPoints: [entry],
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -37,12 +41,12 @@ export async function bundleScript(uiDir = UI_DIR): Promise<Buffer> {
 }
 
 /** Every file the page needs, by URL path. */
-export async function loadAssets(uiDir = UI_DIR): Promise<Map<string, Asset>> {
+export async function loadAssets(pageDir = PAGE_DIR): Promise<Map<string, Asset>> {
   const [html, css, icon, script] = await Promise.all([
-    readFile(`${uiDir}index.html`),
-    readFile(`${uiDir}style.css`),
-    readFile(`${uiDir}icon.svg`),
-    bundleScript(uiDir),
+    readFile(`${pageDir}index.html`),
+    readFile(`${pageDir}style.css`),
+    readFile(`${pageDir}icon.svg`),
+    bundleScript(pageDir),
   ]);
   return new Map([
     ['/', asset(html, 'text/html; charset=utf-8')],
