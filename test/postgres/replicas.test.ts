@@ -1,0 +1,257 @@
+// Acceptance of the scale-out: two real server processes (`node --import tsx src/cli/main.ts serve`, the
+// fixture models) sharing one PostgreSQL database, keys made and revoked with the real CLI.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FreshDatabase, freshDatabase, type OwnCluster, sql, startOwnCluster, TEST_DATABASE_URL } from './pg-helpers.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const FIXTURE_MODELS = resolve(ROOT, 'test/fixtures/models');
+const run = promisify(execFile);
+const TEXT = 'Hello world.'; // 12 characters per request
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+}
+
+const children: ChildProcess[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-replicas-'));
+
+function envFor(databaseUrl: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DRAGOMAN_PORT: '0',
+    DRAGOMAN_DATA_DIR: dataDir, // unused with PostgreSQL: proves nothing lands in SQLite
+    DRAGOMAN_MODELS_DIR: FIXTURE_MODELS,
+    DRAGOMAN_DATABASE_URL: databaseUrl,
+    DRAGOMAN_WORKERS: '1',
+    DRAGOMAN_INTRA_OP_THREADS: '1',
+    DRAGOMAN_CACHE_SIZE: '0',
+    DRAGOMAN_LOG_LEVEL: 'warn',
+    // Only /v1 is needed here; the other surfaces are other suites' business.
+    DRAGOMAN_UI: 'off',
+    DRAGOMAN_GOOGLE_COMPAT: 'off',
+    DRAGOMAN_LIBRETRANSLATE_COMPAT: 'off',
+  };
+}
+
+function serve(databaseUrl: string): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    cwd: ROOT,
+    env: envFor(databaseUrl),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return new Promise((ok, fail) => {
+    let log = '';
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(log);
+      if (m) ok({ child, url: m[1]! });
+    };
+    child.stderr!.on('data', onData);
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => fail(new Error(`server exited (${code}) before listening:\n${log}`)));
+  });
+}
+
+async function dragoman(databaseUrl: string, args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: ROOT,
+    env: envFor(databaseUrl),
+  });
+  return stdout;
+}
+
+async function newKey(databaseUrl: string, flags: string[]): Promise<{ id: string; key: string }> {
+  return JSON.parse(await dragoman(databaseUrl, ['keys', 'create', '--json', ...flags]));
+}
+
+interface Reply {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+async function request(base: string, key: string, path = '/v1/translate'): Promise<Reply> {
+  const init: RequestInit =
+    path === '/v1/translate'
+      ? {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({ q: TEXT, source: 'en', target: 'de' }),
+        }
+      : { headers: { 'x-api-key': key } };
+  const res = await fetch(base + path, init);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // keep the text
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+async function usedChars(databaseUrl: string, keyId: string): Promise<number> {
+  const rows = await sql<{ chars: number }>(databaseUrl, 'SELECT COALESCE(SUM(chars), 0)::int AS chars FROM usage WHERE key_id = $1', [
+    keyId,
+  ]);
+  return rows[0]!.chars;
+}
+
+function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((r) => {
+    child.once('exit', () => r());
+    child.kill(signal);
+  });
+}
+
+afterAll(async () => {
+  await Promise.all(children.map((c) => stop(c)));
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
+  let db: FreshDatabase;
+  let a: Server;
+  let b: Server;
+
+  beforeAll(async () => {
+    db = await freshDatabase();
+    // Started together: both run the migrations, the advisory lock lets one apply them.
+    [a, b] = await Promise.all([serve(db.url), serve(db.url)]);
+  });
+  afterAll(async () => {
+    await Promise.all(children.map((c) => stop(c)));
+    await db.drop();
+  });
+
+  it('50 concurrent requests spread over both at the quota edge never spend more than the quota', async () => {
+    const { id, key } = await newKey(db.url, ['--plan', 'pro', '--monthly-chars', String(20 * TEXT.length)]);
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => request(i % 2 ? a.url : b.url, key)));
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 403)).toHaveLength(30);
+    for (const r of replies) if (r.status === 403) expect(r.body.error.type).toBe('quota_exceeded');
+    expect(await usedChars(db.url, id)).toBe(20 * TEXT.length);
+  });
+
+  it('a 10-requests-per-minute key gets exactly 10 accepted across both in one window, with Retry-After', async () => {
+    const { key } = await newKey(db.url, ['--plan', 'free', '--rpm', '10']);
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => request(i % 2 ? a.url : b.url, key, '/v1/usage')));
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
+    const limited = replies.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(20);
+    for (const r of limited) {
+      const wait = Number(r.headers.get('retry-after'));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(60);
+    }
+    // Both replicas refused some: the window is shared, not per process.
+    const limitedVia = new Set(replies.map((r, i) => (r.status === 429 ? i % 2 : -1)).filter((x) => x >= 0));
+    expect(limitedVia.size).toBe(2);
+  });
+
+  it('a key revoked with the CLI is refused by both replicas on the next request (no cache)', async () => {
+    const { id, key } = await newKey(db.url, ['--plan', 'pro']);
+    expect((await request(a.url, key, '/v1/usage')).status).toBe(200);
+    expect((await request(b.url, key, '/v1/usage')).status).toBe(200);
+    await dragoman(db.url, ['keys', 'revoke', id]);
+    for (const url of [b.url, a.url]) {
+      const r = await request(url, key, '/v1/usage');
+      expect(r.status).toBe(401);
+      expect(r.body.error.message).toMatch(/revoked/);
+    }
+    // A plan change is seen at once too.
+    const other = await newKey(db.url, ['--plan', 'free']);
+    expect((await request(a.url, other.key, '/v1/usage')).body.data.plan).toBe('free');
+    await dragoman(db.url, ['keys', 'set-plan', other.id, 'pro']);
+    expect((await request(b.url, other.key, '/v1/usage')).body.data.plan).toBe('pro');
+  });
+
+  it('SIGKILL of one replica under load loses no charge of a request that got 200', async () => {
+    const { id, key } = await newKey(db.url, ['--plan', 'pro']);
+    let ok = 0;
+    let failedOnKilled = 0; // requests in flight on the killed replica: charged or not, never answered 200
+    const victim = await serve(db.url);
+    const loop = async (url: string, n: number, onVictim: boolean) => {
+      for (let i = 0; i < n; i++) {
+        try {
+          const r = await request(url, key);
+          if (r.status === 200) ok++;
+        } catch {
+          if (onVictim) failedOnKilled++;
+          return;
+        }
+      }
+    };
+    const load = Promise.all([
+      loop(victim.url, 1000, true),
+      loop(victim.url, 1000, true),
+      loop(a.url, 15, false),
+      loop(b.url, 15, false),
+    ]);
+    await new Promise((r) => setTimeout(r, 1500));
+    victim.child.kill('SIGKILL');
+    await load;
+    const charged = (await usedChars(db.url, id)) / TEXT.length;
+    expect(ok).toBeGreaterThan(30);
+    expect(charged).toBeGreaterThanOrEqual(ok);
+    expect(charged).toBeLessThanOrEqual(ok + failedOnKilled);
+  });
+});
+
+describe.skipIf(!TEST_DATABASE_URL)('database stopped and restarted under load', () => {
+  let cluster: OwnCluster;
+  afterEach(() => cluster?.stop());
+
+  it('503 server_error (retry is safe) while it is down, normal service after, usage consistent', async () => {
+    cluster = startOwnCluster();
+    const [a, b] = await Promise.all([serve(cluster.url), serve(cluster.url)]);
+    const { id, key } = await newKey(cluster.url, ['--plan', 'pro']);
+    const seen: Record<string, number> = {};
+    const messages = new Set<string>();
+    let phase: 'before' | 'down' | 'after' = 'before';
+    let running = true;
+    const loop = async (url: string) => {
+      while (running) {
+        const r = await request(url, key);
+        seen[`${phase}:${r.status}`] = (seen[`${phase}:${r.status}`] ?? 0) + 1;
+        if (r.status === 503) messages.add(`${r.body.error.type}: ${r.body.error.message}`);
+        if (r.status !== 200) await new Promise((res) => setTimeout(res, 50));
+      }
+    };
+    const load = Promise.all([loop(a.url), loop(b.url)]);
+    await new Promise((r) => setTimeout(r, 1500));
+    phase = 'down';
+    cluster.pause();
+    await new Promise((r) => setTimeout(r, 3000));
+    const ready = await fetch(a.url + '/ready');
+    cluster.resume();
+    phase = 'after';
+    await new Promise((r) => setTimeout(r, 3000));
+    running = false;
+    await load;
+    await Promise.all([stop(a.child, 'SIGTERM'), stop(b.child, 'SIGTERM')]);
+
+    expect(seen['before:200']).toBeGreaterThan(0);
+    expect(seen['down:503']).toBeGreaterThan(0);
+    expect(seen['after:200']).toBeGreaterThan(0);
+    // Nothing but 200 and 503 (no 500: the process did not fall over).
+    expect(Object.keys(seen).filter((k) => !/:(200|503)$/.test(k))).toEqual([]);
+    for (const m of messages) expect(m).toMatch(/^server_error: .*retry.*safe/i);
+    // /ready (the ops routes) reports the database as not ready while it is down.
+    if (ready.status !== 404) expect(ready.status).toBe(503);
+    // Usage: exactly the characters of the requests that got 200. Requests answered while the database was
+    // coming back may have been answered 503 after their charge committed; those are cancelled in the
+    // background (every second), and SIGTERM's close() flushes what is still pending.
+    const ok200 = (seen['before:200'] ?? 0) + (seen['down:200'] ?? 0) + (seen['after:200'] ?? 0);
+    expect((await usedChars(cluster.url, id)) / TEXT.length).toBe(ok200);
+  });
+});
