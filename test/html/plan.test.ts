@@ -69,8 +69,16 @@ describe('sentence splitting', () => {
 describe('inline tags in a translation (documented heuristic)', () => {
   it('places tags proportionally, snapped to words, outside the final punctuation', () => {
     const plan = planHtml('Click <a href=x>here</a> to <b>start</b>.');
-    expect(plan.assemble(['Klicken Sie hier, um zu beginnen.'])).toBe('Klicken <a href=x>Sie hier,</a> <b>um zu beginnen</b>.');
+    expect(plan.assemble(['Klicken Sie hier, um zu beginnen.'])).toBe('Klicken <a href=x>Sie hier</a>, <b>um zu beginnen</b>.');
     expect(planHtml('<p>Hello <b>world</b>.</p>').assemble(['Hallo Welt.'])).toBe('<p>Hallo <b>Welt</b>.</p>');
+  });
+
+  it('keeps punctuation outside an element unless it was inside in the source', () => {
+    expect(planHtml('<p>Hello, <b>dear friend</b>, welcome!</p>').assemble(['Hallo, lieber Freund, willkommen!'])).toBe(
+      '<p>Hallo, <b>lieber Freund</b>, willkommen!</p>',
+    );
+    expect(planHtml('<p>"<i>Quoted</i>" words.</p>').assemble(['«Zitierte» Wörter.'])).toBe('<p>«<i>Zitierte</i>» Wörter.</p>');
+    expect(planHtml('<p>See <b>this, and that</b> now.</p>').assemble(['Sieh dies, und das jetzt.'])).toBe('<p>Sieh <b>dies, und das</b> jetzt.</p>');
   });
 
   it('anchors an element on its words when they occur unchanged in the translation', () => {

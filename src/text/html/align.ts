@@ -80,6 +80,13 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
         if (hadWords && gaps[b.partner]! + 1 <= high) low = Math.max(low, gaps[b.partner]! + 1);
       }
       gap = Math.min(Math.max(proportional[i]!, low), Math.max(high, low));
+      // Punctuation stays outside an element unless it was inside in the source ("docs</a>," not "docs,</a>").
+      if (b.kind === 'close' && !isPunctuation(source.charAt(b.pos - 1))) {
+        while (gap > low && gap > 0 && isPunctuationToken(translation, tgt[gap - 1]!)) gap--;
+      }
+      if (b.kind === 'open' && !isPunctuation(source.charAt(b.pos))) {
+        while (gap < high && gap < m && isPunctuationToken(translation, tgt[gap]!)) gap++;
+      }
     }
     gaps.push(gap);
     floor = gap;
@@ -94,6 +101,14 @@ function punctuationEdges(text: string, tokens: Token[]): { lead: number; trail:
   const first = word.indexOf(true);
   if (first < 0) return { lead: tokens.length, trail: 0 };
   return { lead: first, trail: tokens.length - 1 - word.lastIndexOf(true) };
+}
+
+function isPunctuation(char: string): boolean {
+  return char !== '' && /[^\s\p{L}\p{N}\p{M}]/u.test(char);
+}
+
+function isPunctuationToken(text: string, token: Token): boolean {
+  return !/[\p{L}\p{N}]/u.test(text.slice(token.start, token.end));
 }
 
 /** Tokens that end at or before `pos`. */
