@@ -5,7 +5,8 @@
 //  2. the other tags are placed proportionally: a tag after k of the n source words goes after
 //     k·m/n of the m translated words (open tags rounded down, close tags up, so a non-empty element keeps
 //     at least one word when the translation has one), kept in source order between the anchors;
-//     and tags that stood among the words stay out of leading/trailing punctuation ("¿…", "…</b>.");
+//     and tags that stood among the words stay out of leading/trailing punctuation ("¿…", "…</b>."), and
+//     punctuation next to a tag stays on the side it had in the source ("docs</a>," not "docs,</a>");
 //  3. open tags go right before a word, close tags right after one; opaque tokens (code, images, comments)
 //     keep the side they were attached to, or sit between two words when they had spaces on both sides.
 // Every tag is kept, in its source order, even when its span ends up empty.
