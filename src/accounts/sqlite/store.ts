@@ -72,8 +72,10 @@ export class SqliteAccountStore implements AccountStore {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    // FULL: a committed charge survives power loss too, not only a process crash.
-    this.db.pragma('synchronous = FULL');
+    // NORMAL (in WAL mode): a commit is in the OS once it returns, so it survives a process crash or SIGKILL;
+    // only a power loss / kernel crash can drop the last commits. FULL would fsync every charge and rate-limit
+    // hit on the event loop: measured ~10x fewer requests per second (npm run bench:api).
+    this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     migrate(this.db);
