@@ -21,7 +21,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.server.log.info({ signal }, 'shutting down');
+    // Graceful: stop accepting, let in-flight requests finish (new ones on kept-alive connections get 503), then
+    // close the engine and the database. After DRAGOMAN_SHUTDOWN_TIMEOUT_MS the remaining connections are cut so the
+    // database is still closed properly; if even that hangs, exit hard a little later.
+    app.server.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    const cut = setTimeout(() => {
+      app.server.log.warn({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timeout: closing the connections still open');
+      app.server.server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    const hard = setTimeout(() => process.exit(1), config.shutdownTimeoutMs + 10_000);
+    cut.unref();
+    hard.unref();
     app.close().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -1,0 +1,152 @@
+// The real process (`npm start` / `node --import tsx src/cli/main.ts serve`): SIGTERM while a request is in flight,
+// and a fresh install with no model at all.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/dispatch.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const FIXTURES = resolve(ROOT, 'test/fixtures/models');
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const c of children.splice(0)) {
+    try {
+      process.kill(-c.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function setup(withModel: boolean): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'dragoman-ops-proc-'));
+  dirs.push(dir);
+  const models = join(dir, 'models');
+  mkdirSync(models);
+  if (withModel) symlinkSync(join(FIXTURES, 'tiny-marian-en-de'), join(models, 'tiny-marian-en-de'));
+  return {
+    DRAGOMAN_PORT: '0',
+    DRAGOMAN_DATA_DIR: join(dir, 'data'),
+    DRAGOMAN_MODELS_DIR: models,
+    DRAGOMAN_PRECISION: 'fp32',
+    DRAGOMAN_WORKERS: '1',
+    DRAGOMAN_INTRA_OP_THREADS: '1',
+    DRAGOMAN_CACHE_SIZE: '0',
+    DRAGOMAN_LOG_LEVEL: 'info',
+  };
+}
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function serve(env: Record<string, string>, command: string[]): Promise<Running> {
+  // Own process group: `npm start` runs the server as a grandchild.
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  children.push(child);
+  let log = '';
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return new Promise((resolvePromise, reject) => {
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(log);
+      if (m) resolvePromise({ child, url: m[1]!, output: () => log, exited });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${log}`)));
+  });
+}
+
+async function cli(env: Record<string, string>, args: string[]): Promise<string> {
+  const out: string[] = [];
+  const code = await main(args, { env, out: (l) => void out.push(l), err: () => undefined });
+  expect(code).toBe(0);
+  return out.join('\n');
+}
+
+describe('graceful shutdown', () => {
+  it('SIGTERM during an in-flight translation: it completes, new connections are refused, exit 0, usage recorded', async () => {
+    const env = { ...setup(true), DRAGOMAN_SHUTDOWN_TIMEOUT_MS: '60000' };
+    const key = JSON.parse(await cli(env, ['keys', 'create', '--plan', 'enterprise', '--json'])) as { id: string; key: string };
+    const server = await serve(env, [process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'serve']);
+
+    const sentence = 'A man in a blue shirt is standing on a ladder cleaning windows while two women walk past with their dogs';
+    const q = Array.from({ length: 48 }, (_, i) => `${sentence} number ${i}.`);
+    let finished = false;
+    const inFlight = fetch(`${server.url}/v1/translate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key.key },
+      body: JSON.stringify({ q, source: 'en', target: 'de' }),
+    }).then(async (res) => {
+      finished = true;
+      return { status: res.status, body: (await res.json()) as { data: { translations: { translatedText: string }[] } } };
+    });
+
+    // SIGTERM once the server has the request (its "incoming request" log line), not before.
+    for (let i = 0; i < 200 && !/"route":"\/v1\/translate"/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(server.output()).toMatch(/"msg":"incoming request"/);
+    server.child.kill('SIGTERM');
+    for (let i = 0; i < 200 && !/shutting down/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 25));
+
+    // The listener is closed: a new connection is refused while the old request is still being translated.
+    const late = await fetch(`${server.url}/health`).then(
+      (r) => `status ${r.status}`,
+      (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message,
+    );
+    expect(finished).toBe(false);
+    expect(late).toBe('ECONNREFUSED');
+
+    const done = await inFlight;
+    expect(done.status).toBe(200);
+    expect(done.body.data.translations).toHaveLength(48);
+    expect(done.body.data.translations.every((t) => t.translatedText.length > 0)).toBe(true);
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toMatch(/"msg":"shutting down"/);
+
+    // The database was closed cleanly and holds the charge of the request that completed during shutdown.
+    const usage = JSON.parse(await cli(env, ['usage', '--key', key.id, '--json'])) as { charactersUsed: number }[];
+    expect(usage[0]!.charactersUsed).toBe(q.reduce((n, s) => n + [...s].length, 0));
+  });
+});
+
+describe('a fresh install with an empty models directory', () => {
+  it('npm start serves /health, /v1/detect and /v1/languages, and translate says how to install a model', async () => {
+    const env = setup(false);
+    const key = JSON.parse(await cli(env, ['keys', 'create', '--plan', 'pro', '--json'])) as { key: string };
+    const server = await serve(env, ['npm', 'start', '--silent']);
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-api-key': key.key },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+
+    const health = await call('GET', '/health');
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok', models: [], modelsLoaded: 0 });
+
+    const detect = await call('POST', '/v1/detect', { q: 'Der Hund spielt im Garten mit einem roten Ball.' });
+    expect(detect.status).toBe(200);
+    expect(((await detect.json()) as { data: { detections: { language: string }[][] } }).data.detections.flat()[0]!.language).toBe('de');
+
+    const languages = await call('GET', '/v1/languages');
+    expect(languages.status).toBe(200);
+
+    const translate = await call('POST', '/v1/translate', { q: 'Hello', source: 'en', target: 'de' });
+    expect(translate.status).toBeGreaterThanOrEqual(400);
+    const message = ((await translate.json()) as { error: { message: string } }).error.message;
+    expect(message).toMatch(/dragoman models pull/);
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+});
