@@ -144,7 +144,7 @@ describe('a fresh install with an empty models directory', () => {
     const translate = await call('POST', '/v1/translate', { q: 'Hello', source: 'en', target: 'de' });
     expect(translate.status).toBeGreaterThanOrEqual(400);
     const message = ((await translate.json()) as { error: { message: string } }).error.message;
-    expect(message).toMatch(/dragoman models pull/);
+    expect(message).toMatch(/install one with `dragoman models`/);
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
