@@ -112,6 +112,14 @@ describe('translate', () => {
     expect(r1.body.alternatives[0]).not.toBe(r1.body.translatedText);
   });
 
+  it("LibreTranslate's own codes zt (Traditional Chinese) and pb (Brazilian Portuguese) are understood", async () => {
+    const r = await post('/translate', { q: EN2, source: 'en', target: 'zt', api_key: secret });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.translatedText).toBe((await reference(server.service, EN2, 'zh-TW', 'en'))[0]);
+    const pb = await post('/translate', { q: EN2, source: 'en', target: 'pb', api_key: secret });
+    expect(pb.body.translatedText).toBe((await reference(server.service, EN2, 'pt', 'en'))[0]);
+  });
+
   it('the key may be api_key, apiKey or X-API-Key', async () => {
     const fields = { q: EN2, source: 'en', target: 'de' };
     expect((await post('/translate', { ...fields, apiKey: secret })).status).toBe(200);

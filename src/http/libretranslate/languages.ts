@@ -13,7 +13,14 @@ export interface LibreLanguage {
 export async function languagesRoutes(app: FastifyInstance): Promise<void> {
   const { service, engine, config } = app.dragoman;
 
+  // The installed models are fixed for the life of the process, and this list (every language × every
+  // target, a route lookup each) is asked for before each call of the npm client: computed once.
+  let cached: LibreLanguage[] | undefined;
   function languages(): LibreLanguage[] {
+    return (cached ??= computeLanguages());
+  }
+
+  function computeLanguages(): LibreLanguage[] {
     return service.languages().map(({ language, name, flores }) => ({
       code: language,
       name,

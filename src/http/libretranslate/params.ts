@@ -7,10 +7,18 @@ export function libreBody(body: unknown): LibreBody {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as LibreBody) : {};
 }
 
+/** LibreTranslate's own codes that are no standard tag (Argos Translate's): Traditional Chinese, Brazilian Portuguese. */
+const LIBRE_CODES: Record<string, string> = { zt: 'zh-TW', pb: 'pt' };
+
+/** A language code as the service understands it (LibreTranslate's own codes mapped, the rest as sent). */
+export function libreCode(value: unknown): unknown {
+  return typeof value === 'string' ? (LIBRE_CODES[value.trim().toLowerCase()] ?? value) : value;
+}
+
 /** `source: "auto"` (or nothing) = detect each string. */
 export function libreSource(value: unknown): unknown {
   if (value === null || value === undefined) return undefined;
-  return typeof value === 'string' && value.trim().toLowerCase() === 'auto' ? undefined : value;
+  return typeof value === 'string' && value.trim().toLowerCase() === 'auto' ? undefined : libreCode(value);
 }
 
 export const MAX_ALTERNATIVES = 3;
