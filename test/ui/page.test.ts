@@ -23,6 +23,9 @@ const DE = JSON.parse(readFileSync(join(FIXTURE_MODELS, 'tiny-marian-de-en', 'de
   src: string;
 };
 
+/** The page waits on real inference: give it room on a busy 2-core CI machine (vitest's default is 1 s). */
+const POLL = { timeout: 30_000, interval: 100 };
+
 let server: UiServer;
 let browser: Browser;
 /** Set by a test: the next engine call throws, as a crashed model would (500 path). */
@@ -60,7 +63,7 @@ async function pick(page: Page, which: 'From' | 'To', code: string): Promise<voi
 async function translateViaButton(page: Page, text: string): Promise<string> {
   await page.getByLabel('Text', { exact: true }).fill(text);
   await page.getByRole('button', { name: 'Translate', exact: true }).click();
-  await expect.poll(() => page.getByLabel('Translation').inputValue()).not.toBe('');
+  await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).not.toBe('');
   return page.getByLabel('Translation').inputValue();
 }
 
@@ -125,7 +128,25 @@ describe('the page at /', () => {
     await pick(page, 'To', 'de');
     expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
     const detected = page.locator('#detected');
-    await expect.poll(() => detected.textContent()).toMatch(/\(en\), confidence \d+\s?%/);
+    await expect.poll(() => detected.textContent(), POLL).toMatch(/\(en\), confidence \d+\s?%/);
+    await context.close();
+  });
+
+  it('names the languages in the browser language and the search narrows the list', async () => {
+    const key = await server.key();
+    const { context, page } = await openPage(browser, server.url, { locale: 'de-DE' });
+    await enterKey(page, server.url, key);
+    await ready(page);
+    const options = () =>
+      page.getByLabel('To', { exact: true }).evaluate((s: HTMLSelectElement) => Array.from(s.options, (o) => o.text));
+    const all = await options();
+    expect(all).toContain('Englisch (en)');
+    expect(all).toContain('Deutsch (de)');
+    await page.getByLabel('Search target languages').fill('engl');
+    expect(await options()).toEqual(['Englisch (en)']);
+    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('en');
+    await page.getByLabel('Search target languages').fill('');
+    expect(await options()).toEqual(all);
     await context.close();
   });
 
@@ -153,7 +174,7 @@ describe('the page at /', () => {
     const button = page.getByRole('button', { name: 'Translate', exact: true });
     await button.click();
     const alert = page.getByRole('alert');
-    await expect.poll(() => alert.textContent()).toMatch(/Too many requests.*try again in (\d+) s/);
+    await expect.poll(() => alert.textContent(), POLL).toMatch(/Too many requests.*try again in (\d+) s/);
     const first = Number(/in (\d+) s/.exec((await alert.textContent())!)![1]);
     expect(first).toBeGreaterThan(50);
     expect(first).toBeLessThanOrEqual(60);
@@ -164,7 +185,7 @@ describe('the page at /', () => {
     // The minute passes for both sides: the message says so and the button works again.
     server.clock.advance(61_000);
     await page.clock.runFor((first - 3) * 1000 + 1000);
-    await expect.poll(() => alert.textContent()).toContain('You can try again now.');
+    await expect.poll(() => alert.textContent(), POLL).toContain('You can try again now.');
     expect(await button.isDisabled()).toBe(false);
     await page.getByLabel('Translation').evaluate((t: HTMLTextAreaElement) => (t.value = ''));
     expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
@@ -183,11 +204,11 @@ describe('the page at /', () => {
     await pick(page, 'From', 'en');
     await pick(page, 'To', 'de');
     await translateViaButton(page, EN.src);
-    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value)).toBe([...EN.src].length);
+    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value), POLL).toBe([...EN.src].length);
     expect((await usageFromApi(key)).charactersUsed).toBe([...EN.src].length);
     // A fresh read from /v1/usage agrees with the page's own count.
     await page.getByRole('button', { name: 'Refresh usage' }).click();
-    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value)).toBe([...EN.src].length);
+    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value), POLL).toBe([...EN.src].length);
     expect(await page.locator('#usage-chars').textContent()).toContain(`${[...EN.src].length} of 500,000 characters used`);
     await context.close();
   });
@@ -222,11 +243,11 @@ describe('the page at /', () => {
     await tabTo('text');
     await page.keyboard.type(EN.src);
     await page.keyboard.press('Control+Enter');
-    await expect.poll(() => page.getByLabel('Translation').inputValue()).toBe(EN.beam4);
+    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).toBe(EN.beam4);
     await page.getByLabel('Translation').evaluate((t: HTMLTextAreaElement) => (t.value = ''));
     await tabTo('translate');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByLabel('Translation').inputValue()).toBe(EN.beam4);
+    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).toBe(EN.beam4);
     await context.close();
   });
 
@@ -238,7 +259,7 @@ describe('the page at /', () => {
     await page.getByLabel('Text', { exact: true }).fill(`${EN.src}\n\n${DE.src}\n`);
     await page.getByRole('button', { name: 'Detect languages per line' }).click();
     const rows = page.locator('#detections-body tr');
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count(), POLL).toBe(2);
     const cells = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent)));
     expect(cells[0]![0]).toBe(EN.src);
     expect(cells[0]![1]).toMatch(/\(en\)$/);
@@ -258,30 +279,30 @@ describe('the page at /', () => {
     const alert = page.getByRole('alert');
     await page.getByLabel('Text', { exact: true }).fill(EN.src);
     await page.getByRole('button', { name: 'Translate', exact: true }).click();
-    await expect.poll(() => alert.textContent()).toContain('monthly characters of your plan are used up. Upgrade the plan');
+    await expect.poll(() => alert.textContent(), POLL).toContain('monthly characters of your plan are used up. Upgrade the plan');
 
     await page.getByLabel('Text', { exact: true }).fill('x'.repeat(100_001));
     await page.getByRole('button', { name: 'Translate', exact: true }).click();
     // The API's own message (it names the limit), not a generic one.
-    await expect.poll(() => alert.textContent()).toMatch(/100000|100,000/);
+    await expect.poll(() => alert.textContent(), POLL).toMatch(/100000|100,000/);
 
     await page.getByLabel('Text', { exact: true }).fill('Hi.');
     failNextTranslation = true;
     await page.getByRole('button', { name: 'Translate', exact: true }).click();
-    await expect.poll(() => alert.textContent()).toContain('The server had a problem with this request');
+    await expect.poll(() => alert.textContent(), POLL).toContain('The server had a problem with this request');
     await page.getByRole('button', { name: 'Try again' }).click();
-    await expect.poll(() => page.getByLabel('Translation').inputValue()).not.toBe('');
+    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).not.toBe('');
     expect(await alert.isVisible()).toBe(false);
 
     // The network drops the request: say so, keep the text, and "Try again" works once it is back.
     await page.getByLabel('Translation').evaluate((t: HTMLTextAreaElement) => (t.value = ''));
     await page.route('**/v1/translate', (route) => route.abort('internetdisconnected'));
     await page.getByRole('button', { name: 'Translate', exact: true }).click();
-    await expect.poll(() => alert.textContent()).toContain('The server could not be reached');
+    await expect.poll(() => alert.textContent(), POLL).toContain('The server could not be reached');
     expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe('Hi.');
     await page.unroute('**/v1/translate');
     await page.getByRole('button', { name: 'Try again' }).click();
-    await expect.poll(() => page.getByLabel('Translation').inputValue()).not.toBe('');
+    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).not.toBe('');
     expect(await alert.isVisible()).toBe(false);
     await context.close();
   });
@@ -300,7 +321,7 @@ describe('the page at /', () => {
     // A full session: translate with detection, swap, detect lines, copy, theme toggle.
     await pick(page, 'To', 'de');
     await translateViaButton(page, EN.src);
-    await expect.poll(() => page.locator('#detected').textContent()).toContain('(en)');
+    await expect.poll(() => page.locator('#detected').textContent(), POLL).toContain('(en)');
     await page.getByRole('button', { name: 'Copy translation' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(EN.beam4);
     await page.getByRole('button', { name: 'Swap languages' }).click();
@@ -309,7 +330,7 @@ describe('the page at /', () => {
     expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe(EN.beam4);
     expect(await page.locator('#char-count').textContent()).toBe(`${[...EN.beam4].length} characters`);
     await page.getByRole('button', { name: 'Detect languages per line' }).click();
-    await expect.poll(() => page.locator('#detections-body tr').count()).toBe(1);
+    await expect.poll(() => page.locator('#detections-body tr').count(), POLL).toBe(1);
     const toggle = page.getByRole('button', { name: 'Dark theme' });
     const before = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     await toggle.click();
