@@ -1,13 +1,32 @@
 import { defineConfig } from 'vitest/config';
 
+const common = {
+  // Model-backed suites load ONNX sessions and start servers: give them room on a 2-core machine.
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Model-backed suites load ONNX sessions and start servers: give them room on a 2-core machine.
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    projects: [
+      { test: { name: 'main', include: ['test/**/*.test.ts'], ...common } },
+      // With a PostgreSQL server (.ci/run starts one), the in-process API suites run a second time on the
+      // PostgreSQL account store (test/api/helpers.ts reads DRAGOMAN_TEST_BACKEND).
+      ...(process.env.DRAGOMAN_TEST_DATABASE_URL
+        ? [
+            {
+              test: {
+                name: 'api-on-postgres',
+                include: ['test/api/v1.test.ts'],
+                env: { DRAGOMAN_TEST_BACKEND: 'postgres' },
+                ...common,
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

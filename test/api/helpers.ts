@@ -7,6 +7,7 @@ import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/env.ts';
+import { freshDatabase } from '../postgres/pg-helpers.ts';
 
 export const FIXTURE_MODELS = resolve(import.meta.dirname, '../fixtures/models');
 
@@ -37,7 +38,10 @@ export interface Reply {
 
 export async function startTestApp(env: Record<string, string> = {}, options: AppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-api-'));
+  // The vitest project "api-on-postgres" runs these suites again with the PostgreSQL account store.
+  const pg = process.env.DRAGOMAN_TEST_BACKEND === 'postgres' ? await freshDatabase() : undefined;
   const config = loadConfig({
+    ...(pg ? { DRAGOMAN_DATABASE_URL: pg.url } : {}),
     DRAGOMAN_PORT: '0',
     DRAGOMAN_DATA_DIR: dataDir,
     DRAGOMAN_MODELS_DIR: FIXTURE_MODELS,
@@ -64,6 +68,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Ap
     async close() {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
+      await pg?.drop();
     },
   };
 }
