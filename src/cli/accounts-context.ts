@@ -16,6 +16,12 @@ export async function withAccounts<T>(io: CliIo, fn: (accounts: Accounts, config
   const store = await openAccountStore(config);
   try {
     return await fn(new Accounts(store, systemClock), config);
+  } catch (err) {
+    // PostgreSQL unreachable (ApiError 503 from the store): a plain message, not a stack.
+    if ((err as { status?: number }).status === 503) {
+      throw new CliError(`cannot reach the account database (DRAGOMAN_DATABASE_URL); try again when it is back`);
+    }
+    throw err;
   } finally {
     await store.close();
   }
