@@ -62,47 +62,53 @@ export async function beamSearch(
   const state = model.start(encoded);
   const total = rows.length * beams;
   const hyps = rows.map(() => new Hypotheses(beams, rules.lengthPenalty, rules.earlyStopping));
-  const done = rows.map(() => false);
-  // Per global beam (row * beams + k): running score and tokens; only beam 0 of each row is live at first.
+  // State group p (beams p*beams .. p*beams+beams-1) holds rows[active[p]]. Finished groups are fed padding until a
+  // quarter of the state has finished, then dropped from it.
+  let active = rows.map((_, i) => i);
+  let done = rows.map(() => false);
+  // Per state beam: running score and tokens; only beam 0 of each row is live at first.
   let scores: number[] = Array.from({ length: total }, (_, i) => (i % beams === 0 ? 0 : -1e9));
   let seqs: number[][] = Array.from({ length: total }, () => []);
   let tokens = new Array<number>(total).fill(rules.decoderStartId);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   const K = 2 * beams;
+  const lp = new Float32Array(rules.vocabSize || 1);
 
   for (let step = 0; step < limit; step++) {
     const curLen = step + 1;
     const logits = await model.step(state, tokens);
-    const vocab = logits.length / total;
+    const vocab = logits.length / (active.length * beams);
+    const scratch = lp.length === vocab ? lp : new Float32Array(vocab);
     const from: number[] = [];
     const nextTokens: number[] = [];
     const nextScores: number[] = [];
     const nextSeqs: number[][] = [];
 
-    rows.forEach((row, r) => {
-      if (done[r]) {
-        for (let k = 0; k < beams; k++) {
-          from.push(r * beams);
+    active.forEach((r, p) => {
+      const pad = (n: number, score: number) => {
+        for (let k = 0; k < n; k++) {
+          from.push(p * beams);
           nextTokens.push(rules.padId);
-          nextScores.push(0);
+          nextScores.push(score);
           nextSeqs.push([]);
         }
-        return;
-      }
+      };
+      if (done[p]) return pad(beams, 0);
+      const row = rows[r]!;
       const ctx: RowContext = { step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId };
       // Top K over beams x vocab: entries [score, beam, token], ordered by score desc then flat index asc.
       const top: [number, number, number][] = [];
       for (let k = 0; k < beams; k++) {
-        const g = r * beams + k;
-        const lp = logSoftmax(logits.subarray(g * vocab, (g + 1) * vocab));
-        for (const p of processors) p.apply(lp, ctx);
+        const g = p * beams + k;
+        logSoftmax(logits.subarray(g * vocab, (g + 1) * vocab), scratch);
+        for (const proc of processors) proc.apply(scratch, ctx);
         const base = scores[g]!;
         for (let v = 0; v < vocab; v++) {
-          const s = f32(lp[v]! + base);
-          if (top.length === K && !(s > top[K - 1]![0])) continue; // later flat index loses ties
+          const sc = f32(scratch[v]! + base);
+          if (top.length === K && !(sc > top[K - 1]![0])) continue; // later flat index loses ties
           let i = Math.min(top.length, K - 1);
-          top[i] = [s, k, v];
-          while (i > 0 && s > top[i - 1]![0]) {
+          top[i] = [sc, k, v];
+          while (i > 0 && sc > top[i - 1]![0]) {
             [top[i], top[i - 1]] = [top[i - 1]!, top[i]!];
             i--;
           }
@@ -110,55 +116,58 @@ export async function beamSearch(
       }
       let kept = 0;
       for (let rank = 0; rank < top.length && kept < beams; rank++) {
-        const [s, k, v] = top[rank]!;
-        const g = r * beams + k;
+        const [sc, k, v] = top[rank]!;
+        const g = p * beams + k;
         if (v === rules.eosId) {
           if (rank >= beams) continue;
-          hyps[r]!.add(s, [...seqs[g]!, v], curLen);
+          hyps[r]!.add(sc, [...seqs[g]!, v], curLen);
         } else {
           from.push(g);
           nextTokens.push(v);
-          nextScores.push(s);
+          nextScores.push(sc);
           nextSeqs.push([...seqs[g]!, v]);
           kept++;
         }
       }
       // Fewer than `beams` live candidates only when everything else is -inf (forced EOS): pad the row.
-      for (; kept < beams; kept++) {
-        from.push(r * beams);
-        nextTokens.push(rules.padId);
-        nextScores.push(-Infinity);
-        nextSeqs.push([]);
-      }
+      pad(beams - kept, -Infinity);
       if (hyps[r]!.isDone(top[0]![0], curLen)) {
-        done[r] = true;
+        done[p] = true;
       } else if (curLen >= row.maxNewTokens) {
         // Out of length without enough finished hypotheses: the live beams compete as they are (HF finalize).
-        for (let k = 0; k < beams; k++) {
-          const i = from.length - beams + k;
+        for (let i = from.length - beams; i < from.length; i++) {
           if (nextScores[i]! > -Infinity) hyps[r]!.add(nextScores[i]!, nextSeqs[i]!, nextSeqs[i]!.length);
         }
-        done[r] = true;
+        done[p] = true;
       }
     });
 
-    if (done.every(Boolean)) break;
+    const finished = done.filter(Boolean).length;
+    if (finished === active.length) break;
     model.reorder(state, from);
     scores = nextScores;
     seqs = nextSeqs;
     tokens = nextTokens;
+    if (finished * 4 >= active.length) {
+      const groups = active.map((_, p) => p).filter((p) => !done[p]);
+      const keep = groups.flatMap((p) => Array.from({ length: beams }, (_, k) => p * beams + k));
+      model.select(state, keep);
+      active = groups.map((p) => active[p]!);
+      done = groups.map(() => false);
+      scores = keep.map((g) => scores[g]!);
+      seqs = keep.map((g) => seqs[g]!);
+      tokens = keep.map((g) => tokens[g]!);
+    }
   }
   return hyps.map((h) => h.ranked().slice(0, nBest));
 }
 
-/** log_softmax in float32 like torch: max-shifted, the log-sum-exp accumulated in double. */
-function logSoftmax(logits: Float32Array): Float32Array {
+/** log_softmax in float32 like torch (max-shifted, log-sum-exp accumulated in double), written into `out`. */
+function logSoftmax(logits: Float32Array, out: Float32Array): void {
   let max = -Infinity;
   for (let v = 0; v < logits.length; v++) if (logits[v]! > max) max = logits[v]!;
   let sum = 0;
   for (let v = 0; v < logits.length; v++) sum += Math.exp(logits[v]! - max);
   const lse = max + Math.log(sum);
-  const out = new Float32Array(logits.length);
   for (let v = 0; v < logits.length; v++) out[v] = logits[v]! - lse;
-  return out;
 }

@@ -12,26 +12,38 @@ export async function greedySearch(
 ): Promise<number[][][]> {
   const state = model.start(await model.encode(rows.map((r) => r.ids)));
   const outputs: number[][] = rows.map(() => []);
-  const done = rows.map(() => false);
-  const tokens = rows.map(() => rules.decoderStartId);
+  // Decoder-state row b holds rows[active[b]]. Finished rows are fed padding until a quarter of the state has
+  // finished, then dropped from it (an fp32 row does not depend on its neighbours, so results are unchanged).
+  let active = rows.map((_, i) => i);
+  let done = rows.map(() => false);
+  let tokens = rows.map(() => rules.decoderStartId);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   for (let step = 0; step < limit; step++) {
     const logits = await model.step(state, tokens);
-    const vocab = logits.length / rows.length;
-    rows.forEach((row, b) => {
+    const vocab = logits.length / active.length;
+    active.forEach((r, b) => {
       if (done[b]) {
-        tokens[b] = rules.padId; // finished rows keep a place in the batch, fed padding
+        tokens[b] = rules.padId;
         return;
       }
+      const row = rows[r]!;
       const scores = logits.subarray(b * vocab, (b + 1) * vocab);
       const ctx: RowContext = { step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId };
       for (const p of processors) p.apply(scores, ctx);
       const next = argmax(scores);
-      outputs[b]!.push(next);
+      outputs[r]!.push(next);
       tokens[b] = next;
-      if (next === rules.eosId || outputs[b]!.length >= row.maxNewTokens) done[b] = true;
+      if (next === rules.eosId || outputs[r]!.length >= row.maxNewTokens) done[b] = true;
     });
-    if (done.every(Boolean)) break;
+    const finished = done.filter(Boolean).length;
+    if (finished === active.length) break;
+    if (finished * 4 >= active.length) {
+      const keep = active.map((_, b) => b).filter((b) => !done[b]);
+      model.select(state, keep);
+      active = keep.map((b) => active[b]!);
+      tokens = keep.map((b) => tokens[b]!);
+      done = keep.map(() => false);
+    }
   }
   return outputs.map((o) => [o]);
 }

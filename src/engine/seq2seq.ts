@@ -113,6 +113,13 @@ export class Seq2SeqModel {
     }
   }
 
+  /** Keeps only the given rows of a batch (finished rows stop costing compute); every cached tensor follows. */
+  select(state: DecoderState, rows: number[]): void {
+    for (const key of Object.keys(state.past)) state.past[key] = gatherRows(state.past[key]!, rows);
+    state.encoded = { hidden: gatherRows(state.encoded.hidden, rows), mask: gatherRows(state.encoded.mask, rows), rows: rows.length };
+    state.rows = rows.length;
+  }
+
   async release(): Promise<void> {
     await this.encoder.release();
     await this.decoder.release();
