@@ -3,6 +3,7 @@
 // where a key may come from (and that a query key never reaches the logs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDetector } from '../../src/detect/index.ts';
+import type { Engine } from '../../src/engine/types.ts';
 import { buildServer } from '../../src/http/server.ts';
 import { planHtml } from '../../src/text/html/index.ts';
 import { planText } from '../../src/text/segment.ts';
@@ -18,8 +19,25 @@ let base: string;
 let secret: string;
 const H = () => ({ 'x-goog-api-key': secret });
 
+/** A sentence whose translation the engine hook replaces with markup characters, to see how each format escapes. */
+const SPECIAL = 'Special characters come back.';
+const SPECIAL_OUT = 'Tom & Jerry <3 "quoted"';
+
+/** The real engine, except that SPECIAL translates to SPECIAL_OUT (a model could output such characters). */
+function specialEngine(engine: Engine): Engine {
+  return new Proxy(engine, {
+    get(target, prop, receiver) {
+      if (prop !== 'translate') return Reflect.get(target, prop, receiver);
+      return async (...args: Parameters<Engine['translate']>) => {
+        const out = await target.translate(...args);
+        return { ...out, translations: out.translations.map((t, i) => (args[0][i] === SPECIAL ? SPECIAL_OUT : t)) };
+      };
+    },
+  });
+}
+
 beforeAll(async () => {
-  server = await startCompatServer();
+  server = await startCompatServer({}, { wrapEngine: specialEngine });
   base = `${server.url}/language/translate/v2`;
   secret = (await server.key()).secret;
 });
@@ -96,6 +114,13 @@ describe('request shapes', () => {
     const out = byDefault.body.data.translations[0].translatedText as string;
     expect(out).toBe((await reference(server.service, html, 'de', 'en', 'html'))[0]);
     for (const tag of ['<b>', '</b>', '<i>', '</i>']) expect(out.split(tag)).toHaveLength(2);
+  });
+
+  it('html (the default) answers entity-escaped text; format=text answers it plain', async () => {
+    const html = await send(base, { headers: H(), json: { q: SPECIAL, target: 'de', source: 'en' } });
+    expect(html.body.data.translations[0].translatedText).toBe('Tom &amp; Jerry &lt;3 "quoted"');
+    const text = await send(base, { headers: H(), json: { q: SPECIAL, target: 'de', source: 'en', format: 'text' } });
+    expect(text.body.data.translations[0].translatedText).toBe(SPECIAL_OUT);
   });
 
   it('model is accepted and answered as nmt on every translation', async () => {
