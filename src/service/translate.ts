@@ -29,13 +29,12 @@ export function prepareTranslate(
   return { strings, single, target, source, format, chars, options };
 }
 
-export function noModelsError(modelsDir: string): ApiError {
+export function noModelsError(): ApiError {
   return new ApiError(
     503,
     'server_error',
-    `No translation model is installed. Copy a model folder (Xenova/opus-mt-* or NLLB ONNX layout) into ` +
-      `the models directory (${modelsDir}, DRAGOMAN_MODELS_DIR), or install one with \`dragoman models\`, ` +
-      `then restart the server.`,
+    `No translation model is installed. Copy a model folder into DRAGOMAN_MODELS_DIR, or install one with ` +
+      `\`dragoman models\` (e.g. \`dragoman models pull opus-mt-en-de\`), then restart the server.`,
   );
 }
 
@@ -71,7 +70,7 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest): Pr
   });
 
   // 2. Every group must have a route before any work starts (a request fails whole, never half-done).
-  if (groups.size > 0 && !hasModels(deps)) throw noModelsError(deps.config.modelsDir);
+  if (groups.size > 0 && !hasModels(deps)) throw noModelsError();
   for (const g of groups.values()) {
     if (deps.engine.route(g.source.flores, target.flores)) continue;
     const first = g.indexes[0]!;
