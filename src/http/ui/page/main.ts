@@ -11,7 +11,7 @@ import {
 } from './api.ts';
 import { forgetKey, loadKey, saveKey } from './key-store.ts';
 import { LanguagePicker } from './language-picker.ts';
-import { explain, formatCount, formatPercent, rateText } from './messages.ts';
+import { explain, formatCount, formatPercent, RATE_AFTER, RATE_BEFORE, TRY_AGAIN_NOW } from './messages.ts';
 import { setupTheme } from './theme.ts';
 import { UsagePanel } from './usage-panel.ts';
 
@@ -103,17 +103,29 @@ function setBusy(on: boolean, what = ''): void {
   updateButtons();
 }
 
+function secondsUntil(until: number): number {
+  return Math.max(0, Math.ceil((until - Date.now()) / 1000));
+}
+
 /** 429: count down from Retry-After, then let the buttons work again. */
 function startCountdown(seconds: number): void {
   blockedUntil = Date.now() + seconds * 1000;
   if (countdown !== undefined) clearInterval(countdown);
+  // The sentence is announced once (role=alert); the seconds change inside a part marked aria-live=off so a
+  // screen reader is not interrupted every second. At zero the "try again now" sentence is announced.
+  const counter = document.createElement('span');
+  counter.setAttribute('aria-live', 'off');
+  counter.textContent = String(secondsUntil(blockedUntil));
+  showError('', false);
+  ui.errorText.replaceChildren(RATE_BEFORE, counter, RATE_AFTER);
   const tick = (): void => {
-    const left = Math.max(0, Math.ceil((blockedUntil - Date.now()) / 1000));
-    showError(rateText(left), false);
+    const left = secondsUntil(blockedUntil);
+    counter.textContent = String(left);
     if (left === 0) {
       clearInterval(countdown);
       countdown = undefined;
       blockedUntil = 0;
+      showError(TRY_AGAIN_NOW, false);
     }
     updateButtons();
   };

@@ -48,10 +48,13 @@ export function explain(failure: ApiFailure): Explained {
   }
 }
 
+// 429 in words: the page puts a live countdown between the two halves.
+export const RATE_BEFORE = 'Too many requests in the past minute for this key. You can try again in ';
+export const RATE_AFTER = ' s.';
+export const TRY_AGAIN_NOW = 'You can try again now.';
+
 export function rateText(seconds: number): string {
-  return seconds > 0
-    ? `Too many requests in the past minute for this key. You can try again in ${seconds} s.`
-    : 'You can try again now.';
+  return seconds > 0 ? `${RATE_BEFORE}${seconds}${RATE_AFTER}` : TRY_AGAIN_NOW;
 }
 
 export function formatCount(n: number): string {
