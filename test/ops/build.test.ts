@@ -1,0 +1,81 @@
+// What the container runs: `npm run build` output (tsc → dist/ + the non-TS files) started with plain node, no
+// tsx involved in loading the app. Built into .tmp/ (git-ignored) rather than dist/, because bin/dragoman.js
+// prefers dist/ when it exists and a stale one would shadow the sources.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+mkdirSync(join(ROOT, '.tmp'), { recursive: true });
+const out = mkdtempSync(join(ROOT, '.tmp', 'build-'));
+const dist = join(out, 'dist');
+const scratch = mkdtempSync(join(tmpdir(), 'dragoman-build-run-'));
+
+afterAll(() => {
+  rmSync(out, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('npm run build', () => {
+  it('compiles, copies the runtime files, and the compiled server starts with node alone', async () => {
+    await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist], { cwd: ROOT }).catch(
+      (e: Error & { stdout?: string }) => {
+        throw new Error(`tsc -p tsconfig.build.json failed (the image build would too):\n${e.stdout ?? e.message}`);
+      },
+    );
+    await run(process.execPath, ['scripts/copy-build-assets.mjs', dist], { cwd: ROOT });
+    for (const f of ['cli/main.js', 'app.js', 'engine/worker-entry.mjs', 'accounts/sqlite/migrations/001_init.sql', 'models/pull.js']) {
+      expect(existsSync(join(dist, f)), f).toBe(true);
+    }
+
+    const env = {
+      ...process.env,
+      DRAGOMAN_PORT: '0',
+      DRAGOMAN_DATA_DIR: join(scratch, 'data'),
+      DRAGOMAN_MODELS_DIR: join(scratch, 'models'),
+      DRAGOMAN_LOG_LEVEL: 'warn',
+    };
+    const list = await run(process.execPath, [join(dist, 'cli/main.js'), 'models', 'list'], { cwd: ROOT, env });
+    expect(list.stdout).toMatch(/^No models in /);
+    // One model, so the engine's worker thread starts from the compiled worker entry too.
+    mkdirSync(env.DRAGOMAN_MODELS_DIR, { recursive: true });
+    symlinkSync(join(ROOT, 'test/fixtures/models/tiny-marian-en-de'), join(env.DRAGOMAN_MODELS_DIR, 'tiny-marian-en-de'));
+    const created = await run(process.execPath, [join(dist, 'cli/main.js'), 'keys', 'create', '--plan', 'pro', '--json'], { cwd: ROOT, env });
+    const key = (JSON.parse(created.stdout) as { key: string }).key;
+
+    const child = spawn(process.execPath, [join(dist, 'cli/main.js'), 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolveUrl, reject) => {
+        let log = '';
+        const onData = (chunk: Buffer) => {
+          log += chunk.toString();
+          const m = /listening on (http:\/\/\S+)/.exec(log);
+          if (m) resolveUrl(m[1]!);
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.once('exit', (code) => reject(new Error(`exited ${code}:\n${log}`)));
+      });
+      // The HEALTHCHECK of the Dockerfile, verbatim in spirit: node's fetch on /health.
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      const doc = (await (await fetch(`${url}/docs/json`)).json()) as { paths: Record<string, unknown> };
+      expect(Object.keys(doc.paths)).toContain('/v1/translate');
+      const translated = await fetch(`${url}/v1/translate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ q: 'A man is riding a bicycle.', source: 'en', target: 'de' }),
+      });
+      expect(translated.status).toBe(200);
+      expect(((await translated.json()) as { data: { translations: { translatedText: string }[] } }).data.translations[0]!.translatedText).toMatch(/Mann/);
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
