@@ -150,6 +150,30 @@ describe('the page at /', () => {
     await context.close();
   });
 
+  it('every control has a name and the page has no positive tabindex (keyboard order = reading order)', async () => {
+    const { context, page } = await openPage(browser, server.url);
+    await page.goto(server.url + '/');
+    const unnamed = await page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('input, select, textarea, button'))
+        .filter((el) => {
+          const labelled = 'labels' in el && (el as HTMLInputElement).labels?.length;
+          const named = el.getAttribute('aria-label') || el.getAttribute('aria-labelledby');
+          const text = el.tagName === 'BUTTON' && el.textContent?.trim();
+          return !labelled && !named && !text;
+        })
+        .map((el) => el.id || el.outerHTML.slice(0, 60)),
+    );
+    expect(unnamed).toEqual([]);
+    expect(await page.locator('[tabindex]:not([tabindex="0"]):not([tabindex="-1"])').count()).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    // The first Tab reaches the skip link, which jumps to the text box.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the text to translate');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('text');
+    await context.close();
+  });
+
   it('a wrong key gets the words asking for a valid key, and the focus goes to the key field', async () => {
     const { context, page } = await openPage(browser, server.url);
     await enterKey(page, server.url, 'dk_thisisnotakeythisisnotakey0000000000');
