@@ -49,6 +49,13 @@ describe('dragoman keys', () => {
       const key = await new Accounts(s, systemClock).authenticate(created.key);
       expect(key.id).toBe(created.id);
     });
+    // Neither the database nor its WAL holds the secret, only its sha256.
+    const { createHash } = await import('node:crypto');
+    const { existsSync, readFileSync } = await import('node:fs');
+    const files = ['dragoman.db', 'dragoman.db-wal'].map((f) => join(dir, f)).filter((f) => existsSync(f));
+    const bytes = Buffer.concat(files.map((f) => readFileSync(f)));
+    expect(bytes.includes(created.key)).toBe(false);
+    expect(bytes.includes(createHash('sha256').update(created.key).digest('hex'))).toBe(true);
     const list = await run('keys', 'list');
     expect(list.out).toContain(created.id);
     expect(list.out).toContain(created.key.slice(0, 9));
