@@ -29,7 +29,7 @@ export interface FakeHub {
   requests: HubRequest[];
   /** Next `times` full GETs of `path` send only `bytes` bytes, then the connection is cut. */
   cutDownload(path: string, bytes: number, times?: number): void;
-  /** Advertise a wrong sha256 (X-Linked-Etag) for `path`. */
+  /** Advertise a wrong hash for `path`: sha256 (X-Linked-Etag) of an LFS file, git blob id (ETag) of another. */
   lieAboutSha(path: string): void;
   close(): Promise<void>;
 }
@@ -135,7 +135,8 @@ export async function startFakeHub(opts: FakeHubOptions): Promise<FakeHub> {
         .end();
       return;
     }
-    sendBody(req, res, path, blob, { etag: `"${blob.gitSha1}"`, 'x-repo-commit': commit });
+    const etag = lies.has(path) ? createHash('sha1').update('not the file').digest('hex') : blob.gitSha1;
+    sendBody(req, res, path, blob, { etag: `"${etag}"`, 'x-repo-commit': commit });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;

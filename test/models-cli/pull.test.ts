@@ -122,6 +122,12 @@ describe('models pull', () => {
     await expect(stat(join(modelsDir, '.pull-tiny-marian-en-de', `${DECODER}.partial`))).rejects.toThrow();
   });
 
+  it('refuses a small (non-LFS) file whose git blob id is not the ETag the hub sent', async () => {
+    hub.lieAboutSha('tokenizer.json');
+    await expect(pull()).rejects.toThrow(/refused tokenizer\.json: git blob id is [0-9a-f]{40}, the hub says/);
+    expect(await readdir(modelsDir)).not.toContain('tiny-marian-en-de');
+  });
+
   it('says clearly when the repository does not exist or needs a token', async () => {
     await expect(pull({ spec: 'Xenova/no-such-model' })).rejects.toThrow(/repository not found .*HF_TOKEN/);
     await expect(pull({ hub: { endpoint: hub.url } })).rejects.toThrow(/needs a token/);
