@@ -11,6 +11,7 @@ import { neededFiles } from './needed-files.ts';
 import { resolveRepo } from './presets.ts';
 import { fileProgress, formatBytes, type ProgressSink } from './progress.ts';
 import { installFolder, pathExists } from './install.ts';
+import { isSafeModelName } from './safe-names.ts';
 
 export interface PullOptions {
   modelsDir: string;
@@ -141,6 +142,7 @@ async function fetchOne(opts: PullOptions, staging: string, remote: RemoteFile):
 export async function pullModel(opts: PullOptions): Promise<PullResult> {
   const { repo, name: repoName } = resolveRepo(opts.spec);
   const name = opts.name ?? repoName;
+  if (!isSafeModelName(name)) throw new Error(`"${name}" cannot be a model folder name (letters, digits, . _ - @ +; not starting with a dot)`);
   const precision = opts.precision ?? 'int8';
   const revision = opts.revision ?? 'main';
   const target = join(opts.modelsDir, name);

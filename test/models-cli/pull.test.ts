@@ -133,6 +133,12 @@ describe('models pull', () => {
     await expect(pull({ hub: { endpoint: hub.url } })).rejects.toThrow(/needs a token/);
   });
 
+  it('never writes outside the models directory', async () => {
+    await expect(pull({ name: '../escaped' })).rejects.toThrow(/cannot be a model folder name/);
+    await expect(pull({ spec: 'Xenova/..' })).rejects.toThrow(/cannot be a model folder name/);
+    expect(await readdir(modelsDir)).toEqual([]);
+  });
+
   it('does not overwrite an installed model unless forced', async () => {
     await pull();
     await expect(pull()).rejects.toThrow(/already exists.*--force/);
