@@ -51,12 +51,21 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest): Pr
   const { strings, target } = req;
   const results: TranslationItem[] = strings.map((input) => ({ translatedText: input, input }));
 
+  const plan = req.format === 'html' ? deps.planners.html : deps.planners.text;
+  // Plans are made once; for html they also give the text to detect (markup would mislead the detector).
+  const plans = new Map<number, TranslationPlan>();
+  const planOf = (i: number): TranslationPlan => {
+    let p = plans.get(i);
+    if (!p) plans.set(i, (p = plan(strings[i]!)));
+    return p;
+  };
+
   // 1. The source of every string: given, or detected per string (a batch may mix languages).
   const groups = new Map<string, Group>();
   strings.forEach((text, i) => {
     let source = req.source;
     if (!source) {
-      const d = deps.detector.detect(text);
+      const d = deps.detector.detect(req.format === 'html' ? planOf(i).segments.join(' ') : text);
       results[i]!.detectedSourceLanguage = d.language;
       results[i]!.detection = d;
       source = d.language === 'und' ? undefined : resolveLanguage(d.language);
@@ -83,13 +92,12 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest): Pr
 
   // 3. One engine call per group with all its segments; groups run concurrently.
   const routes: string[][] = [];
-  const plan = req.format === 'html' ? deps.planners.html : deps.planners.text;
   await Promise.all(
     [...groups.values()].map(async (g) => {
-      const plans: TranslationPlan[] = g.indexes.map((i) => plan(strings[i]!));
-      const segments = plans.flatMap((p) => p.segments);
+      const groupPlans = g.indexes.map(planOf);
+      const segments = groupPlans.flatMap((p) => p.segments);
       if (segments.length === 0) {
-        g.indexes.forEach((i, k) => (results[i]!.translatedText = plans[k]!.assemble([])));
+        g.indexes.forEach((i, k) => (results[i]!.translatedText = groupPlans[k]!.assemble([])));
         return;
       }
       const alternatives = req.options.alternatives ?? 0;
@@ -102,7 +110,7 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest): Pr
       routes.push(out.route);
       let at = 0;
       g.indexes.forEach((i, k) => {
-        const p = plans[k]!;
+        const p = groupPlans[k]!;
         const n = p.segments.length;
         const best = out.translations.slice(at, at + n);
         results[i]!.translatedText = p.assemble(best);

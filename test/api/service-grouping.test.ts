@@ -78,6 +78,13 @@ describe('service.translate', () => {
     expect(alts).not.toContain(out.translations[0]!.translatedText);
   });
 
+  it('html: detects on the text, not the markup', async () => {
+    const html = '<span class="the quick brown fox jumps over the lazy dog and runs away">Ein Mann mit einem Hut.</span>';
+    const out = await service.translate(service.prepareTranslate({ q: html, target: 'en', format: 'html' }));
+    expect(out.translations[0]!.detectedSourceLanguage).toBe('de');
+    expect(out.translations[0]!.translatedText).toMatch(/^<span class="the quick brown fox jumps over the lazy dog and runs away">A /);
+  });
+
   it('counts code points (markup included for html)', () => {
     expect(service.prepareTranslate({ q: '<b>😀</b>', target: 'de', format: 'html' }).chars).toBe(8);
     expect(service.prepareDetect({ q: ['ab', 'ç'] }).chars).toBe(3);
