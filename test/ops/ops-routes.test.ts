@@ -201,6 +201,18 @@ describe('ops routes with models and a metrics token', () => {
     expect(all.toLowerCase()).not.toContain('x-api-key');
   });
 
+  it('counts a worker that died and was replaced; /ready is 200 again once it is back', async () => {
+    (s.app.engine as unknown as { crashWorkerForTest(): void }).crashWorkerForTest();
+    let ready = 0;
+    for (let i = 0; i < 600 && ready !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const text = await metrics();
+      if (sample(text, 'dragoman_worker_restarts_total') === 1) ready = (await get('/ready')).status;
+    }
+    expect(ready).toBe(200);
+    expect(sample(await metrics(), 'dragoman_workers{state="alive"}')).toBe(1);
+  });
+
   it('/ready turns 503 when the database stops accepting writes', async () => {
     await s.app.store.close();
     const res = await get('/ready');
