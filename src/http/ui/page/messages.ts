@@ -62,5 +62,7 @@ export function formatCount(n: number): string {
 }
 
 export function formatPercent(fraction: number): string {
-  return new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 0 }).format(fraction);
+  const format = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 0 });
+  // Some use that rounds to 0 % would read as "nothing used".
+  return fraction > 0 && fraction < 0.005 ? `< ${format.format(0.01)}` : format.format(fraction);
 }
