@@ -14,7 +14,7 @@ export interface Planners {
 }
 
 export interface ServiceDeps {
-  config: Pick<Config, 'maxStrings' | 'maxChars' | 'modelsDir'>;
+  config: Pick<Config, 'maxStrings' | 'maxChars'>;
   engine: Engine;
   detector: LanguageDetector;
   planners: Planners;

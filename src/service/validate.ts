@@ -5,7 +5,7 @@ import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
 import type { Format } from './types.ts';
 
-export interface Limits {
+export interface RequestLimits {
   maxStrings: number;
   maxChars: number;
 }
@@ -25,7 +25,7 @@ export function codePoints(s: string): number {
   return n;
 }
 
-export function validateQ(q: unknown, limits: Limits): { strings: string[]; single: boolean; chars: number } {
+export function validateQ(q: unknown, limits: RequestLimits): { strings: string[]; single: boolean; chars: number } {
   if (q === undefined || q === null) {
     throw invalidRequest(`Missing required field 'q': a string or an array of up to ${limits.maxStrings} strings.`);
   }
