@@ -21,6 +21,8 @@ const flag = (name: string) => {
 const precision = (flag('--precision') ?? 'int8') as 'int8' | 'fp32';
 const TOKENS = Number(flag('--tokens') ?? 32);
 const withNllb = !args.includes('--no-nllb');
+/** Only Dragoman's rows (to compare pool shapes quickly: DRAGOMAN_WORKERS / DRAGOMAN_INTRA_OP_THREADS). */
+const engineOnly = args.includes('--engine-only');
 const positional = args.filter((a) => !a.startsWith('--'));
 
 const root = resolve(import.meta.dirname, '..');
@@ -128,6 +130,10 @@ async function main(): Promise<void> {
     if (generated - before !== 8 * TOKENS) throw new Error(`expected ${8 * TOKENS} generated tokens, engine reported ${generated - before}`);
     await engine.close();
 
+    if (engineOnly) {
+      console.log(`dragoman only: p50 ${lo.p50.toFixed(0)} ms, p95 ${lo.p95.toFixed(0)} ms, batch ${bo.toFixed(0)} tok/s, 16 clients ${co.toFixed(0)} tok/s`);
+      return;
+    }
     hfEnv.localModelPath = `${mDir}/`;
     t0 = performance.now();
     const pipe = await pipeline('translation', 'bench-en-de', { dtype, device: 'cpu' });

@@ -82,18 +82,21 @@ export class Batcher extends EventEmitter {
         }, Math.max(0, this.settings.batchWaitMs - waited));
         return;
       }
-      this.dispatch(this.cut(sameKey, oldest));
+      // With several idle workers, a backlog is shared out between them instead of going to one.
+      const maxRows = Math.ceil(sameKey.length / this.pool.idleCount());
+      this.dispatch(this.cut(sameKey, oldest, maxRows));
     }
   }
 
-  /** Sorts by length and returns the budget-bounded run of neighbours that contains the oldest item. */
-  private cut(items: Item[], oldest: Item): Item[] {
+  /** Sorts by length and returns the run of neighbours (under the token budget and maxRows) holding the oldest item. */
+  private cut(items: Item[], oldest: Item, maxRows: number): Item[] {
     const sorted = [...items].sort((a, b) => a.row.ids.length - b.row.ids.length || a.seq - b.seq);
     let chunk: Item[] = [];
     let longest = 0;
     for (const item of sorted) {
       const len = item.row.ids.length;
-      if (chunk.length && (chunk.length + 1) * Math.max(longest, len) * item.beams > this.settings.batchTokens) {
+      const full = chunk.length >= maxRows || (chunk.length + 1) * Math.max(longest, len) * item.beams > this.settings.batchTokens;
+      if (chunk.length && full) {
         if (chunk.includes(oldest)) return chunk;
         chunk = [];
         longest = 0;
