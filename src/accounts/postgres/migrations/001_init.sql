@@ -132,6 +132,9 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_n INTEGER; v_oldest BIGINT; v_nth BIGINT;
 BEGIN
+  -- A hit is not money: its commit need not wait for the WAL flush (a database crash may forget the last
+  -- few hundred ms of hits, letting a key slightly over its limit once). Charges stay fully durable.
+  PERFORM set_config('synchronous_commit', 'off', true);
   PERFORM pg_advisory_xact_lock(1684107629, hashtext(p_key));  -- 1684107629 = 'drgm': our lock namespace
   DELETE FROM rate_hits WHERE key_id = p_key AND at_ms <= p_now - p_window;
   SELECT count(*)::INTEGER, min(at_ms) INTO v_n, v_oldest FROM rate_hits WHERE key_id = p_key;
