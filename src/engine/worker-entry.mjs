@@ -1,6 +1,8 @@
-// Worker threads start from this plain ES module: it registers tsx (the code runs from TypeScript sources, as
-// `npm start` does) and then loads the real worker.
-import { register } from 'tsx/esm/api';
-
-register();
-await import(new URL('./worker.ts', import.meta.url).href);
+// Worker threads start from this plain ES module. From the TypeScript sources (npm start, tests) it registers tsx
+// first; in the compiled dist/ the build rewrites the path to worker.js and tsx is not needed.
+const worker = new URL('./worker.ts', import.meta.url);
+if (worker.pathname.endsWith('.ts')) {
+  const { register } = await import('tsx/esm/api');
+  register();
+}
+await import(worker.href);
