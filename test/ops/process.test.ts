@@ -146,7 +146,10 @@ describe('a fresh install with an empty models directory', () => {
     const message = ((await translate.json()) as { error: { message: string } }).error.message;
     expect(message).toMatch(/install one with `dragoman models`/);
 
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
+    // npm itself dies of the forwarded signal (the image runs node directly, see the test above for its exit 0):
+    // signal the group as a service manager would, and see the server shut down.
+    process.kill(-server.child.pid!, 'SIGTERM');
+    await server.exited;
+    expect(server.output()).toMatch(/"msg":"shutting down"/);
   });
 });
