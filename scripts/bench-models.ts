@@ -1,0 +1,65 @@
+// `npm run bench:models [-- <models dir>]`: how fast the model-management commands move bytes on this machine.
+// pull runs against the local imitation of the hub used by the tests (loopback, so it measures our code path —
+// HEAD, download, checks, atomic install — not a network). Prints one table.
+import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { listModelFiles } from '../src/models/manifest.ts';
+import { importPack, packModels } from '../src/models/pack.ts';
+import { pullModel } from '../src/models/pull.ts';
+import { verifyModels } from '../src/models/verify.ts';
+import { startFakeHub } from '../test/models-cli/fake-hub.ts';
+
+const source = resolve(process.argv[2] ?? 'test/fixtures/models');
+const names = readdirSync(source).filter((n) => statSync(join(source, n)).isDirectory() && !n.startsWith('.'));
+const work = mkdtempSync(join(tmpdir(), 'dragoman-bench-models-'));
+const quiet = { write: () => undefined };
+const rows: string[][] = [['step', 'models', 'MB', 'seconds', 'MB/s']];
+
+function bytesOf(dir: string, models: string[]): number {
+  let total = 0;
+  for (const m of models) for (const f of readdirSync(join(dir, m), { recursive: true }) as string[]) {
+    const s = statSync(join(dir, m, f));
+    if (s.isFile()) total += s.size;
+  }
+  return total;
+}
+
+async function timed(step: string, models: number, bytes: number, work: () => Promise<unknown>): Promise<void> {
+  const t = performance.now();
+  await work();
+  const s = (performance.now() - t) / 1000;
+  const mb = bytes / 2 ** 20;
+  rows.push([step, String(models), mb.toFixed(1), s.toFixed(2), (mb / s).toFixed(1)]);
+}
+
+try {
+  const a = join(work, 'a');
+  cpSync(source, a, { recursive: true });
+  const hub = await startFakeHub({ repos: Object.fromEntries(names.map((n) => [`bench/${n}`, join(source, n)])) });
+  const pulled = join(work, 'pulled');
+  let pulledBytes = 0;
+  await timed('pull (fp32, loopback hub)', names.length, 0, async () => {
+    for (const n of names) {
+      const r = await pullModel({ modelsDir: pulled, spec: `bench/${n}`, precision: 'fp32', hub: { endpoint: hub.url }, log: quiet });
+      for (const f of await listModelFiles(r.dir)) pulledBytes += statSync(join(r.dir, f)).size;
+    }
+  });
+  const pullRow = rows.at(-1)!;
+  pullRow[2] = (pulledBytes / 2 ** 20).toFixed(1);
+  pullRow[4] = (pulledBytes / 2 ** 20 / Number(pullRow[3])).toFixed(1);
+  await hub.close();
+
+  const bytes = bytesOf(a, names);
+  const tar = join(work, 'models.tar');
+  await timed('pack (hashes hand-installed models first)', names.length, bytes, () => packModels({ modelsDir: a, names, output: tar, log: quiet }));
+  await timed('import (verify + install)', names.length, bytes, () => importPack({ modelsDir: join(work, 'b'), file: tar, log: quiet }));
+  await timed('verify (re-hash)', names.length, bytes, () => verifyModels(join(work, 'b')));
+  await timed('pack (models with manifests)', names.length, bytes, () => packModels({ modelsDir: join(work, 'b'), names, output: join(work, 'again.tar'), log: quiet }));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+console.log(`models from ${source}: ${names.join(', ')}`);
+for (const r of rows) console.log(`| ${r.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`);
