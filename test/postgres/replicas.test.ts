@@ -236,6 +236,7 @@ describe.skipIf(!TEST_DATABASE_URL)('database stopped and restarted under load',
     cluster.resume();
     phase = 'after';
     await new Promise((r) => setTimeout(r, 3000));
+    const readyAfter = await fetch(a.url + '/ready');
     running = false;
     await load;
     await Promise.all([stop(a.child, 'SIGTERM'), stop(b.child, 'SIGTERM')]);
@@ -246,8 +247,10 @@ describe.skipIf(!TEST_DATABASE_URL)('database stopped and restarted under load',
     // Nothing but 200 and 503 (no 500: the process did not fall over).
     expect(Object.keys(seen).filter((k) => !/:(200|503)$/.test(k))).toEqual([]);
     for (const m of messages) expect(m).toMatch(/^server_error: .*retry.*safe/i);
-    // /ready (the ops routes) reports the database as not ready while it is down.
-    if (ready.status !== 404) expect(ready.status).toBe(503);
+    // /ready reports the database while it is down, and is green again after.
+    expect(ready.status).toBe(503);
+    expect((await ready.json()).checks.database.ok).toBe(false);
+    expect(readyAfter.status).toBe(200);
     // Usage: exactly the characters of the requests that got 200. Requests answered while the database was
     // coming back may have been answered 503 after their charge committed; those are cancelled in the
     // background (every second), and SIGTERM's close() flushes what is still pending.
