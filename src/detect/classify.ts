@@ -4,18 +4,24 @@ import type { LidModel } from './model.ts';
 import { LOW_ORDER_SCRIPTS, possibleScripts, scriptCounts } from './script.ts';
 
 export interface Ranking {
-  /** Candidate class indices (model.header.classes), best first. */
+  /** Candidate class indices (model.header.classes), best first (at most `limit` of them). */
   classes: number[];
-  /** Posterior probability of each, same order; sums to 1. */
+  /** Posterior probability of each, same order (over all candidates, so they may sum to less than 1). */
   probabilities: number[];
   /** Total log-likelihood minus the best one's (0 for the first), same order: for calibration. */
   deltas: number[];
+  /** Letters in the text (all of them, even when scoring stopped early). */
   letters: number;
 }
+
+/** Scoring stops once the runner-up's posterior is below e^-STOP_MARGIN: more text cannot change the answer. */
+const STOP_MARGIN = 12;
+const CHECK_EVERY = 32;
 
 export class Classifier {
   private readonly byScript = new Map<string, number[]>();
   private readonly scores: Float64Array;
+  private readonly totals: Float64Array;
 
   constructor(readonly model: LidModel) {
     model.header.classes.forEach((flores, i) => {
@@ -23,6 +29,7 @@ export class Classifier {
       this.byScript.set(script, [...(this.byScript.get(script) ?? []), i]);
     });
     this.scores = new Float64Array(model.classCount);
+    this.totals = new Float64Array(model.classCount);
   }
 
   /** Class indices of the model that write `script` (a FLORES script subtag). */
@@ -30,27 +37,55 @@ export class Classifier {
     return this.byScript.get(script) ?? [];
   }
 
-  /** Ranks the varieties possible for `text`; undefined when it has no letters of a catalog script. */
-  rank(text: string, tau = this.model.header.tau): Ranking | undefined {
-    const scripts = possibleScripts(scriptCounts(text));
-    const candidates = scripts.flatMap((s) => this.byScript.get(s) ?? []);
+  /**
+   * Ranks the varieties possible for `text` (the best `limit`); undefined when it has no letters of a catalog
+   * script. A script only one variety writes is answered without scoring.
+   */
+  rank(text: string, tau = this.model.header.tau, limit = Infinity): Ranking | undefined {
+    const counts = scriptCounts(text);
+    const scripts = possibleScripts(counts);
+    const candidates = scripts.length === 1 ? this.classesOfScript(scripts[0]!) : scripts.flatMap((s) => this.classesOfScript(s));
     if (candidates.length === 0) return undefined;
-    const minOrder = scripts.some((s) => LOW_ORDER_SCRIPTS.has(s)) ? 1 : 3;
-    const scores = this.scores;
+    let letters = 0;
+    for (let i = 1; i < counts.length; i++) letters += counts[i]!;
+    if (candidates.length === 1) return { classes: [candidates[0]!], probabilities: [1], deltas: [0], letters };
+
+    const model = this.model;
+    const { unseen, bias } = model.header;
+    const { scores, totals } = this;
     scores.fill(0);
     let features = 0;
-    const model = this.model;
-    const letters = forEachFeature(text, minOrder, (hash) => {
-      features++;
-      model.addFeature(hash, scores);
+    const sum = (): number => {
+      let best = -Infinity;
+      for (const c of candidates) {
+        const t = scores[c]! + features * unseen[c]! + bias[c]!;
+        totals[c] = t;
+        if (t > best) best = t;
+      }
+      return best;
+    };
+    forEachFeature(text, scripts.some((s) => LOW_ORDER_SCRIPTS.has(s)) ? 1 : 3, (hash) => {
+      if (!model.addFeature(hash, scores)) return false;
+      if (++features % CHECK_EVERY !== 0) return false;
+      const best = sum();
+      let second = -Infinity;
+      for (const c of candidates) if (totals[c]! < best && totals[c]! > second) second = totals[c]!;
+      return tau * (best - second) > STOP_MARGIN;
     });
-    const unseen = model.header.unseen;
-    const total = candidates.map((c) => scores[c]! + features * unseen[c]!);
-    const order = candidates.map((_, i) => i).sort((a, b) => total[b]! - total[a]!);
-    const best = total[order[0]!]!;
-    const deltas = order.map((i) => total[i]! - best);
-    const exps = deltas.map((d) => Math.exp(tau * d));
-    const sum = exps.reduce((a, b) => a + b, 0);
-    return { classes: order.map((i) => candidates[i]!), probabilities: exps.map((e) => e / sum), deltas, letters };
+    const best = sum();
+    let norm = 0;
+    for (const c of candidates) norm += Math.exp(tau * (totals[c]! - best));
+    // Best `limit` candidates by selection (limit is small; candidates up to ~140).
+    const picked: number[] = [];
+    const n = Math.min(limit, candidates.length);
+    const taken = new Set<number>();
+    for (let k = 0; k < n; k++) {
+      let top = -1;
+      for (const c of candidates) if (!taken.has(c) && (top < 0 || totals[c]! > totals[top]!)) top = c;
+      taken.add(top);
+      picked.push(top);
+    }
+    const deltas = picked.map((c) => totals[c]! - best);
+    return { classes: picked, probabilities: deltas.map((d) => Math.exp(tau * d) / norm), deltas, letters };
   }
 }

@@ -26,7 +26,7 @@ export class Detector implements LanguageDetector {
 
   detect(text: string): Detection {
     const input = text.length > MAX_DETECT_CHARS ? text.slice(0, MAX_DETECT_CHARS) : text;
-    const ranking = this.classifier.rank(input);
+    const ranking = this.classifier.rank(input, undefined, MAX_CANDIDATES);
     if (!ranking) return { ...UND, candidates: [] };
     let probabilities = ranking.probabilities;
     if (ranking.classes.length === 1) {

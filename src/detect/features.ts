@@ -16,43 +16,69 @@ function isApostrophe(cp: number): boolean {
 
 /**
  * Calls `emit(hash, order)` for every feature of `text` (order minOrder..5 for n-grams, 0 for whole words) and returns
- * the number of letters seen. Hashes are FNV-1a over code points, so no substring is ever allocated.
+ * the number of letters seen. Hashes are FNV-1a over code points, so no substring is ever allocated. `emit`
+ * returning true stops the walk (the detector stops once the answer can no longer change).
  */
-export function forEachFeature(text: string, minOrder: number, emit: (hash: number, order: number) => void): number {
+// Code points of the current word, with a leading and a trailing space; grown when a word is longer.
+let word = new Int32Array(256);
+
+export function forEachFeature(
+  text: string,
+  minOrder: number,
+  emit: (hash: number, order: number) => boolean | void,
+): number {
   const table = charClasses();
   const lower = text.toLowerCase();
-  const word: number[] = [SPACE];
+  let length = 1; // word[0] is the leading space
+  word[0] = SPACE;
   let letters = 0;
-  const flush = () => {
-    if (word.length === 1) return;
-    word.push(SPACE);
-    const n = word.length;
+  let stopped = false;
+  const flush = (): void => {
+    if (length === 1 || stopped) return;
+    word[length++] = SPACE;
+    const n = length;
     for (let i = 0; i < n; i++) {
       let h = FNV_OFFSET;
       for (let k = 0; k < MAX_ORDER && i + k < n; k++) {
         h = Math.imul(h ^ word[i + k]!, FNV_PRIME) >>> 0;
         // a lone boundary space is no feature
         if (k + 1 < minOrder || (k === 0 && word[i] === SPACE)) continue;
-        emit(h, k + 1);
+        if (emit(h, k + 1) === true) stopped = true;
       }
     }
     if (n - 2 <= MAX_WORD_FEATURE) {
       let h = WORD_SEED;
       for (let i = 1; i < n - 1; i++) h = Math.imul(h ^ word[i]!, FNV_PRIME) >>> 0;
-      emit(h, 0);
+      if (emit(h, 0) === true) stopped = true;
     }
-    word.length = 1;
+    length = 1;
   };
-  for (const ch of lower) {
-    const cp = ch.codePointAt(0)!;
+  const end = lower.length;
+  for (let i = 0; i < end && !stopped; i++) {
+    let cp = lower.charCodeAt(i);
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < end) {
+      const low = lower.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        cp = ((cp - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
+        i++;
+      }
+    }
     const cls = cp < table.length ? table[cp]! : NOT_LETTER;
-    if (cls !== NOT_LETTER) {
-      word.push(cp);
-      letters++;
-    } else if (isApostrophe(cp) && word.length > 1) {
-      word.push(0x27);
-    } else {
+    const joins = cls !== NOT_LETTER || (isApostrophe(cp) && length > 1);
+    if (!joins) {
       flush();
+      continue;
+    }
+    if (length + 2 > word.length) {
+      const grown = new Int32Array(word.length * 2);
+      grown.set(word);
+      word = grown;
+    }
+    if (cls !== NOT_LETTER) {
+      word[length++] = cp;
+      letters++;
+    } else {
+      word[length++] = 0x27;
     }
   }
   flush();

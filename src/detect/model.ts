@@ -2,9 +2,12 @@
 // (features.ts), trained by scripts/train-lid.ts on FLORES-200 (see model/README.md for licence and attribution).
 //
 // log P(text | class c) = sum over features f of the text of log P(f | c). Most (f, c) pairs were never seen,
-// so it is stored as  L * unseen[c] + sum over f of w(f, c),  where L is the number of features, unseen[c] the
-// log-probability of an unseen feature and w(f, c) = log P(f | c) - unseen[c] >= 0, kept only for the pairs seen
-// often enough in training ("postings"). Scoring a text is then one hash lookup per feature and a few additions.
+// so it is stored as  L * unseen[c] + bias[c] + sum over f of w(f, c),  where L is the number of features,
+// unseen[c] the log-probability of an unseen feature and w(f, c) = log P(f | c) - unseen[c] >= 0, kept only for
+// the pairs seen often enough in training ("postings"); features too common to help are kept with no postings
+// and not counted in L. The trainer then adjusts w and bias discriminatively
+// (softmax loss on the training text) so close neighbours are told apart better than counts alone manage.
+// Scoring a text is one hash lookup per feature and a few additions.
 //
 // File (gzip of): "DLID" | u32 version | u32 header length | header JSON | u32 V | V x u32 key deltas (sorted
 // feature hashes) | V x u8 posting lengths | P x u8 class indices | P x u8 weights (w * weightScale, rounded).
@@ -15,6 +18,8 @@ export interface LidModelHeader {
   classes: string[];
   /** Per class: log-probability of a feature it never showed in training. */
   unseen: number[];
+  /** Per class: added to the total score (discriminative correction). */
+  bias: number[];
   /** Stored weight = round(w * weightScale), 0..255. */
   weightScale: number;
   /** Softmax temperature on total log-likelihood differences: confidence calibration (fitted on held-out text). */
@@ -28,21 +33,23 @@ const VERSION = 1;
 
 export class LidModel {
   readonly header: LidModelHeader;
-  private readonly keys: Uint32Array;
-  private readonly starts: Uint32Array;
-  private readonly postClass: Uint8Array;
-  private readonly postWeight: Float32Array;
+  /** Sorted feature hashes. */
+  readonly keys: Uint32Array;
+  /** Postings of feature i: starts[i] .. starts[i + 1] - 1 in postClass / postWeight. */
+  readonly starts: Uint32Array;
+  readonly postClass: Uint8Array;
+  /** w(f, c); the trainer adjusts these in place before encoding. */
+  readonly postWeight: Float32Array;
   private readonly slots: Int32Array;
   private readonly shift: number;
 
-  constructor(header: LidModelHeader, keys: Uint32Array, lengths: Uint8Array, postClass: Uint8Array, postWeight: Uint8Array) {
+  constructor(header: LidModelHeader, keys: Uint32Array, lengths: Uint8Array, postClass: Uint8Array, postWeight: Float32Array) {
     this.header = header;
     this.keys = keys;
     this.starts = new Uint32Array(keys.length + 1);
     for (let i = 0; i < keys.length; i++) this.starts[i + 1] = this.starts[i]! + lengths[i]!;
     this.postClass = new Uint8Array(postClass); // a plain copy: element access on Buffer views is slower
-    this.postWeight = new Float32Array(postWeight.length);
-    for (let i = 0; i < postWeight.length; i++) this.postWeight[i] = postWeight[i]! / header.weightScale;
+    this.postWeight = postWeight;
     // Open addressing, load factor <= 1/2: slot -> feature index + 1 (0 = empty).
     let bits = 1;
     while (1 << bits < keys.length * 2) bits++;
@@ -68,20 +75,38 @@ export class LidModel {
     return this.postClass.length;
   }
 
-  /** Adds w(f, c) of feature `hash` to scores[c] for every class it has a posting for. */
-  addFeature(hash: number, scores: Float64Array): void {
+  /** Index of the feature with this hash, or -1. */
+  find(hash: number): number {
     const slots = this.slots;
     const mask = slots.length - 1;
     let s = Math.imul(hash, 0x9e3779b1) >>> this.shift;
     for (;;) {
       const f = slots[s]!;
-      if (f === 0) return;
+      if (f === 0) return -1;
+      if (this.keys[f - 1] === hash) return f - 1;
+      s = (s + 1) & mask;
+    }
+  }
+
+  /**
+   * Adds w(f, c) of feature `hash` to scores[c] for every class it has a posting for. Returns false for an
+   * ignored feature (in the table with no postings: too common to tell varieties apart), which the caller must
+   * not count; true otherwise (known or unseen).
+   */
+  addFeature(hash: number, scores: Float64Array): boolean {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let s = Math.imul(hash, 0x9e3779b1) >>> this.shift;
+    for (;;) {
+      const f = slots[s]!;
+      if (f === 0) return true;
       if (this.keys[f - 1] === hash) {
         const cls = this.postClass;
         const weight = this.postWeight;
+        const start = this.starts[f - 1]!;
         const end = this.starts[f]!;
-        for (let p = this.starts[f - 1]!; p < end; p++) scores[cls[p]!]! += weight[p]!;
-        return;
+        for (let p = start; p < end; p++) scores[cls[p]!]! += weight[p]!;
+        return end > start;
       }
       s = (s + 1) & mask;
     }
@@ -95,6 +120,7 @@ export class LidModel {
     const headerLength = view.getUint32(8, true);
     let at = 12;
     const header = JSON.parse(buf.subarray(at, at + headerLength).toString('utf8')) as LidModelHeader;
+    header.bias ??= header.classes.map(() => 0);
     at += headerLength;
     const v = view.getUint32(at, true);
     at += 4;
@@ -106,15 +132,18 @@ export class LidModel {
     let p = 0;
     for (let i = 0; i < v; i++) p += lengths[i]!;
     const postClass = buf.subarray(at, at + p);
-    const postWeight = buf.subarray(at + p, at + 2 * p);
+    const stored = buf.subarray(at + p, at + 2 * p);
     if (at + 2 * p !== buf.length) throw new Error('LID model file has the wrong length');
+    const postWeight = new Float32Array(p);
+    for (let i = 0; i < p; i++) postWeight[i] = stored[i]! / header.weightScale;
     return new LidModel(header, keys, lengths, postClass, postWeight);
   }
 
-  /** Serialises a model; `postings[i]` lists [class, weight 0..255] pairs of feature keys[i] (keys sorted). */
-  static encode(header: LidModelHeader, keys: Uint32Array, postings: readonly (readonly [number, number])[][]): Buffer {
+  /** Serialises the model; weights are rounded to 1 / weightScale and clamped to 0..255 / weightScale. */
+  encode(): Buffer {
+    const { header, keys, starts, postClass, postWeight } = this;
     const json = Buffer.from(JSON.stringify(header), 'utf8');
-    const p = postings.reduce((n, list) => n + list.length, 0);
+    const p = postClass.length;
     const buf = Buffer.alloc(16 + json.length + keys.length * 5 + 2 * p);
     let at = 0;
     buf.writeUInt32LE(MAGIC, at);
@@ -129,9 +158,10 @@ export class LidModel {
       prev = k;
       at += 4;
     }
-    for (const list of postings) buf[at++] = list.length;
-    for (const list of postings) for (const [c] of list) buf[at++] = c;
-    for (const list of postings) for (const [, w] of list) buf[at++] = w;
+    for (let i = 0; i < keys.length; i++) buf[at++] = starts[i + 1]! - starts[i]!;
+    buf.set(postClass, at);
+    at += p;
+    for (let i = 0; i < p; i++) buf[at++] = Math.max(0, Math.min(255, Math.round(postWeight[i]! * header.weightScale)));
     return gzipSync(buf, { level: 9 });
   }
 }

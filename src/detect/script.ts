@@ -68,8 +68,16 @@ function OTHER_LETTER_IF_LETTER(cp: number): number {
 export function scriptCounts(text: string): Uint32Array {
   const t = charClasses();
   const counts = new Uint32Array(SCRIPTS.length + 2);
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
+  const end = text.length;
+  for (let i = 0; i < end; i++) {
+    let cp = text.charCodeAt(i);
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < end) {
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        cp = ((cp - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
+        i++;
+      }
+    }
     counts[cp < TABLE_SIZE ? t[cp]! : OTHER_LETTER_IF_LETTER(cp)]!++;
   }
   return counts;

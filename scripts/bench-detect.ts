@@ -1,0 +1,174 @@
+// Language-detection benchmark on FLORES-200 dev sentences (never used for training): per-variety and macro
+// accuracy (strict: the exact FLORES variety), confusion pairs and time per sentence, side by side for cld3-asm
+// alone, fastText lid.176 alone and Dragoman's detector.
+//
+//   npm run bench:detect [-- --data ../shared/lid/dev] [--out src/detect/BENCH.md] [--only dragoman]
+//
+// Time: wall-clock per detect() call (hrtime around each call) and process CPU time over the whole run divided
+// by the sentences; both include whatever else the machine runs at the same moment, so read them as upper bounds.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCld3, loadFastText } from '../src/detect/external.ts';
+import { createDetector } from '../src/detect/index.ts';
+import { LANGUAGES, resolveLanguage } from '../src/languages/catalog.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const opt = (name: string, def?: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : def;
+};
+const dataDir = resolve(opt('data', resolve(root, '../shared/lid/dev'))!);
+const outFile = opt('out');
+const only = opt('only')?.split(',');
+
+interface Contender {
+  key: string;
+  title: string;
+  /** FLORES codes it can answer. */
+  canOutput: Set<string>;
+  /** FLORES code of the answer, or a raw label in brackets when it maps to no variety. */
+  detect(text: string): string;
+}
+
+const varieties = LANGUAGES.map((l) => l.flores).sort();
+const sentences = new Map<string, string[]>();
+let total = 0;
+for (const flores of varieties) {
+  const lines = readFileSync(`${dataDir}/${flores}.txt`, 'utf8').split('\n').filter((l) => l.length > 0);
+  sentences.set(flores, lines);
+  total += lines.length;
+}
+
+const contenders: Contender[] = [];
+const wanted = (key: string): boolean => !only || only.includes(key);
+for (const [key, title, load] of [
+  ['cld3', 'cld3-asm alone', loadCld3],
+  ['fasttext', 'fastText lid.176 alone (fasttext.wasm.js)', loadFastText],
+] as const) {
+  if (!wanted(key)) continue;
+  const ext = await load();
+  contenders.push({
+    key,
+    title,
+    canOutput: new Set(ext.labels.map((l) => ext.toFlores(l)).filter((f): f is string => f !== null)),
+    detect: (text) => {
+      const label = ext.detect(text);
+      return ext.toFlores(label) ?? `[${label}]`;
+    },
+  });
+}
+if (wanted('dragoman')) {
+  const detector = await createDetector();
+  contenders.push({
+    key: 'dragoman',
+    title: "Dragoman's detector",
+    canOutput: new Set(varieties),
+    detect: (text) => {
+      const code = detector.detect(text).language;
+      return resolveLanguage(code)?.flores ?? `[${code}]`;
+    },
+  });
+}
+
+interface Result {
+  c: Contender;
+  accuracy: Map<string, number>;
+  topAnswer: Map<string, string>;
+  confusions: Map<string, number>;
+  wallMicros: number;
+  cpuMicros: number;
+}
+
+const results: Result[] = [];
+for (const c of contenders) {
+  // Warm-up (JIT, WebAssembly tiers) on a few sentences of every variety.
+  for (const flores of varieties) for (const s of sentences.get(flores)!.slice(0, 5)) c.detect(s);
+  const accuracy = new Map<string, number>();
+  const topAnswer = new Map<string, string>();
+  const confusions = new Map<string, number>();
+  let wallNs = 0n;
+  const cpu0 = process.cpuUsage();
+  for (const flores of varieties) {
+    const answers = new Map<string, number>();
+    let right = 0;
+    for (const s of sentences.get(flores)!) {
+      const t0 = process.hrtime.bigint();
+      const answer = c.detect(s);
+      wallNs += process.hrtime.bigint() - t0;
+      answers.set(answer, (answers.get(answer) ?? 0) + 1);
+      if (answer === flores) right++;
+      else confusions.set(`${flores} → ${answer}`, (confusions.get(`${flores} → ${answer}`) ?? 0) + 1);
+    }
+    accuracy.set(flores, right / sentences.get(flores)!.length);
+    const [top, n] = [...answers].sort((a, b) => b[1] - a[1])[0]!;
+    topAnswer.set(flores, `${top} (${n})`);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  results.push({
+    c,
+    accuracy,
+    topAnswer,
+    confusions,
+    wallMicros: Number(wallNs) / 1000 / total,
+    cpuMicros: (cpu.user + cpu.system) / total,
+  });
+  console.error(`${c.key}: done`);
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+const macro = (r: Result, set: readonly string[]): number =>
+  set.length === 0 ? 0 : set.reduce((a, f) => a + r.accuracy.get(f)!, 0) / set.length;
+const cld3Known = contenders.find((c) => c.key === 'cld3')?.canOutput;
+const fastTextKnown = contenders.find((c) => c.key === 'fasttext')?.canOutput;
+
+const L: string[] = [];
+L.push('# Language detection on FLORES-200 dev');
+L.push('');
+L.push(
+  `\`npm run bench:detect\` on ${new Date().toISOString().slice(0, 16)}Z, Node ${process.version}, ${total} sentences ` +
+    `(${varieties.length} varieties, \`${dataDir.replace(resolve(root, '..') + '/', '../')}\`). Accuracy is strict: ` +
+    'the exact FLORES variety. Times are means per sentence on a shared 2-core machine (other jobs running), model ' +
+    'loading excluded: wall clock around each call, and process CPU time over the run.',
+);
+L.push('');
+L.push('| detector | varieties it can answer | macro, all 204 | macro, varieties cld3 knows' + (cld3Known ? ` (${[...cld3Known].length})` : '') +
+  ' | macro, varieties fastText knows' + (fastTextKnown ? ` (${[...fastTextKnown].length})` : '') +
+  ' | macro, varieties it can answer | varieties ≥ 90% | µs/sentence (wall) | µs/sentence (CPU) |');
+L.push('|---|---|---|---|---|---|---|---|---|');
+for (const r of results) {
+  const own = varieties.filter((f) => r.c.canOutput.has(f));
+  L.push(
+    `| ${r.c.title} | ${own.length} | ${pct(macro(r, varieties))} | ${cld3Known ? pct(macro(r, varieties.filter((f) => cld3Known.has(f)))) : '—'} | ` +
+      `${fastTextKnown ? pct(macro(r, varieties.filter((f) => fastTextKnown.has(f)))) : '—'} | ${pct(macro(r, own))} | ` +
+      `${varieties.filter((f) => r.accuracy.get(f)! >= 0.9).length} | ${r.wallMicros.toFixed(1)} | ${r.cpuMicros.toFixed(1)} |`,
+  );
+}
+L.push('');
+for (const r of results) {
+  L.push(`## Most frequent confusions: ${r.c.title}`);
+  L.push('');
+  L.push('| true variety → answer | sentences (of 200) |');
+  L.push('|---|---|');
+  for (const [pair, n] of [...r.confusions].sort((a, b) => b[1] - a[1]).slice(0, r.c.key === 'dragoman' ? 30 : 10)) L.push(`| ${pair} | ${n} |`);
+  L.push('');
+}
+L.push('## Accuracy per variety');
+L.push('');
+L.push(`| variety | ${results.map((r) => r.c.key).join(' | ')} | ${results.map((r) => `most frequent answer (${r.c.key})`).join(' | ')} |`);
+L.push(`|---|${results.map(() => '---|').join('')}${results.map(() => '---|').join('')}`);
+for (const f of varieties) {
+  const cells = results.map((r) => (r.c.canOutput.has(f) ? pct(r.accuracy.get(f)!) : `(${pct(r.accuracy.get(f)!)})`));
+  L.push(`| ${f} | ${cells.join(' | ')} | ${results.map((r) => r.topAnswer.get(f)).join(' | ')} |`);
+}
+L.push('');
+L.push('Parenthesised: a variety the detector has no label for. Answers in brackets are labels that map to no variety.');
+L.push('');
+L.push(
+  'Data: FLORES-200 (NLLB Team et al., "No Language Left Behind", 2022; Goyal et al., "The FLORES-101 Evaluation ' +
+    'Benchmark", 2021), licensed CC BY-SA 4.0.',
+);
+const text = L.join('\n') + '\n';
+if (outFile) writeFileSync(outFile, text);
+console.log(outFile ? L.slice(0, 4 + results.length + 2).join('\n') : text);

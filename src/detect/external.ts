@@ -1,0 +1,58 @@
+// The two off-the-shelf WebAssembly detectors (cld3-asm, fastText lid.176 via fasttext.wasm.js), their labels
+// mapped to FLORES varieties as ../shared/lid/measure-baselines.mjs does: through the catalog's code resolution,
+// with the exceptions below. Used by the benchmark (scripts/bench-detect.ts) to compare and to measure whether
+// consulting them helps Dragoman's own model (it did not: see BENCH.md).
+import { resolveLanguage } from '../languages/catalog.ts';
+
+export interface ExternalDetector {
+  name: string;
+  /** Every label the detector can answer. */
+  labels: string[];
+  /** Raw top-1 label. */
+  detect(text: string): string;
+  /** Label -> FLORES code, or null for labels that name no catalog variety. */
+  toFlores(label: string): string | null;
+}
+
+const EXCEPTIONS: Record<string, Record<string, string | null>> = {
+  // cld3's romanised labels are not the catalog's varieties.
+  cld3: { 'zh-Latn': null, 'ja-Latn': null, 'ru-Latn': null, 'bg-Latn': null, 'el-Latn': null, 'hi-Latn': null },
+  // lid.176 uses Wikipedia codes: als = Alemannic, sh = Serbo-Croatian, bh = Bhojpuri.
+  fasttext: { als: null, sh: null, bh: 'bho_Deva' },
+};
+
+function mapper(name: string): (label: string) => string | null {
+  const exceptions = EXCEPTIONS[name] ?? {};
+  return (label) => (label in exceptions ? exceptions[label]! : (resolveLanguage(label)?.flores ?? null));
+}
+
+export async function loadCld3(): Promise<ExternalDetector> {
+  const cld = await import('cld3-asm');
+  const factory = await cld.loadModule();
+  const identifier = factory.create(0, 1000);
+  const codes = (cld as unknown as { LanguageCode: Record<string, string> }).LanguageCode;
+  return {
+    name: 'cld3',
+    labels: Object.values(codes).filter((c) => c !== 'und'),
+    detect: (text) => identifier.findLanguage(text).language,
+    toFlores: mapper('cld3'),
+  };
+}
+
+export async function loadFastText(): Promise<ExternalDetector> {
+  const ft = await import('fasttext.wasm.js');
+  const lid = await ft.getLIDModel();
+  const model = await lid.load();
+  const labelVector = model.getLabels()[0] as unknown as { size(): number; get(i: number): string };
+  const labels: string[] = [];
+  for (let i = 0; i < labelVector.size(); i++) labels.push(labelVector.get(i).replace('__label__', ''));
+  return {
+    name: 'fasttext',
+    labels,
+    detect: (text) => {
+      const top = model.predict(text.replace(/\n/g, ' '), 1, 0) as unknown as { size(): number; get(i: number): [number, string] };
+      return top.size() > 0 ? top.get(0)[1].replace('__label__', '') : 'und';
+    },
+    toFlores: mapper('fasttext'),
+  };
+}
