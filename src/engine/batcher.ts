@@ -2,6 +2,7 @@
 // batchWaitMs) and leave as one job: sorted by length, cut under a token budget (rows x beams x longest row), the
 // oldest sentence always in the next batch so nothing starves. Results go back to each caller in its own order.
 import { EventEmitter } from 'node:events';
+import { ApiError } from '../service/errors.ts';
 import type { GenerationRow } from './protocol.ts';
 import type { WorkerPool } from './pool.ts';
 
@@ -131,8 +132,12 @@ export class Batcher extends EventEmitter {
     );
   }
 
+  /** Stops batching; sentences still waiting fail with a 503 (nothing is left hanging). */
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    const waiting = this.queue;
+    this.queue = [];
+    for (const item of waiting) item.reject(new ApiError(503, 'server_error', 'The translation engine is shutting down. Retrying later is safe.'));
   }
 }

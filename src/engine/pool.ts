@@ -94,8 +94,11 @@ export class WorkerPool extends EventEmitter {
         if (!slot.ready) resolveLoad(reports);
         const p = slot.busy;
         slot.busy = undefined;
+        if (this.closed) {
+          p?.reject(new ApiError(503, 'server_error', 'The translation engine is shutting down. Retrying later is safe.'));
+          return;
+        }
         p?.reject(new ApiError(500, 'server_error', 'The translation worker stopped unexpectedly while handling this request; it has been replaced. Retrying is safe.'));
-        if (this.closed) return;
         this.restarts++;
         this.emit('workerExit');
         void this.spawn();
@@ -137,9 +140,14 @@ export class WorkerPool extends EventEmitter {
     if (slot) this.post(slot, { type: 'crash' });
   }
 
+  /** Asks every worker to leave between two decoder steps and waits for them (never terminate() mid-run). */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    await Promise.all([...this.slots].map((s) => {
+      const exited = new Promise<void>((resolve) => s.worker.once('exit', () => resolve()));
+      this.post(s, { type: 'exit' });
+      return exited;
+    }));
     this.slots.length = 0;
   }
 }

@@ -36,6 +36,8 @@ export type ToWorker =
   | { type: 'init'; settings: SessionSettings }
   | { type: 'load'; model: ModelRuntimeSpec }
   | { type: 'run'; id: number; job: GenerationJob }
+  /** Leave between two decoder steps (terminate() during a native onnxruntime run aborts the whole process). */
+  | { type: 'exit' }
   /** Test hook: the worker dies as if onnxruntime had crashed. */
   | { type: 'crash' };
 

@@ -58,6 +58,9 @@ port.on('message', (msg: ToWorker) => {
     case 'run':
       chain = chain.then(() => run(msg.id, msg.job));
       break;
+    case 'exit':
+      process.exit(0);
+      break;
     case 'crash':
       setImmediate(() => {
         throw new Error('worker crash requested by a test');

@@ -35,3 +35,15 @@ describe('worker pool', () => {
     expect(next.translations).toEqual([dev[0]!.beam4]);
   });
 });
+
+describe('closing the engine', () => {
+  it('fails what is still queued instead of leaving it hanging', async () => {
+    const engine = await engineOver(FIXTURES, { DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4', DRAGOMAN_BATCH_TOKENS: '64' });
+    const pending = engine.translate(dev.slice(0, 40).map((d) => d.src), 'eng_Latn', 'deu_Latn');
+    const outcome = pending.then(() => 'resolved', (err: unknown) => err);
+    await until(() => engine.stats().queueDepth > 0 && engine.stats().queueDepth < 40);
+    await engine.close();
+    expect(await outcome).toMatchObject({ status: 503, type: 'server_error', message: expect.stringMatching(/shutting down/) });
+  });
+});
+
