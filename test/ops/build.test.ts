@@ -2,11 +2,12 @@
 // tsx involved in loading the app. Built into .tmp/ (git-ignored) rather than dist/, because bin/dragoman.js
 // prefers dist/ when it exists and a stale one would shadow the sources.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseDockerfile } from './dockerfile-parse.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -60,8 +61,14 @@ describe('npm run build', () => {
         child.stderr.on('data', onData);
         child.once('exit', (code) => reject(new Error(`exited ${code}:\n${log}`)));
       });
-      // The HEALTHCHECK of the Dockerfile, verbatim in spirit: node's fetch on /health.
       expect((await fetch(`${url}/health`)).status).toBe(200);
+      // The Dockerfile's HEALTHCHECK command itself, run as Docker would: 0 against this server, 1 against nothing.
+      const hc = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).instructions.find((i) => i.keyword === 'HEALTHCHECK')!;
+      const [cmd, ...cmdArgs] = JSON.parse(hc.args.slice(hc.args.indexOf('CMD ') + 4)) as string[];
+      expect(cmd).toBe('node');
+      const port = new URL(url).port;
+      await expect(run(process.execPath, cmdArgs, { env: { ...process.env, DRAGOMAN_PORT: port } })).resolves.toBeDefined();
+      await expect(run(process.execPath, cmdArgs, { env: { ...process.env, DRAGOMAN_PORT: '1' } })).rejects.toMatchObject({ code: 1 });
       const doc = (await (await fetch(`${url}/docs/json`)).json()) as { paths: Record<string, unknown> };
       expect(Object.keys(doc.paths)).toContain('/v1/translate');
       const translated = await fetch(`${url}/v1/translate`, {
