@@ -153,9 +153,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
       expect(wait).toBeGreaterThanOrEqual(1);
       expect(wait).toBeLessThanOrEqual(60);
     }
-    // Both replicas refused some: the window is shared, not per process.
-    const limitedVia = new Set(replies.map((r, i) => (r.status === 429 ? i % 2 : -1)).filter((x) => x >= 0));
-    expect(limitedVia.size).toBe(2);
+    // (With a window per process, 20 would have passed: 10 on each replica.)
   });
 
   it('a key revoked with the CLI is refused by both replicas on the next request (no cache)', async () => {
