@@ -11,11 +11,13 @@ import { WorkerPool } from './pool.ts';
 import type { GenerationRow, ModelRuntimeSpec } from './protocol.ts';
 import { scanFolders } from './registry.ts';
 import { Router } from './router.ts';
+import { fitPieces } from './long-input.ts';
 import { ModelTokenizer } from './tokenizer.ts';
 import type { Engine, EngineResult, ModelInfo, TranslateOptions } from './types.ts';
 
 export { scanModels } from './registry.ts';
 export type { BatchEvent } from './batcher.ts';
+export { fitPieces } from './long-input.ts';
 
 export interface EngineOptions {
   /** Benchmark only: every row generates exactly this many tokens (EOS suppressed before it). */
@@ -43,21 +45,6 @@ interface LoadedModel {
 interface Hop {
   translations: string[];
   alternatives: string[][];
-}
-
-/** Cuts `text` at whitespace (else anywhere) until every piece encodes to at most `limit` ids. */
-export function fitPieces(text: string, encode: (t: string) => number[], limit: number): { text: string; ids: number[] }[] {
-  const ids = encode(text);
-  // Last resort for an unbreakable run: keep the first ids and the closing </s>.
-  const clip = () => [{ text, ids: ids.length <= limit ? ids : [...ids.slice(0, limit - 1), ids[ids.length - 1]!] }];
-  if (ids.length <= limit || text.length < 2) return clip();
-  const middle = Math.floor(text.length / 2);
-  const spaces = [...text.matchAll(/\s+/g)].map((m) => m.index!).filter((i) => i > 0);
-  const cut = spaces.length ? spaces.reduce((a, b) => (Math.abs(b - middle) < Math.abs(a - middle) ? b : a)) : middle;
-  const left = text.slice(0, cut).trim();
-  const right = text.slice(cut).trim();
-  if (!left || !right) return clip();
-  return [...fitPieces(left, encode, limit), ...fitPieces(right, encode, limit)];
 }
 
 /** Defaults for the pool on this machine: one worker per two cores, the cores shared out as onnxruntime threads. */
