@@ -169,5 +169,10 @@ export async function downloadToPartial(
   } finally {
     await fh.close();
   }
+  // A connection that ends cleanly but early (a proxy, a chunked response cut short) is an interruption too.
+  const got = await sizeOnDisk(partialPath);
+  if (file.size !== undefined && got < file.size) {
+    throw new HubError(`${file.path}: the server stopped after ${got} of ${file.size} bytes`, true);
+  }
   progress.finish();
 }

@@ -29,6 +29,8 @@ export interface FakeHub {
   requests: HubRequest[];
   /** Next `times` full GETs of `path` send only `bytes` bytes, then the connection is cut. */
   cutDownload(path: string, bytes: number, times?: number): void;
+  /** Next `times` full GETs of `path` send only `bytes` bytes and then END the response cleanly (chunked). */
+  endEarly(path: string, bytes: number, times?: number): void;
   /** Advertise a wrong hash for `path`: sha256 (X-Linked-Etag) of an LFS file, git blob id (ETag) of another. */
   lieAboutSha(path: string): void;
   close(): Promise<void>;
@@ -62,6 +64,7 @@ export async function startFakeHub(opts: FakeHubOptions): Promise<FakeHub> {
   const bySha = new Map<string, { path: string; blob: Blob }>();
   for (const tree of trees.values()) for (const [path, blob] of tree) bySha.set(blob.sha256, { path, blob });
   const cuts = new Map<string, { bytes: number; times: number }>();
+  const shortEnds = new Map<string, { bytes: number; times: number }>();
   const lies = new Set<string>();
   const requests: HubRequest[] = [];
 
@@ -78,6 +81,13 @@ export async function startFakeHub(opts: FakeHubOptions): Promise<FakeHub> {
       res.writeHead(206, { ...base, 'content-length': String(size - start), 'content-range': `bytes ${start}-${size - 1}/${size}` });
       if (req.method === 'HEAD') res.end();
       else res.end(blob.data.subarray(start));
+      return;
+    }
+    const short = req.method === 'GET' ? shortEnds.get(path) : undefined;
+    if (short && short.times > 0) {
+      short.times--;
+      res.writeHead(200, base); // no Content-Length: chunked, so ending early is a clean end
+      res.end(blob.data.subarray(0, short.bytes));
       return;
     }
     res.writeHead(200, { ...base, 'content-length': String(size) });
@@ -145,6 +155,7 @@ export async function startFakeHub(opts: FakeHubOptions): Promise<FakeHub> {
     commit,
     requests,
     cutDownload: (path, bytes, times = 1) => void cuts.set(path, { bytes, times }),
+    endEarly: (path, bytes, times = 1) => void shortEnds.set(path, { bytes, times }),
     lieAboutSha: (path) => void lies.add(path),
     close: () =>
       new Promise<void>((r) => {

@@ -98,6 +98,15 @@ describe('models pull', () => {
     expect(log.join('')).toMatch(/retrying/);
   });
 
+  it('treats a response that ends cleanly but short as an interruption and resumes it', async () => {
+    hub.endEarly(DECODER, 200_000);
+    await pull();
+    expect(hub.requests.some((r) => r.method === 'GET' && r.range === 'bytes=200000-')).toBe(true);
+    const dir = join(modelsDir, 'tiny-marian-en-de');
+    expect((await readFile(join(dir, DECODER))).equals(await readFile(join(FIXTURE, DECODER)))).toBe(true);
+    expect(log.join('')).toMatch(/stopped after 200000 of \d+ bytes; retrying/);
+  });
+
   it('keeps the partial file when a run fails and resumes it on the next run; nothing is installed meanwhile', async () => {
     hub.cutDownload(DECODER, 500_000);
     await expect(pull({ retries: 0 })).rejects.toThrow(/interrupted/);
