@@ -127,6 +127,7 @@ for (const backend of backends) {
       expect(await store.usage('k1', '2026-01')).toEqual({ keyId: 'k1', period: '2026-01', chars: 100, requests: 2 });
       expect(await store.charge('k1', '2026-02', 100)).toMatchObject({ ok: true, used: 100 });
       expect(await store.charge('k1', '2026-03', 101)).toMatchObject({ ok: false, used: 0 });
+      expect(await store.charge('no-such-key', '2026-01', 0)).toEqual({ ok: false, used: 0, limit: 0 });
     });
 
     it('refund gives the characters and the request back, once', async () => {

@@ -381,7 +381,8 @@ export class PgAccountStore implements AccountStore {
       };
     }
     // The window holds n >= limit requests: one more is accepted once the (n - limit + 1)th oldest leaves.
-    const wait = Math.max(1, Math.ceil((nth! + WINDOW_MS - nowMs) / 1000));
+    // (A limit of 0 has no hit to wait for: a slot never frees, say a whole window.)
+    const wait = nth === null ? WINDOW_MS / 1000 : Math.max(1, Math.ceil((nth + WINDOW_MS - nowMs) / 1000));
     return { ok: false, limit, remaining: 0, retryAfterSeconds: wait, resetSeconds: wait };
   }
 

@@ -65,10 +65,14 @@ CREATE FUNCTION dragoman_charge(p_id TEXT, p_key TEXT, p_period TEXT, p_chars BI
 RETURNS TABLE (status TEXT, used BIGINT, lim BIGINT)
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_lim  BIGINT := COALESCE(dragoman_monthly_limit(p_key, p_defaults), 0);
+  v_lim  BIGINT := dragoman_monthly_limit(p_key, p_defaults);
   v_used BIGINT;
   v_cancelled BOOLEAN;
 BEGIN
+  IF v_lim IS NULL THEN  -- no such key: nothing can be charged
+    RETURN QUERY SELECT 'refused'::TEXT, 0::BIGINT, 0::BIGINT;
+    RETURN;
+  END IF;
   -- Waits for a concurrent insert of the same id (the original call on a dead connection) to settle.
   INSERT INTO charges (id, key_id, period, chars, at_ms) VALUES (p_id, p_key, p_period, p_chars, p_now)
     ON CONFLICT (id) DO NOTHING;
