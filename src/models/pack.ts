@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { installFolder, pathExists } from './install.ts';
 import {
   checkAgainstManifest,
+  MANIFEST_FILE,
   manifestOfFolder,
   parseManifest,
   readManifest,
@@ -52,7 +53,7 @@ export async function packModels(opts: {
       }
       manifest = { ...manifest, name };
     } else {
-      log.write(`${name}: no ${'dragoman-manifest.json'} (installed by hand), hashing its files\n`);
+      log.write(`${name}: no ${MANIFEST_FILE} (installed by hand), hashing its files\n`);
       manifest = await manifestOfFolder(dir, name);
     }
     manifests.push(manifest);
