@@ -93,7 +93,7 @@ describe('deploy/kubernetes', () => {
     expect(packs.persistentVolumeClaim.claimName).toBe(pvc.metadata.name);
   });
 
-  it('Service selects the pods; HPA scales the Deployment on CPU', () => {
+  it('Service selects the pods; HPA scales the Deployment on CPU; PDB keeps one up', () => {
     const dep = one('Deployment');
     const svc = one('Service');
     expect(svc.spec.selector).toEqual(dep.spec.template.metadata.labels);
@@ -104,6 +104,9 @@ describe('deploy/kubernetes', () => {
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
     expect(hpa.spec.metrics[0].resource.name).toBe('cpu');
+    const pdb = one('PodDisruptionBudget');
+    expect(pdb.spec.selector.matchLabels).toEqual(dep.spec.template.metadata.labels);
+    expect(pdb.spec.minAvailable).toBeLessThan(hpa.spec.minReplicas);
     // CPU utilization needs a CPU request to be measured against.
     expect(dep.spec.template.spec.containers[0].resources.requests.cpu).toBeTruthy();
   });
