@@ -50,6 +50,7 @@ export class WorkerPool extends EventEmitter {
   }
 
   private spawn(): Promise<LoadReport[]> {
+    const spawnedAt = Date.now();
     const worker = new Worker(ENTRY, { execArgv: [], stdout: false, stderr: false });
     const slot: Slot = { worker, ready: false, busy: undefined };
     this.slots.push(slot);
@@ -101,7 +102,11 @@ export class WorkerPool extends EventEmitter {
         p?.reject(new ApiError(500, 'server_error', 'The translation worker stopped unexpectedly while handling this request; it has been replaced. Retrying is safe.'));
         this.restarts++;
         this.emit('workerExit');
-        void this.spawn();
+        // A worker that keeps dying (out of memory, ...) is not respawned in a tight loop.
+        const delay = Date.now() - spawnedAt < 10_000 && this.restarts > 3 ? 2_000 : 0;
+        setTimeout(() => {
+          if (!this.closed) void this.spawn();
+        }, delay).unref();
       });
       this.post(slot, { type: 'init', settings: this.settings });
     });
