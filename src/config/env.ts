@@ -97,7 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     libreTranslateCompat: onOff(env, 'DRAGOMAN_LIBRETRANSLATE_COMPAT', true),
     ui: onOff(env, 'DRAGOMAN_UI', true),
     metricsToken: env.DRAGOMAN_METRICS_TOKEN || undefined,
-    logLevel: env.DRAGOMAN_LOG_LEVEL || 'info',
+    // Checked here so a typo is a clear start-up error instead of pino's exception.
+    logLevel: oneOf(env, 'DRAGOMAN_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     shutdownTimeoutMs: int(env, 'DRAGOMAN_SHUTDOWN_TIMEOUT_MS', 30_000),
     databaseUrl: env.DRAGOMAN_DATABASE_URL || undefined,
     redisUrl: env.DRAGOMAN_REDIS_URL || undefined,
