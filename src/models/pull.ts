@@ -176,7 +176,7 @@ export async function pullModel(opts: PullOptions): Promise<PullResult> {
   await rm(join(staging, STATE_FILE), { force: true });
   await writeManifest(staging, manifest);
   await installFolder(staging, target, Boolean(opts.force));
-  opts.log.write(`Installed ${name} (${formatBytes(total)}) in ${target}\n`);
+  opts.log.write(`Installed ${name} (${formatBytes(total)}) in ${target}; a running server loads it when restarted\n`);
   return { name, dir: target, manifest };
 }
 

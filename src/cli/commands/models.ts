@@ -123,7 +123,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       const done = await friendly(() =>
         importPack({ modelsDir: config.modelsDir, file: positionals[0]!, force: values.force, log: progressSink(io) }),
       );
-      io.out(`Imported ${done.models.join(', ')} into ${config.modelsDir}`);
+      io.out(`Imported ${done.models.join(', ')} into ${config.modelsDir}; a running server loads them when restarted`);
       return 0;
     }
     case 'verify': {
