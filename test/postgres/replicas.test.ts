@@ -209,6 +209,24 @@ describe.skipIf(!TEST_DATABASE_URL)('database stopped and restarted under load',
   let cluster: OwnCluster;
   afterEach(() => cluster?.stop());
 
+  it('a replica started while the database is down serves /health, is not ready, and migrates once it is back', async () => {
+    cluster = startOwnCluster();
+    cluster.pause();
+    const a = await serve(cluster.url);
+    expect((await fetch(a.url + '/health')).status).toBe(200);
+    const notReady = await fetch(a.url + '/ready');
+    expect(notReady.status).toBe(503);
+    expect((await notReady.json()).checks.database.ok).toBe(false);
+    const refused = await request(a.url, 'dk_' + 'x'.repeat(32), '/v1/usage');
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.type).toBe('server_error');
+    cluster.resume();
+    expect((await fetch(a.url + '/ready')).status).toBe(200);
+    const { key } = await newKey(cluster.url, ['--plan', 'pro']);
+    expect((await request(a.url, key)).status).toBe(200);
+    await stop(a.child, 'SIGTERM');
+  });
+
   it('503 server_error (retry is safe) while it is down, normal service after, usage consistent', async () => {
     cluster = startOwnCluster();
     const [a, b] = await Promise.all([serve(cluster.url), serve(cluster.url)]);
