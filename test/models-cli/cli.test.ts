@@ -1,5 +1,7 @@
 // The `dragoman models` command end to end, in-process (captured output) over a fake hub and temp folders.
+import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readdir, rm, truncate } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +10,7 @@ import type { CliIo } from '../../src/cli/io.ts';
 import { startFakeHub, type FakeHub } from './fake-hub.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'models');
+const REPO_ROOT = join(import.meta.dirname, '..', '..');
 
 let hub: FakeHub;
 let root: string;
@@ -71,6 +74,22 @@ describe('dragoman models', () => {
     const v = io(env);
     expect(await run(['verify', 'opus-mt-en-de'], v.io)).toBe(1);
     expect(v.out[0]).toBe('opus-mt-en-de: corrupt');
+  });
+
+  it('runs as a real process: npx dragoman models pull with HF_ENDPOINT, progress on stderr, then list', async () => {
+    const exec = promisify(execFile);
+    const env = { ...process.env, DRAGOMAN_MODELS_DIR: join(root, 'spawned'), HF_ENDPOINT: hub.url };
+    const pulled = await exec('npx', ['--no-install', 'dragoman', 'models', 'pull', 'opus-mt-en-de', '--precision', 'fp32'], { cwd: REPO_ROOT, env });
+    // stderr is not a TTY here: one line per file, no carriage returns.
+    expect(pulled.stderr).toMatch(/onnx\/decoder_model_merged\.onnx: done, [\d.]+ MB/);
+    expect(pulled.stderr).not.toContain('\r');
+    const listed = await exec('npx', ['--no-install', 'dragoman', 'models', 'list'], { cwd: REPO_ROOT, env });
+    expect(listed.stdout).toMatch(/opus-mt-en-de\s+marian\s+en → de\s+fp32\s+[\d.]+ MB\s+ok/);
+    const failed = await exec('npx', ['--no-install', 'dragoman', 'models', 'import', join(root, 'missing.tar')], { cwd: REPO_ROOT, env }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed).toMatchObject({ code: 1 });
+    expect((failed as { stderr: string }).stderr).toMatch(/^dragoman: .*missing\.tar/m);
   });
 
   it('gives clear messages for bad input', async () => {
