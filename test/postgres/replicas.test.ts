@@ -173,6 +173,35 @@ describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
     expect((await request(b.url, other.key, '/v1/usage')).body.data.plan).toBe('pro');
   });
 
+  it('connections killed by PostgreSQL under load: no charge lost for a 200, none counted twice', async () => {
+    const { id, key } = await newKey(db.url, ['--plan', 'pro']);
+    const statuses: number[] = [];
+    let running = true;
+    const loop = async (url: string) => {
+      while (running) statuses.push((await request(url, key)).status);
+    };
+    const load = Promise.all([loop(a.url), loop(b.url), loop(a.url), loop(b.url)]);
+    let killed = 0;
+    for (let round = 0; round < 10; round++) {
+      await new Promise((r) => setTimeout(r, 300));
+      const rows = await sql<{ ok: boolean }>(
+        db.url,
+        `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = 'dragoman' AND pid <> pg_backend_pid()`,
+      );
+      killed += rows.filter((r) => r.ok).length;
+    }
+    running = false;
+    await load;
+    expect(killed).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    const ok = statuses.filter((s) => s === 200).length;
+    expect(ok).toBeGreaterThan(0);
+    // Charges of requests answered 503 are cancelled within a second or two (background, once reachable).
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await usedChars(db.url, id)) / TEXT.length).toBe(ok);
+  });
+
   it('SIGKILL of one replica under load loses no charge of a request that got 200', async () => {
     const { id, key } = await newKey(db.url, ['--plan', 'pro']);
     let ok = 0;
