@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
+// Per-suite options go in `common`: each project below gets them (projects do not inherit `test` options).
 const common = {
   // Model-backed suites load ONNX sessions and start servers: give them room on a 2-core machine.
   testTimeout: 120_000,
