@@ -1,0 +1,78 @@
+// The batcher's decisions, with a fake pool that records the jobs it gets (no models needed).
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { Batcher } from '../../src/engine/batcher.ts';
+import type { GenerationJob, GenerationRow } from '../../src/engine/protocol.ts';
+import type { WorkerPool } from '../../src/engine/pool.ts';
+
+class FakePool extends EventEmitter {
+  jobs: GenerationJob[] = [];
+  idle = 1;
+  private pending: (() => void)[] = [];
+  idleCount() {
+    return this.idle;
+  }
+  run(job: GenerationJob): Promise<number[][][]> {
+    this.jobs.push(job);
+    this.idle--;
+    return new Promise((resolve) => {
+      // echo each row's first source id as its "translation"
+      this.pending.push(() => resolve(job.rows.map((r) => [[r.ids[0]!]])));
+    });
+  }
+  finishAll() {
+    const p = this.pending;
+    this.pending = [];
+    for (const f of p) {
+      this.idle++;
+      f();
+    }
+    this.emit('idle');
+  }
+}
+
+const row = (id: number, len: number): GenerationRow => ({ ids: [id, ...new Array<number>(len - 1).fill(0)], maxNewTokens: 10, minNewTokens: 0, forcedFirstId: undefined });
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('Batcher', () => {
+  it('waits batchWaitMs to gather concurrent requests into one job, and answers each in its own order', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 30 });
+    const r1 = b.submit('m', 1, 1, [row(1, 5), row(2, 3)]);
+    const r2 = b.submit('m', 1, 1, [row(3, 4)]);
+    expect(pool.jobs).toHaveLength(0);
+    await tick(60);
+    expect(pool.jobs).toHaveLength(1);
+    expect(pool.jobs[0]!.rows.map((r) => r.ids.length)).toEqual([3, 4, 5]); // sorted by length
+    pool.finishAll();
+    expect(await r1).toEqual([[[1]], [[2]]]);
+    expect(await r2).toEqual([[[3]]]);
+  });
+
+  it('cuts under the token budget (rows x beams x longest) and keeps models and settings apart', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 40, batchWaitMs: 0 });
+    const all = b.submit('m', 1, 1, Array.from({ length: 8 }, (_, i) => row(i, 10)));
+    const beam = b.submit('m', 4, 1, [row(100, 10), row(101, 10)]);
+    const other = b.submit('n', 1, 1, [row(200, 10)]);
+    for (let i = 0; i < 6; i++) {
+      await tick(5);
+      pool.finishAll(); // one job at a time: each finish lets the next batch go
+    }
+    expect(pool.jobs.map((j) => `${j.model}/${j.beams}:${j.rows.length}`)).toEqual(['m/1:4', 'm/1:4', 'm/4:1', 'm/4:1', 'n/1:1']);
+    expect((await all).map((h) => h[0]![0])).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect((await beam).map((h) => h[0]![0])).toEqual([100, 101]);
+    expect(await other).toEqual([[[200]]]);
+  });
+
+  it('shares a backlog out between idle workers', async () => {
+    const pool = new FakePool();
+    pool.idle = 2;
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 0 });
+    const done = b.submit('m', 1, 1, Array.from({ length: 10 }, (_, i) => row(i, 5)));
+    await tick(10);
+    expect(pool.jobs.map((j) => j.rows.length)).toEqual([5, 5]);
+    pool.finishAll();
+    await done;
+  });
+});
