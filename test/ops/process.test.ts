@@ -46,6 +46,8 @@ interface Running {
   url: string;
   output: () => string;
   exited: Promise<number | null>;
+  /** stdout closed: every process holding it (npm's grandchild too) is gone. */
+  drained: Promise<void>;
 }
 
 function serve(env: Record<string, string>, command: string[]): Promise<Running> {
@@ -54,11 +56,12 @@ function serve(env: Record<string, string>, command: string[]): Promise<Running>
   children.push(child);
   let log = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const drained = new Promise<void>((r) => child.stdout!.once('close', () => r()));
   return new Promise((resolvePromise, reject) => {
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
       const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) resolvePromise({ child, url: m[1]!, output: () => log, exited });
+      if (m) resolvePromise({ child, url: m[1]!, output: () => log, exited, drained });
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
@@ -149,7 +152,7 @@ describe('a fresh install with an empty models directory', () => {
     // npm itself dies of the forwarded signal (the image runs node directly, see the test above for its exit 0):
     // signal the group as a service manager would, and see the server shut down.
     process.kill(-server.child.pid!, 'SIGTERM');
-    await server.exited;
+    await server.drained;
     expect(server.output()).toMatch(/"msg":"shutting down"/);
   });
 });
