@@ -8,24 +8,33 @@ import { Accounts } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { Gate } from '../../src/accounts/gate.ts';
 import { defaultPlanLimits } from '../../src/accounts/plans.ts';
+import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
 import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
+import type { AccountStore } from '../../src/accounts/store.ts';
 import { ApiError } from '../../src/service/errors.ts';
+import { type FreshDatabase, freshDatabase } from '../postgres/pg-helpers.ts';
 
 let dir: string;
-let store: SqliteAccountStore;
+let store: AccountStore;
+// The vitest project "api-on-postgres" runs this file again on a fresh PostgreSQL database.
+let pgdb: FreshDatabase | undefined;
 let clock: ManualClock;
 let accounts: Accounts;
 let gate: Gate;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dragoman-gate-'));
-  store = new SqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('A'));
+  if (process.env.DRAGOMAN_TEST_BACKEND === 'postgres') {
+    pgdb = await freshDatabase();
+    store = new PgAccountStore(pgdb.url, defaultPlanLimits('A'));
+  } else store = new SqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('A'));
   clock = new ManualClock(Date.UTC(2026, 2, 31, 23, 59, 0));
   accounts = new Accounts(store, clock);
   gate = new Gate(accounts, { failedAuthPerMinute: 3 });
 });
 afterEach(async () => {
   await store.close();
+  await pgdb?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -81,7 +90,8 @@ describe('Gate.charge and refund', () => {
     const { secret, key } = await accounts.createKey({ plan: 'free', monthlyChars: 10 });
     const admission = await gate.admit(secret, 'a');
     const c = await gate.charge(admission, 10);
-    expect(c).toEqual({ keyId: key.id, period: '2026-03', chars: 10 });
+    // (toMatchObject: the PostgreSQL backend adds the charge's ledger id.)
+    expect(c).toMatchObject({ keyId: key.id, period: '2026-03', chars: 10 });
     const e = await apiError(gate.charge(admission, 1));
     expect([e.status, e.type]).toEqual([403, 'quota_exceeded']);
     expect(e.message).toMatch(/only 0 of the 10 characters.*Upgrade the plan/);
