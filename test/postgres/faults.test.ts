@@ -1,6 +1,9 @@
 // PostgreSQL store under faults: replicas migrating at once, a connection lost before a charge reached the
 // server or after it committed (through a proxy that cuts on cue), the database unreachable and back.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/accounts/accounts.ts';
+import { ManualClock } from '../../src/accounts/clock.ts';
+import { Gate } from '../../src/accounts/gate.ts';
 import { defaultPlanLimits } from '../../src/accounts/plans.ts';
 import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
 import { ApiError } from '../../src/service/errors.ts';
@@ -88,6 +91,19 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL store faults', () => {
     expect(await viaProxy.charge('k1', '2026-01', 10)).toMatchObject({ ok: true, used: 10 });
     // The charge that failed while the database was away never counted.
     expect(await direct.usage('k1', '2026-01')).toMatchObject({ chars: 10, requests: 1 });
+  });
+
+  it('an outage is not taken for wrong keys: the gate answers 503, never the 429 of the failed-auth throttle', async () => {
+    const viaProxy = await open(proxy.url(db.url));
+    stores.push(viaProxy);
+    const accounts = new Accounts(viaProxy, new ManualClock());
+    const gate = new Gate(accounts, { failedAuthPerMinute: 3 });
+    const { secret } = await accounts.createKey({ plan: 'pro' });
+    proxy.refuse = true;
+    proxy.cutAll();
+    for (let i = 0; i < 6; i++) await expect(gate.admit(secret, '10.0.0.1')).rejects.toMatchObject({ status: 503 });
+    proxy.refuse = false;
+    expect((await gate.admit(secret, '10.0.0.1')).key.plan).toBe('pro');
   });
 
   it('a charge that committed but whose answer was lost while the database stayed away is cancelled later', async () => {
