@@ -1,7 +1,7 @@
 // Feeding the metrics from every request (global hooks), and serving them. Labels come from the route PATTERN and
 // from language codes the catalog knows; everything a client could make up becomes `other`.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hashesEqual, hashSecret } from '../../accounts/keys.ts';
 import { resolveLanguage } from '../../languages/catalog.ts';
 import type { DragomanMetrics } from '../../observability/metrics.ts';
 import { ApiError } from '../../service/errors.ts';
@@ -50,13 +50,6 @@ export function installMetricHooks(app: FastifyInstance, metrics: DragomanMetric
   });
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  // Hash first: timingSafeEqual needs equal lengths, and the length of the token must not leak either.
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
 export async function metricsRoute(app: FastifyInstance, opts: { metrics: DragomanMetrics }): Promise<void> {
   const token = app.dragoman.config.metricsToken;
   // Off unless a token is configured: then the route does not exist at all (404, like any unknown path).
@@ -64,7 +57,8 @@ export async function metricsRoute(app: FastifyInstance, opts: { metrics: Dragom
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     const auth = request.headers.authorization;
     const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '') : undefined;
-    if (given === undefined || !sameSecret(given, token)) {
+    // Compared as hashes, in constant time (same as API keys): neither the token nor its length leaks.
+    if (given === undefined || !hashesEqual(hashSecret(given), hashSecret(token))) {
       throw new ApiError(401, 'authentication_error', '/metrics needs the header Authorization: Bearer <DRAGOMAN_METRICS_TOKEN>.', {
         'www-authenticate': 'Bearer realm="dragoman-metrics"',
       });
