@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashesEqual, hashSecret } from '../../accounts/keys.ts';
 import { resolveLanguage } from '../../languages/catalog.ts';
 import type { DragomanMetrics } from '../../observability/metrics.ts';
+import '../metering.ts'; // request.metering (the charge of the request)
 import { ApiError } from '../../service/errors.ts';
 
 function routeLabel(request: FastifyRequest): string {
@@ -25,10 +26,6 @@ function directionOf(request: FastifyRequest): { source: string; target: string 
   return { source: languageLabel(body.source ?? query.source), target: languageLabel(target) };
 }
 
-interface Metered {
-  metering?: { charge?: { chars: number } } | null;
-}
-
 export function installMetricHooks(app: FastifyInstance, metrics: DragomanMetrics): void {
   const errorTypes = new WeakMap<FastifyRequest, string>();
   app.addHook('onError', async (request, _reply, error) => {
@@ -42,7 +39,7 @@ export function installMetricHooks(app: FastifyInstance, metrics: DragomanMetric
     const type = errorTypes.get(request);
     if (type === 'quota_exceeded') metrics.quotaRefused(route);
     if (type === 'rate_limit' || status === 429) metrics.rateLimited(route);
-    const charged = (request as FastifyRequest & Metered).metering?.charge?.chars;
+    const charged = request.metering?.charge?.chars;
     if (status === 200 && charged) {
       const direction = directionOf(request);
       if (direction) metrics.translated(direction.source, direction.target, charged);
