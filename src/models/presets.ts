@@ -18,7 +18,8 @@ export function resolveRepo(spec: string): RepoChoice {
   let repo: string;
   if (trimmed.includes('/')) repo = trimmed;
   else if (NAMED[trimmed]) repo = NAMED[trimmed];
-  else if (/^opus-mt-[a-z]{2,3}(_[a-zA-Z]+)?-[a-z]{2,3}(_[a-zA-Z]+)?$/.test(trimmed)) repo = `Xenova/${trimmed}`;
+  // Every OPUS-MT conversion Xenova publishes keeps Helsinki-NLP's name (opus-mt-en-de, opus-mt-tc-big-en-fr, ...).
+  else if (/^opus-mt-[\w.-]+$/.test(trimmed)) repo = `Xenova/${trimmed}`;
   else {
     throw new Error(
       `unknown model "${spec}": give a Hugging Face repository (owner/name, e.g. Xenova/opus-mt-en-de) ` +

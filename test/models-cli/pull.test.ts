@@ -160,6 +160,7 @@ describe('presets', () => {
   it('maps short names to repositories', () => {
     expect(resolveRepo('opus-mt-en-de')).toEqual({ repo: 'Xenova/opus-mt-en-de', name: 'opus-mt-en-de' });
     expect(resolveRepo('opus-mt-fr-en').repo).toBe('Xenova/opus-mt-fr-en');
+    expect(resolveRepo('opus-mt-tc-big-en-fr').repo).toBe('Xenova/opus-mt-tc-big-en-fr');
     expect(resolveRepo('nllb')).toEqual({ repo: 'Xenova/nllb-200-distilled-600M', name: 'nllb-200-distilled-600M' });
     expect(resolveRepo('Helsinki-NLP/opus-mt-en-de').name).toBe('opus-mt-en-de');
     expect(() => resolveRepo('gpt')).toThrow(/unknown model "gpt"/);
