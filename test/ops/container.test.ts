@@ -1,9 +1,13 @@
 // The container files, checked by structure: there is no Docker engine here to build or run the image (and
 // hadolint could not be installed: no Debian package, no npm registry search), so this test holds the Dockerfile
 // to the points and to the repository (every COPY source exists and is not excluded by .dockerignore).
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { startFakeHub } from '../models-cli/fake-hub.ts';
 import { parse as parseYaml } from 'yaml';
 import { parseDockerfile, type Stage } from './dockerfile-parse.ts';
 
@@ -122,6 +126,46 @@ describe('Dockerfile', () => {
     // Every ignore in the file or in .hadolint.yaml is a rule we have a stated reason for.
     const config = parseYaml(readFileSync(join(ROOT, '.hadolint.yaml'), 'utf8')) as { ignored: string[] };
     expect([...new Set([...dockerfile.hadolintIgnores, ...config.ignored])]).toEqual(['DL3008']);
+  });
+});
+
+describe('the models stage script', () => {
+  // The RUN of the models stage, executed by sh as the builder would, with /models pointed at a temp folder and
+  // the hub imitated locally: the loop, its quoting, the optional secret and the failure path are real.
+  const script = args(byName('models'), 'RUN')[0]!.replace(/^--mount=\S+\s+/, '');
+  const exec = promisify(execFile);
+
+  async function bake(models: string, hubUrl: string) {
+    const dir = mkdtempSync(join(tmpdir(), 'dragoman-bake-'));
+    const env = { ...process.env, MODELS: models, MODELS_PRECISION: 'int8', DRAGOMAN_MODELS_DIR: dir, HF_ENDPOINT: hubUrl };
+    const result = await exec('sh', ['-c', script.replaceAll('/models', dir)], { cwd: ROOT, env }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    return { dir, result };
+  }
+
+  it('pulls every model named in MODELS, and fails the build when one cannot be pulled', async () => {
+    const hub = await startFakeHub({ repos: { 'Xenova/opus-mt-en-de': join(ROOT, 'test/fixtures/models/tiny-marian-en-de') } });
+    try {
+      const ok = await bake('opus-mt-en-de', hub.url);
+      expect(ok.result.code).toBe(0);
+      expect(readdirSync(ok.dir)).toEqual(['opus-mt-en-de']);
+      expect(ok.result.stdout).toMatch(/opus-mt-en-de\s+marian\s+en → de\s+int8\s+[\d.]+ MB\s+ok/);
+      rmSync(ok.dir, { recursive: true, force: true });
+
+      const empty = await bake('', hub.url);
+      expect(empty.result.code).toBe(0);
+      expect(readdirSync(empty.dir)).toEqual([]);
+      rmSync(empty.dir, { recursive: true, force: true });
+
+      const bad = await bake('opus-mt-en-de opus-mt-xx-yy', hub.url);
+      expect(bad.result.code).not.toBe(0);
+      expect(bad.result.stderr).toMatch(/Xenova\/opus-mt-xx-yy: repository not found/);
+      rmSync(bad.dir, { recursive: true, force: true });
+    } finally {
+      await hub.close();
+    }
   });
 });
 
