@@ -95,10 +95,10 @@ describe('graceful shutdown', () => {
     });
 
     // SIGTERM once the server has the request (its "incoming request" log line), not before.
-    for (let i = 0; i < 200 && !/"route":"\/v1\/translate"/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 1200 && !/"route":"\/v1\/translate"/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 25));
     expect(server.output()).toMatch(/"msg":"incoming request"/);
     server.child.kill('SIGTERM');
-    for (let i = 0; i < 200 && !/shutting down/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 1200 && !/shutting down/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 25));
 
     // The listener is closed: a new connection is refused while the old request is still being translated.
     const late = await fetch(`${server.url}/health`).then(
