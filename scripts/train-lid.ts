@@ -1,7 +1,7 @@
 // Trains Dragoman's language-identification model (src/detect/model.ts) on FLORES-200 train sentences.
 //
 //   node --max-old-space-size=6000 --import tsx scripts/train-lid.ts [--train ../shared/lid/train]
-//        [--out src/detect/model/lid.bin.gz] [--min 5] [--alpha 0.1] [--max-postings 60] [--epochs 3] [--rate 0.1]
+//        [--out src/detect/model/lid.bin.gz] [--min 5] [--alpha 0.1] [--max-postings 60] [--epochs 3] [--rate 0.1] [--bias-rate 10]
 //        [--holdout 100] [--holdout-out FILE]
 //
 // 1. Naive Bayes: count hashed features per variety, keep (feature, variety) pairs seen >= min times, drop
@@ -19,6 +19,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Classifier } from '../src/detect/classify.ts';
 import { forEachFeature } from '../src/detect/features.ts';
+import { hanSets } from '../src/detect/han.ts';
 import { LidModel, type LidModelHeader } from '../src/detect/model.ts';
 import { LOW_ORDER_SCRIPTS, possibleScripts, scriptCounts } from '../src/detect/script.ts';
 import { LANGUAGES } from '../src/languages/catalog.ts';
@@ -35,6 +36,7 @@ const MIN_COUNT = Number(opt('min', '5'));
 const ALPHA = Number(opt('alpha', '0.1'));
 const EPOCHS = Number(opt('epochs', '3'));
 const RATE = Number(opt('rate', '0.1'));
+const BIAS_RATE = Number(opt('bias-rate', '10')); // class biases move this many times faster than weights
 const HOLDOUT = Number(opt('holdout', '100'));
 // Features seen in more varieties than this are dropped: they say little and cost most (3-grams like " de").
 const MAX_POSTINGS = Number(opt('max-postings', '60'));
@@ -113,8 +115,11 @@ function countFeatures(linesOf: string[][]): Fitted {
       alpha: ALPHA,
       epochs: EPOCHS,
       rate: RATE,
+      biasRate: BIAS_RATE,
     },
   };
+  const linesOfVariety = (flores: string): string[] => linesOf[classes.indexOf(flores)] ?? [];
+  header.han = hanSets(linesOfVariety('zho_Hans'), [...linesOfVariety('zho_Hant'), ...linesOfVariety('yue_Hant')]);
   return { model: new LidModel(header, keys, lengths, postClass, weights), counts };
 }
 
@@ -181,7 +186,7 @@ function fineTune({ model, counts }: Fitted, linesOf: string[][]): void {
           }
         }
       }
-      for (const c of candidates) header.bias[c]! += step[c]! * 10;
+      for (const c of candidates) header.bias[c]! += step[c]! * BIAS_RATE;
     }
     log(`fine-tuning epoch ${epoch}: training loss ${(loss / order.length).toFixed(4)}, leave-one-out errors ${errors} of ${order.length}`);
   }

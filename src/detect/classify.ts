@@ -1,5 +1,6 @@
 // Text -> posterior over the catalog varieties its script allows, with the model of model.ts.
 import { forEachFeature } from './features.ts';
+import { HanCheck } from './han.ts';
 import type { LidModel } from './model.ts';
 import { LOW_ORDER_SCRIPTS, possibleScripts, scriptCounts } from './script.ts';
 
@@ -22,8 +23,17 @@ export class Classifier {
   private readonly byScript = new Map<string, number[]>();
   private readonly scores: Float64Array;
   private readonly totals: Float64Array;
+  private readonly han: HanCheck | undefined;
+  private readonly hanCandidates: Record<'yue' | 'Hans' | 'Hant', number[]>;
 
   constructor(readonly model: LidModel) {
+    this.han = model.header.han ? new HanCheck(model.header.han) : undefined;
+    const index = (flores: string): number => model.header.classes.indexOf(flores);
+    this.hanCandidates = {
+      yue: [index('yue_Hant')],
+      Hans: [index('zho_Hans'), index('jpn_Jpan')],
+      Hant: [index('zho_Hant'), index('yue_Hant'), index('jpn_Jpan')],
+    };
     model.header.classes.forEach((flores, i) => {
       const script = flores.slice(flores.indexOf('_') + 1);
       this.byScript.set(script, [...(this.byScript.get(script) ?? []), i]);
@@ -44,7 +54,12 @@ export class Classifier {
   rank(text: string, tau = this.model.header.tau, limit = Infinity): Ranking | undefined {
     const counts = scriptCounts(text);
     const scripts = possibleScripts(counts);
-    const candidates = scripts.length === 1 ? this.classesOfScript(scripts[0]!) : scripts.flatMap((s) => this.classesOfScript(s));
+    let candidates = scripts.length === 1 ? this.classesOfScript(scripts[0]!) : scripts.flatMap((s) => this.classesOfScript(s));
+    if (scripts.length > 1 && this.han) {
+      // Han without kana: simplified-only / traditional-only / Cantonese characters narrow it down.
+      const verdict = this.han.verdict(text);
+      if (verdict) candidates = this.hanCandidates[verdict].filter((c) => c >= 0);
+    }
     if (candidates.length === 0) return undefined;
     let letters = 0;
     for (let i = 1; i < counts.length; i++) letters += counts[i]!;
@@ -52,6 +67,7 @@ export class Classifier {
 
     const model = this.model;
     const { unseen, bias } = model.header;
+    const stopTau = model.header.tau; // the model's own calibration, whatever tau the caller asks for
     const { scores, totals } = this;
     scores.fill(0);
     let features = 0;
@@ -70,7 +86,7 @@ export class Classifier {
       const best = sum();
       let second = -Infinity;
       for (const c of candidates) if (totals[c]! < best && totals[c]! > second) second = totals[c]!;
-      return tau * (best - second) > STOP_MARGIN;
+      return stopTau * (best - second) > STOP_MARGIN;
     });
     const best = sum();
     let norm = 0;

@@ -8,8 +8,8 @@ export interface ExternalDetector {
   name: string;
   /** Every label the detector can answer. */
   labels: string[];
-  /** Raw top-1 label. */
-  detect(text: string): string;
+  /** Raw top-1 label, and whether the detector itself calls it reliable. */
+  detect(text: string): { label: string; reliable: boolean };
   /** Label -> FLORES code, or null for labels that name no catalog variety. */
   toFlores(label: string): string | null;
 }
@@ -34,7 +34,10 @@ export async function loadCld3(): Promise<ExternalDetector> {
   return {
     name: 'cld3',
     labels: Object.values(codes).filter((c) => c !== 'und'),
-    detect: (text) => identifier.findLanguage(text).language,
+    detect: (text) => {
+      const r = identifier.findLanguage(text);
+      return { label: r.language, reliable: r.is_reliable };
+    },
     toFlores: mapper('cld3'),
   };
 }
@@ -51,7 +54,10 @@ export async function loadFastText(): Promise<ExternalDetector> {
     labels,
     detect: (text) => {
       const top = model.predict(text.replace(/\n/g, ' '), 1, 0) as unknown as { size(): number; get(i: number): [number, string] };
-      return top.size() > 0 ? top.get(0)[1].replace('__label__', '') : 'und';
+      if (top.size() === 0) return { label: 'und', reliable: false };
+      const [probability, label] = top.get(0);
+      // lid.176 has no reliability flag; its probability is used with the same 0.5 as fastText's examples.
+      return { label: label.replace('__label__', ''), reliable: probability >= 0.5 };
     },
     toFlores: mapper('fasttext'),
   };

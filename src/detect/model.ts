@@ -24,6 +24,8 @@ export interface LidModelHeader {
   weightScale: number;
   /** Softmax temperature on total log-likelihood differences: confidence calibration (fitted on held-out text). */
   tau: number;
+  /** Characters only simplified / only traditional Chinese training text used (han.ts). */
+  han?: { Hans: string; Hant: string };
   /** How the model was trained (for people, not code). */
   trained: Record<string, unknown>;
 }

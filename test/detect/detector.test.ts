@@ -1,0 +1,112 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDetector, type LanguageDetector } from '../../src/detect/index.ts';
+import { RELIABLE_CONFIDENCE } from '../../src/detect/detector.ts';
+import { LANGUAGES, resolveLanguage } from '../../src/languages/catalog.ts';
+
+let detector: LanguageDetector;
+beforeAll(async () => {
+  detector = await createDetector();
+});
+
+// Written for this test (not from FLORES).
+const SENTENCES: [code: string, text: string][] = [
+  ['en', 'The weather is lovely today, so we are taking the children to the beach after lunch.'],
+  ['de', 'Ich habe gestern mit meiner Schwester im Garten Kaffee getrunken und Kuchen gegessen.'],
+  ['fr', "Nous avons visité le musée pendant les vacances et c'était vraiment magnifique."],
+  ['es', 'Mañana por la mañana vamos a comprar pan fresco en la panadería del barrio.'],
+  ['it', 'Ieri sera abbiamo cenato in una piccola trattoria vicino alla stazione.'],
+  ['pl', 'W przyszłym tygodniu jadę z rodzicami nad morze, jeśli pogoda będzie ładna.'],
+  ['ru', 'Вчера вечером мы долго гуляли по парку и разговаривали о новой работе.'],
+  ['uk', 'Сьогодні я купив свіжий хліб і молоко в магазині біля нашого будинку.'],
+  ['el', 'Το καλοκαίρι πηγαίνουμε πάντα διακοπές σε ένα μικρό νησί με τους φίλους μας.'],
+  ['zh-CN', '我们明天早上去公园散步，然后一起吃午饭。'],
+  ['ja', '私は毎朝コーヒーを飲みながら新聞を読みます。'],
+  ['ko', '저는 주말마다 친구들과 함께 도서관에서 공부합니다.'],
+  ['hi', 'मैं हर सुबह अपने दादाजी के साथ बगीचे में टहलने जाता हूँ।'],
+  ['th', 'วันนี้อากาศดีมาก พวกเราจะไปเที่ยวทะเลด้วยกันตอนบ่าย'],
+  ['he', 'אני אוהב לקרוא ספרים בערב לפני השינה.'],
+  ['ka', 'ხვალ დილით ჩვენ მთაში ვაპირებთ წასვლას.'],
+  ['tr', 'Yarın sabah erkenden kalkıp arkadaşlarımla birlikte denize gideceğim.'],
+  ['vi', 'Chúng tôi thường đi chợ vào buổi sáng để mua rau và trái cây tươi.'],
+];
+
+describe('detector', () => {
+  it('answers und, confidence 0, not reliable, for text without letters', () => {
+    for (const text of ['', '123', '!!!', '   ', '3.14 + 2 = 5.14', '😀🎉', '\n\t']) {
+      const d = detector.detect(text);
+      expect(d, JSON.stringify(text)).toEqual({ language: 'und', confidence: 0, isReliable: false, candidates: [] });
+    }
+  });
+
+  it('answers a catalog code for any text with letters', () => {
+    for (const text of ['a', 'xyzzy', 'Qwfpgj zxcvb', 'ß', 'Ωμέγα', 'ñandú 42']) {
+      const d = detector.detect(text);
+      expect(resolveLanguage(d.language)?.code, text).toBe(d.language);
+      expect(d.candidates.length).toBeGreaterThan(0);
+    }
+  });
+
+  it.each(SENTENCES)('detects %s', (code, text) => {
+    const d = detector.detect(text);
+    expect(d.language).toBe(code);
+    expect(d.confidence).toBeGreaterThan(0.5);
+  });
+
+  it('calls a sentence reliable when no close neighbour competes', () => {
+    // Spanish is left out on purpose: FLORES Asturian is close enough that a Spanish sentence may stay unsure.
+    for (const [code, text] of SENTENCES.filter(([c]) => ['en', 'de', 'ru', 'el', 'zh-CN', 'ja', 'ko', 'th', 'he', 'ka', 'vi', 'pl'].includes(c))) {
+      const d = detector.detect(text);
+      expect(d.isReliable, code).toBe(true);
+      expect(d.confidence).toBeGreaterThanOrEqual(RELIABLE_CONFIDENCE);
+    }
+  });
+
+  it('returns candidates best first, the first equal to the answer, confidences in 0..1', () => {
+    for (const [, text] of SENTENCES) {
+      const d = detector.detect(text);
+      expect(d.candidates[0]).toEqual({ language: d.language, confidence: d.confidence });
+      for (let i = 1; i < d.candidates.length; i++) {
+        expect(d.candidates[i]!.confidence).toBeLessThanOrEqual(d.candidates[i - 1]!.confidence);
+      }
+      const sum = d.candidates.reduce((a, c) => a + c.confidence, 0);
+      for (const c of d.candidates) expect(c.confidence).toBeGreaterThanOrEqual(0);
+      expect(sum).toBeLessThanOrEqual(1.0001);
+      expect(new Set(d.candidates.map((c) => c.language)).size).toBe(d.candidates.length);
+    }
+  });
+
+  it('never answers a variety whose script the text is not written in', () => {
+    const scriptOf = new Map(LANGUAGES.map((l) => [l.code, l.script]));
+    const thai = detector.detect('สวัสดีครับ ยินดีที่ได้รู้จัก');
+    expect(thai.candidates.map((c) => scriptOf.get(c.language))).toEqual(thai.candidates.map(() => 'Thai'));
+    const cyrillic = detector.detect('Добрый день');
+    for (const c of cyrillic.candidates) expect(scriptOf.get(c.language)).toBe('Cyrl');
+    const devanagari = detector.detect('नमस्ते');
+    for (const c of devanagari.candidates) expect(scriptOf.get(c.language)).toBe('Deva');
+  });
+
+  it('gives short text lower confidence than a full sentence', () => {
+    const short = detector.detect('Haus');
+    const long = detector.detect(SENTENCES[1]![1]);
+    expect(short.confidence).toBeLessThan(long.confidence);
+    expect(short.isReliable).toBe(false);
+    const oneGreekLetter = detector.detect('λ');
+    expect(oneGreekLetter.language).toBe('el');
+    expect(oneGreekLetter.confidence).toBeLessThan(RELIABLE_CONFIDENCE);
+  });
+
+  it('tells simplified from traditional Chinese, Cantonese and Japanese apart', () => {
+    expect(detector.detect('我们明天早上去公园散步，然后一起吃午饭。').language).toBe('zh-CN');
+    // Traditional characters: never zh-CN. (Mandarin vs FLORES's formal written Cantonese is the weak pair.)
+    const traditional = detector.detect('我們明天早上去公園散步，然後一起吃午飯。');
+    expect(['zh-TW', 'yue']).toContain(traditional.language);
+    expect(traditional.candidates.map((c) => c.language)).not.toContain('zh-CN');
+    expect(detector.detect('佢哋今日唔喺度，我哋聽日再嚟啦。').language).toBe('yue');
+    expect(detector.detect('ひらがなとカタカナを勉強しています。').language).toBe('ja');
+  });
+
+  it('shares one model between detectors', async () => {
+    const other = await createDetector();
+    expect(other.detect(SENTENCES[0]![1])).toEqual(detector.detect(SENTENCES[0]![1]));
+  });
+});
