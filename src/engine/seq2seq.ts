@@ -24,6 +24,8 @@ export function sessionOptions(settings: SessionSettings): ort.InferenceSession.
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
+    // Only errors: onnxruntime's warnings are plain text on stderr, and our logs are JSON lines.
+    logSeverityLevel: 3,
     extra: { session: { intra_op: { allow_spinning: settings.spinning ? '1' : '0' }, inter_op: { allow_spinning: '0' } } },
   };
 }
