@@ -2,6 +2,7 @@
 // and a fresh install with no model at all.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,6 +70,17 @@ function serve(env: Record<string, string>, command: string[]): Promise<Running>
   });
 }
 
+/** GET on a new connection: `status N`, or the connection error's code. */
+function freshGet(url: string): Promise<string> {
+  return new Promise((resolveResult) => {
+    const req = httpGet(url, { agent: false }, (res) => {
+      res.resume();
+      resolveResult(`status ${res.statusCode}`);
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => resolveResult(e.code ?? e.message));
+  });
+}
+
 async function cli(env: Record<string, string>, args: string[]): Promise<string> {
   const out: string[] = [];
   const code = await main(args, { env, out: (l) => void out.push(l), err: () => undefined });
@@ -100,13 +112,15 @@ describe('graceful shutdown', () => {
     server.child.kill('SIGTERM');
     for (let i = 0; i < 1200 && !/shutting down/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 25));
 
-    // The listener is closed: a new connection is refused while the old request is still being translated.
-    const late = await fetch(`${server.url}/health`).then(
-      (r) => `status ${r.status}`,
-      (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message,
-    );
-    expect(finished).toBe(false);
+    // The listener closes (a moment after the log line; until then a new request gets 503): new connections are
+    // refused while the old request is still being translated. Each try on a fresh socket, never a kept-alive one.
+    let late = '';
+    for (let i = 0; i < 100 && late !== 'ECONNREFUSED'; i++) {
+      late = await freshGet(`${server.url}/health`);
+      if (late !== 'ECONNREFUSED') await new Promise((r) => setTimeout(r, 50));
+    }
     expect(late).toBe('ECONNREFUSED');
+    expect(finished).toBe(false);
 
     const done = await inFlight;
     expect(done.status).toBe(200);
