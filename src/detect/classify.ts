@@ -1,6 +1,7 @@
 // Text -> posterior over the catalog varieties its script allows, with the model of model.ts.
 import { forEachFeature } from './features.ts';
 import { HanCheck } from './han.ts';
+import { PRIOR_ODDS } from './priors.ts';
 import type { LidModel } from './model.ts';
 import { LOW_ORDER_SCRIPTS, possibleScripts, scriptCounts } from './script.ts';
 
@@ -24,10 +25,16 @@ export class Classifier {
   private readonly scores: Float64Array;
   private readonly totals: Float64Array;
   private readonly han: HanCheck | undefined;
+  /** The model's class biases plus the log prior odds, in the model's score units (divided by its tau). */
+  private readonly bias: Float64Array;
   private readonly hanCandidates: Record<'yue' | 'Hans' | 'Hant', number[]>;
 
   constructor(readonly model: LidModel) {
     this.han = model.header.han ? new HanCheck(model.header.han) : undefined;
+    this.bias = Float64Array.from(
+      model.header.classes,
+      (flores, i) => model.header.bias[i]! + Math.log(PRIOR_ODDS[flores] ?? 1) / model.header.tau,
+    );
     const index = (flores: string): number => model.header.classes.indexOf(flores);
     this.hanCandidates = {
       yue: [index('yue_Hant')],
@@ -66,7 +73,8 @@ export class Classifier {
     if (candidates.length === 1) return { classes: [candidates[0]!], probabilities: [1], deltas: [0], letters };
 
     const model = this.model;
-    const { unseen, bias } = model.header;
+    const { unseen } = model.header;
+    const bias = this.bias;
     const stopTau = model.header.tau; // the model's own calibration, whatever tau the caller asks for
     const { scores, totals } = this;
     scores.fill(0);
