@@ -47,9 +47,12 @@ interface Hop {
   alternatives: string[][];
 }
 
-/** Defaults for the pool on this machine: one worker per two cores, the cores shared out as onnxruntime threads. */
+/**
+ * Defaults for the pool on this machine: one worker per two cores, at most 4 (each worker holds a full replica of
+ * every model: 4 x NLLB-600M int8 is already ~4 GB), the cores shared out as onnxruntime threads.
+ */
 export function poolShape(config: Pick<Config, 'workers' | 'intraOpThreads'>, cores = availableParallelism()) {
-  const workers = config.workers || Math.max(1, Math.floor(cores / 2));
+  const workers = config.workers || Math.min(4, Math.max(1, Math.floor(cores / 2)));
   const intraOp = config.intraOpThreads || Math.max(1, Math.floor(cores / workers));
   return { workers, intraOp };
 }
