@@ -1,6 +1,6 @@
 // A worker that dies mid-request fails that request clearly; the pool replaces it and keeps serving.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DragomanEngine } from '../../src/engine/index.ts';
+import { poolShape, type DragomanEngine } from '../../src/engine/index.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');
@@ -44,6 +44,16 @@ describe('closing the engine', () => {
     await until(() => engine.stats().queueDepth > 0 && engine.stats().queueDepth < 40);
     await engine.close();
     expect(await outcome).toMatchObject({ status: 503, type: 'server_error', message: expect.stringMatching(/shutting down/) });
+  });
+});
+
+describe('pool shape', () => {
+  it('defaults to one worker per two cores (at most 4) and shares the cores out as threads', () => {
+    expect(poolShape({ workers: 0, intraOpThreads: 0 }, 2)).toEqual({ workers: 1, intraOp: 2 });
+    expect(poolShape({ workers: 0, intraOpThreads: 0 }, 1)).toEqual({ workers: 1, intraOp: 1 });
+    expect(poolShape({ workers: 0, intraOpThreads: 0 }, 16)).toEqual({ workers: 4, intraOp: 4 });
+    expect(poolShape({ workers: 2, intraOpThreads: 0 }, 2)).toEqual({ workers: 2, intraOp: 1 });
+    expect(poolShape({ workers: 3, intraOpThreads: 5 }, 2)).toEqual({ workers: 3, intraOp: 5 });
   });
 });
 
