@@ -151,33 +151,66 @@ export async function pullModel(opts: PullOptions): Promise<PullResult> {
   }
   await mkdir(opts.modelsDir, { recursive: true });
 
-  const { files, commit } = await planFiles({ hub: opts.hub, precision, revision }, repo);
-  const total = files.reduce((n, f) => n + (f.size ?? 0), 0);
-  opts.log.write(
-    `Pulling ${repo}@${revision}${commit && commit !== revision ? ` (${commit.slice(0, 12)})` : ''}, ${precision}: ` +
-      `${files.length} files, ${formatBytes(total)} → ${target}\n`,
-  );
+  const unlock = await lockPull(opts.modelsDir, name);
+  try {
+    const { files, commit } = await planFiles({ hub: opts.hub, precision, revision }, repo);
+    const total = files.reduce((n, f) => n + (f.size ?? 0), 0);
+    opts.log.write(
+      `Pulling ${repo}@${revision}${commit && commit !== revision ? ` (${commit.slice(0, 12)})` : ''}, ${precision}: ` +
+        `${files.length} files, ${formatBytes(total)} → ${target}\n`,
+    );
 
-  // One staging folder per model name; a leftover from another repository/commit/precision is discarded, not resumed.
-  const staging = join(opts.modelsDir, `.pull-${name}`);
-  const state = JSON.stringify({ repo, commit: commit ?? revision, precision, endpoint: opts.hub.endpoint });
-  const previous = await readFile(join(staging, STATE_FILE), 'utf8').catch(() => undefined);
-  if (previous !== state) await rm(staging, { recursive: true, force: true });
-  await mkdir(staging, { recursive: true });
-  await writeFile(join(staging, STATE_FILE), state);
+    // One staging folder per model name; a leftover from another repository/commit/precision is discarded, not resumed.
+    const staging = join(opts.modelsDir, `.pull-${name}`);
+    const state = JSON.stringify({ repo, commit: commit ?? revision, precision, endpoint: opts.hub.endpoint });
+    const previous = await readFile(join(staging, STATE_FILE), 'utf8').catch(() => undefined);
+    if (previous !== state) await rm(staging, { recursive: true, force: true });
+    await mkdir(staging, { recursive: true });
+    await writeFile(join(staging, STATE_FILE), state);
 
-  const entries: ManifestFile[] = [];
-  for (const remote of files) entries.push(await fetchOne(opts, staging, remote));
+    const entries: ManifestFile[] = [];
+    for (const remote of files) entries.push(await fetchOne(opts, staging, remote));
 
-  const manifest = newManifest(name, entries, {
-    source: { repo, revision, ...(commit ? { commit } : {}), endpoint: opts.hub.endpoint },
-    precision,
-  });
-  await rm(join(staging, STATE_FILE), { force: true });
-  await writeManifest(staging, manifest);
-  await installFolder(staging, target, Boolean(opts.force));
-  opts.log.write(`Installed ${name} (${formatBytes(total)}) in ${target}; a running server loads it when restarted\n`);
-  return { name, dir: target, manifest };
+    const manifest = newManifest(name, entries, {
+      source: { repo, revision, ...(commit ? { commit } : {}), endpoint: opts.hub.endpoint },
+      precision,
+    });
+    await rm(join(staging, STATE_FILE), { force: true });
+    await writeManifest(staging, manifest);
+    await installFolder(staging, target, Boolean(opts.force));
+    opts.log.write(`Installed ${name} (${formatBytes(total)}) in ${target}; a running server loads it when restarted\n`);
+    return { name, dir: target, manifest };
+  } finally {
+    await unlock();
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Two pulls of one name would write the same staging folder: the second is refused while the first runs. */
+async function lockPull(modelsDir: string, name: string): Promise<() => Promise<void>> {
+  const path = join(modelsDir, `.pull-${name}.lock`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(path, String(process.pid), { flag: 'wx' });
+      return () => rm(path, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const pid = Number(await readFile(path, 'utf8').catch(() => ''));
+      if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
+        throw new Error(`another "dragoman models pull" is installing ${name} (pid ${pid}); wait for it to finish`);
+      }
+      await rm(path, { force: true }); // left by a process that no longer exists
+    }
+  }
+  throw new Error(`cannot take the lock ${path}`);
 }
 
 
