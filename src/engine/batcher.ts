@@ -1,6 +1,7 @@
 // Dynamic batching: sentences of concurrent requests for the same model and search settings wait together (at most
 // batchWaitMs) and leave as one job: sorted by length, cut under a token budget (rows x beams x longest row), the
 // oldest sentence always in the next batch so nothing starves. Results go back to each caller in its own order.
+// The wait is only paid while requests are actually concurrent: a lone request on an idle pool leaves at once.
 import { EventEmitter } from 'node:events';
 import { ApiError } from '../service/errors.ts';
 import type { GenerationRow } from './protocol.ts';
@@ -32,6 +33,9 @@ export interface BatchEvent {
   waitedMs: number;
 }
 
+/** How long one overlap of requests keeps the batcher in "wait to gather" mode. */
+const CONCURRENCY_WINDOW_MS = 1000;
+
 export interface BatcherSettings {
   batchTokens: number;
   batchWaitMs: number;
@@ -41,6 +45,8 @@ export class Batcher extends EventEmitter {
   private queue: Item[] = [];
   private timer: NodeJS.Timeout | undefined;
   private seq = 0;
+  /** Last time two requests were seen overlapping (queued together, or one arriving while a worker was busy). */
+  private concurrentAt = -Infinity;
 
   constructor(private readonly pool: WorkerPool, private readonly settings: BatcherSettings) {
     super();
@@ -56,6 +62,7 @@ export class Batcher extends EventEmitter {
     const key = `${model}\u0000${beams}\u0000${nBest}`;
     const now = performance.now();
     const group = {};
+    if (this.queue.length || this.pool.busyCount() > 0) this.concurrentAt = now;
     const done = rows.map((row) => new Promise<number[][]>((resolve, reject) => {
       this.queue.push({ key, model, beams, nBest, row, enqueued: now, seq: this.seq++, resolve, reject, group });
     }));
@@ -76,7 +83,8 @@ export class Batcher extends EventEmitter {
       const sameKey = this.queue.filter((i) => i.key === oldest.key);
       const waited = performance.now() - oldest.enqueued;
       const queuedCost = sameKey.reduce((s, i) => s + this.cost(i), 0);
-      if (waited < this.settings.batchWaitMs && queuedCost < this.settings.batchTokens) {
+      const concurrent = performance.now() - this.concurrentAt < CONCURRENCY_WINDOW_MS;
+      if (concurrent && waited < this.settings.batchWaitMs && queuedCost < this.settings.batchTokens) {
         this.timer ??= setTimeout(() => {
           this.timer = undefined;
           this.pump();

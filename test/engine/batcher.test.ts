@@ -12,6 +12,9 @@ class FakePool extends EventEmitter {
   idleCount() {
     return this.idle;
   }
+  busyCount() {
+    return this.pending.length;
+  }
   run(job: GenerationJob): Promise<number[][][]> {
     this.jobs.push(job);
     this.idle--;
@@ -35,16 +38,26 @@ const row = (id: number, len: number): GenerationRow => ({ ids: [id, ...new Arra
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('Batcher', () => {
-  it('waits batchWaitMs to gather concurrent requests into one job, and answers each in its own order', async () => {
+  it('sends a lone request on an idle pool at once', () => {
     const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 1000 });
+    void b.submit('m', 1, 1, [row(1, 5)]);
+    expect(pool.jobs).toHaveLength(1);
+  });
+
+  it('while requests overlap, waits batchWaitMs to gather them into one job, and answers each in its own order', async () => {
+    const pool = new FakePool();
+    pool.idle = 2;
     const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 30 });
+    const r0 = b.submit('m', 1, 1, [row(9, 2)]); // alone: leaves at once, keeps one worker busy
     const r1 = b.submit('m', 1, 1, [row(1, 5), row(2, 3)]);
     const r2 = b.submit('m', 1, 1, [row(3, 4)]);
-    expect(pool.jobs).toHaveLength(0);
-    await tick(60);
     expect(pool.jobs).toHaveLength(1);
-    expect(pool.jobs[0]!.rows.map((r) => r.ids.length)).toEqual([3, 4, 5]); // sorted by length
+    await tick(60);
+    expect(pool.jobs).toHaveLength(2);
+    expect(pool.jobs[1]!.rows.map((r) => r.ids.length)).toEqual([3, 4, 5]); // sorted by length
     pool.finishAll();
+    expect(await r0).toEqual([[[9]]]);
     expect(await r1).toEqual([[[1]], [[2]]]);
     expect(await r2).toEqual([[[3]]]);
   });
