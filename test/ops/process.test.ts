@@ -103,7 +103,11 @@ describe('graceful shutdown', () => {
       body: JSON.stringify({ q, source: 'en', target: 'de' }),
     }).then(async (res) => {
       finished = true;
-      return { status: res.status, body: (await res.json()) as { data: { translations: { translatedText: string }[] } } };
+      return {
+        status: res.status,
+        connection: res.headers.get('connection'),
+        body: (await res.json()) as { data: { translations: { translatedText: string }[] } },
+      };
     });
 
     // SIGTERM once the server has the request (its "incoming request" log line), not before.
@@ -124,6 +128,8 @@ describe('graceful shutdown', () => {
 
     const done = await inFlight;
     expect(done.status).toBe(200);
+    // Answered with Connection: close, so the finished request's keep-alive connection does not hold up the exit.
+    expect(done.connection).toBe('close');
     expect(done.body.data.translations).toHaveLength(32);
     expect(done.body.data.translations.every((t) => t.translatedText.length > 0)).toBe(true);
     expect(await server.exited).toBe(0);

@@ -6,11 +6,13 @@ import { createMetrics } from '../../observability/metrics.ts';
 import { docsRoutes, registerOpenApi } from './docs.ts';
 import { healthRoutes } from './health.ts';
 import { installMetricHooks, metricsRoute } from './metrics.ts';
+import { installShutdownHooks } from './shutdown.ts';
 
 async function ops(app: FastifyInstance): Promise<void> {
   const metrics = createMetrics(app.dragoman.engine);
   app.addHook('onClose', async () => metrics.detach());
   installMetricHooks(app, metrics);
+  installShutdownHooks(app);
   await registerOpenApi(app);
   await app.register(async (routes) => {
     await routes.register(healthRoutes);
