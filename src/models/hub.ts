@@ -71,7 +71,12 @@ export async function fileMetadata(
   for (let hops = 0; hops < 5; hops++) {
     const res = await request(
       url,
-      { method: 'HEAD', redirect: 'manual', headers: { ...authHeaders(hub), 'accept-encoding': 'identity' } },
+      {
+        method: 'HEAD',
+        redirect: 'manual',
+        headers: { ...authHeaders(hub), 'accept-encoding': 'identity' },
+        signal: AbortSignal.timeout(DEFAULT_STALL_MS),
+      },
       `${repo}/${path}`,
     );
     const h = res.headers;
@@ -115,6 +120,9 @@ async function sizeOnDisk(path: string): Promise<number> {
   }
 }
 
+/** A connection that delivers nothing for this long is treated as broken (and the download resumed). */
+export const DEFAULT_STALL_MS = 60_000;
+
 /**
  * Download into `partialPath`, continuing from the bytes already there (HTTP Range). A server that ignores the
  * range (200 instead of 206) or cannot satisfy it (416) makes us start over rather than append the wrong bytes.
@@ -124,6 +132,7 @@ export async function downloadToPartial(
   file: RemoteFile,
   partialPath: string,
   progress: FileProgress,
+  stallMs = DEFAULT_STALL_MS,
 ): Promise<void> {
   let offset = await sizeOnDisk(partialPath);
   if (file.size !== undefined && offset > file.size) {
@@ -137,37 +146,50 @@ export async function downloadToPartial(
   }
   const headers: Record<string, string> = { ...authHeaders(hub), 'accept-encoding': 'identity' };
   if (offset > 0) headers.range = `bytes=${offset}-`;
-  const res = await request(file.url, { headers, redirect: 'follow' }, file.path);
-  if (res.status === 416 && offset > 0) {
-    await res.body?.cancel();
-    await truncate(partialPath, 0);
-    return downloadToPartial(hub, file, partialPath, progress);
-  }
-  if (res.status === 206) {
-    const start = /^bytes (\d+)-/.exec(res.headers.get('content-range') ?? '')?.[1];
-    if (Number(start) !== offset) {
-      await res.body?.cancel();
-      throw new HubError(`${file.path}: asked for bytes from ${offset}, got range "${res.headers.get('content-range')}"`, true);
-    }
-  } else if (res.status === 200) {
-    offset = 0;
-  } else {
-    await res.body?.cancel();
-    throw new HubError(`${file.path}: HTTP ${res.status}`, res.status >= 500 || res.status === 429);
-  }
-  if (!res.body) throw new HubError(`${file.path}: empty response`, true);
-
-  const fh = await open(partialPath, offset > 0 ? 'a' : 'w');
-  progress.start(file.size, offset);
+  // Without this a stalled connection (no error, no data) would hang the pull forever.
+  const stall = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const watch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => stall.abort(new Error(`no data for ${stallMs / 1000} s`)), stallMs);
+  };
+  watch();
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      await fh.write(chunk);
-      progress.advance(chunk.byteLength);
+    const res = await request(file.url, { headers, redirect: 'follow', signal: stall.signal }, file.path);
+    if (res.status === 416 && offset > 0) {
+      await res.body?.cancel();
+      await truncate(partialPath, 0);
+      return await downloadToPartial(hub, file, partialPath, progress, stallMs);
     }
-  } catch (e) {
-    throw new HubError(`${file.path}: download interrupted (${(e as Error).message})`, true);
+    if (res.status === 206) {
+      const start = /^bytes (\d+)-/.exec(res.headers.get('content-range') ?? '')?.[1];
+      if (Number(start) !== offset) {
+        await res.body?.cancel();
+        throw new HubError(`${file.path}: asked for bytes from ${offset}, got range "${res.headers.get('content-range')}"`, true);
+      }
+    } else if (res.status === 200) {
+      offset = 0;
+    } else {
+      await res.body?.cancel();
+      throw new HubError(`${file.path}: HTTP ${res.status}`, res.status >= 500 || res.status === 429);
+    }
+    if (!res.body) throw new HubError(`${file.path}: empty response`, true);
+
+    const fh = await open(partialPath, offset > 0 ? 'a' : 'w');
+    progress.start(file.size, offset);
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        watch();
+        await fh.write(chunk);
+        progress.advance(chunk.byteLength);
+      }
+    } catch (e) {
+      throw new HubError(`${file.path}: download interrupted (${(e as Error).message})`, true);
+    } finally {
+      await fh.close();
+    }
   } finally {
-    await fh.close();
+    clearTimeout(timer);
   }
   // A connection that ends cleanly but early (a proxy, a chunked response cut short) is an interruption too.
   const got = await sizeOnDisk(partialPath);

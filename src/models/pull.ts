@@ -28,6 +28,8 @@ export interface PullOptions {
   /** Extra attempts per file after a network failure, each resuming where the last stopped. */
   retries?: number;
   retryDelayMs?: number;
+  /** A download that receives nothing for this long is broken off and resumed (default 60 s). */
+  stallMs?: number;
 }
 
 export interface PullResult {
@@ -115,7 +117,7 @@ async function fetchOne(opts: PullOptions, staging: string, remote: RemoteFile):
   for (let attempt = 0; ; attempt++) {
     const progress = fileProgress(opts.log, remote.path);
     try {
-      await downloadToPartial(opts.hub, remote, partialPath, progress);
+      await downloadToPartial(opts.hub, remote, partialPath, progress, opts.stallMs);
       break;
     } catch (e) {
       const retryable = e instanceof HubError && e.retryable;

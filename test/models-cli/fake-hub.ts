@@ -29,6 +29,8 @@ export interface FakeHub {
   requests: HubRequest[];
   /** Next `times` full GETs of `path` send only `bytes` bytes, then the connection is cut. */
   cutDownload(path: string, bytes: number, times?: number): void;
+  /** Next full GET of `path` sends `bytes` bytes, then nothing more while keeping the connection open. */
+  stallDownload(path: string, bytes: number): void;
   /** Next `times` full GETs of `path` send only `bytes` bytes and then END the response cleanly (chunked). */
   endEarly(path: string, bytes: number, times?: number): void;
   /** Advertise a wrong hash for `path`: sha256 (X-Linked-Etag) of an LFS file, git blob id (ETag) of another. */
@@ -65,6 +67,7 @@ export async function startFakeHub(opts: FakeHubOptions): Promise<FakeHub> {
   for (const tree of trees.values()) for (const [path, blob] of tree) bySha.set(blob.sha256, { path, blob });
   const cuts = new Map<string, { bytes: number; times: number }>();
   const shortEnds = new Map<string, { bytes: number; times: number }>();
+  const stalls = new Map<string, number>();
   const lies = new Set<string>();
   const requests: HubRequest[] = [];
 
@@ -93,6 +96,12 @@ export async function startFakeHub(opts: FakeHubOptions): Promise<FakeHub> {
     res.writeHead(200, { ...base, 'content-length': String(size) });
     if (req.method === 'HEAD') {
       res.end();
+      return;
+    }
+    const stallAt = stalls.get(path);
+    if (stallAt !== undefined) {
+      stalls.delete(path);
+      res.write(blob.data.subarray(0, stallAt)); // and never end: closeAllConnections() on close() ends it
       return;
     }
     const cut = cuts.get(path);
@@ -156,6 +165,7 @@ export async function startFakeHub(opts: FakeHubOptions): Promise<FakeHub> {
     requests,
     cutDownload: (path, bytes, times = 1) => void cuts.set(path, { bytes, times }),
     endEarly: (path, bytes, times = 1) => void shortEnds.set(path, { bytes, times }),
+    stallDownload: (path, bytes) => void stalls.set(path, bytes),
     lieAboutSha: (path) => void lies.add(path),
     close: () =>
       new Promise<void>((r) => {

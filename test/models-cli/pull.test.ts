@@ -111,6 +111,15 @@ describe('models pull', () => {
     expect(log.join('')).toMatch(/stopped after 200000 of \d+ bytes; retrying/);
   });
 
+  it('breaks off a download that stalls (no data, no error) and resumes it', async () => {
+    hub.stallDownload(DECODER, 100_000);
+    await pull({ stallMs: 300 });
+    const dir = join(modelsDir, 'tiny-marian-en-de');
+    expect((await readFile(join(dir, DECODER))).equals(await readFile(join(FIXTURE, DECODER)))).toBe(true);
+    expect(log.join('')).toMatch(/download interrupted \(no data for 0\.3 s\); retrying/);
+    expect(hub.requests.some((r) => r.method === 'GET' && /^bytes=\d+-$/.test(r.range ?? ''))).toBe(true);
+  });
+
   it('keeps the partial file when a run fails and resumes it on the next run; nothing is installed meanwhile', async () => {
     hub.cutDownload(DECODER, 500_000);
     await expect(pull({ retries: 0 })).rejects.toThrow(/interrupted/);
