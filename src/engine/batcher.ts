@@ -45,12 +45,17 @@ export class Batcher extends EventEmitter {
   private queue: Item[] = [];
   private timer: NodeJS.Timeout | undefined;
   private seq = 0;
-  /** Last time two requests were seen overlapping (queued together, or one arriving while a worker was busy). */
+  /** Last time requests overlapped (one arriving while others wait or run; a batch answering several requests). */
   private concurrentAt = -Infinity;
+  /** When a worker last became free: the callers it just answered usually send their next request right away. */
+  private readyAt = -Infinity;
 
   constructor(private readonly pool: WorkerPool, private readonly settings: BatcherSettings) {
     super();
-    pool.on('idle', () => this.pump());
+    pool.on('idle', () => {
+      this.readyAt = performance.now();
+      this.pump();
+    });
   }
 
   get depth(): number {
@@ -66,7 +71,9 @@ export class Batcher extends EventEmitter {
     const done = rows.map((row) => new Promise<number[][]>((resolve, reject) => {
       this.queue.push({ key, model, beams, nBest, row, enqueued: now, seq: this.seq++, resolve, reject, group });
     }));
-    this.pump();
+    // A pending gather timer decides: callers answered by the last batch resubmit one after the other in the same
+    // tick, and checking the clock on each arrival would send the first ones off before the rest are in.
+    if (!this.timer) this.pump();
     return Promise.all(done).catch((err: unknown) => {
       this.queue = this.queue.filter((i) => i.group !== group);
       throw err;
@@ -81,7 +88,10 @@ export class Batcher extends EventEmitter {
     while (this.queue.length && this.pool.idleCount() > 0) {
       const oldest = this.queue[0]!;
       const sameKey = this.queue.filter((i) => i.key === oldest.key);
-      const waited = performance.now() - oldest.enqueued;
+      // Under concurrency the wait counts from when a worker freed up, not from when the oldest sentence arrived:
+      // otherwise the one request that queued during the last batch leaves alone and the rest queue behind it
+      // (batches alternating 1, 15, 1, 15 instead of 16, 16).
+      const waited = performance.now() - Math.max(oldest.enqueued, this.readyAt);
       const queuedCost = sameKey.reduce((s, i) => s + this.cost(i), 0);
       const concurrent = performance.now() - this.concurrentAt < CONCURRENCY_WINDOW_MS;
       if (concurrent && waited < this.settings.batchWaitMs && queuedCost < this.settings.batchTokens) {
@@ -124,6 +134,8 @@ export class Batcher extends EventEmitter {
     const waitedMs = started - Math.min(...batch.map((i) => i.enqueued));
     this.pool.run({ model: first.model, beams: first.beams, nBest: first.nBest, rows: batch.map((i) => i.row) }).then(
       (hypotheses) => {
+        // Callers answered together will likely come back together: stay in gathering mode.
+        if (new Set(batch.map((i) => i.group)).size > 1) this.concurrentAt = performance.now();
         batch.forEach((item, i) => item.resolve(hypotheses[i] ?? []));
         const event: BatchEvent = {
           model: first.model,
