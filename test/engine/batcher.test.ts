@@ -62,6 +62,22 @@ describe('Batcher', () => {
     expect(await r2).toEqual([[[3]]]);
   });
 
+  it('after a worker frees up, a request that waited through the last batch still waits for the callers just answered', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 30 });
+    const a = b.submit('m', 1, 1, [row(1, 3)]); // alone: runs at once
+    const late = b.submit('m', 1, 1, [row(2, 3)]); // arrives while the worker is busy
+    await tick(50); // ... and waits longer than batchWaitMs
+    pool.finishAll(); // the worker frees up; the caller of `a` comes back right away:
+    const again = b.submit('m', 1, 1, [row(3, 3)]);
+    expect(pool.jobs).toHaveLength(1); // `late` did not leave alone
+    await tick(50);
+    expect(pool.jobs).toHaveLength(2);
+    expect(pool.jobs[1]!.rows.map((r) => r.ids[0])).toEqual([2, 3]);
+    pool.finishAll();
+    await Promise.all([a, late, again]);
+  });
+
   it('cuts under the token budget (rows x beams x longest) and keeps models and settings apart', async () => {
     const pool = new FakePool();
     const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 40, batchWaitMs: 0 });
