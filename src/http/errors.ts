@@ -32,7 +32,7 @@ function validationMessage(err: FastifyLikeError): string {
   }
   if (v.keyword === 'type' && v.instancePath === '') {
     return where === 'body'
-      ? `The request body must be a JSON object, got ${describeType(v)}.`
+      ? 'The request body must be a JSON object such as {"q": "Hello", "target": "de"}.'
       : `Invalid ${where ?? 'request'}: ${v.message}.`;
   }
   const field = fieldName(v.instancePath, where);
@@ -44,10 +44,6 @@ function validationMessage(err: FastifyLikeError): string {
     return `Unknown field '${String(v.params.additionalProperty)}' in the ${where ?? 'request'}.`;
   }
   return `Invalid field '${field}': ${v.message}.`;
-}
-
-function describeType(v: { params: Record<string, unknown> }): string {
-  return `something that is not a ${String(v.params.type)}`;
 }
 
 export function toApiError(error: unknown, maxBodyBytes: number): ApiError {

@@ -181,6 +181,8 @@ describe('Fastify errors in the /v1 body', () => {
     expect(expectErrorShape(empty, 400, 'invalid_request')).toMatch(/empty/);
     const ctype = await t.call('POST', '/v1/translate', { key, raw: 'q=x&target=de', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(expectErrorShape(ctype, 415, 'invalid_request')).toMatch(/application\/json/);
+    const plain = await t.call('POST', '/v1/translate', { key, raw: 'hello', headers: { 'content-type': 'text/plain' } });
+    expect(expectErrorShape(plain, 415, 'invalid_request')).toMatch(/application\/json/);
     const big = await t.call('POST', '/v1/translate', { key, body: { q: 'a'.repeat(1_100_000), target: 'de' } });
     expect(expectErrorShape(big, 413, 'invalid_request')).toMatch(/1048576 bytes/);
     const arr = await t.call('POST', '/v1/translate', { key, body: ['x'] });

@@ -18,6 +18,9 @@ declare module 'fastify' {
 }
 
 export async function v1Routes(app: FastifyInstance): Promise<void> {
+  // The specification's bodies are JSON only: without Fastify's default text/plain parser, any other
+  // content type is a 415 that says to send JSON, instead of a confusing schema error about the body.
+  app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
     const query = request.query as Record<string, unknown> | undefined;
     if (query && Object.prototype.hasOwnProperty.call(query, 'key')) {
