@@ -3,6 +3,11 @@
 // alone, fastText lid.176 alone and Dragoman's detector.
 //
 //   npm run bench:detect [-- --data ../shared/lid/dev] [--out src/detect/BENCH.md] [--only cld3,fasttext,dragoman,combined]
+//        [--short test/detect/short-text.tsv]
+//
+// Short text: the same contenders on test/detect/short-text.tsv (everyday phrases, 1-8 words, own work) and on
+// the dev sentences cut to their first 1..5 words (sentence i of a variety keeps 1 + i mod 5 words; unspaced
+// scripts keep 3 characters per "word").
 //
 // Time: wall-clock per detect() call (hrtime around each call) and process CPU time over the whole run divided
 // by the sentences; both include whatever else the machine runs at the same moment, so read them as upper bounds.
@@ -22,6 +27,7 @@ const opt = (name: string, def?: string): string | undefined => {
 const dataDir = resolve(opt('data', resolve(root, '../shared/lid/dev'))!);
 const outFile = opt('out');
 const only = opt('only')?.split(',');
+const shortFile = resolve(opt('short', resolve(root, 'test/detect/short-text.tsv'))!);
 
 interface Contender {
   key: string;
@@ -180,6 +186,52 @@ for (const r of results) {
   for (const [pair, n] of [...r.confusions].sort((a, b) => b[1] - a[1]).slice(0, r.c.key === 'dragoman' ? 30 : 10)) L.push(`| ${pair} | ${n} |`);
   L.push('');
 }
+// Short text.
+const shortRows = readFileSync(shortFile, 'utf8')
+  .split('\n')
+  .filter((l) => l.length > 0 && !l.startsWith('#'))
+  .map((l) => l.split('\t') as [string, string])
+  .map(([code, text]) => [resolveLanguage(code)!.flores, text] as const);
+const shortVarieties = [...new Set(shortRows.map(([f]) => f))];
+const truncate = (s: string, i: number): string => {
+  const k = 1 + (i % 5);
+  const words = s.split(' ');
+  return words.length < 4 ? [...s].slice(0, 3 * k).join('') : words.slice(0, k).join(' ');
+};
+L.push('## Short text');
+L.push('');
+L.push(
+  `Everyday phrases (\`${shortFile.replace(root + '/', '')}\`: ${shortRows.length} phrases of 1–8 words in ` +
+    `${shortVarieties.length} languages, own work, not FLORES) and FLORES dev sentences cut to their first 1–5 words ` +
+    '(sentence i keeps 1 + i mod 5 words; Chinese, Japanese, Thai, … keep 3 characters per word). Strict accuracy.',
+);
+L.push('');
+L.push(`| detector | phrases (micro) | phrases (macro over ${shortVarieties.length} languages) | cut FLORES, macro all 204 | cut FLORES, macro over the ${shortVarieties.length} phrase languages |`);
+L.push('|---|---|---|---|---|');
+for (const c of contenders) {
+  const perLang = new Map<string, [number, number]>();
+  let right = 0;
+  for (const [flores, text] of shortRows) {
+    const ok = c.detect(text) === flores;
+    if (ok) right++;
+    const p = perLang.get(flores) ?? [0, 0];
+    perLang.set(flores, [p[0] + (ok ? 1 : 0), p[1] + 1]);
+  }
+  const cut = new Map<string, number>();
+  for (const f of varieties) {
+    const lines = sentences.get(f)!;
+    let ok = 0;
+    lines.forEach((s, i) => (ok += c.detect(truncate(s, i)) === f ? 1 : 0));
+    cut.set(f, ok / lines.length);
+  }
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+  L.push(
+    `| ${c.title} | ${pct(right / shortRows.length)} | ${pct(mean([...perLang.values()].map(([o, n]) => o / n)))} | ` +
+      `${pct(mean(varieties.map((f) => cut.get(f)!)))} | ${pct(mean(shortVarieties.map((f) => cut.get(f)!)))} |`,
+  );
+  console.error(`${c.key}: short text done`);
+}
+L.push('');
 L.push('## Accuracy per variety');
 L.push('');
 L.push(`| variety | ${results.map((r) => r.c.key).join(' | ')} | ${results.map((r) => `most frequent answer (${r.c.key})`).join(' | ')} |`);
@@ -197,4 +249,5 @@ L.push(
 );
 const text = L.join('\n') + '\n';
 if (outFile) writeFileSync(outFile, text);
-console.log(outFile ? L.slice(0, 4 + results.length + 2).join('\n') : text);
+const shortAt = L.indexOf('## Short text');
+console.log(outFile ? [...L.slice(0, 4 + results.length + 2), ...L.slice(shortAt, shortAt + 5 + results.length)].join('\n') : text);

@@ -1,6 +1,7 @@
 // Text -> posterior over the catalog varieties its script allows, with the model of model.ts.
 import { forEachFeature } from './features.ts';
 import { HanCheck } from './han.ts';
+import { DEFAULT_SPEAKERS, POPULARITY_EXPONENT, SPEAKERS_MILLIONS } from './popularity.ts';
 import { PRIOR_ODDS } from './priors.ts';
 import type { LidModel } from './model.ts';
 import { LOW_ORDER_SCRIPTS, possibleScripts, scriptCounts } from './script.ts';
@@ -20,6 +21,23 @@ export interface Ranking {
 const STOP_MARGIN = 12;
 const CHECK_EVERY = 32;
 
+/** How the prior changes with length (see ShortTextPrior). */
+export interface ShortTextOptions {
+  /** Below this many features the popularity prior takes over from the learned biases, linearly. */
+  features: number;
+  /** Prior odds of two varieties = (speakers ratio) ^ exponent (popularity.ts). */
+  exponent: number;
+}
+
+// The learned class biases were fitted on whole FLORES sentences, where they only tip close calls; on a word or two
+// they decide alone, and they favour small varieties (Bambara, Dyula) the fine-tuning pushed up. So the bias used is
+//   (1 - s) * learned + s * log popularity,  s = max(0, 1 - features / SHORT_FEATURES):
+// a one-word text (~12 features) is ruled mostly by how widely each variety is written, a FLORES sentence (~250
+// features) not at all. 150 and 0.5 were chosen on a small grid (exponent 0 / 0.3 / 0.5 / 0.7 / 1, features 80 /
+// 150 / 250) scored on test/detect/short-text.tsv and FLORES train lines cut to 1-5 words: 0.5 is best on the
+// major languages; 0.3 costs the small varieties less on cut sentences (src/detect/README.md has the numbers).
+export const SHORT_TEXT: ShortTextOptions = { features: 150, exponent: POPULARITY_EXPONENT };
+
 export class Classifier {
   private readonly byScript = new Map<string, number[]>();
   private readonly scores: Float64Array;
@@ -27,13 +45,24 @@ export class Classifier {
   private readonly han: HanCheck | undefined;
   /** The model's class biases plus the log prior odds, in the model's score units (divided by its tau). */
   private readonly bias: Float64Array;
+  /** Log popularity (plus the prior odds), same units: the bias of a text with no features. */
+  private readonly popular: Float64Array;
   private readonly hanCandidates: Record<'yue' | 'Hans' | 'Hant', number[]>;
 
-  constructor(readonly model: LidModel) {
+  constructor(
+    readonly model: LidModel,
+    readonly short: ShortTextOptions = SHORT_TEXT,
+  ) {
     this.han = model.header.han ? new HanCheck(model.header.han) : undefined;
     this.bias = Float64Array.from(
       model.header.classes,
       (flores, i) => model.header.bias[i]! + Math.log(PRIOR_ODDS[flores] ?? 1) / model.header.tau,
+    );
+    this.popular = Float64Array.from(
+      model.header.classes,
+      (flores) =>
+        (short.exponent * Math.log(SPEAKERS_MILLIONS[flores] ?? DEFAULT_SPEAKERS) + Math.log(PRIOR_ODDS[flores] ?? 1)) /
+        model.header.tau,
     );
     const index = (flores: string): number => model.header.classes.indexOf(flores);
     this.hanCandidates = {
@@ -74,15 +103,17 @@ export class Classifier {
 
     const model = this.model;
     const { unseen } = model.header;
-    const bias = this.bias;
+    const { bias, popular } = this;
+    const shortFeatures = this.short.features;
     const stopTau = model.header.tau; // the model's own calibration, whatever tau the caller asks for
     const { scores, totals } = this;
     scores.fill(0);
     let features = 0;
     const sum = (): number => {
       let best = -Infinity;
+      const s = Math.max(0, 1 - features / shortFeatures);
       for (const c of candidates) {
-        const t = scores[c]! + features * unseen[c]! + bias[c]!;
+        const t = scores[c]! + features * unseen[c]! + (1 - s) * bias[c]! + s * popular[c]!;
         totals[c] = t;
         if (t > best) best = t;
       }
