@@ -26,6 +26,7 @@ import type {
 } from '../types.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
+import { decode, encode, toKey, UNLIMITED, type KeyRow, type Stored } from '../stored-row.ts';
 import { databaseUnavailable, isUnavailable } from './unavailable.ts';
 
 const WINDOW_MS = 60_000;
@@ -40,11 +41,6 @@ const READ_RETRIES = [50];
 const CHARGE_RETRIES = [50, 200, 500, 1000];
 const NO_RETRIES: number[] = [];
 
-// Storage encoding of a limit: NULL = inherit, -1 = unlimited (as in SQLite).
-type Stored = number | null;
-const UNLIMITED = -1;
-const encode = (v: Limit | undefined): Stored => (v === undefined ? null : v === null ? UNLIMITED : v);
-const decode = (v: Stored): Limit | undefined => (v === null ? undefined : v === UNLIMITED ? null : v);
 
 /** A charge of this backend: the ledger id makes its refund exact-once. */
 export interface PgCharge extends Charge {
@@ -60,36 +56,6 @@ export interface PgStoreOptions {
   queryTimeoutMs?: number;
 }
 
-interface KeyRow {
-  id: string;
-  prefix: string;
-  hash: string;
-  name: string | null;
-  email: string | null;
-  plan: string;
-  monthly_chars: Stored;
-  rpm: Stored;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-function toKey(r: KeyRow): KeyRecord {
-  const overrides: KeyRecord['overrides'] = {};
-  const m = decode(r.monthly_chars);
-  const p = decode(r.rpm);
-  if (m !== undefined) overrides.monthlyChars = m;
-  if (p !== undefined) overrides.rpm = p;
-  return {
-    id: r.id,
-    prefix: r.prefix,
-    name: r.name,
-    email: r.email,
-    plan: r.plan as PlanName,
-    overrides,
-    createdAt: r.created_at,
-    revokedAt: r.revoked_at,
-  };
-}
 
 // BIGINT (oid 20) as a JS number: every figure here (ms timestamps, characters) is far below 2^53.
 const types = {

@@ -9,7 +9,6 @@ import type {
   Charge,
   ChargeOutcome,
   KeyRecord,
-  Limit,
   Limits,
   LimitsPatch,
   NewKey,
@@ -20,45 +19,11 @@ import type {
 } from '../types.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
+import { decode, encode, toKey, type KeyRow, type Stored } from '../stored-row.ts';
 
 const WINDOW_MS = 60_000;
 
-// Storage encoding of a limit: NULL = inherit, -1 = unlimited.
-type Stored = number | null;
-const UNLIMITED = -1;
-const encode = (v: Limit | undefined): Stored => (v === undefined ? null : v === null ? UNLIMITED : v);
-const decode = (v: Stored): Limit | undefined => (v === null ? undefined : v === UNLIMITED ? null : v);
 
-interface KeyRow {
-  id: string;
-  prefix: string;
-  hash: string;
-  name: string | null;
-  email: string | null;
-  plan: string;
-  monthly_chars: Stored;
-  rpm: Stored;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-function toKey(r: KeyRow): KeyRecord {
-  const overrides: KeyRecord['overrides'] = {};
-  const m = decode(r.monthly_chars);
-  const p = decode(r.rpm);
-  if (m !== undefined) overrides.monthlyChars = m;
-  if (p !== undefined) overrides.rpm = p;
-  return {
-    id: r.id,
-    prefix: r.prefix,
-    name: r.name,
-    email: r.email,
-    plan: r.plan as PlanName,
-    overrides,
-    createdAt: r.created_at,
-    revokedAt: r.revoked_at,
-  };
-}
 
 export class SqliteAccountStore implements AccountStore {
   private readonly db: Database.Database;
