@@ -52,3 +52,15 @@ export function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
   return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
 }
+
+/**
+ * The end of every command's subcommand switch: no subcommand prints the help and exits 2, `help` prints it
+ * and exits 0, anything else is a usage error naming it.
+ */
+export function helpOrUnknown(io: CliIo, command: string, sub: string | undefined, help: string): number {
+  if (sub === undefined || sub === 'help' || sub === '--help') {
+    io.out(help);
+    return sub === undefined ? 2 : 0;
+  }
+  throw usageError(`unknown subcommand "${command} ${sub}"\n${help}`);
+}

@@ -1,7 +1,7 @@
 // dragoman keys create|list|revoke|set-plan|set-limits
 import { isPlanName, PLAN_NAMES, type KeyRecord, type PlanName } from '../../accounts/types.ts';
 import { withAccounts } from '../accounts-context.ts';
-import { CliError, formatLimit, parse, parseLimit, table, usageError, type CliIo } from '../io.ts';
+import { CliError, formatLimit, parse, parseLimit, table, usageError, helpOrUnknown, type CliIo } from '../io.ts';
 
 export const summary = 'create, list and revoke API keys';
 
@@ -131,12 +131,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       io.out(`Limits of key ${id} updated.`);
       return 0;
     }
-    case undefined:
-    case 'help':
-    case '--help':
-      io.out(HELP);
-      return sub === undefined ? 2 : 0;
     default:
-      throw usageError(`unknown subcommand "keys ${sub}"\n${HELP}`);
+      return helpOrUnknown(io, 'keys', sub, HELP);
   }
 }

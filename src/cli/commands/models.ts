@@ -7,7 +7,7 @@ import { importPack, packModels } from '../../models/pack.ts';
 import { formatBytes, type ProgressSink } from '../../models/progress.ts';
 import { pullModel } from '../../models/pull.ts';
 import { verifyModels } from '../../models/verify.ts';
-import { CliError, parse, processIo, table, usageError, type CliIo } from '../io.ts';
+import { CliError, parse, processIo, table, usageError, helpOrUnknown, type CliIo } from '../io.ts';
 
 export const summary = 'install and check models: list, pull, pack, import, verify';
 
@@ -146,12 +146,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       }
       return bad ? 1 : 0;
     }
-    case undefined:
-    case 'help':
-    case '--help':
-      io.out(HELP);
-      return sub === undefined ? 2 : 0;
     default:
-      throw usageError(`unknown subcommand "models ${sub}"\n${HELP}`);
+      return helpOrUnknown(io, 'models', sub, HELP);
   }
 }

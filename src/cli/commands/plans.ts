@@ -1,7 +1,7 @@
 // dragoman plans list|set
 import { isPlanName, PLAN_NAMES } from '../../accounts/types.ts';
 import { withAccounts } from '../accounts-context.ts';
-import { formatLimit, parse, parseLimit, table, usageError, type CliIo } from '../io.ts';
+import { formatLimit, parse, parseLimit, table, usageError, helpOrUnknown, type CliIo } from '../io.ts';
 
 export const summary = 'show and edit the plans (monthly characters, requests per minute)';
 
@@ -54,12 +54,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       io.out(`Plan ${plan.name}: ${formatLimit(plan.monthlyChars)} characters per month, ${formatLimit(plan.rpm)} requests per minute.`);
       return 0;
     }
-    case undefined:
-    case 'help':
-    case '--help':
-      io.out(HELP);
-      return sub === undefined ? 2 : 0;
     default:
-      throw usageError(`unknown subcommand "plans ${sub}"\n${HELP}`);
+      return helpOrUnknown(io, 'plans', sub, HELP);
   }
 }
