@@ -14,6 +14,10 @@ const errorResponse = {
 
 const errors = { 400: errorResponse, 401: errorResponse, 403: errorResponse, 429: errorResponse, 500: errorResponse };
 
+/** Every /v1 success body is `{"data": {...}}`. */
+const inData = <P extends Record<string, unknown>>(properties: P) =>
+  ({ type: 'object', properties: { data: { type: 'object', properties } } }) as const;
+
 const q = {
   description: 'Text or texts: a string or an array of 1 to 128 strings (DRAGOMAN_MAX_STRINGS).',
 } as const;
@@ -32,28 +36,20 @@ export const translateSchema = {
     },
   },
   response: {
-    200: {
-      type: 'object',
-      properties: {
-        data: {
+    200: inData({
+      translations: {
+        type: 'array',
+        items: {
           type: 'object',
+          required: ['translatedText', 'input'],
           properties: {
-            translations: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['translatedText', 'input'],
-                properties: {
-                  translatedText: { type: 'string' },
-                  detectedSourceLanguage: { type: 'string' },
-                  input: { type: 'string' },
-                },
-              },
-            },
+            translatedText: { type: 'string' },
+            detectedSourceLanguage: { type: 'string' },
+            input: { type: 'string' },
           },
         },
       },
-    },
+    }),
     ...errors,
   },
 } as const;
@@ -62,28 +58,20 @@ export const detectSchema = {
   summary: 'Detect the language of text',
   body: { type: 'object', required: ['q'], properties: { q } },
   response: {
-    200: {
-      type: 'object',
-      properties: {
-        data: {
+    200: inData({
+      detections: {
+        type: 'array',
+        items: {
           type: 'object',
           properties: {
-            detections: {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  language: { type: 'string' },
-                  confidence: { type: 'number' },
-                  isReliable: { type: 'boolean' },
-                  input: { type: 'string' },
-                },
-              },
-            },
+            language: { type: 'string' },
+            confidence: { type: 'number' },
+            isReliable: { type: 'boolean' },
+            input: { type: 'string' },
           },
         },
       },
-    },
+    }),
     ...errors,
   },
 } as const;
@@ -95,20 +83,12 @@ export const languagesSchema = {
     properties: { target: { type: 'string', description: 'Localize the names into this language.' } },
   },
   response: {
-    200: {
-      type: 'object',
-      properties: {
-        data: {
-          type: 'object',
-          properties: {
-            languages: {
-              type: 'array',
-              items: { type: 'object', properties: { language: { type: 'string' }, name: { type: 'string' } } },
-            },
-          },
-        },
+    200: inData({
+      languages: {
+        type: 'array',
+        items: { type: 'object', properties: { language: { type: 'string' }, name: { type: 'string' } } },
       },
-    },
+    }),
     ...errors,
   },
 } as const;
@@ -118,26 +98,18 @@ const limit = { type: ['integer', 'null'], description: 'null = unlimited' } as 
 export const usageSchema = {
   summary: "The calling key's usage this month",
   response: {
-    200: {
-      type: 'object',
-      properties: {
-        data: {
-          type: 'object',
-          properties: {
-            keyId: { type: 'string' },
-            plan: { type: 'string' },
-            period: { type: 'string' },
-            periodStart: { type: 'string' },
-            periodEnd: { type: 'string' },
-            charactersUsed: { type: 'integer' },
-            characterLimit: limit,
-            charactersRemaining: limit,
-            requests: { type: 'integer' },
-            requestsPerMinute: limit,
-          },
-        },
-      },
-    },
+    200: inData({
+      keyId: { type: 'string' },
+      plan: { type: 'string' },
+      period: { type: 'string' },
+      periodStart: { type: 'string' },
+      periodEnd: { type: 'string' },
+      charactersUsed: { type: 'integer' },
+      characterLimit: limit,
+      charactersRemaining: limit,
+      requests: { type: 'integer' },
+      requestsPerMinute: limit,
+    }),
     ...errors,
   },
 } as const;
@@ -152,20 +124,12 @@ export const signupSchema = {
     },
   },
   response: {
-    201: {
-      type: 'object',
-      properties: {
-        data: {
-          type: 'object',
-          properties: {
-            id: { type: 'string' },
-            key: { type: 'string' },
-            plan: { type: 'string' },
-            message: { type: 'string' },
-          },
-        },
-      },
-    },
+    201: inData({
+      id: { type: 'string' },
+      key: { type: 'string' },
+      plan: { type: 'string' },
+      message: { type: 'string' },
+    }),
     ...errors,
   },
 } as const;
