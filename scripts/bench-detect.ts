@@ -76,6 +76,8 @@ if (wanted('dragoman')) {
     canOutput: new Set(varieties),
     detect: (text) => {
       const code = detector.detect(text).language;
+      // 'und' (a cut sentence with no letters) is no variety; resolveLanguage('und') throws on Node 20's ICU.
+      if (code === 'und') return '[und]';
       return resolveLanguage(code)?.flores ?? `[${code}]`;
     },
   });
@@ -91,8 +93,9 @@ if (wanted('combined')) {
     canOutput: new Set(varieties),
     detect: (text) => {
       const d = detector.detect(text);
+      if (d.language === 'und') return '[und]';
       const own = resolveLanguage(d.language)?.flores ?? `[${d.language}]`;
-      if (d.isReliable || d.language === 'und') return own;
+      if (d.isReliable) return own;
       for (const ext of externals.values()) {
         const { label, reliable } = ext.detect(text);
         const flores = ext.toFlores(label);
@@ -250,4 +253,4 @@ L.push(
 const text = L.join('\n') + '\n';
 if (outFile) writeFileSync(outFile, text);
 const shortAt = L.indexOf('## Short text');
-console.log(outFile ? [...L.slice(0, 4 + results.length + 2), ...L.slice(shortAt, shortAt + 5 + results.length)].join('\n') : text);
+console.log(outFile ? [...L.slice(0, 4 + results.length + 2), ...L.slice(shortAt, shortAt + 6 + results.length)].join('\n') : text);
