@@ -10,14 +10,15 @@
 // Exceptions, because the prior is about WRITTEN text: the spoken Arabic varieties are counted at 5 (their speakers
 // mostly write Modern Standard Arabic, which gets the total), Cantonese at 10 (usually written as standard
 // Chinese), Chinese is split between simplified (zho_Hans) and traditional (zho_Hant), and second scripts of a
-// language (ace_Arab, arb_Latn, bjn_Arab, kas_Deva, knc_Arab, min_Arab, taq_Tfng) at 0.5.
+// language (ace_Arab, arb_Latn, bjn_Arab, kas_Deva, knc_Arab, min_Arab, taq_Tfng) at 0.5, and Japanese at 10
+// (not 123): the prior only matters for Han text without kana (kana alone decide Japanese), which is rarely Japanese.
 // Varieties not listed: DEFAULT_SPEAKERS.
 export const DEFAULT_SPEAKERS = 2;
 export const POPULARITY_EXPONENT = 0.5;
 
 export const SPEAKERS_MILLIONS: Readonly<Record<string, number>> = {
   eng_Latn: 1500, zho_Hans: 1100, zho_Hant: 40, hin_Deva: 600, spa_Latn: 560, arb_Arab: 330, fra_Latn: 310,
-  ben_Beng: 270, por_Latn: 260, rus_Cyrl: 255, urd_Arab: 230, ind_Latn: 200, deu_Latn: 135, jpn_Jpan: 123,
+  ben_Beng: 270, por_Latn: 260, rus_Cyrl: 255, urd_Arab: 230, ind_Latn: 200, deu_Latn: 135, jpn_Jpan: 10,
   mar_Deva: 99, tel_Telu: 96, tur_Latn: 90, tam_Taml: 86, vie_Latn: 85, tgl_Latn: 83, kor_Hang: 82,
   pes_Arab: 75, hau_Latn: 79, swh_Latn: 72, jav_Latn: 68, ita_Latn: 68, zsm_Latn: 60, guj_Gujr: 62,
   tha_Thai: 61, kan_Knda: 59, amh_Ethi: 58, bho_Deva: 52, pan_Guru: 50, yor_Latn: 46, gaz_Latn: 45,
