@@ -59,6 +59,8 @@ export function resolveLanguage(code: string): Language | undefined {
   } catch {
     return undefined;
   }
+  // `und` (undetermined) parses as a locale with no language on some ICU versions: it names no catalog entry.
+  if (!locale.language || locale.language === 'und') return undefined;
   const canonical = lookup.get(key(locale.baseName));
   if (canonical) return canonical;
   if (locale.script) return lookup.get(key(`${locale.language}-${locale.script}`));

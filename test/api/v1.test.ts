@@ -143,6 +143,11 @@ describe('POST /v1/translate', () => {
     expect(msg).toContain('GET /v1/languages');
     const s = expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: 'x', source: 'qq', target: 'de' } }), 400, 'invalid_request');
     expect(s).toContain("source language code 'qq'");
+    // `und` is what detection answers, never a code to translate from or into: a 400, not a crash.
+    const und = expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: 'x', source: 'und', target: 'de' } }), 400, 'invalid_request');
+    expect(und).toContain("'und'");
+    expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: 'x', source: 'en', target: 'und' } }), 400, 'invalid_request');
+    expectErrorShape(await t.call('GET', '/v1/languages?target=und', { key }), 400, 'invalid_request');
   });
 
   it('refuses a catalog language no installed model writes, saying so', async () => {

@@ -61,7 +61,7 @@ describe('catalog', () => {
   });
 
   it('rejects codes that name no catalog variety', () => {
-    for (const c of ['', 'xx', 'sr-Latn', 'klingon', '123', 'en-Cyrl']) expect(resolveLanguage(c), c).toBeUndefined();
+    for (const c of ['', 'xx', 'sr-Latn', 'klingon', '123', 'en-Cyrl', 'und', 'UND', 'und-Latn', 'auto']) expect(resolveLanguage(c), c).toBeUndefined();
   });
 });
 
