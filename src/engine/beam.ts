@@ -103,14 +103,24 @@ export async function beamSearch(
         logSoftmax(logits.subarray(g * vocab, (g + 1) * vocab), scratch);
         for (const proc of processors) proc.apply(scratch, ctx);
         const base = scores[g]!;
+        // Once K candidates are held, `cut` is the K-th score: a sum not above it cannot enter (fround is monotonic
+        // and `cut` is a float32, so testing the double sum first skips the rounding for almost every token).
+        let cut = top.length === K ? top[K - 1]![0] : -Infinity;
+        let full = top.length === K;
         for (let v = 0; v < vocab; v++) {
-          const sc = f32(scratch[v]! + base);
-          if (top.length === K && !(sc > top[K - 1]![0])) continue; // later flat index loses ties
+          const sum = scratch[v]! + base;
+          if (full && !(sum > cut)) continue;
+          const sc = f32(sum);
+          if (full && !(sc > cut)) continue; // later flat index loses ties
           let i = Math.min(top.length, K - 1);
           top[i] = [sc, k, v];
           while (i > 0 && sc > top[i - 1]![0]) {
             [top[i], top[i - 1]] = [top[i - 1]!, top[i]!];
             i--;
+          }
+          if (top.length === K) {
+            full = true;
+            cut = top[K - 1]![0];
           }
         }
       }
@@ -164,10 +174,35 @@ export async function beamSearch(
 
 /** log_softmax in float32 like torch (max-shifted, log-sum-exp accumulated in double), written into `out`. */
 function logSoftmax(logits: Float32Array, out: Float32Array): void {
-  let max = -Infinity;
-  for (let v = 0; v < logits.length; v++) if (logits[v]! > max) max = logits[v]!;
+  const max = maxOf(logits);
   let sum = 0;
   for (let v = 0; v < logits.length; v++) sum += Math.exp(logits[v]! - max);
   const lse = max + Math.log(sum);
   for (let v = 0; v < logits.length; v++) out[v] = logits[v]! - lse;
+}
+
+/** Largest value (NaN ignored; -Infinity when none): four running maxima instead of one dependency chain. */
+function maxOf(values: Float32Array): number {
+  const n = values.length;
+  let m0 = -Infinity;
+  let m1 = -Infinity;
+  let m2 = -Infinity;
+  let m3 = -Infinity;
+  let v = 0;
+  for (; v + 3 < n; v += 4) {
+    const x0 = values[v]!;
+    const x1 = values[v + 1]!;
+    const x2 = values[v + 2]!;
+    const x3 = values[v + 3]!;
+    if (x0 > m0) m0 = x0;
+    if (x1 > m1) m1 = x1;
+    if (x2 > m2) m2 = x2;
+    if (x3 > m3) m3 = x3;
+  }
+  for (; v < n; v++) if (values[v]! > m0) m0 = values[v]!;
+  let max = m0;
+  if (m1 > max) max = m1;
+  if (m2 > max) max = m2;
+  if (m3 > max) max = m3;
+  return max;
 }
