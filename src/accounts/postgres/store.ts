@@ -41,6 +41,13 @@ const READ_RETRIES = [50];
 const CHARGE_RETRIES = [50, 200, 500, 1000];
 const NO_RETRIES: number[] = [];
 
+/**
+ * Whole seconds until a hit leaves the window. Another replica may have recorded a hit stamped a few ms after
+ * this replica read its clock (it read the time before waiting for the key's lock), so the raw difference can
+ * exceed the window by those ms; no hit really stays longer than the window, hence the cap.
+ */
+const windowSeconds = (ms: number): number => Math.min(WINDOW_MS / 1000, Math.ceil(ms / 1000));
+
 
 /** A charge of this backend: the ledger id makes its refund exact-once. */
 export interface PgCharge extends Charge {
@@ -343,12 +350,12 @@ export class PgAccountStore implements AccountStore {
         ok: true,
         limit,
         remaining: limit - n - 1,
-        resetSeconds: Math.ceil((first + WINDOW_MS - nowMs) / 1000),
+        resetSeconds: windowSeconds(first + WINDOW_MS - nowMs),
       };
     }
     // The window holds n >= limit requests: one more is accepted once the (n - limit + 1)th oldest leaves.
     // (A limit of 0 has no hit to wait for: a slot never frees, say a whole window.)
-    const wait = nth === null ? WINDOW_MS / 1000 : Math.max(1, Math.ceil((nth + WINDOW_MS - nowMs) / 1000));
+    const wait = nth === null ? WINDOW_MS / 1000 : Math.max(1, windowSeconds(nth + WINDOW_MS - nowMs));
     return { ok: false, limit, remaining: 0, retryAfterSeconds: wait, resetSeconds: wait };
   }
 
