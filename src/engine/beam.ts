@@ -6,6 +6,7 @@
 import type { GenerationRules } from './family.ts';
 import type { LogitsProcessor, RowContext } from './logits-processors.ts';
 import type { GenerationRow } from './protocol.ts';
+import { maxOf } from './scores.ts';
 import type { Seq2SeqModel } from './seq2seq.ts';
 
 const f32 = Math.fround;
@@ -179,30 +180,4 @@ function logSoftmax(logits: Float32Array, out: Float32Array): void {
   for (let v = 0; v < logits.length; v++) sum += Math.exp(logits[v]! - max);
   const lse = max + Math.log(sum);
   for (let v = 0; v < logits.length; v++) out[v] = logits[v]! - lse;
-}
-
-/** Largest value (NaN ignored; -Infinity when none): four running maxima instead of one dependency chain. */
-function maxOf(values: Float32Array): number {
-  const n = values.length;
-  let m0 = -Infinity;
-  let m1 = -Infinity;
-  let m2 = -Infinity;
-  let m3 = -Infinity;
-  let v = 0;
-  for (; v + 3 < n; v += 4) {
-    const x0 = values[v]!;
-    const x1 = values[v + 1]!;
-    const x2 = values[v + 2]!;
-    const x3 = values[v + 3]!;
-    if (x0 > m0) m0 = x0;
-    if (x1 > m1) m1 = x1;
-    if (x2 > m2) m2 = x2;
-    if (x3 > m3) m3 = x3;
-  }
-  for (; v < n; v++) if (values[v]! > m0) m0 = values[v]!;
-  let max = m0;
-  if (m1 > max) max = m1;
-  if (m2 > max) max = m2;
-  if (m3 > max) max = m3;
-  return max;
 }

@@ -2,6 +2,7 @@
 import type { GenerationRules } from './family.ts';
 import type { LogitsProcessor, RowContext } from './logits-processors.ts';
 import type { GenerationRow } from './protocol.ts';
+import { argmax } from './scores.ts';
 import type { Seq2SeqModel } from './seq2seq.ts';
 
 export async function greedySearch(
@@ -46,37 +47,4 @@ export async function greedySearch(
     }
   }
   return outputs.map((o) => [o]);
-}
-
-/**
- * First index of the maximum, like torch.argmax (NaN never wins; all -Infinity gives 0). Four running maxima break
- * the loop's dependency chain (58,101 logits a step: 67-97 -> 52-55 us); indexOf then finds the first index holding
- * that value, so ties still go to the lowest index.
- */
-export function argmax(scores: Float32Array): number {
-  const n = scores.length;
-  let m0 = -Infinity;
-  let m1 = -Infinity;
-  let m2 = -Infinity;
-  let m3 = -Infinity;
-  let v = 0;
-  for (; v + 3 < n; v += 4) {
-    const x0 = scores[v]!;
-    const x1 = scores[v + 1]!;
-    const x2 = scores[v + 2]!;
-    const x3 = scores[v + 3]!;
-    if (x0 > m0) m0 = x0;
-    if (x1 > m1) m1 = x1;
-    if (x2 > m2) m2 = x2;
-    if (x3 > m3) m3 = x3;
-  }
-  for (; v < n; v++) {
-    const x = scores[v]!;
-    if (x > m0) m0 = x;
-  }
-  let max = m0;
-  if (m1 > max) max = m1;
-  if (m2 > max) max = m2;
-  if (m3 > max) max = m3;
-  return max === -Infinity ? 0 : scores.indexOf(max);
 }

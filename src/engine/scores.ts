@@ -1,0 +1,37 @@
+// Scans over a row of logits (58,101 a step for OPUS-MT), shared by greedy and beam search: the hot loops of the
+// JavaScript side of decoding (measured in src/engine/README.md).
+
+/** Largest value (NaN ignored; -Infinity when none): four running maxima instead of one dependency chain. */
+export function maxOf(values: Float32Array): number {
+  const n = values.length;
+  let m0 = -Infinity;
+  let m1 = -Infinity;
+  let m2 = -Infinity;
+  let m3 = -Infinity;
+  let v = 0;
+  for (; v + 3 < n; v += 4) {
+    const x0 = values[v]!;
+    const x1 = values[v + 1]!;
+    const x2 = values[v + 2]!;
+    const x3 = values[v + 3]!;
+    if (x0 > m0) m0 = x0;
+    if (x1 > m1) m1 = x1;
+    if (x2 > m2) m2 = x2;
+    if (x3 > m3) m3 = x3;
+  }
+  for (; v < n; v++) if (values[v]! > m0) m0 = values[v]!;
+  let max = m0;
+  if (m1 > max) max = m1;
+  if (m2 > max) max = m2;
+  if (m3 > max) max = m3;
+  return max;
+}
+
+/**
+ * First index of the maximum, like torch.argmax (NaN never wins; all -Infinity gives 0): maxOf's four running
+ * maxima, then indexOf finds the first index holding that value, so ties still go to the lowest index.
+ */
+export function argmax(scores: Float32Array): number {
+  const max = maxOf(scores);
+  return max === -Infinity ? 0 : scores.indexOf(max);
+}
