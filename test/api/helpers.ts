@@ -6,10 +6,26 @@ import { join, resolve } from 'node:path';
 import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config/env.ts';
+import { loadConfig, type Config } from '../../src/config/env.ts';
 import { freshDatabase } from '../postgres/pg-helpers.ts';
 
 export const FIXTURE_MODELS = resolve(import.meta.dirname, '../fixtures/models');
+
+/**
+ * The config every in-process test server starts from: an ephemeral port, `dataDir`, the fixture models, one
+ * single-threaded worker (the suites share two cores), no logs; `env` overrides any of it.
+ */
+export function fixtureConfig(dataDir: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
+    DRAGOMAN_PORT: '0',
+    DRAGOMAN_DATA_DIR: dataDir,
+    DRAGOMAN_MODELS_DIR: FIXTURE_MODELS,
+    DRAGOMAN_WORKERS: '1',
+    DRAGOMAN_INTRA_OP_THREADS: '1',
+    DRAGOMAN_LOG_LEVEL: 'silent',
+    ...env,
+  });
+}
 
 export interface TestApp {
   app: RunningApp;
@@ -40,16 +56,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Ap
   const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-api-'));
   // The vitest project "api-on-postgres" runs these suites again with the PostgreSQL account store.
   const pg = process.env.DRAGOMAN_TEST_BACKEND === 'postgres' ? await freshDatabase() : undefined;
-  const config = loadConfig({
-    ...(pg ? { DRAGOMAN_DATABASE_URL: pg.url } : {}),
-    DRAGOMAN_PORT: '0',
-    DRAGOMAN_DATA_DIR: dataDir,
-    DRAGOMAN_MODELS_DIR: FIXTURE_MODELS,
-    DRAGOMAN_WORKERS: '1',
-    DRAGOMAN_INTRA_OP_THREADS: '1',
-    DRAGOMAN_LOG_LEVEL: 'silent',
-    ...env,
-  });
+  const config = fixtureConfig(dataDir, { ...(pg ? { DRAGOMAN_DATABASE_URL: pg.url } : {}), ...env });
   const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock();
   const app = await startApp(config, { logger: false, ...options, clock });
   const accounts = new Accounts(app.store, clock);

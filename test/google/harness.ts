@@ -3,15 +3,16 @@
 // through the real account layer, and a small fetch wrapper for the hand-made requests.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
-import { type Config, loadConfig } from '../../src/config/env.ts';
+import type { Config } from '../../src/config/env.ts';
 import { loggerOptions } from '../../src/http/server.ts';
 import type { Service } from '../../src/service/index.ts';
 
-export const FIXTURE_MODELS = resolve(import.meta.dirname, '../fixtures/models');
+export { FIXTURE_MODELS } from '../api/helpers.ts';
+import { fixtureConfig } from '../api/helpers.ts';
 
 export interface CompatServer {
   app: RunningApp;
@@ -31,16 +32,7 @@ export interface CompatOptions extends AppOptions {
 
 export async function startCompatServer(env: Record<string, string> = {}, options: CompatOptions = {}): Promise<CompatServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-compat-'));
-  const config = loadConfig({
-    DRAGOMAN_PORT: '0',
-    DRAGOMAN_DATA_DIR: dataDir,
-    DRAGOMAN_MODELS_DIR: FIXTURE_MODELS,
-    DRAGOMAN_PRECISION: 'fp32',
-    DRAGOMAN_WORKERS: '1',
-    DRAGOMAN_INTRA_OP_THREADS: '1',
-    DRAGOMAN_LOG_LEVEL: 'silent',
-    ...env,
-  });
+  const config = fixtureConfig(dataDir, { DRAGOMAN_PRECISION: 'fp32', ...env });
   const clock = new ManualClock();
   const { logLines, ...appOptions } = options;
   const logger = logLines

@@ -7,9 +7,9 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config/env.ts';
 
-export const FIXTURE_MODELS = resolve(import.meta.dirname, '../fixtures/models');
+export { FIXTURE_MODELS } from '../api/helpers.ts';
+import { fixtureConfig } from '../api/helpers.ts';
 export const CHROMIUM = '/usr/bin/chromium';
 export const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
 
@@ -23,17 +23,8 @@ export interface UiServer {
 
 export async function startUiServer(env: Record<string, string> = {}, options: AppOptions = {}): Promise<UiServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-ui-'));
-  const config = loadConfig({
-    DRAGOMAN_PORT: '0',
-    DRAGOMAN_DATA_DIR: dataDir,
-    DRAGOMAN_MODELS_DIR: FIXTURE_MODELS,
-    // fp32 + the models' own beam 4: the output is exactly dev.jsonl's `beam4` column.
-    DRAGOMAN_PRECISION: 'fp32',
-    DRAGOMAN_WORKERS: '1',
-    DRAGOMAN_INTRA_OP_THREADS: '1',
-    DRAGOMAN_LOG_LEVEL: 'silent',
-    ...env,
-  });
+  // fp32 + the models' own beam 4: the output is exactly dev.jsonl's `beam4` column.
+  const config = fixtureConfig(dataDir, { DRAGOMAN_PRECISION: 'fp32', ...env });
   const clock = new ManualClock(Date.now());
   const app = await startApp(config, { logger: false, ...options, clock });
   const accounts = new Accounts(app.store, clock);
