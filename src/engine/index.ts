@@ -24,7 +24,7 @@ export interface EngineOptions {
   fixedNewTokens?: number;
 }
 
-/** What /metrics can read besides stats(): 'batch' (BatchEvent), 'modelLoaded' ({name, ms}), 'route' (string[]). */
+/** What /metrics can read besides stats(): 'batch' (BatchEvent), 'modelLoaded' ({name, ms, threads}), 'route' (string[]). */
 export interface EngineEvents extends EventEmitter {}
 
 export interface DragomanEngine extends Engine {
@@ -61,7 +61,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const events: EngineEvents = new EventEmitter();
   const folders = await scanFolders(config.modelsDir, config.precision);
   const threads = poolShape(config);
-  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, spinning: config.spinning });
+  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning });
   const loaded = new Map<string, LoadedModel>();
 
   const candidates: { folder: (typeof folders)[number]; tokenizer: ModelTokenizer }[] = [];
@@ -83,8 +83,9 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
       continue;
     }
     folder.info.loadMs = report.ms;
+    folder.info.threads = report.threads;
     loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer });
-    events.emit('modelLoaded', { name: folder.info.name, ms: report.ms });
+    events.emit('modelLoaded', { name: folder.info.name, ms: report.ms, threads: report.threads });
   }
 
   const router = new Router([...loaded.values()].map((m) => ({

@@ -23,6 +23,8 @@ export interface LoadReport {
   name: string;
   ok: boolean;
   ms: number;
+  /** onnxruntime threads the model's sessions use (when loaded). */
+  threads?: number;
   message?: string;
 }
 
@@ -69,7 +71,7 @@ export class WorkerPool extends EventEmitter {
             finishLoad();
             break;
           case 'loaded':
-            reports.push({ name: msg.name, ok: true, ms: msg.ms });
+            reports.push({ name: msg.name, ok: true, ms: msg.ms, threads: msg.threads });
             finishLoad();
             break;
           case 'loadFailed':

@@ -12,6 +12,8 @@ export interface ModelRuntimeSpec {
 
 export interface SessionSettings {
   intraOpThreads: number;
+  /** The thread count was chosen by Dragoman, not configured: small models then run on one thread (seq2seq.ts). */
+  threadsAuto: boolean;
   spinning: boolean;
 }
 
@@ -43,7 +45,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'loaded'; name: string; ms: number }
+  | { type: 'loaded'; name: string; ms: number; threads: number }
   | { type: 'loadFailed'; name: string; message: string }
   /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }

@@ -1,5 +1,6 @@
 // One encoder-decoder model on onnxruntime: the encoder once per batch, then the merged decoder step by step with
 // its KV cache. Search strategies (greedy.ts, beam.ts) drive it; this file knows tensors, not tokens' meaning.
+import { statSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from './family.ts';
 import type { SessionSettings } from './protocol.ts';
@@ -18,9 +19,21 @@ export interface DecoderState {
   step: number;
 }
 
-export function sessionOptions(settings: SessionSettings): ort.InferenceSession.SessionOptions {
+/**
+ * Below this decoder size a step's matrices are too small for a second thread to pay: waking it costs more than it
+ * saves (tiny-nllb, 1.6 MB, 32 tokens, one process A/B: 1 thread 10.0-14.3 ms vs 2 threads 14.6-17.1 ms for one
+ * sentence, 59 vs 61 ms for 32), while OPUS-MT-base (56 MB int8) gains from two.
+ */
+export const SMALL_DECODER_BYTES = 16 * 1024 * 1024;
+
+/** onnxruntime threads for a model: as configured, or one for a small model when the count is Dragoman's choice. */
+export function threadsFor(settings: SessionSettings, decoderBytes: number): number {
+  return settings.threadsAuto && decoderBytes < SMALL_DECODER_BYTES ? 1 : settings.intraOpThreads;
+}
+
+export function sessionOptions(settings: SessionSettings, threads = settings.intraOpThreads): ort.InferenceSession.SessionOptions {
   return {
-    intraOpNumThreads: settings.intraOpThreads,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
@@ -39,6 +52,8 @@ export class Seq2SeqModel {
     private readonly decoder: ort.InferenceSession,
     private readonly dims: DecoderDims,
     private readonly padId: number,
+    /** onnxruntime threads these sessions use. */
+    readonly threads: number,
   ) {
     for (let i = 0; i < dims.layers; i++) {
       for (const kv of ['key', 'value']) {
@@ -49,13 +64,14 @@ export class Seq2SeqModel {
   }
 
   static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings) {
-    const options = sessionOptions(settings);
+    const threads = threadsFor(settings, statSync(decoderPath).size);
+    const options = sessionOptions(settings, threads);
     const encoder = await ort.InferenceSession.create(encoderPath, options);
     const decoder = await ort.InferenceSession.create(decoderPath, options);
     for (const name of ['input_ids', 'encoder_hidden_states', 'use_cache_branch', 'past_key_values.0.decoder.key']) {
       if (!decoder.inputNames.includes(name)) throw new Error(`${decoderPath}: not a merged decoder with KV cache (no input "${name}")`);
     }
-    return new Seq2SeqModel(encoder, decoder, dims, padId);
+    return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
   }
 
   /** Runs the encoder on right-padded rows. */

@@ -18,6 +18,8 @@ export interface ModelInfo {
   /** What is wrong when status is not ok (path and reason). */
   problem?: string;
   loadMs?: number;
+  /** onnxruntime threads of its sessions (one for a small model unless DRAGOMAN_INTRA_OP_THREADS is set). */
+  threads?: number;
 }
 
 export interface TranslateOptions {

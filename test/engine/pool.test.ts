@@ -1,6 +1,7 @@
 // A worker that dies mid-request fails that request clearly; the pool replaces it and keeps serving.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolShape, type DragomanEngine } from '../../src/engine/index.ts';
+import { SMALL_DECODER_BYTES, threadsFor } from '../../src/engine/seq2seq.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');
@@ -57,3 +58,27 @@ describe('pool shape', () => {
   });
 });
 
+
+describe('onnxruntime threads per model', () => {
+  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: false };
+
+  it('gives a small model one thread when the count is Dragoman\'s choice, and keeps a configured count', () => {
+    expect(threadsFor(settings, SMALL_DECODER_BYTES - 1)).toBe(1);
+    expect(threadsFor(settings, SMALL_DECODER_BYTES)).toBe(2);
+    expect(threadsFor({ ...settings, threadsAuto: false }, 1000)).toBe(2);
+  });
+
+  it('reports the threads each loaded model got', async () => {
+    const auto = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1' });
+    const configured = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '3' });
+    try {
+      const small = auto.models().filter((m) => m.status === 'ok');
+      expect(small.length).toBeGreaterThan(0);
+      for (const m of small) expect(m.threads).toBe(1); // every fixture model is far below SMALL_DECODER_BYTES
+      for (const m of configured.models().filter((x) => x.status === 'ok')) expect(m.threads).toBe(3);
+    } finally {
+      await auto.close();
+      await configured.close();
+    }
+  });
+});
