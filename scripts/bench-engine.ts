@@ -4,6 +4,8 @@
 // model files, in one run: single-sentence latency (p50/p95), batch throughput and 16-client concurrent throughput
 // in target tokens/s (medians of 3 runs); then NLLB rows on tiny-nllb. The benchmark models have random (or tiny) weights, so both sides
 // generate exactly N new tokens per sentence (EOS suppressed before N: min_new_tokens = max_new_tokens = N), greedy.
+// Latencies are taken in turns between the sides; below the table, the onnxruntime floor: the same sessions in a bare
+// loop, what no engine on onnxruntime can go under on this machine.
 // Model folder: argument, else DRAGOMAN_BENCH_MODEL, else ../shared/models/bench-marian-base,
 // ../bench-models/bench-marian-base, else the tiny fixture (numbers then mean little).
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
@@ -12,6 +14,10 @@ import { join, resolve } from 'node:path';
 import { env as hfEnv, pipeline } from '@huggingface/transformers';
 import { loadConfig } from '../src/config/env.ts';
 import { createEngine, type BatchEvent, type DragomanEngine } from '../src/engine/index.ts';
+import { argmax } from '../src/engine/scores.ts';
+import { scanFolders } from '../src/engine/registry.ts';
+import { Seq2SeqModel } from '../src/engine/seq2seq.ts';
+import { ModelTokenizer } from '../src/engine/tokenizer.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -59,16 +65,28 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function latency(run: Translate, n = 30): Promise<{ p50: number; p95: number }> {
-  for (let i = 0; i < 3; i++) await run([SENTENCE]);
-  const ms: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await run([SENTENCE]);
-    ms.push(performance.now() - t0);
+/**
+ * Single-sentence latency of several sides, measured in turns (6 rounds of 5 sentences each, a 100 ms pause before
+ * each turn so spinning threads of the previous side go to sleep): this VM's speed drifts by tens of percent over a
+ * minute, and measuring one side after the other let that drift decide close rows.
+ */
+async function latencies(sides: Translate[], rounds = 6, perTurn = 5): Promise<{ p50: number; p95: number }[]> {
+  for (const run of sides) for (let i = 0; i < 3; i++) await run([SENTENCE]);
+  const ms: number[][] = sides.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (const [s, run] of sides.entries()) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < perTurn; i++) {
+        const t0 = performance.now();
+        await run([SENTENCE]);
+        ms[s]!.push(performance.now() - t0);
+      }
+    }
   }
-  ms.sort((a, b) => a - b);
-  return { p50: percentile(ms, 50), p95: percentile(ms, 95) };
+  return ms.map((xs) => {
+    xs.sort((a, b) => a - b);
+    return { p50: percentile(xs, 50), p95: percentile(xs, 95) };
+  });
 }
 
 const REPEATS = 3;
@@ -108,6 +126,25 @@ function modelsDir(folder: string, name: string, declaration?: object): string {
   return dir;
 }
 
+/**
+ * The floor under any engine on these files: the same onnxruntime sessions (same threads) in a bare loop in this
+ * thread, encoder then TOKENS decoder runs taking the arg-max, with no worker, batcher or generation rules around it.
+ */
+async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Translate; release: () => Promise<void> }> {
+  const [folder] = await scanFolders(dir, precision);
+  const spec = folder?.runtime;
+  if (!spec) throw new Error(`${dir}: no loadable model for the floor measurement`);
+  const ids = (await ModelTokenizer.load(folder.info.path, folder.info.family!)).encode(SENTENCE);
+  const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
+    { intraOpThreads: threads, threadsAuto: false, spinning: false });
+  const run = async () => {
+    const state = model.start(await model.encode([ids]));
+    let token = spec.rules.decoderStartId;
+    for (let i = 0; i < TOKENS; i++) token = argmax(await model.step(state, [token]));
+  };
+  return { run, release: () => model.release() };
+}
+
 async function dragoman(dir: string): Promise<DragomanEngine> {
   const config = loadConfig({ ...process.env, DRAGOMAN_MODELS_DIR: dir, DRAGOMAN_PRECISION: precision, DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '1' });
   return createEngine(config, { fixedNewTokens: TOKENS });
@@ -115,6 +152,7 @@ async function dragoman(dir: string): Promise<DragomanEngine> {
 
 type Row = [string, string, string, string];
 const rows: Row[] = [];
+let floorNote = '';
 const fmt = (x: number, unit: string) => `${x.toFixed(x >= 100 ? 0 : 1)} ${unit}`;
 const ratio = (ours: number, theirs: number, lowerIsBetter: boolean) =>
   `${(lowerIsBetter ? theirs / ours : ours / theirs).toFixed(2)}x`;
@@ -131,11 +169,24 @@ async function main(): Promise<void> {
     let t0 = performance.now();
     const engine = await dragoman(mDir);
     const engineLoad = performance.now() - t0;
+    const engineThreads = engine.models().find((m) => m.status === 'ok')?.threads ?? engine.threads.intraOp;
     let generated = 0;
     engine.events.on('batch', (e: BatchEvent) => (generated += e.generatedTokens));
     const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
     console.log(`dragoman: ${engine.threads.workers} worker(s) x ${engine.threads.intraOp} onnxruntime thread(s), load ${engineLoad.toFixed(0)} ms`);
-    const lo = await latency(ours);
+    const floor = await onnxruntimeFloor(mDir, engineThreads);
+    hfEnv.localModelPath = `${mDir}/`;
+    t0 = performance.now();
+    const pipe = engineOnly ? undefined : await pipeline('translation', 'bench-en-de', { dtype, device: 'cpu' });
+    const pipeLoad = performance.now() - t0;
+    const gen = { num_beams: 1, max_new_tokens: TOKENS, min_new_tokens: TOKENS };
+    const theirs: Translate = (texts) => pipe!(texts, gen);
+    if (pipe) console.log(`pipeline: @huggingface/transformers pipeline('translation'), load ${pipeLoad.toFixed(0)} ms`);
+    // Latency of the three sides in turns; throughput one side after the other (a side's run takes seconds).
+    const [lo, lf, lt] = await latencies(pipe ? [ours, floor.run, theirs] : [ours, floor.run]);
+    await floor.release();
+    floorNote = `onnxruntime floor (the same files and ${engineThreads} thread(s), encoder + ${TOKENS} decoder runs in a bare loop, ` +
+      `no engine around them), measured in turns with the rows above: p50 ${lf!.p50.toFixed(0)} ms, p95 ${lf!.p95.toFixed(0)} ms`;
     const bo = await batchThroughput(ours, BATCH);
     const co = await concurrentThroughput(ours, BATCH);
     const before = generated;
@@ -143,24 +194,17 @@ async function main(): Promise<void> {
     if (generated - before !== 8 * TOKENS) throw new Error(`expected ${8 * TOKENS} generated tokens, engine reported ${generated - before}`);
     await engine.close();
 
-    if (engineOnly) {
-      console.log(`dragoman only: p50 ${lo.p50.toFixed(0)} ms, p95 ${lo.p95.toFixed(0)} ms, batch ${bo.toFixed(0)} tok/s, 16 clients ${co.toFixed(0)} tok/s`);
+    if (!pipe || !lt) {
+      console.log(floorNote);
+      console.log(`dragoman only: p50 ${lo!.p50.toFixed(0)} ms, p95 ${lo!.p95.toFixed(0)} ms, batch ${bo.toFixed(0)} tok/s, 16 clients ${co.toFixed(0)} tok/s`);
       return;
     }
-    hfEnv.localModelPath = `${mDir}/`;
-    t0 = performance.now();
-    const pipe = await pipeline('translation', 'bench-en-de', { dtype, device: 'cpu' });
-    const pipeLoad = performance.now() - t0;
-    console.log(`pipeline: @huggingface/transformers pipeline('translation'), load ${pipeLoad.toFixed(0)} ms`);
-    const gen = { num_beams: 1, max_new_tokens: TOKENS, min_new_tokens: TOKENS };
-    const theirs: Translate = (texts) => pipe(texts, gen);
-    const lt = await latency(theirs);
     const bt = await batchThroughput(theirs, BATCH);
     const ct = await concurrentThroughput(theirs, BATCH);
     await pipe.dispose();
 
-    rows.push(['Marian: latency p50, 20-word sentence', fmt(lo.p50, 'ms'), fmt(lt.p50, 'ms'), ratio(lo.p50, lt.p50, true)]);
-    rows.push(['Marian: latency p95, 20-word sentence', fmt(lo.p95, 'ms'), fmt(lt.p95, 'ms'), ratio(lo.p95, lt.p95, true)]);
+    rows.push(['Marian: latency p50, 20-word sentence', fmt(lo!.p50, 'ms'), fmt(lt.p50, 'ms'), ratio(lo!.p50, lt.p50, true)]);
+    rows.push(['Marian: latency p95, 20-word sentence', fmt(lo!.p95, 'ms'), fmt(lt.p95, 'ms'), ratio(lo!.p95, lt.p95, true)]);
     rows.push([`Marian: batch of ${BATCH.length}, target tokens/s`, fmt(bo, 'tok/s'), fmt(bt, 'tok/s'), ratio(bo, bt, false)]);
     rows.push([`Marian: 16 clients x 2 requests of 1 sentence, tok/s`, fmt(co, 'tok/s'), fmt(ct, 'tok/s'), ratio(co, ct, false)]);
     rows.push(['Marian: concurrent / batch', `${((100 * co) / bo).toFixed(0)} %`, `${((100 * ct) / bt).toFixed(0)} %`, '']);
@@ -174,17 +218,16 @@ async function main(): Promise<void> {
     try {
       const engine = await dragoman(nDir);
       const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
-      const lo = await latency(ours);
-      const bo = await batchThroughput(ours, BATCH);
-      await engine.close();
       hfEnv.localModelPath = `${nDir}/`;
       const pipe = await pipeline('translation', 'tiny-nllb', { dtype, device: 'cpu' });
       const gen = { num_beams: 1, max_new_tokens: TOKENS, min_new_tokens: TOKENS, src_lang: 'eng_Latn', tgt_lang: 'deu_Latn' };
       const theirs: Translate = (texts) => pipe(texts, gen as never);
-      const lt = await latency(theirs);
+      const [lo, lt] = await latencies([ours, theirs]);
+      const bo = await batchThroughput(ours, BATCH);
+      await engine.close();
       const bt = await batchThroughput(theirs, BATCH);
       await pipe.dispose();
-      rows.push(['NLLB (tiny-nllb): latency per token, p50', fmt(lo.p50 / TOKENS, 'ms'), fmt(lt.p50 / TOKENS, 'ms'), ratio(lo.p50, lt.p50, true)]);
+      rows.push(['NLLB (tiny-nllb): latency per token, p50', fmt(lo!.p50 / TOKENS, 'ms'), fmt(lt!.p50 / TOKENS, 'ms'), ratio(lo!.p50, lt!.p50, true)]);
       rows.push([`NLLB (tiny-nllb): batch of ${BATCH.length}, target tokens/s`, fmt(bo, 'tok/s'), fmt(bt, 'tok/s'), ratio(bo, bt, false)]);
     } finally {
       rmSync(nDir, { recursive: true, force: true });
@@ -194,7 +237,7 @@ async function main(): Promise<void> {
   const header: Row = ['measure', 'dragoman engine', 'transformers.js pipeline', 'dragoman advantage'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: Row) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  console.log(['', line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n'));
+  console.log(['', line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line), '', floorNote].join('\n'));
 }
 
 await main();
