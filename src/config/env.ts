@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 
 export type Precision = 'int8' | 'fp32';
+export type Spinning = 'off' | 'run' | 'on';
 export type OnOff = boolean;
 
 export interface Config {
@@ -18,8 +19,8 @@ export interface Config {
   workers: number;
   /** onnxruntime intra-op threads per worker; 0 = chosen from cores / workers. */
   intraOpThreads: number;
-  /** Let onnxruntime threads spin while waiting (lower latency, burns CPU when idle). */
-  spinning: boolean;
+  /** onnxruntime threads spinning while they wait: off, run (between the operators of one run only), on (also between runs). */
+  spinning: Spinning;
   /** Upper bound on source tokens (padded rows x longest row) in one batch. */
   batchTokens: number;
   /** How long the batcher waits for more sentences before running a partial batch. */
@@ -83,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     beam,
     workers: int(env, 'DRAGOMAN_WORKERS', 0),
     intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0),
-    spinning: onOff(env, 'DRAGOMAN_SPINNING', false),
+    spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on'] as const, 'run'),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     batchWaitMs: int(env, 'DRAGOMAN_BATCH_WAIT_MS', 5),
     cacheSize: int(env, 'DRAGOMAN_CACHE_SIZE', 10000),

@@ -1,4 +1,5 @@
 // Messages between the pool (main thread) and a worker. Plain structured-clone data only.
+import type { Spinning } from '../config/env.ts';
 import type { DecoderDims, GenerationRules } from './family.ts';
 
 /** Everything a worker needs to open one model's ONNX sessions. */
@@ -14,7 +15,7 @@ export interface SessionSettings {
   intraOpThreads: number;
   /** The thread count was chosen by Dragoman, not configured: small models then run on one thread (seq2seq.ts). */
   threadsAuto: boolean;
-  spinning: boolean;
+  spinning: Spinning;
 }
 
 /** One source sentence, already tokenized, with its own limits. */

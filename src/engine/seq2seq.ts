@@ -39,7 +39,16 @@ export function sessionOptions(settings: SessionSettings, threads = settings.int
     executionMode: 'sequential',
     // Only errors: onnxruntime's warnings are plain text on stderr, and our logs are JSON lines.
     logSeverityLevel: 3,
-    extra: { session: { intra_op: { allow_spinning: settings.spinning ? '1' : '0' }, inter_op: { allow_spinning: '0' } } },
+    // 'run': threads spin between the operators of a run (a decoder step has ~270, waking a sleeping thread for each
+    // parallel one costs more than the work) and stop when it ends, so the JS between steps and other processes get
+    // the cores back. Measured in src/engine/README.md.
+    extra: {
+      session: {
+        intra_op: { allow_spinning: settings.spinning === 'off' ? '0' : '1' },
+        inter_op: { allow_spinning: '0' },
+        force_spinning_stop: settings.spinning === 'run' ? '1' : '0',
+      },
+    },
   };
 }
 

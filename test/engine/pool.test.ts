@@ -1,7 +1,8 @@
 // A worker that dies mid-request fails that request clearly; the pool replaces it and keeps serving.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolShape, type DragomanEngine } from '../../src/engine/index.ts';
-import { SMALL_DECODER_BYTES, threadsFor } from '../../src/engine/seq2seq.ts';
+import { loadConfig } from '../../src/config/env.ts';
+import { SMALL_DECODER_BYTES, sessionOptions, threadsFor } from '../../src/engine/seq2seq.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');
@@ -60,7 +61,7 @@ describe('pool shape', () => {
 
 
 describe('onnxruntime threads per model', () => {
-  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: false };
+  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: 'off' } as const;
 
   it('gives a small model one thread when the count is Dragoman\'s choice, and keeps a configured count', () => {
     expect(threadsFor(settings, SMALL_DECODER_BYTES - 1)).toBe(1);
@@ -80,5 +81,38 @@ describe('onnxruntime threads per model', () => {
       await auto.close();
       await configured.close();
     }
+  });
+});
+
+describe('spinning', () => {
+  const spinOf = (spinning: 'off' | 'run' | 'on') =>
+    (sessionOptions({ intraOpThreads: 2, threadsAuto: false, spinning }).extra as { session: Record<string, unknown> }).session;
+
+  it('defaults to spinning within a run only, and accepts off / run / on', () => {
+    expect(loadConfig({}).spinning).toBe('run');
+    for (const v of ['off', 'run', 'on'] as const) expect(loadConfig({ DRAGOMAN_SPINNING: v }).spinning).toBe(v);
+    expect(() => loadConfig({ DRAGOMAN_SPINNING: 'fast' })).toThrow(/DRAGOMAN_SPINNING must be one of off, run, on, got "fast"/);
+  });
+
+  it('maps each setting to onnxruntime session entries', () => {
+    expect(spinOf('off')).toMatchObject({ intra_op: { allow_spinning: '0' }, force_spinning_stop: '0' });
+    expect(spinOf('run')).toMatchObject({ intra_op: { allow_spinning: '1' }, force_spinning_stop: '1' });
+    expect(spinOf('on')).toMatchObject({ intra_op: { allow_spinning: '1' }, force_spinning_stop: '0' });
+  });
+
+  it('translates the same with every setting (fp32 tiny model, 2 threads)', async () => {
+    const texts = dev.slice(0, 12).map((d) => d.src);
+    const results: string[][] = [];
+    for (const spinning of ['off', 'run', 'on']) {
+      const engine = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '2', DRAGOMAN_SPINNING: spinning, DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
+      try {
+        results.push((await engine.translate(texts, 'eng_Latn', 'deu_Latn')).translations);
+      } finally {
+        await engine.close();
+      }
+    }
+    expect(results[0]).toEqual(dev.slice(0, 12).map((d) => d.greedy));
+    expect(results[1]).toEqual(results[0]);
+    expect(results[2]).toEqual(results[0]);
   });
 });
