@@ -61,7 +61,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const events: EngineEvents = new EventEmitter();
   const folders = await scanFolders(config.modelsDir, config.precision);
   const threads = poolShape(config);
-  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning });
+  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, splitDecoder: config.splitDecoder });
   const loaded = new Map<string, LoadedModel>();
 
   const candidates: { folder: (typeof folders)[number]; tokenizer: ModelTokenizer }[] = [];
@@ -84,6 +84,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     }
     folder.info.loadMs = report.ms;
     folder.info.threads = report.threads;
+    folder.info.decoder = report.decoder;
     loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer });
     events.emit('modelLoaded', { name: folder.info.name, ms: report.ms, threads: report.threads });
   }

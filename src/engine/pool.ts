@@ -25,6 +25,8 @@ export interface LoadReport {
   ms: number;
   /** onnxruntime threads the model's sessions use (when loaded). */
   threads?: number;
+  /** How its decoder runs: cut in two without the If, or the merged file as it is. */
+  decoder?: 'split' | 'merged';
   message?: string;
 }
 
@@ -71,7 +73,7 @@ export class WorkerPool extends EventEmitter {
             finishLoad();
             break;
           case 'loaded':
-            reports.push({ name: msg.name, ok: true, ms: msg.ms, threads: msg.threads });
+            reports.push({ name: msg.name, ok: true, ms: msg.ms, threads: msg.threads, decoder: msg.decoder });
             finishLoad();
             break;
           case 'loadFailed':

@@ -16,6 +16,8 @@ export interface SessionSettings {
   /** The thread count was chosen by Dragoman, not configured: small models then run on one thread (seq2seq.ts). */
   threadsAuto: boolean;
   spinning: Spinning;
+  /** Run a merged decoder cut in two without its If (decoder-split.ts). */
+  splitDecoder: boolean;
 }
 
 /** One source sentence, already tokenized, with its own limits. */
@@ -46,7 +48,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'loaded'; name: string; ms: number; threads: number }
+  | { type: 'loaded'; name: string; ms: number; threads: number; decoder: 'split' | 'merged' }
   | { type: 'loadFailed'; name: string; message: string }
   /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }

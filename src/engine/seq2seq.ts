@@ -1,7 +1,9 @@
 // One encoder-decoder model on onnxruntime: the encoder once per batch, then the merged decoder step by step with
 // its KV cache. Search strategies (greedy.ts, beam.ts) drive it; this file knows tensors, not tokens' meaning.
 import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
+import { splitMergedDecoder } from './decoder-split.ts';
 import type { DecoderDims } from './family.ts';
 import type { SessionSettings } from './protocol.ts';
 
@@ -52,13 +54,50 @@ export function sessionOptions(settings: SessionSettings, threads = settings.int
   };
 }
 
+/** How the decoder runs: optimum's merged file as it is, or cut in two without its `If` (decoder-split.ts). */
+type Decoder =
+  | { kind: 'merged'; session: ort.InferenceSession }
+  | { kind: 'split'; withPast: ort.InferenceSession; crossKv: ort.InferenceSession };
+
+/** The feeds a session declares (the split models take fewer inputs than the merged one). */
+function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
+  return Object.fromEntries(session.inputNames.map((n) => [n, feeds[n]!]));
+}
+
+async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, split: boolean): Promise<Decoder> {
+  let parts;
+  try {
+    parts = split ? splitMergedDecoder(await readFile(path)) : undefined;
+  } catch {
+    // Not a protobuf we can read: onnxruntime's own error below says what is wrong with the file.
+  }
+  if (parts) {
+    try {
+      const withPast = await ort.InferenceSession.create(parts.withPast, options);
+      try {
+        return { kind: 'split', withPast, crossKv: await ort.InferenceSession.create(parts.crossKv, options) };
+      } catch (err) {
+        await withPast.release();
+        throw err;
+      }
+    } catch {
+      // The cut did not load: the merged file still works, only slower.
+    }
+  }
+  const session = await ort.InferenceSession.create(path, options);
+  for (const name of ['input_ids', 'encoder_hidden_states', 'use_cache_branch', 'past_key_values.0.decoder.key']) {
+    if (!session.inputNames.includes(name)) throw new Error(`${path}: not a merged decoder with KV cache (no input "${name}")`);
+  }
+  return { kind: 'merged', session };
+}
+
 export class Seq2SeqModel {
   private readonly selfNames: string[] = [];
   private readonly crossNames: string[] = [];
 
   private constructor(
     private readonly encoder: ort.InferenceSession,
-    private readonly decoder: ort.InferenceSession,
+    private readonly decoder: Decoder,
     private readonly dims: DecoderDims,
     private readonly padId: number,
     /** onnxruntime threads these sessions use. */
@@ -72,14 +111,15 @@ export class Seq2SeqModel {
     }
   }
 
+  get decoderKind(): 'split' | 'merged' {
+    return this.decoder.kind;
+  }
+
   static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings) {
     const threads = threadsFor(settings, statSync(decoderPath).size);
     const options = sessionOptions(settings, threads);
     const encoder = await ort.InferenceSession.create(encoderPath, options);
-    const decoder = await ort.InferenceSession.create(decoderPath, options);
-    for (const name of ['input_ids', 'encoder_hidden_states', 'use_cache_branch', 'past_key_values.0.decoder.key']) {
-      if (!decoder.inputNames.includes(name)) throw new Error(`${decoderPath}: not a merged decoder with KV cache (no input "${name}")`);
-    }
+    const decoder = await openDecoder(decoderPath, options, settings.splitDecoder);
     return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
   }
 
@@ -115,17 +155,32 @@ export class Seq2SeqModel {
 
   /** Feeds one token per row; returns logits [rows x vocab] and advances the cache. */
   async step(state: DecoderState, tokens: number[]): Promise<Float32Array> {
-    const out = await this.decoder.run({
+    const feeds: Record<string, ort.Tensor> = {
       encoder_attention_mask: state.encoded.mask,
       input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]),
       encoder_hidden_states: state.encoded.hidden,
-      use_cache_branch: new ort.Tensor('bool', Uint8Array.from([state.step > 0 ? 1 : 0]), [1]),
-      ...state.past,
-    });
+    };
+    let out: ort.InferenceSession.ReturnType;
+    let crossFrom: ort.InferenceSession.ReturnType | undefined;
+    if (this.decoder.kind === 'split') {
+      // First step: the cross-attention K/V from the encoder output, then every step (the first with an empty
+      // self-attention cache) on the with-past model.
+      if (state.step === 0) crossFrom = await this.decoder.crossKv.run(feedsFor(this.decoder.crossKv, feeds));
+      const past = { ...state.past };
+      if (crossFrom) for (const n of this.crossNames) past[`past_key_values.${n}`] = crossFrom[`present.${n}`] as ort.Tensor;
+      out = await this.decoder.withPast.run(feedsFor(this.decoder.withPast, { ...feeds, ...past }));
+    } else {
+      out = await this.decoder.session.run({
+        ...feeds,
+        use_cache_branch: new ort.Tensor('bool', Uint8Array.from([state.step > 0 ? 1 : 0]), [1]),
+        ...state.past,
+      });
+      if (state.step === 0) crossFrom = out;
+    }
     const past: Record<string, ort.Tensor> = {};
     for (const n of this.selfNames) past[`past_key_values.${n}`] = out[`present.${n}`] as ort.Tensor;
     for (const n of this.crossNames) {
-      past[`past_key_values.${n}`] = state.step === 0 ? (out[`present.${n}`] as ort.Tensor) : state.past[`past_key_values.${n}`]!;
+      past[`past_key_values.${n}`] = crossFrom ? (crossFrom[`present.${n}`] as ort.Tensor) : state.past[`past_key_values.${n}`]!;
     }
     state.past = past;
     state.step++;
@@ -149,7 +204,10 @@ export class Seq2SeqModel {
 
   async release(): Promise<void> {
     await this.encoder.release();
-    await this.decoder.release();
+    if (this.decoder.kind === 'split') {
+      await this.decoder.withPast.release();
+      await this.decoder.crossKv.release();
+    } else await this.decoder.session.release();
   }
 }
 

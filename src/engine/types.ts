@@ -20,6 +20,8 @@ export interface ModelInfo {
   loadMs?: number;
   /** onnxruntime threads of its sessions (one for a small model unless DRAGOMAN_INTRA_OP_THREADS is set). */
   threads?: number;
+  /** 'split': the merged decoder runs as two models without its If (DRAGOMAN_SPLIT_DECODER); 'merged': as it is. */
+  decoder?: 'split' | 'merged';
 }
 
 export interface TranslateOptions {

@@ -1,0 +1,118 @@
+// optimum's merged decoder holds the decoder twice, as the two branches of an `If` on `use_cache_branch`, and
+// onnxruntime runs the chosen branch as a subgraph: that wrapper costs ~13 % of a step (src/engine/README.md).
+// This cuts the file into two models with no `If`: the with-past branch on its own (every step, the first one with
+// an empty self-attention cache) and the nodes of the no-past branch that compute the cross-attention K/V from the
+// encoder output (once per batch). Same nodes, same weights; anything unexpected and the merged file is used as is.
+import {
+  ATTRIBUTE, GRAPH, MODEL, NODE, TENSOR_DATA_LOCATION, TENSOR_NAME, VALUE_INFO_NAME,
+  concat, fields, lenField, raw, str, strings, type Field,
+} from './onnx-proto.ts';
+
+interface Node {
+  bytes: Uint8Array;
+  inputs: string[];
+  outputs: string[];
+  opType: string;
+  attributes: Field[][];
+}
+
+export interface SplitDecoder {
+  /** The with-past branch as a model: the merged file's inputs but `use_cache_branch`, all its outputs. */
+  withPast: Uint8Array;
+  /** From the encoder output to `present.<layer>.encoder.key|value`. */
+  crossKv: Uint8Array;
+}
+
+const CROSS_OUTPUT = /^present\.\d+\.encoder\.(key|value)$/;
+
+function parseNodes(graph: Uint8Array, graphFields: Field[]): Node[] {
+  return graphFields.filter((f) => f.no === GRAPH.node).map((f) => {
+    const nf = fields(f.value);
+    return {
+      bytes: raw(graph, f),
+      inputs: strings(nf, NODE.input),
+      outputs: strings(nf, NODE.output),
+      opType: strings(nf, NODE.opType)[0] ?? '',
+      attributes: nf.filter((a) => a.no === NODE.attribute).map((a) => fields(a.value)),
+    };
+  });
+}
+
+const nameOf = (f: Field, no: number) => strings(fields(f.value), no)[0] ?? '';
+
+export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined {
+  const top = fields(model);
+  const graphField = top.find((f) => f.no === MODEL.graph);
+  if (!graphField) return undefined;
+  const graph = graphField.value;
+  const main = fields(graph);
+  const initializers = main.filter((f) => f.no === GRAPH.initializer);
+  // Weights in external files or sparse ones: leave such a model alone (it would need more than byte slicing).
+  if (main.some((f) => f.no === GRAPH.sparseInitializer)) return undefined;
+  if (initializers.some((f) => fields(f.value).some((x) => x.no === TENSOR_DATA_LOCATION && x.varint === 1))) return undefined;
+
+  const nodes = parseNodes(graph, main);
+  const ifs = nodes.filter((n) => n.opType === 'If');
+  if (ifs.length !== 1 || ifs[0]!.inputs[0] !== 'use_cache_branch') return undefined;
+  const ifNode = ifs[0]!;
+  const branch = (name: string) => {
+    const attr = ifNode.attributes.find((a) => a.some((x) => x.no === ATTRIBUTE.name && str(x) === name));
+    return attr?.find((x) => x.no === ATTRIBUTE.graph)?.value;
+  };
+  const withPastGraph = branch('then_branch');
+  const noPastGraph = branch('else_branch');
+  if (!withPastGraph || !noPastGraph) return undefined;
+  const before = nodes.filter((n) => n !== ifNode);
+  const inputs = main.filter((f) => f.no === GRAPH.input && nameOf(f, VALUE_INFO_NAME) !== 'use_cache_branch');
+  const outputs = main.filter((f) => f.no === GRAPH.output);
+  const modelRest = top.filter((f) => f.no !== MODEL.graph).map((f) => raw(model, f));
+
+  /** A model of the nodes before the If and one branch, pruned to what `wanted` (If output names) needs. */
+  const build = (branchGraph: Uint8Array, wanted: string[], name: string): Uint8Array | undefined => {
+    const bf = fields(branchGraph);
+    const branchNodes = parseNodes(branchGraph, bf);
+    // A nested subgraph may read outer values it does not list as inputs: pruning could not see them.
+    if (branchNodes.some((n) => n.attributes.some((a) => a.some((x) => x.no === ATTRIBUTE.graph || x.no === ATTRIBUTE.graphs)))) return undefined;
+    const branchOutputs = bf.filter((f) => f.no === GRAPH.output).map((f) => nameOf(f, VALUE_INFO_NAME));
+    if (branchOutputs.length !== ifNode.outputs.length) return undefined;
+    const renames = wanted.map((w) => {
+      const source = branchOutputs[ifNode.outputs.indexOf(w)];
+      return source === undefined ? undefined : { from: source, to: w };
+    });
+    if (renames.some((r) => !r)) return undefined;
+    const identities: Node[] = renames.map((r) => ({
+      bytes: lenField(GRAPH.node, concat([lenField(NODE.input, r!.from), lenField(NODE.output, r!.to), lenField(NODE.name, `split/${r!.to}`), lenField(NODE.opType, 'Identity')])),
+      inputs: [r!.from],
+      outputs: [r!.to],
+      opType: 'Identity',
+      attributes: [],
+    }));
+    const all = [...before, ...branchNodes, ...identities];
+    const needed = new Set(wanted);
+    const kept: Node[] = [];
+    for (let i = all.length - 1; i >= 0; i--) {
+      const n = all[i]!;
+      if (!n.outputs.some((o) => needed.has(o))) continue;
+      kept.unshift(n);
+      for (const x of n.inputs) if (x) needed.add(x);
+    }
+    const inits = [...initializers.map((f) => ({ f, buf: graph })), ...bf.filter((f) => f.no === GRAPH.initializer).map((f) => ({ f, buf: branchGraph }))]
+      .filter(({ f }) => needed.has(nameOf(f, TENSOR_NAME)))
+      .map(({ f, buf }) => raw(buf, f));
+    const body = concat([
+      ...kept.map((n) => n.bytes),
+      lenField(GRAPH.name, name),
+      ...inits,
+      ...inputs.filter((f) => needed.has(nameOf(f, VALUE_INFO_NAME))).map((f) => raw(graph, f)),
+      ...outputs.filter((f) => wanted.includes(nameOf(f, VALUE_INFO_NAME))).map((f) => raw(graph, f)),
+    ]);
+    return concat([...modelRest, lenField(MODEL.graph, body)]);
+  };
+
+  const outputNames = outputs.map((f) => nameOf(f, VALUE_INFO_NAME));
+  const crossNames = outputNames.filter((n) => CROSS_OUTPUT.test(n));
+  if (!crossNames.length || !outputNames.includes('logits')) return undefined;
+  const withPast = build(withPastGraph, outputNames, 'with_past');
+  const crossKv = build(noPastGraph, crossNames, 'cross_kv');
+  return withPast && crossKv ? { withPast, crossKv } : undefined;
+}

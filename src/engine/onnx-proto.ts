@@ -1,0 +1,103 @@
+// Just enough of the protobuf wire format to take an ONNX model apart and put pieces of it back together without
+// decoding tensors: every message we do not edit is copied as its original bytes (a 56 MB decoder is sliced, never
+// parsed into objects). Field numbers are those of onnx/onnx.proto.
+
+/** One field of a message: its number, wire type, and where its value lies in the buffer. */
+export interface Field {
+  no: number;
+  wire: number;
+  /** The whole field (tag + value), for copying it as it is. */
+  start: number;
+  end: number;
+  /** Length-delimited value (wire type 2): its payload. */
+  value: Uint8Array;
+  /** Varint value (wire type 0). */
+  varint: number;
+}
+
+function readVarint(buf: Uint8Array, pos: number): [number, number] {
+  let result = 0;
+  let scale = 1;
+  for (;;) {
+    if (pos >= buf.length) throw new Error('truncated protobuf varint');
+    const byte = buf[pos++]!;
+    result += (byte & 0x7f) * scale;
+    if (byte < 0x80) return [result, pos];
+    scale *= 128;
+  }
+}
+
+export function fields(buf: Uint8Array): Field[] {
+  const out: Field[] = [];
+  let pos = 0;
+  while (pos < buf.length) {
+    const start = pos;
+    const [tag, p1] = readVarint(buf, pos);
+    pos = p1;
+    const no = Math.floor(tag / 8);
+    const wire = tag & 7;
+    let value = buf.subarray(0, 0);
+    let varint = 0;
+    if (wire === 0) [varint, pos] = readVarint(buf, pos);
+    else if (wire === 1) pos += 8;
+    else if (wire === 5) pos += 4;
+    else if (wire === 2) {
+      const [len, p2] = readVarint(buf, pos);
+      value = buf.subarray(p2, p2 + len);
+      pos = p2 + len;
+    } else throw new Error(`unsupported protobuf wire type ${wire}`);
+    if (pos > buf.length) throw new Error('truncated protobuf field');
+    out.push({ no, wire, start, end: pos, value, varint });
+  }
+  return out;
+}
+
+const text = new TextDecoder();
+const utf8 = new TextEncoder();
+
+export const str = (f: Field) => text.decode(f.value);
+export const strings = (fs: Field[], no: number) => fs.filter((f) => f.no === no).map(str);
+
+function varintBytes(n: number): number[] {
+  const bytes: number[] = [];
+  while (n >= 0x80) {
+    bytes.push((n % 128) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  bytes.push(n);
+  return bytes;
+}
+
+/** A length-delimited field (`no`, wire type 2) holding `payload`. */
+export function lenField(no: number, payload: Uint8Array | string): Uint8Array {
+  const body = typeof payload === 'string' ? utf8.encode(payload) : payload;
+  const head = [...varintBytes(no * 8 + 2), ...varintBytes(body.length)];
+  const out = new Uint8Array(head.length + body.length);
+  out.set(head);
+  out.set(body, head.length);
+  return out;
+}
+
+export function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** The bytes of a field as it was written (to copy it into another message). */
+export const raw = (buf: Uint8Array, f: Field) => buf.subarray(f.start, f.end);
+
+// onnx.proto field numbers used here.
+export const MODEL = { graph: 7 } as const;
+export const GRAPH = { node: 1, name: 2, initializer: 5, input: 11, output: 12, valueInfo: 13, sparseInitializer: 15 } as const;
+export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
+export const ATTRIBUTE = { name: 1, graph: 6, graphs: 11 } as const;
+/** ValueInfoProto, TensorProto and SparseTensorProto's values: where the name is. */
+export const VALUE_INFO_NAME = 1;
+export const TENSOR_NAME = 8;
+export const TENSOR_DATA_LOCATION = 14;
+export const SPARSE_VALUES = 1;
