@@ -1,5 +1,6 @@
-// One encoder-decoder model on onnxruntime: the encoder once per batch, then the merged decoder step by step with
-// its KV cache. Search strategies (greedy.ts, beam.ts) drive it; this file knows tensors, not tokens' meaning.
+// One encoder-decoder model on onnxruntime: the encoder once per batch, then the decoder (optimum's merged file,
+// cut in two by decoder-split.ts unless that is off or impossible) step by step with its KV cache. Search strategies
+// (greedy.ts, beam.ts) drive it; this file knows tensors, not tokens' meaning.
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
