@@ -85,6 +85,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     folder.info.loadMs = report.ms;
     folder.info.threads = report.threads;
     folder.info.decoder = report.decoder;
+    folder.info.signedWeights = report.signedWeights;
     loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer });
     events.emit('modelLoaded', { name: folder.info.name, ms: report.ms, threads: report.threads });
   }

@@ -68,6 +68,11 @@ function varintBytes(n: number): number[] {
   return bytes;
 }
 
+/** A varint field (`no`, wire type 0). */
+export function varintField(no: number, value: number): Uint8Array {
+  return Uint8Array.from([...varintBytes(no * 8), ...varintBytes(value)]);
+}
+
 /** A length-delimited field (`no`, wire type 2) holding `payload`. */
 export function lenField(no: number, payload: Uint8Array | string): Uint8Array {
   const body = typeof payload === 'string' ? utf8.encode(payload) : payload;
@@ -98,6 +103,10 @@ export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, dom
 export const ATTRIBUTE = { name: 1, graph: 6, graphs: 11 } as const;
 /** ValueInfoProto, TensorProto and SparseTensorProto's values: where the name is. */
 export const VALUE_INFO_NAME = 1;
-export const TENSOR_NAME = 8;
+export const TENSOR = { dataType: 2, name: 8, rawData: 9 } as const;
+export const TENSOR_NAME = TENSOR.name;
+/** TensorProto.DataType values. */
+export const UINT8 = 2;
+export const INT8 = 3;
 export const TENSOR_DATA_LOCATION = 14;
 export const SPARSE_VALUES = 1;

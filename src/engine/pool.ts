@@ -27,6 +27,7 @@ export interface LoadReport {
   threads?: number;
   /** How its decoder runs: cut in two without the If, or the merged file as it is. */
   decoder?: 'split' | 'merged';
+  signedWeights?: boolean;
   message?: string;
 }
 
@@ -73,7 +74,7 @@ export class WorkerPool extends EventEmitter {
             finishLoad();
             break;
           case 'loaded':
-            reports.push({ name: msg.name, ok: true, ms: msg.ms, threads: msg.threads, decoder: msg.decoder });
+            reports.push({ name: msg.name, ok: true, ms: msg.ms, threads: msg.threads, decoder: msg.decoder, signedWeights: msg.signedWeights });
             finishLoad();
             break;
           case 'loadFailed':

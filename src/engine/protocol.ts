@@ -48,7 +48,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'loaded'; name: string; ms: number; threads: number; decoder: 'split' | 'merged' }
+  | { type: 'loaded'; name: string; ms: number; threads: number; decoder: 'split' | 'merged'; signedWeights: boolean }
   | { type: 'loadFailed'; name: string; message: string }
   /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }

@@ -5,6 +5,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import { splitMergedDecoder } from './decoder-split.ts';
+import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
 import type { DecoderDims } from './family.ts';
 import type { SessionSettings } from './protocol.ts';
 
@@ -58,7 +59,7 @@ export function sessionOptions(settings: SessionSettings, threads = settings.int
 /** How the decoder runs: optimum's merged file as it is, or cut in two without its `If` (decoder-split.ts). */
 type Decoder =
   | { kind: 'merged'; session: ort.InferenceSession }
-  | { kind: 'split'; withPast: ort.InferenceSession; crossKv: ort.InferenceSession };
+  | { kind: 'split'; withPast: ort.InferenceSession; crossKv: ort.InferenceSession; signedWeights: boolean };
 
 /** The feeds a session declares (the split models take fewer inputs than the merged one). */
 function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
@@ -74,9 +75,11 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
   }
   if (parts) {
     try {
-      const withPast = await ort.InferenceSession.create(parts.withPast, options);
+      // On a VNNI CPU the uint8 output projection is stored as int8 (same products, a faster kernel: signed-weights.ts).
+      const signed = cpuHasVnni() ? signedMatMulWeights(parts.withPast) : undefined;
+      const withPast = await ort.InferenceSession.create(signed ?? parts.withPast, options);
       try {
-        return { kind: 'split', withPast, crossKv: await ort.InferenceSession.create(parts.crossKv, options) };
+        return { kind: 'split', withPast, crossKv: await ort.InferenceSession.create(parts.crossKv, options), signedWeights: !!signed };
       } catch (err) {
         await withPast.release();
         throw err;
@@ -114,6 +117,11 @@ export class Seq2SeqModel {
 
   get decoderKind(): 'split' | 'merged' {
     return this.decoder.kind;
+  }
+
+  /** The decoder's uint8 MatMul weights run as int8 (signed-weights.ts). */
+  get signedWeights(): boolean {
+    return this.decoder.kind === 'split' && this.decoder.signedWeights;
   }
 
   static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings) {

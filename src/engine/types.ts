@@ -22,6 +22,8 @@ export interface ModelInfo {
   threads?: number;
   /** 'split': the merged decoder runs as two models without its If (DRAGOMAN_SPLIT_DECODER); 'merged': as it is. */
   decoder?: 'split' | 'merged';
+  /** Its uint8 output projection runs as int8 (split decoder on a VNNI CPU: same products, faster kernel). */
+  signedWeights?: boolean;
 }
 
 export interface TranslateOptions {

@@ -1,0 +1,118 @@
+// OPUS-MT's output projection is the tied embedding, which the Xenova/optimum quantizer stores as uint8; onnxruntime
+// then multiplies uint8 activations by uint8 weights, a kernel that cannot use AVX512-VNNI / AVX-VNNI. Storing the
+// same weight and its zero point shifted by -128 as int8 leaves every integer product (q - zero point) unchanged,
+// and onnxruntime picks its u8×s8 VNNI kernel (5-9 % of a decoder step here, src/engine/README.md). Exact only where
+// that kernel is used: without VNNI, onnxruntime's u8×s8 AVX2 kernel saturates 16-bit sums, so the caller gates it.
+import { readFileSync } from 'node:fs';
+import {
+  ATTRIBUTE, GRAPH, INT8, MODEL, NODE, TENSOR, UINT8, concat, fields, lenField, raw, strings, varintField, type Field,
+} from './onnx-proto.ts';
+
+/** x64 CPUs whose u8×s8 integer dot product does not saturate (VNNI or AMX). */
+export function cpuHasVnni(cpuinfo = readCpuinfo()): boolean {
+  return process.arch === 'x64' && /\b(avx512_vnni|avx_vnni|amx_int8)\b/.test(cpuinfo);
+}
+
+function readCpuinfo(): string {
+  try {
+    return readFileSync('/proc/cpuinfo', 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+interface Use {
+  op: string;
+  index: number;
+  inputs: string[];
+  outputs: string[];
+}
+
+/**
+ * The model with every uint8 MatMulInteger weight (directly or through Transpose / Gather) and its zero point stored
+ * as int8, or undefined when there is none or one of them is used in a way this shift would change.
+ */
+export function signedMatMulWeights(model: Uint8Array): Uint8Array | undefined {
+  const top = fields(model);
+  const graphField = top.find((f) => f.no === MODEL.graph);
+  if (!graphField) return undefined;
+  const graph = graphField.value;
+  const main = fields(graph);
+  const nodes: Use[] = [];
+  for (const f of main.filter((x) => x.no === GRAPH.node)) {
+    const nf = fields(f.value);
+    if (nf.some((x) => x.no === NODE.attribute && fields(x.value).some((a) => a.no === ATTRIBUTE.graph || a.no === ATTRIBUTE.graphs))) return undefined;
+    nodes.push({ op: strings(nf, NODE.opType)[0] ?? '', index: -1, inputs: strings(nf, NODE.input), outputs: strings(nf, NODE.output) });
+  }
+  const tensors = new Map<string, { field: Field; parts: Field[] }>();
+  for (const f of main.filter((x) => x.no === GRAPH.initializer)) {
+    const parts = fields(f.value);
+    tensors.set(strings(parts, TENSOR.name)[0] ?? '', { field: f, parts });
+  }
+  const isUint8Raw = (name: string) => {
+    const t = tensors.get(name);
+    return !!t && t.parts.some((p) => p.no === TENSOR.dataType && p.varint === UINT8) && t.parts.some((p) => p.no === TENSOR.rawData);
+  };
+  const producer = new Map<string, Use>();
+  for (const n of nodes) for (const o of n.outputs) producer.set(o, n);
+  const uses = (name: string) => nodes.flatMap((n) => n.inputs.map((x, index) => (x === name ? { ...n, index } : undefined)).filter((u): u is Use => !!u));
+  const outputs = new Set(main.filter((f) => f.no === GRAPH.output).map((f) => strings(fields(f.value), 1)[0]));
+
+  // Weights and zero points to shift, from each MatMulInteger whose weight is a uint8 initializer.
+  const shift = new Set<string>();
+  for (const n of nodes.filter((x) => x.op === 'MatMulInteger')) {
+    let weight = n.inputs[1] ?? '';
+    while (!tensors.has(weight) && producer.get(weight)?.op === 'Transpose') weight = producer.get(weight)!.inputs[0] ?? '';
+    const zero = n.inputs[3] ?? '';
+    if (!isUint8Raw(weight) || !isUint8Raw(zero)) continue;
+    shift.add(weight);
+    shift.add(zero);
+  }
+  if (!shift.size) return undefined;
+
+  // Every use must see the shift cancel out: a shifted tensor (or its Transpose / Gather) only meets its own
+  // shifted zero point, in MatMulInteger or DequantizeLinear.
+  const derived = new Set(shift);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const n of nodes) {
+      if ((n.op === 'Transpose' || n.op === 'Gather') && derived.has(n.inputs[0] ?? '') && !derived.has(n.outputs[0]!)) {
+        derived.add(n.outputs[0]!);
+        grew = true;
+      }
+    }
+  }
+  for (const name of derived) {
+    if (outputs.has(name)) return undefined;
+    for (const u of uses(name)) {
+      const ok =
+        ((u.op === 'Transpose' || u.op === 'Gather') && u.index === 0) ||
+        (u.op === 'MatMulInteger' && u.index === 1 && shift.has(u.inputs[3] ?? '')) ||
+        (u.op === 'MatMulInteger' && u.index === 3 && derived.has(u.inputs[1] ?? '')) ||
+        (u.op === 'DequantizeLinear' && u.index === 0 && shift.has(u.inputs[2] ?? '')) ||
+        (u.op === 'DequantizeLinear' && u.index === 2 && derived.has(u.inputs[0] ?? ''));
+      if (!ok) return undefined;
+    }
+  }
+
+  const shifted = (name: string): Uint8Array => {
+    const { parts } = tensors.get(name)!;
+    const t = tensors.get(name)!.field.value;
+    const body = parts.map((p) => {
+      if (p.no === TENSOR.dataType) return varintField(TENSOR.dataType, INT8);
+      if (p.no === TENSOR.rawData) {
+        const bytes = new Uint8Array(p.value);
+        for (let i = 0; i < bytes.length; i++) bytes[i]! ^= 0x80; // v - 128 as int8
+        return lenField(TENSOR.rawData, bytes);
+      }
+      return raw(t, p);
+    });
+    return lenField(GRAPH.initializer, concat(body));
+  };
+  const graphBody = concat(main.map((f) => {
+    if (f.no !== GRAPH.initializer) return raw(graph, f);
+    const name = strings(fields(f.value), TENSOR.name)[0] ?? '';
+    return shift.has(name) ? shifted(name) : raw(graph, f);
+  }));
+  return concat([...top.filter((f) => f.no !== MODEL.graph).map((f) => raw(model, f)), lenField(MODEL.graph, graphBody)]);
+}
