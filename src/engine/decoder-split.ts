@@ -17,7 +17,7 @@ interface Node {
 }
 
 export interface SplitDecoder {
-  /** The with-past branch as a model: the merged file's inputs but `use_cache_branch`, all its outputs. */
+  /** The with-past branch as a model: the merged file's inputs but `use_cache_branch`; logits and self-attention K/V. */
   withPast: Uint8Array;
   /** From the encoder output to `present.<layer>.encoder.key|value`. */
   crossKv: Uint8Array;
@@ -112,7 +112,8 @@ export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined 
   const outputNames = outputs.map((f) => nameOf(f, VALUE_INFO_NAME));
   const crossNames = outputNames.filter((n) => CROSS_OUTPUT.test(n));
   if (!crossNames.length || !outputNames.includes('logits')) return undefined;
-  const withPast = build(withPastGraph, outputNames, 'with_past');
+  // The with-past branch only passes its cross-attention inputs through: not returning them saves a copy a step.
+  const withPast = build(withPastGraph, outputNames.filter((n) => !CROSS_OUTPUT.test(n)), 'with_past');
   const crossKv = build(noPastGraph, crossNames, 'cross_kv');
   return withPast && crossKv ? { withPast, crossKv } : undefined;
 }
