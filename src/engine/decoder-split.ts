@@ -4,17 +4,9 @@
 // an empty self-attention cache) and the nodes of the no-past branch that compute the cross-attention K/V from the
 // encoder output (once per batch). Same nodes, same weights; anything unexpected and the merged file is used as is.
 import {
-  ATTRIBUTE, GRAPH, MODEL, NODE, TENSOR_DATA_LOCATION, TENSOR_NAME, VALUE_INFO_NAME,
-  concat, fields, lenField, raw, str, strings, type Field,
+  ATTRIBUTE, GRAPH, MODEL, NODE, TENSOR, VALUE_INFO_NAME,
+  concat, fields, graphNodes, hasSubgraph, lenField, raw, str, strings, type Field, type GraphNode,
 } from './onnx-proto.ts';
-
-interface Node {
-  bytes: Uint8Array;
-  inputs: string[];
-  outputs: string[];
-  opType: string;
-  attributes: Field[][];
-}
 
 export interface SplitDecoder {
   /** The with-past branch as a model: the merged file's inputs but `use_cache_branch`; logits and self-attention K/V. */
@@ -24,19 +16,6 @@ export interface SplitDecoder {
 }
 
 const CROSS_OUTPUT = /^present\.\d+\.encoder\.(key|value)$/;
-
-function parseNodes(graph: Uint8Array, graphFields: Field[]): Node[] {
-  return graphFields.filter((f) => f.no === GRAPH.node).map((f) => {
-    const nf = fields(f.value);
-    return {
-      bytes: raw(graph, f),
-      inputs: strings(nf, NODE.input),
-      outputs: strings(nf, NODE.output),
-      opType: strings(nf, NODE.opType)[0] ?? '',
-      attributes: nf.filter((a) => a.no === NODE.attribute).map((a) => fields(a.value)),
-    };
-  });
-}
 
 const nameOf = (f: Field, no: number) => strings(fields(f.value), no)[0] ?? '';
 
@@ -49,9 +28,9 @@ export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined 
   const initializers = main.filter((f) => f.no === GRAPH.initializer);
   // Weights in external files or sparse ones: leave such a model alone (it would need more than byte slicing).
   if (main.some((f) => f.no === GRAPH.sparseInitializer)) return undefined;
-  if (initializers.some((f) => fields(f.value).some((x) => x.no === TENSOR_DATA_LOCATION && x.varint === 1))) return undefined;
+  if (initializers.some((f) => fields(f.value).some((x) => x.no === TENSOR.dataLocation && x.varint === 1))) return undefined;
 
-  const nodes = parseNodes(graph, main);
+  const nodes = graphNodes(graph, main);
   const ifs = nodes.filter((n) => n.opType === 'If');
   if (ifs.length !== 1 || ifs[0]!.inputs[0] !== 'use_cache_branch') return undefined;
   const ifNode = ifs[0]!;
@@ -70,9 +49,8 @@ export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined 
   /** A model of the nodes before the If and one branch, pruned to what `wanted` (If output names) needs. */
   const build = (branchGraph: Uint8Array, wanted: string[], name: string): Uint8Array | undefined => {
     const bf = fields(branchGraph);
-    const branchNodes = parseNodes(branchGraph, bf);
-    // A nested subgraph may read outer values it does not list as inputs: pruning could not see them.
-    if (branchNodes.some((n) => n.attributes.some((a) => a.some((x) => x.no === ATTRIBUTE.graph || x.no === ATTRIBUTE.graphs)))) return undefined;
+    const branchNodes = graphNodes(branchGraph, bf);
+    if (branchNodes.some(hasSubgraph)) return undefined;
     const branchOutputs = bf.filter((f) => f.no === GRAPH.output).map((f) => nameOf(f, VALUE_INFO_NAME));
     if (branchOutputs.length !== ifNode.outputs.length) return undefined;
     const renames = wanted.map((w) => {
@@ -80,7 +58,7 @@ export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined 
       return source === undefined ? undefined : { from: source, to: w };
     });
     if (renames.some((r) => !r)) return undefined;
-    const identities: Node[] = renames.map((r) => ({
+    const identities: GraphNode[] = renames.map((r) => ({
       bytes: lenField(GRAPH.node, concat([lenField(NODE.input, r!.from), lenField(NODE.output, r!.to), lenField(NODE.name, `split/${r!.to}`), lenField(NODE.opType, 'Identity')])),
       inputs: [r!.from],
       outputs: [r!.to],
@@ -89,7 +67,7 @@ export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined 
     }));
     const all = [...before, ...branchNodes, ...identities];
     const needed = new Set(wanted);
-    const kept: Node[] = [];
+    const kept: GraphNode[] = [];
     for (let i = all.length - 1; i >= 0; i--) {
       const n = all[i]!;
       if (!n.outputs.some((o) => needed.has(o))) continue;
@@ -97,7 +75,7 @@ export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined 
       for (const x of n.inputs) if (x) needed.add(x);
     }
     const inits = [...initializers.map((f) => ({ f, buf: graph })), ...bf.filter((f) => f.no === GRAPH.initializer).map((f) => ({ f, buf: branchGraph }))]
-      .filter(({ f }) => needed.has(nameOf(f, TENSOR_NAME)))
+      .filter(({ f }) => needed.has(nameOf(f, TENSOR.name)))
       .map(({ f, buf }) => raw(buf, f));
     const body = concat([
       ...kept.map((n) => n.bytes),

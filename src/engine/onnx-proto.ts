@@ -101,12 +101,37 @@ export const MODEL = { graph: 7 } as const;
 export const GRAPH = { node: 1, name: 2, initializer: 5, input: 11, output: 12, valueInfo: 13, sparseInitializer: 15 } as const;
 export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
 export const ATTRIBUTE = { name: 1, graph: 6, graphs: 11 } as const;
-/** ValueInfoProto, TensorProto and SparseTensorProto's values: where the name is. */
+/** ValueInfoProto's name. */
 export const VALUE_INFO_NAME = 1;
-export const TENSOR = { dataType: 2, name: 8, rawData: 9 } as const;
-export const TENSOR_NAME = TENSOR.name;
+/** TensorProto; `dataLocation` 1 = EXTERNAL (the weights are in another file). */
+export const TENSOR = { dataType: 2, name: 8, rawData: 9, dataLocation: 14 } as const;
 /** TensorProto.DataType values. */
 export const UINT8 = 2;
 export const INT8 = 3;
-export const TENSOR_DATA_LOCATION = 14;
-export const SPARSE_VALUES = 1;
+
+/** A NodeProto: its bytes (to copy it) and what the rewrites look at. */
+export interface GraphNode {
+  bytes: Uint8Array;
+  inputs: string[];
+  outputs: string[];
+  opType: string;
+  attributes: Field[][];
+}
+
+export function graphNodes(graph: Uint8Array, graphFields: Field[]): GraphNode[] {
+  return graphFields.filter((f) => f.no === GRAPH.node).map((f) => {
+    const nf = fields(f.value);
+    return {
+      bytes: raw(graph, f),
+      inputs: strings(nf, NODE.input),
+      outputs: strings(nf, NODE.output),
+      opType: strings(nf, NODE.opType)[0] ?? '',
+      attributes: nf.filter((a) => a.no === NODE.attribute).map((a) => fields(a.value)),
+    };
+  });
+}
+
+/** A node holding a subgraph may read outer values it does not list as inputs: rewrites that prune cannot see them. */
+export function hasSubgraph(node: GraphNode): boolean {
+  return node.attributes.some((a) => a.some((x) => x.no === ATTRIBUTE.graph || x.no === ATTRIBUTE.graphs));
+}

@@ -5,7 +5,8 @@
 // that kernel is used: without VNNI, onnxruntime's u8×s8 AVX2 kernel saturates 16-bit sums, so the caller gates it.
 import { readFileSync } from 'node:fs';
 import {
-  ATTRIBUTE, GRAPH, INT8, MODEL, NODE, TENSOR, UINT8, concat, fields, lenField, raw, strings, varintField, type Field,
+  GRAPH, INT8, MODEL, TENSOR, UINT8, VALUE_INFO_NAME,
+  concat, fields, graphNodes, hasSubgraph, lenField, raw, strings, varintField, type Field, type GraphNode,
 } from './onnx-proto.ts';
 
 /** x64 CPUs whose u8×s8 integer dot product does not saturate (VNNI or AMX). */
@@ -21,11 +22,11 @@ function readCpuinfo(): string {
   }
 }
 
+/** A node reading a tensor, and at which input. */
 interface Use {
   op: string;
   index: number;
   inputs: string[];
-  outputs: string[];
 }
 
 /**
@@ -38,12 +39,8 @@ export function signedMatMulWeights(model: Uint8Array): Uint8Array | undefined {
   if (!graphField) return undefined;
   const graph = graphField.value;
   const main = fields(graph);
-  const nodes: Use[] = [];
-  for (const f of main.filter((x) => x.no === GRAPH.node)) {
-    const nf = fields(f.value);
-    if (nf.some((x) => x.no === NODE.attribute && fields(x.value).some((a) => a.no === ATTRIBUTE.graph || a.no === ATTRIBUTE.graphs))) return undefined;
-    nodes.push({ op: strings(nf, NODE.opType)[0] ?? '', index: -1, inputs: strings(nf, NODE.input), outputs: strings(nf, NODE.output) });
-  }
+  const nodes = graphNodes(graph, main);
+  if (nodes.some(hasSubgraph)) return undefined;
   const tensors = new Map<string, { field: Field; parts: Field[] }>();
   for (const f of main.filter((x) => x.no === GRAPH.initializer)) {
     const parts = fields(f.value);
@@ -53,16 +50,16 @@ export function signedMatMulWeights(model: Uint8Array): Uint8Array | undefined {
     const t = tensors.get(name);
     return !!t && t.parts.some((p) => p.no === TENSOR.dataType && p.varint === UINT8) && t.parts.some((p) => p.no === TENSOR.rawData);
   };
-  const producer = new Map<string, Use>();
+  const producer = new Map<string, GraphNode>();
   for (const n of nodes) for (const o of n.outputs) producer.set(o, n);
-  const uses = (name: string) => nodes.flatMap((n) => n.inputs.map((x, index) => (x === name ? { ...n, index } : undefined)).filter((u): u is Use => !!u));
-  const outputs = new Set(main.filter((f) => f.no === GRAPH.output).map((f) => strings(fields(f.value), 1)[0]));
+  const uses = (name: string): Use[] => nodes.flatMap((n) => n.inputs.flatMap((x, index) => (x === name ? [{ op: n.opType, index, inputs: n.inputs }] : [])));
+  const outputs = new Set(main.filter((f) => f.no === GRAPH.output).map((f) => strings(fields(f.value), VALUE_INFO_NAME)[0]));
 
   // Weights and zero points to shift, from each MatMulInteger whose weight is a uint8 initializer.
   const shift = new Set<string>();
-  for (const n of nodes.filter((x) => x.op === 'MatMulInteger')) {
+  for (const n of nodes.filter((x) => x.opType === 'MatMulInteger')) {
     let weight = n.inputs[1] ?? '';
-    while (!tensors.has(weight) && producer.get(weight)?.op === 'Transpose') weight = producer.get(weight)!.inputs[0] ?? '';
+    while (!tensors.has(weight) && producer.get(weight)?.opType === 'Transpose') weight = producer.get(weight)!.inputs[0] ?? '';
     const zero = n.inputs[3] ?? '';
     if (!isUint8Raw(weight) || !isUint8Raw(zero)) continue;
     shift.add(weight);
@@ -76,7 +73,7 @@ export function signedMatMulWeights(model: Uint8Array): Uint8Array | undefined {
   for (let grew = true; grew;) {
     grew = false;
     for (const n of nodes) {
-      if ((n.op === 'Transpose' || n.op === 'Gather') && derived.has(n.inputs[0] ?? '') && !derived.has(n.outputs[0]!)) {
+      if ((n.opType === 'Transpose' || n.opType === 'Gather') && derived.has(n.inputs[0] ?? '') && !derived.has(n.outputs[0]!)) {
         derived.add(n.outputs[0]!);
         grew = true;
       }
