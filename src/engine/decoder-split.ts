@@ -4,8 +4,8 @@
 // an empty self-attention cache) and the nodes of the no-past branch that compute the cross-attention K/V from the
 // encoder output (once per batch). Same nodes, same weights; anything unexpected and the merged file is used as is.
 import {
-  ATTRIBUTE, GRAPH, MODEL, NODE, TENSOR, VALUE_INFO_NAME,
-  concat, fields, graphNodes, hasSubgraph, lenField, raw, str, strings, type Field, type GraphNode,
+  ATTRIBUTE, GRAPH, NODE, TENSOR, VALUE_INFO_NAME,
+  concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, raw, str, type GraphNode,
 } from './onnx-proto.ts';
 
 export interface SplitDecoder {
@@ -17,14 +17,10 @@ export interface SplitDecoder {
 
 const CROSS_OUTPUT = /^present\.\d+\.encoder\.(key|value)$/;
 
-const nameOf = (f: Field, no: number) => strings(fields(f.value), no)[0] ?? '';
-
 export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined {
-  const top = fields(model);
-  const graphField = top.find((f) => f.no === MODEL.graph);
-  if (!graphField) return undefined;
-  const graph = graphField.value;
-  const main = fields(graph);
+  const parsed = modelGraph(model);
+  if (!parsed) return undefined;
+  const { graph, fields: main } = parsed;
   const initializers = main.filter((f) => f.no === GRAPH.initializer);
   // Weights in external files or sparse ones: leave such a model alone (it would need more than byte slicing).
   if (main.some((f) => f.no === GRAPH.sparseInitializer)) return undefined;
@@ -44,7 +40,6 @@ export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined 
   const before = nodes.filter((n) => n !== ifNode);
   const inputs = main.filter((f) => f.no === GRAPH.input && nameOf(f, VALUE_INFO_NAME) !== 'use_cache_branch');
   const outputs = main.filter((f) => f.no === GRAPH.output);
-  const modelRest = top.filter((f) => f.no !== MODEL.graph).map((f) => raw(model, f));
 
   /** A model of the nodes before the If and one branch, pruned to what `wanted` (If output names) needs. */
   const build = (branchGraph: Uint8Array, wanted: string[], name: string): Uint8Array | undefined => {
@@ -84,7 +79,7 @@ export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined 
       ...inputs.filter((f) => needed.has(nameOf(f, VALUE_INFO_NAME))).map((f) => raw(graph, f)),
       ...outputs.filter((f) => wanted.includes(nameOf(f, VALUE_INFO_NAME))).map((f) => raw(graph, f)),
     ]);
-    return concat([...modelRest, lenField(MODEL.graph, body)]);
+    return parsed.withGraph(body);
   };
 
   const outputNames = outputs.map((f) => nameOf(f, VALUE_INFO_NAME));

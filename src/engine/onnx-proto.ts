@@ -135,3 +135,25 @@ export function graphNodes(graph: Uint8Array, graphFields: Field[]): GraphNode[]
 export function hasSubgraph(node: GraphNode): boolean {
   return node.attributes.some((a) => a.some((x) => x.no === ATTRIBUTE.graph || x.no === ATTRIBUTE.graphs));
 }
+
+/** The main graph of a model (its payload and fields), and the model with another graph body in its place. */
+export interface ModelGraph {
+  graph: Uint8Array;
+  fields: Field[];
+  withGraph(body: Uint8Array): Uint8Array;
+}
+
+export function modelGraph(model: Uint8Array): ModelGraph | undefined {
+  const top = fields(model);
+  const graphField = top.find((f) => f.no === MODEL.graph);
+  if (!graphField) return undefined;
+  const rest = top.filter((f) => f.no !== MODEL.graph).map((f) => raw(model, f));
+  return {
+    graph: graphField.value,
+    fields: fields(graphField.value),
+    withGraph: (body) => concat([...rest, lenField(MODEL.graph, body)]),
+  };
+}
+
+/** The string in field `no` of a message field (a tensor's, value info's or attribute's name). */
+export const nameOf = (f: Field, no: number) => strings(fields(f.value), no)[0] ?? '';

@@ -5,8 +5,8 @@
 // that kernel is used: without VNNI, onnxruntime's u8×s8 AVX2 kernel saturates 16-bit sums, so the caller gates it.
 import { readFileSync } from 'node:fs';
 import {
-  GRAPH, INT8, MODEL, TENSOR, UINT8, VALUE_INFO_NAME,
-  concat, fields, graphNodes, hasSubgraph, lenField, raw, strings, varintField, type Field, type GraphNode,
+  GRAPH, INT8, TENSOR, UINT8, VALUE_INFO_NAME,
+  concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, raw, strings, varintField, type Field, type GraphNode,
 } from './onnx-proto.ts';
 
 /** x64 CPUs whose u8×s8 integer dot product does not saturate (VNNI or AMX). */
@@ -34,11 +34,9 @@ interface Use {
  * as int8, or undefined when there is none or one of them is used in a way this shift would change.
  */
 export function signedMatMulWeights(model: Uint8Array): Uint8Array | undefined {
-  const top = fields(model);
-  const graphField = top.find((f) => f.no === MODEL.graph);
-  if (!graphField) return undefined;
-  const graph = graphField.value;
-  const main = fields(graph);
+  const parsed = modelGraph(model);
+  if (!parsed) return undefined;
+  const { graph, fields: main } = parsed;
   const nodes = graphNodes(graph, main);
   if (nodes.some(hasSubgraph)) return undefined;
   const tensors = new Map<string, { field: Field; parts: Field[] }>();
@@ -53,7 +51,7 @@ export function signedMatMulWeights(model: Uint8Array): Uint8Array | undefined {
   const producer = new Map<string, GraphNode>();
   for (const n of nodes) for (const o of n.outputs) producer.set(o, n);
   const uses = (name: string): Use[] => nodes.flatMap((n) => n.inputs.flatMap((x, index) => (x === name ? [{ op: n.opType, index, inputs: n.inputs }] : [])));
-  const outputs = new Set(main.filter((f) => f.no === GRAPH.output).map((f) => strings(fields(f.value), VALUE_INFO_NAME)[0]));
+  const outputs = new Set(main.filter((f) => f.no === GRAPH.output).map((f) => nameOf(f, VALUE_INFO_NAME)));
 
   // Weights and zero points to shift, from each MatMulInteger whose weight is a uint8 initializer.
   const shift = new Set<string>();
@@ -108,8 +106,8 @@ export function signedMatMulWeights(model: Uint8Array): Uint8Array | undefined {
   };
   const graphBody = concat(main.map((f) => {
     if (f.no !== GRAPH.initializer) return raw(graph, f);
-    const name = strings(fields(f.value), TENSOR.name)[0] ?? '';
+    const name = nameOf(f, TENSOR.name);
     return shift.has(name) ? shifted(name) : raw(graph, f);
   }));
-  return concat([...top.filter((f) => f.no !== MODEL.graph).map((f) => raw(model, f)), lenField(MODEL.graph, graphBody)]);
+  return parsed.withGraph(graphBody);
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { GRAPH, MODEL, NODE, VALUE_INFO_NAME, fields, strings } from '../../src/engine/onnx-proto.ts';
+import { GRAPH, NODE, VALUE_INFO_NAME, fields, modelGraph, strings } from '../../src/engine/onnx-proto.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const MODELS = [
@@ -14,7 +14,7 @@ const MODELS = [
 ];
 
 function graphOf(model: Uint8Array) {
-  const graph = fields(fields(model).find((f) => f.no === MODEL.graph)!.value);
+  const graph = modelGraph(model)!.fields;
   return {
     ops: graph.filter((f) => f.no === GRAPH.node).map((f) => strings(fields(f.value), NODE.opType)[0]),
     inputs: graph.filter((f) => f.no === GRAPH.input).map((f) => strings(fields(f.value), VALUE_INFO_NAME)[0]),

@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { GRAPH, INT8, MODEL, TENSOR, UINT8, fields, strings } from '../../src/engine/onnx-proto.ts';
+import { GRAPH, INT8, TENSOR, UINT8, fields, modelGraph, strings } from '../../src/engine/onnx-proto.ts';
 import { cpuHasVnni, signedMatMulWeights } from '../../src/engine/signed-weights.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const onnx = (name: string, file: string) => join(FIXTURES, name, 'onnx', file);
 
 function tensorTypes(model: Uint8Array): Map<string, number> {
-  const graph = fields(fields(model).find((f) => f.no === MODEL.graph)!.value);
+  const graph = modelGraph(model)!.fields;
   return new Map(graph.filter((f) => f.no === GRAPH.initializer).map((f) => {
     const parts = fields(f.value);
     return [strings(parts, TENSOR.name)[0]!, parts.find((p) => p.no === TENSOR.dataType)!.varint];
