@@ -136,7 +136,7 @@ async function onnxruntimeFloor(dir: string, threads: number, spinning: Spinning
   if (!spec) throw new Error(`${dir}: no loadable model for the floor measurement`);
   const ids = (await ModelTokenizer.load(folder.info.path, folder.info.family!)).encode(SENTENCE);
   const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
-    { intraOpThreads: threads, threadsAuto: false, spinning, splitDecoder: loadConfig(process.env).splitDecoder });
+    { intraOpThreads: threads, threadsAuto: false, spinning, splitDecoder: loadConfig(process.env).splitDecoder, fuseAttention: loadConfig(process.env).fuseAttention });
   const run = async () => {
     const state = model.start(await model.encode([ids]));
     let token = spec.rules.decoderStartId;

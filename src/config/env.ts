@@ -23,6 +23,7 @@ export interface Config {
   spinning: Spinning;
   /** Run optimum's merged decoder as two models without its If (faster; off = the file as it is). */
   splitDecoder: boolean;
+  fuseAttention: boolean;
   /** Upper bound on source tokens (padded rows x longest row) in one batch. */
   batchTokens: number;
   /** How long the batcher waits for more sentences before running a partial batch. */
@@ -88,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0),
     spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on'] as const, 'run'),
     splitDecoder: onOff(env, 'DRAGOMAN_SPLIT_DECODER', true),
+    fuseAttention: onOff(env, 'DRAGOMAN_FUSE_ATTENTION', true),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     batchWaitMs: int(env, 'DRAGOMAN_BATCH_WAIT_MS', 5),
     cacheSize: int(env, 'DRAGOMAN_CACHE_SIZE', 10000),

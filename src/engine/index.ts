@@ -61,7 +61,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const events: EngineEvents = new EventEmitter();
   const folders = await scanFolders(config.modelsDir, config.precision);
   const threads = poolShape(config);
-  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, splitDecoder: config.splitDecoder });
+  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, splitDecoder: config.splitDecoder, fuseAttention: config.fuseAttention });
   const loaded = new Map<string, LoadedModel>();
 
   const candidates: { folder: (typeof folders)[number]; tokenizer: ModelTokenizer }[] = [];
@@ -86,6 +86,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     folder.info.threads = report.threads;
     folder.info.decoder = report.decoder;
     folder.info.signedWeights = report.signedWeights;
+    folder.info.fusedAttention = report.fusedAttention;
     loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer });
     events.emit('modelLoaded', { name: folder.info.name, ms: report.ms, threads: report.threads });
   }

@@ -16,15 +16,23 @@ export interface Field {
 }
 
 function readVarint(buf: Uint8Array, pos: number): [number, number] {
+  const start = pos;
   let result = 0;
   let scale = 1;
   for (;;) {
     if (pos >= buf.length) throw new Error('truncated protobuf varint');
     const byte = buf[pos++]!;
     result += (byte & 0x7f) * scale;
-    if (byte < 0x80) return [result, pos];
+    if (byte < 0x80) return pos - start < 9 ? [result, pos] : [int64(buf.subarray(start, pos)), pos];
     scale *= 128;
   }
+}
+
+/** A varint past 2^56 is a negative int64 in ONNX (dims, axes, perms): decoded exactly, as a signed number. */
+function int64(bytes: Uint8Array): number {
+  let v = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) v = (v << 7n) | BigInt(bytes[i]! & 0x7f);
+  return Number(BigInt.asIntN(64, v));
 }
 
 export function fields(buf: Uint8Array): Field[] {
@@ -73,6 +81,13 @@ export function varintField(no: number, value: number): Uint8Array {
   return Uint8Array.from([...varintBytes(no * 8), ...varintBytes(value)]);
 }
 
+/** A 32-bit float field (`no`, wire type 5). */
+export function floatField(no: number, value: number): Uint8Array {
+  const out = new Uint8Array([...varintBytes(no * 8 + 5), 0, 0, 0, 0]);
+  new DataView(out.buffer).setFloat32(out.length - 4, value, true);
+  return out;
+}
+
 /** A length-delimited field (`no`, wire type 2) holding `payload`. */
 export function lenField(no: number, payload: Uint8Array | string): Uint8Array {
   const body = typeof payload === 'string' ? utf8.encode(payload) : payload;
@@ -97,15 +112,21 @@ export function concat(parts: Uint8Array[]): Uint8Array {
 export const raw = (buf: Uint8Array, f: Field) => buf.subarray(f.start, f.end);
 
 // onnx.proto field numbers used here.
-export const MODEL = { graph: 7 } as const;
+export const MODEL = { graph: 7, opsetImport: 8 } as const;
+/** OperatorSetIdProto. */
+export const OPSET = { domain: 1, version: 2 } as const;
 export const GRAPH = { node: 1, name: 2, initializer: 5, input: 11, output: 12, valueInfo: 13, sparseInitializer: 15 } as const;
 export const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5, domain: 7 } as const;
-export const ATTRIBUTE = { name: 1, graph: 6, graphs: 11 } as const;
+export const ATTRIBUTE = { name: 1, f: 2, i: 3, t: 5, graph: 6, ints: 8, graphs: 11, type: 20 } as const;
+/** AttributeProto.AttributeType values. */
+export const ATTRIBUTE_FLOAT = 1;
+export const ATTRIBUTE_INT = 2;
 /** ValueInfoProto's name. */
 export const VALUE_INFO_NAME = 1;
 /** TensorProto; `dataLocation` 1 = EXTERNAL (the weights are in another file). */
-export const TENSOR = { dataType: 2, name: 8, rawData: 9, dataLocation: 14 } as const;
+export const TENSOR = { dims: 1, dataType: 2, floatData: 4, name: 8, rawData: 9, dataLocation: 14 } as const;
 /** TensorProto.DataType values. */
+export const FLOAT = 1;
 export const UINT8 = 2;
 export const INT8 = 3;
 
@@ -136,11 +157,54 @@ export function hasSubgraph(node: GraphNode): boolean {
   return node.attributes.some((a) => a.some((x) => x.no === ATTRIBUTE.graph || x.no === ATTRIBUTE.graphs));
 }
 
+/** An attribute of a node by name (its fields), if the node has it. */
+export function attribute(node: GraphNode, name: string): Field[] | undefined {
+  return node.attributes.find((a) => a.some((x) => x.no === ATTRIBUTE.name && str(x) === name));
+}
+
+/** An attribute's integer list (`ints`, packed or not). */
+export function intsOf(attr: Field[] | undefined): number[] | undefined {
+  if (!attr) return undefined;
+  const out: number[] = [];
+  for (const f of attr.filter((x) => x.no === ATTRIBUTE.ints)) {
+    if (f.wire === 0) out.push(f.varint);
+    else for (let pos = 0; pos < f.value.length;) {
+      const [v, next] = readVarint(f.value, pos);
+      out.push(v);
+      pos = next;
+    }
+  }
+  return out;
+}
+
+/** An attribute's single integer (`i`). */
+export function intOf(attr: Field[] | undefined): number | undefined {
+  const f = attr?.find((x) => x.no === ATTRIBUTE.i);
+  return f?.varint;
+}
+
+/** The one float a TensorProto holds (a scalar or a single-element tensor), if it is a float tensor of one element. */
+export function scalarFloat(tensor: Uint8Array): number | undefined {
+  const parts = fields(tensor);
+  if (!parts.some((p) => p.no === TENSOR.dataType && p.varint === FLOAT)) return undefined;
+  if (parts.some((p) => p.no === TENSOR.dims && p.varint !== 1)) return undefined;
+  const rawData = parts.find((p) => p.no === TENSOR.rawData);
+  const packed = parts.find((p) => p.no === TENSOR.floatData && p.wire === 2);
+  const bytes = rawData?.value ?? packed?.value;
+  if (bytes?.length === 4) return new DataView(bytes.buffer, bytes.byteOffset, 4).getFloat32(0, true);
+  const single = parts.filter((p) => p.no === TENSOR.floatData && p.wire === 5);
+  if (!bytes && single.length === 1) return new DataView(tensor.buffer, tensor.byteOffset + single[0]!.end - 4, 4).getFloat32(0, true);
+  return undefined;
+}
+
 /** The main graph of a model (its payload and fields), and the model with another graph body in its place. */
 export interface ModelGraph {
   graph: Uint8Array;
   fields: Field[];
-  withGraph(body: Uint8Array): Uint8Array;
+  /** Operator set domains the model imports ('' is the default ONNX domain). */
+  domains: string[];
+  /** The model with `body` as its graph, importing `addDomains` (domain, version) beside what it imported. */
+  withGraph(body: Uint8Array, addDomains?: [string, number][]): Uint8Array;
 }
 
 export function modelGraph(model: Uint8Array): ModelGraph | undefined {
@@ -148,10 +212,16 @@ export function modelGraph(model: Uint8Array): ModelGraph | undefined {
   const graphField = top.find((f) => f.no === MODEL.graph);
   if (!graphField) return undefined;
   const rest = top.filter((f) => f.no !== MODEL.graph).map((f) => raw(model, f));
+  const domains = top.filter((f) => f.no === MODEL.opsetImport).map((f) => nameOf(f, OPSET.domain));
   return {
     graph: graphField.value,
     fields: fields(graphField.value),
-    withGraph: (body) => concat([...rest, lenField(MODEL.graph, body)]),
+    domains,
+    withGraph: (body, addDomains = []) => concat([
+      ...rest,
+      ...addDomains.map(([domain, version]) => lenField(MODEL.opsetImport, concat([lenField(OPSET.domain, domain), varintField(OPSET.version, version)]))),
+      lenField(MODEL.graph, body),
+    ]),
   };
 }
 

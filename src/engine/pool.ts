@@ -28,6 +28,7 @@ export interface LoadReport {
   /** How its decoder runs: cut in two without the If, or the merged file as it is. */
   decoder?: 'split' | 'merged';
   signedWeights?: boolean;
+  fusedAttention?: number;
   message?: string;
 }
 
@@ -74,7 +75,7 @@ export class WorkerPool extends EventEmitter {
             finishLoad();
             break;
           case 'loaded':
-            reports.push({ name: msg.name, ok: true, ms: msg.ms, threads: msg.threads, decoder: msg.decoder, signedWeights: msg.signedWeights });
+            reports.push({ name: msg.name, ok: true, ms: msg.ms, threads: msg.threads, decoder: msg.decoder, signedWeights: msg.signedWeights, fusedAttention: msg.fusedAttention });
             finishLoad();
             break;
           case 'loadFailed':

@@ -18,6 +18,8 @@ export interface SessionSettings {
   spinning: Spinning;
   /** Run a merged decoder cut in two without its If (decoder-split.ts). */
   splitDecoder: boolean;
+  /** Replace the split decoder's attention blocks by MultiHeadAttention (attention-fusion.ts). */
+  fuseAttention: boolean;
 }
 
 /** One source sentence, already tokenized, with its own limits. */
@@ -48,7 +50,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'loaded'; name: string; ms: number; threads: number; decoder: 'split' | 'merged'; signedWeights: boolean }
+  | { type: 'loaded'; name: string; ms: number; threads: number; decoder: 'split' | 'merged'; signedWeights: boolean; fusedAttention: number }
   | { type: 'loadFailed'; name: string; message: string }
   /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }

@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
+import { fuseAttention } from './attention-fusion.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
 import type { DecoderDims } from './family.ts';
@@ -59,17 +60,17 @@ export function sessionOptions(settings: SessionSettings, threads = settings.int
 /** How the decoder runs: optimum's merged file as it is, or cut in two without its `If` (decoder-split.ts). */
 type Decoder =
   | { kind: 'merged'; session: ort.InferenceSession }
-  | { kind: 'split'; withPast: ort.InferenceSession; crossKv: ort.InferenceSession; signedWeights: boolean };
+  | { kind: 'split'; withPast: ort.InferenceSession; crossKv: ort.InferenceSession; signedWeights: boolean; fusedAttention: number };
 
 /** The feeds a session declares (the split models take fewer inputs than the merged one). */
 function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
   return Object.fromEntries(session.inputNames.map((n) => [n, feeds[n]!]));
 }
 
-async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, split: boolean): Promise<Decoder> {
+async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, heads: number): Promise<Decoder> {
   let parts;
   try {
-    parts = split ? splitMergedDecoder(await readFile(path)) : undefined;
+    parts = settings.splitDecoder ? splitMergedDecoder(await readFile(path)) : undefined;
   } catch {
     // Not a protobuf we can read: onnxruntime's own error below says what is wrong with the file.
   }
@@ -77,9 +78,13 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
     try {
       // On a VNNI CPU the uint8 output projection is stored as int8 (same products, a faster kernel: signed-weights.ts).
       const signed = cpuHasVnni() ? signedMatMulWeights(parts.withPast) : undefined;
-      const withPast = await ort.InferenceSession.create(signed ?? parts.withPast, options);
+      // Each attention block as one onnxruntime operator (attention-fusion.ts); as exported if that does not load.
+      const fused = settings.fuseAttention && heads > 0 ? fuseAttention(signed ?? parts.withPast, heads) : undefined;
+      let withPast = fused ? await ort.InferenceSession.create(fused.model, options).catch(() => undefined) : undefined;
+      const fusedAttention = withPast ? fused!.blocks : 0;
+      withPast ??= await ort.InferenceSession.create(signed ?? parts.withPast, options);
       try {
-        return { kind: 'split', withPast, crossKv: await ort.InferenceSession.create(parts.crossKv, options), signedWeights: !!signed };
+        return { kind: 'split', withPast, crossKv: await ort.InferenceSession.create(parts.crossKv, options), signedWeights: !!signed, fusedAttention };
       } catch (err) {
         await withPast.release();
         throw err;
@@ -119,6 +124,11 @@ export class Seq2SeqModel {
     return this.decoder.kind;
   }
 
+  /** Attention blocks of the decoder fused into MultiHeadAttention operators (attention-fusion.ts). */
+  get fusedAttention(): number {
+    return this.decoder.kind === 'split' ? this.decoder.fusedAttention : 0;
+  }
+
   /** The decoder's uint8 MatMul weights run as int8 (signed-weights.ts). */
   get signedWeights(): boolean {
     return this.decoder.kind === 'split' && this.decoder.signedWeights;
@@ -128,7 +138,7 @@ export class Seq2SeqModel {
     const threads = threadsFor(settings, statSync(decoderPath).size);
     const options = sessionOptions(settings, threads);
     const encoder = await ort.InferenceSession.create(encoderPath, options);
-    const decoder = await openDecoder(decoderPath, options, settings.splitDecoder);
+    const decoder = await openDecoder(decoderPath, options, settings, dims.heads);
     return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
   }
 

@@ -24,6 +24,8 @@ export interface ModelInfo {
   decoder?: 'split' | 'merged';
   /** Its uint8 output projection runs as int8 (split decoder on a VNNI CPU: same products, faster kernel). */
   signedWeights?: boolean;
+  /** Attention blocks of its decoder running as one MultiHeadAttention operator each (DRAGOMAN_FUSE_ATTENTION). */
+  fusedAttention?: number;
 }
 
 export interface TranslateOptions {

@@ -15,7 +15,7 @@ interface Loaded {
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
 const models = new Map<string, Loaded>();
-let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', splitDecoder: true };
+let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', splitDecoder: true, fuseAttention: true };
 
 const send = (m: FromWorker) => port.postMessage(m);
 
@@ -24,7 +24,7 @@ async function load(spec: ModelRuntimeSpec): Promise<void> {
   try {
     const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
     models.set(spec.name, { spec, model, processors: processorsFor(spec.rules) });
-    send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), threads: model.threads, decoder: model.decoderKind, signedWeights: model.signedWeights });
+    send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), threads: model.threads, decoder: model.decoderKind, signedWeights: model.signedWeights, fusedAttention: model.fusedAttention });
   } catch (err) {
     send({ type: 'loadFailed', name: spec.name, message: (err as Error).message });
   }
