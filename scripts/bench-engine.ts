@@ -18,6 +18,7 @@ import { argmax } from '../src/engine/scores.ts';
 import { scanFolders } from '../src/engine/registry.ts';
 import { Seq2SeqModel } from '../src/engine/seq2seq.ts';
 import { ModelTokenizer } from '../src/engine/tokenizer.ts';
+import { hugePageBytes } from '../src/observability/huge-pages.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -169,11 +170,13 @@ async function main(): Promise<void> {
     let t0 = performance.now();
     const engine = await dragoman(mDir);
     const engineLoad = performance.now() - t0;
-    const engineThreads = engine.models().find((m) => m.status === 'ok')?.threads ?? engine.threads.intraOp;
+    const marianInfo = engine.models().find((m) => m.status === 'ok');
+    const engineThreads = marianInfo?.threads ?? engine.threads.intraOp;
     let generated = 0;
     engine.events.on('batch', (e: BatchEvent) => (generated += e.generatedTokens));
     const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
-    console.log(`dragoman: ${engine.threads.workers} worker(s) x ${engine.threads.intraOp} onnxruntime thread(s), spinning ${loadConfig(process.env).spinning}, load ${engineLoad.toFixed(0)} ms`);
+    console.log(`dragoman: ${engine.threads.workers} worker(s) x ${engine.threads.intraOp} onnxruntime thread(s), spinning ${loadConfig(process.env).spinning}, load ${engineLoad.toFixed(0)} ms, ` +
+      `decoder ${marianInfo?.decoder}, ${marianInfo?.fusedAttention ?? 0} attention blocks fused, this process on huge pages: ${((hugePageBytes() ?? 0) / 2 ** 20).toFixed(0)} MB`);
     const spinning = loadConfig(process.env).spinning;
     const floor = await onnxruntimeFloor(mDir, engineThreads, spinning);
     hfEnv.localModelPath = `${mDir}/`;

@@ -1,7 +1,7 @@
 // The real process (`npm start` / `node --import tsx src/cli/main.ts serve`): SIGTERM while a request is in flight,
 // and a fresh install with no model at all.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -177,6 +177,12 @@ describe('a fresh install with an empty models directory', () => {
         headers: { 'content-type': 'application/json', 'x-api-key': key.key },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
+
+    // `npm start` asks glibc's malloc for transparent huge pages (README, "Engine"): where the kernel offers them
+    // (enabled: always or madvise), the process holds some.
+    const thp = existsSync('/sys/kernel/mm/transparent_hugepage/enabled') ? readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8') : '[never]';
+    const huge = /huge pages: (\d+) MB/.exec(server.output());
+    if (!thp.includes('[never]')) expect(Number(huge?.[1])).toBeGreaterThan(0);
 
     const health = await call('GET', '/health');
     expect(health.status).toBe(200);

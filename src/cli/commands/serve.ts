@@ -1,6 +1,7 @@
 // dragoman serve: the HTTP server (what `npm start` runs). Stops cleanly on SIGINT/SIGTERM.
 import { startApp } from '../../app.ts';
 import { ConfigError, loadConfig } from '../../config/env.ts';
+import { hugePageBytes } from '../../observability/huge-pages.ts';
 import { CliError, parse, type CliIo } from '../io.ts';
 
 export const summary = 'run the HTTP server (DRAGOMAN_HOST:DRAGOMAN_PORT)';
@@ -16,7 +17,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw err;
   }
   const app = await startApp(config);
-  io.err(`dragoman: listening on ${app.url} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, data: ${config.dataDir})`);
+  const huge = hugePageBytes();
+  io.err(`dragoman: listening on ${app.url} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, ` +
+    `data: ${config.dataDir}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
