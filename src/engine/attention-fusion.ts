@@ -82,7 +82,8 @@ export function fuseAttention(model: Uint8Array, heads: number): FusedAttention 
   };
 
   const match = (softmax: GraphNode): Block | undefined => {
-    const axis = intOf(attribute(softmax, 'axis')) ?? -1;
+    // Explicitly the last axis (before opset 13 a missing axis meant 1).
+    const axis = intOf(attribute(softmax, 'axis'));
     if (axis !== -1 && axis !== 3) return undefined;
     const add = made(softmax.inputs[0]!, 'Add');
     if (!add || !onlyUse(add.outputs[0]!, 'Softmax')) return undefined;
