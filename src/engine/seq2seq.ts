@@ -67,7 +67,7 @@ function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tenso
   return Object.fromEntries(session.inputNames.map((n) => [n, feeds[n]!]));
 }
 
-async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, heads: number): Promise<Decoder> {
+async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, dims: DecoderDims): Promise<Decoder> {
   let parts;
   try {
     parts = settings.splitDecoder ? splitMergedDecoder(await readFile(path)) : undefined;
@@ -75,22 +75,18 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
     // Not a protobuf we can read: onnxruntime's own error below says what is wrong with the file.
   }
   if (parts) {
+    let crossKv: ort.InferenceSession | undefined;
     try {
+      crossKv = await ort.InferenceSession.create(parts.crossKv, options);
       // On a VNNI CPU the uint8 output projection is stored as int8 (same products, a faster kernel: signed-weights.ts).
       const signed = cpuHasVnni() ? signedMatMulWeights(parts.withPast) : undefined;
-      // Each attention block as one onnxruntime operator (attention-fusion.ts); as exported if that does not load.
-      const fused = settings.fuseAttention && heads > 0 ? fuseAttention(signed ?? parts.withPast, heads) : undefined;
-      let withPast = fused ? await ort.InferenceSession.create(fused.model, options).catch(() => undefined) : undefined;
-      const fusedAttention = withPast ? fused!.blocks : 0;
-      withPast ??= await ort.InferenceSession.create(signed ?? parts.withPast, options);
-      try {
-        return { kind: 'split', withPast, crossKv: await ort.InferenceSession.create(parts.crossKv, options), signedWeights: !!signed, fusedAttention };
-      } catch (err) {
-        await withPast.release();
-        throw err;
-      }
+      const plain = signed ?? parts.withPast;
+      const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims) : undefined;
+      const withPast = fused?.session ?? await ort.InferenceSession.create(plain, options);
+      return { kind: 'split', withPast, crossKv, signedWeights: !!signed, fusedAttention: fused?.blocks ?? 0 };
     } catch {
       // The cut did not load: the merged file still works, only slower.
+      await crossKv?.release();
     }
   }
   const session = await ort.InferenceSession.create(path, options);
@@ -98,6 +94,42 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
     if (!session.inputNames.includes(name)) throw new Error(`${path}: not a merged decoder with KV cache (no input "${name}")`);
   }
   return { kind: 'merged', session };
+}
+
+/**
+ * The with-past model with each attention block as one operator (attention-fusion.ts), if it loads and runs two
+ * steps of a two-row batch (one row padded): a shape the operator rejects only shows when it runs, and then the
+ * model as exported is used instead of failing translations later.
+ */
+export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession, options: ort.InferenceSession.SessionOptions, dims: DecoderDims) {
+  const fused = dims.heads > 0 ? fuseAttention(model, dims.heads) : undefined;
+  if (!fused) return undefined;
+  const session = await ort.InferenceSession.create(fused.model, options).catch(() => undefined);
+  if (!session) return undefined;
+  try {
+    const { layers, heads, headDim } = dims;
+    const mask = new ort.Tensor('int64', BigInt64Array.of(1n, 1n, 1n, 1n, 1n, 0n), [2, 3]);
+    const hidden = new ort.Tensor('float32', new Float32Array(2 * 3 * heads * headDim).fill(0.5), [2, 3, heads * headDim]);
+    const base = { encoder_attention_mask: mask, encoder_hidden_states: hidden, input_ids: new ort.Tensor('int64', BigInt64Array.of(0n, 0n), [2, 1]) };
+    const cross = await crossKv.run(feedsFor(crossKv, base));
+    const past: Record<string, ort.Tensor> = {};
+    for (let i = 0; i < layers; i++) {
+      for (const kv of ['key', 'value']) {
+        past[`past_key_values.${i}.encoder.${kv}`] = cross[`present.${i}.encoder.${kv}`] as ort.Tensor;
+        past[`past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [2, heads, 0, headDim]);
+      }
+    }
+    for (let step = 0; step < 2; step++) {
+      const out = await session.run(feedsFor(session, { ...base, ...past }));
+      const logits = out.logits as ort.Tensor;
+      if (logits.dims[0] !== 2 || !(logits.data as Float32Array).every(Number.isFinite)) throw new Error('fused decoder: unexpected logits');
+      for (let i = 0; i < layers; i++) for (const kv of ['key', 'value']) past[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
+    }
+    return { session, blocks: fused.blocks };
+  } catch {
+    await session.release();
+    return undefined;
+  }
 }
 
 export class Seq2SeqModel {
@@ -138,7 +170,7 @@ export class Seq2SeqModel {
     const threads = threadsFor(settings, statSync(decoderPath).size);
     const options = sessionOptions(settings, threads);
     const encoder = await ort.InferenceSession.create(encoderPath, options);
-    const decoder = await openDecoder(decoderPath, options, settings, dims.heads);
+    const decoder = await openDecoder(decoderPath, options, settings, dims);
     return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
   }
 

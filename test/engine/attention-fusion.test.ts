@@ -7,6 +7,7 @@ import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { fuseAttention } from '../../src/engine/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
+import { openFused } from '../../src/engine/seq2seq.ts';
 import { GRAPH, MODEL, NODE, OPSET, fields, modelGraph, nameOf, strings } from '../../src/engine/onnx-proto.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow, type NllbDevRow } from './helpers.ts';
 
@@ -126,5 +127,32 @@ describe('fusing attention blocks', () => {
     const all = out.int8on!.flat().length;
     console.log(`int8, fused vs not: ${same}/${all} translations identical`);
     expect(same / all).toBeGreaterThanOrEqual(0.95);
+  });
+});
+
+describe('loading a fused decoder', () => {
+  const file = join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx');
+
+  it('keeps it when it runs a padded two-row batch for two steps', async () => {
+    const parts = splitMergedDecoder(readFileSync(file))!;
+    const crossKv = await ort.InferenceSession.create(parts.crossKv);
+    const fused = await openFused(parts.withPast, crossKv, {}, { layers: 2, heads: 4, headDim: 32 });
+    try {
+      expect(fused?.blocks).toBe(4);
+    } finally {
+      await fused?.session.release();
+      await crossKv.release();
+    }
+  });
+
+  it('gives it up when the operator fails on the smoke run (here: heads that do not divide the width)', async () => {
+    const parts = splitMergedDecoder(readFileSync(file))!;
+    const crossKv = await ort.InferenceSession.create(parts.crossKv);
+    try {
+      expect(fuseAttention(parts.withPast, 3)?.blocks).toBe(4); // the pattern matches; onnxruntime loads it...
+      expect(await openFused(parts.withPast, crossKv, {}, { layers: 2, heads: 3, headDim: 32 })).toBeUndefined(); // ...but it cannot run
+    } finally {
+      await crossKv.release();
+    }
   });
 });
