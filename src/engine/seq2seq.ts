@@ -44,9 +44,9 @@ export function sessionOptions(settings: SessionSettings, threads = settings.int
     executionMode: 'sequential',
     // Only errors: onnxruntime's warnings are plain text on stderr, and our logs are JSON lines.
     logSeverityLevel: 3,
-    // 'run': threads spin between the operators of a run (a decoder step has ~270, waking a sleeping thread for each
-    // parallel one costs more than the work) and stop when it ends, so the JS between steps and other processes get
-    // the cores back. Measured in src/engine/README.md.
+    // 'run': threads spin between the operators of a run (a decoder step has ~140 with attention fused, ~270
+    // without; waking a sleeping thread for each parallel one costs more than the work) and stop when it ends, so the
+    // JS between steps and other processes get the cores back. Measured in src/engine/README.md.
     extra: {
       session: {
         intra_op: { allow_spinning: settings.spinning === 'off' ? '0' : '1' },
