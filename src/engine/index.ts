@@ -83,12 +83,9 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
       continue;
     }
     folder.info.loadMs = report.ms;
-    folder.info.threads = report.threads;
-    folder.info.decoder = report.decoder;
-    folder.info.signedWeights = report.signedWeights;
-    folder.info.fusedAttention = report.fusedAttention;
+    Object.assign(folder.info, report.runtime);
     loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer });
-    events.emit('modelLoaded', { name: folder.info.name, ms: report.ms, threads: report.threads });
+    events.emit('modelLoaded', { name: folder.info.name, ms: report.ms, threads: report.runtime?.threads });
   }
 
   const router = new Router([...loaded.values()].map((m) => ({

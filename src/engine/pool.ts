@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../service/errors.ts';
 import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
+import type { LoadedRuntime } from './types.ts';
 
 interface Pending {
   id: number;
@@ -23,12 +24,8 @@ export interface LoadReport {
   name: string;
   ok: boolean;
   ms: number;
-  /** onnxruntime threads the model's sessions use (when loaded). */
-  threads?: number;
-  /** How its decoder runs: cut in two without the If, or the merged file as it is. */
-  decoder?: 'split' | 'merged';
-  signedWeights?: boolean;
-  fusedAttention?: number;
+  /** How it runs (when loaded). */
+  runtime?: LoadedRuntime;
   message?: string;
 }
 
@@ -75,7 +72,7 @@ export class WorkerPool extends EventEmitter {
             finishLoad();
             break;
           case 'loaded':
-            reports.push({ name: msg.name, ok: true, ms: msg.ms, threads: msg.threads, decoder: msg.decoder, signedWeights: msg.signedWeights, fusedAttention: msg.fusedAttention });
+            reports.push({ name: msg.name, ok: true, ms: msg.ms, runtime: msg.runtime });
             finishLoad();
             break;
           case 'loadFailed':

@@ -1,6 +1,7 @@
 // Messages between the pool (main thread) and a worker. Plain structured-clone data only.
 import type { Spinning } from '../config/env.ts';
 import type { DecoderDims, GenerationRules } from './family.ts';
+import type { LoadedRuntime } from './types.ts';
 
 /** Everything a worker needs to open one model's ONNX sessions. */
 export interface ModelRuntimeSpec {
@@ -50,7 +51,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'loaded'; name: string; ms: number; threads: number; decoder: 'split' | 'merged'; signedWeights: boolean; fusedAttention: number }
+  | { type: 'loaded'; name: string; ms: number; runtime: LoadedRuntime }
   | { type: 'loadFailed'; name: string; message: string }
   /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }

@@ -9,6 +9,7 @@ import { splitMergedDecoder } from './decoder-split.ts';
 import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
 import type { DecoderDims } from './family.ts';
 import type { SessionSettings } from './protocol.ts';
+import type { LoadedRuntime } from './types.ts';
 
 export interface Encoded {
   hidden: ort.Tensor;
@@ -142,7 +143,7 @@ export class Seq2SeqModel {
     private readonly dims: DecoderDims,
     private readonly padId: number,
     /** onnxruntime threads these sessions use. */
-    readonly threads: number,
+    private readonly threads: number,
   ) {
     for (let i = 0; i < dims.layers; i++) {
       for (const kv of ['key', 'value']) {
@@ -152,18 +153,10 @@ export class Seq2SeqModel {
     }
   }
 
-  get decoderKind(): 'split' | 'merged' {
-    return this.decoder.kind;
-  }
-
-  /** Attention blocks of the decoder fused into MultiHeadAttention operators (attention-fusion.ts). */
-  get fusedAttention(): number {
-    return this.decoder.kind === 'split' ? this.decoder.fusedAttention : 0;
-  }
-
-  /** The decoder's uint8 MatMul weights run as int8 (signed-weights.ts). */
-  get signedWeights(): boolean {
-    return this.decoder.kind === 'split' && this.decoder.signedWeights;
+  /** Threads, decoder kind, int8 output projection (signed-weights.ts), fused attention blocks (attention-fusion.ts). */
+  get runtime(): LoadedRuntime {
+    const split = this.decoder.kind === 'split' ? this.decoder : undefined;
+    return { threads: this.threads, decoder: this.decoder.kind, signedWeights: !!split?.signedWeights, fusedAttention: split?.fusedAttention ?? 0 };
   }
 
   static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings) {

@@ -4,7 +4,20 @@
 export type ModelFamily = 'marian' | 'nllb';
 export type ModelStatus = 'ok' | 'incomplete' | 'corrupt';
 
-export interface ModelInfo {
+/** How a loaded model runs on onnxruntime, as the worker that loaded it reports. */
+export interface LoadedRuntime {
+  /** onnxruntime threads of its sessions (one for a small model unless DRAGOMAN_INTRA_OP_THREADS is set). */
+  threads: number;
+  /** 'split': the merged decoder runs as two models without its If (DRAGOMAN_SPLIT_DECODER); 'merged': as it is. */
+  decoder: 'split' | 'merged';
+  /** Its uint8 output projection runs as int8 (split decoder on a VNNI CPU: same products, faster kernel). */
+  signedWeights: boolean;
+  /** Attention blocks of its decoder running as one MultiHeadAttention operator each (DRAGOMAN_FUSE_ATTENTION). */
+  fusedAttention: number;
+}
+
+/** A model folder as scanned, and once loaded, how it runs. */
+export interface ModelInfo extends Partial<LoadedRuntime> {
   /** Folder name under DRAGOMAN_MODELS_DIR; also what X-Dragoman-Model names. */
   name: string;
   path: string;
@@ -18,14 +31,6 @@ export interface ModelInfo {
   /** What is wrong when status is not ok (path and reason). */
   problem?: string;
   loadMs?: number;
-  /** onnxruntime threads of its sessions (one for a small model unless DRAGOMAN_INTRA_OP_THREADS is set). */
-  threads?: number;
-  /** 'split': the merged decoder runs as two models without its If (DRAGOMAN_SPLIT_DECODER); 'merged': as it is. */
-  decoder?: 'split' | 'merged';
-  /** Its uint8 output projection runs as int8 (split decoder on a VNNI CPU: same products, faster kernel). */
-  signedWeights?: boolean;
-  /** Attention blocks of its decoder running as one MultiHeadAttention operator each (DRAGOMAN_FUSE_ATTENTION). */
-  fusedAttention?: number;
 }
 
 export interface TranslateOptions {

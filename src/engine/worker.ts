@@ -24,7 +24,7 @@ async function load(spec: ModelRuntimeSpec): Promise<void> {
   try {
     const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
     models.set(spec.name, { spec, model, processors: processorsFor(spec.rules) });
-    send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), threads: model.threads, decoder: model.decoderKind, signedWeights: model.signedWeights, fusedAttention: model.fusedAttention });
+    send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
   } catch (err) {
     send({ type: 'loadFailed', name: spec.name, message: (err as Error).message });
   }
