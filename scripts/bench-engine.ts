@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync,
 import { tmpdir, availableParallelism, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { env as hfEnv, pipeline } from '@huggingface/transformers';
-import { loadConfig, type Spinning } from '../src/config/env.ts';
+import { loadConfig } from '../src/config/env.ts';
 import { createEngine, type BatchEvent, type DragomanEngine } from '../src/engine/index.ts';
 import { argmax } from '../src/engine/scores.ts';
 import { scanFolders } from '../src/engine/registry.ts';
@@ -30,6 +30,8 @@ const TOKENS = Number(flag('--tokens') ?? 32);
 const withNllb = !args.includes('--no-nllb');
 /** Only Dragoman's rows (to compare pool shapes quickly: DRAGOMAN_WORKERS / DRAGOMAN_INTRA_OP_THREADS). */
 const engineOnly = args.includes('--engine-only');
+/** The DRAGOMAN_* settings this run measures under (spinning, split decoder, attention fusion...). */
+const settings = loadConfig(process.env);
 const positional = args.filter((a) => !a.startsWith('--'));
 
 const root = resolve(import.meta.dirname, '..');
@@ -131,13 +133,13 @@ function modelsDir(folder: string, name: string, declaration?: object): string {
  * The floor under any engine on these files: the same onnxruntime sessions (same threads) in a bare loop in this
  * thread, encoder then TOKENS decoder runs taking the arg-max, with no worker, batcher or generation rules around it.
  */
-async function onnxruntimeFloor(dir: string, threads: number, spinning: Spinning): Promise<{ run: Translate; release: () => Promise<void> }> {
+async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Translate; release: () => Promise<void> }> {
   const [folder] = await scanFolders(dir, precision);
   const spec = folder?.runtime;
   if (!spec) throw new Error(`${dir}: no loadable model for the floor measurement`);
   const ids = (await ModelTokenizer.load(folder.info.path, folder.info.family!)).encode(SENTENCE);
   const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
-    { intraOpThreads: threads, threadsAuto: false, spinning, splitDecoder: loadConfig(process.env).splitDecoder, fuseAttention: loadConfig(process.env).fuseAttention });
+    { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, splitDecoder: settings.splitDecoder, fuseAttention: settings.fuseAttention });
   const run = async () => {
     const state = model.start(await model.encode([ids]));
     let token = spec.rules.decoderStartId;
@@ -175,10 +177,9 @@ async function main(): Promise<void> {
     let generated = 0;
     engine.events.on('batch', (e: BatchEvent) => (generated += e.generatedTokens));
     const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
-    console.log(`dragoman: ${engine.threads.workers} worker(s) x ${engine.threads.intraOp} onnxruntime thread(s), spinning ${loadConfig(process.env).spinning}, load ${engineLoad.toFixed(0)} ms, ` +
+    console.log(`dragoman: ${engine.threads.workers} worker(s) x ${engine.threads.intraOp} onnxruntime thread(s), spinning ${settings.spinning}, load ${engineLoad.toFixed(0)} ms, ` +
       `decoder ${marianInfo?.decoder}, ${marianInfo?.fusedAttention ?? 0} attention blocks fused, this process on huge pages: ${((hugePageBytes() ?? 0) / 2 ** 20).toFixed(0)} MB`);
-    const spinning = loadConfig(process.env).spinning;
-    const floor = await onnxruntimeFloor(mDir, engineThreads, spinning);
+    const floor = await onnxruntimeFloor(mDir, engineThreads);
     hfEnv.localModelPath = `${mDir}/`;
     t0 = performance.now();
     const pipe = engineOnly ? undefined : await pipeline('translation', 'bench-en-de', { dtype, device: 'cpu' });
@@ -189,7 +190,7 @@ async function main(): Promise<void> {
     // Latency of the three sides in turns; throughput one side after the other (a side's run takes seconds).
     const [lo, lf, lt] = await latencies(pipe ? [ours, floor.run, theirs] : [ours, floor.run]);
     await floor.release();
-    floorNote = `onnxruntime floor (the same files, ${engineThreads} thread(s), spinning ${spinning}, encoder + ${TOKENS} decoder runs in a bare loop, ` +
+    floorNote = `onnxruntime floor (the same files, ${engineThreads} thread(s), spinning ${settings.spinning}, encoder + ${TOKENS} decoder runs in a bare loop, ` +
       `no engine around them), measured in turns with the rows above: p50 ${lf!.p50.toFixed(0)} ms, p95 ${lf!.p95.toFixed(0)} ms`;
     const bo = await batchThroughput(ours, BATCH);
     const co = await concurrentThroughput(ours, BATCH);
