@@ -8,24 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { fuseAttention } from '../../src/engine/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
 import { openFused } from '../../src/engine/seq2seq.ts';
-import { GRAPH, MODEL, NODE, OPSET, fields, modelGraph, nameOf, strings } from '../../src/engine/onnx-proto.ts';
-import { FIXTURES, engineOver, readDev, type MarianDevRow, type NllbDevRow } from './helpers.ts';
+import { MODEL, OPSET, fields, nameOf } from '../../src/engine/onnx-proto.ts';
+import { FIXTURES, engineOver, graphOf, maxAbsDiff, readDev, type MarianDevRow, type NllbDevRow } from './helpers.ts';
 
 const MODELS = [
   { name: 'tiny-marian-en-de', layers: 2, heads: 4, headDim: 32, start: 3999 },
   { name: 'tiny-nllb', layers: 2, heads: 4, headDim: 32, start: 2 },
 ];
 
-const ops = (model: Uint8Array) =>
-  modelGraph(model)!.fields.filter((f) => f.no === GRAPH.node).map((f) => strings(fields(f.value), NODE.opType)[0]);
-
-const maxDiff = (a: ort.Tensor, b: ort.Tensor) => {
-  const x = a.data as Float32Array;
-  const y = b.data as Float32Array;
-  let d = 0;
-  for (let j = 0; j < x.length; j++) d = Math.max(d, Math.abs(x[j]! - y[j]!));
-  return d;
-};
+const maxDiff = (a: ort.Tensor, b: ort.Tensor) => maxAbsDiff(a.data as Float32Array, b.data as Float32Array);
 
 describe('fusing attention blocks', () => {
   for (const { name, layers, heads, headDim, start } of MODELS) {
@@ -34,8 +25,8 @@ describe('fusing attention blocks', () => {
         const parts = splitMergedDecoder(readFileSync(join(FIXTURES, name, 'onnx', file)))!;
         const fused = fuseAttention(parts.withPast, heads)!;
         expect(fused.blocks).toBe(2 * layers); // self- and cross-attention of every layer
-        const before = ops(parts.withPast);
-        const after = ops(fused.model);
+        const before = graphOf(parts.withPast).ops;
+        const after = graphOf(fused.model).ops;
         expect(after.filter((o) => o === 'MultiHeadAttention')).toHaveLength(2 * layers);
         expect(after).not.toContain('Softmax');
         expect(after.length).toBeLessThan(before.length - 10 * 2 * layers);

@@ -5,22 +5,12 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { GRAPH, NODE, VALUE_INFO_NAME, fields, modelGraph, strings } from '../../src/engine/onnx-proto.ts';
-import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, engineOver, graphOf, maxAbsDiff, readDev, type MarianDevRow } from './helpers.ts';
 
 const MODELS = [
   { name: 'tiny-marian-en-de', layers: 2, start: 3999 },
   { name: 'tiny-nllb', layers: 2, start: 2 },
 ];
-
-function graphOf(model: Uint8Array) {
-  const graph = modelGraph(model)!.fields;
-  return {
-    ops: graph.filter((f) => f.no === GRAPH.node).map((f) => strings(fields(f.value), NODE.opType)[0]),
-    inputs: graph.filter((f) => f.no === GRAPH.input).map((f) => strings(fields(f.value), VALUE_INFO_NAME)[0]),
-    outputs: graph.filter((f) => f.no === GRAPH.output).map((f) => strings(fields(f.value), VALUE_INFO_NAME)[0]),
-  };
-}
 
 describe('splitting a merged decoder', () => {
   for (const { name, layers, start } of MODELS) {
@@ -63,8 +53,7 @@ describe('splitting a merged decoder', () => {
             const b = await wp.run(Object.fromEntries(wp.inputNames.map((n) => [n, feedsB[n]!])));
             const la = a.logits!.data as Float32Array;
             const lb = b.logits!.data as Float32Array;
-            let diff = 0;
-            for (let j = 0; j < la.length; j++) diff = Math.max(diff, Math.abs(la[j]! - lb[j]!));
+            const diff = maxAbsDiff(la, lb);
             // The first step runs the with-past branch on an empty cache instead of the no-past branch: the same
             // arithmetic in a different fusion, so float rounding may differ there; later steps are identical.
             expect(diff).toBeLessThan(step === 0 ? 1e-4 : 1e-5);

@@ -1,9 +1,11 @@
-// Shared by the engine tests: fixture paths, dev.jsonl readers, temporary model folders, engines over them.
+// Shared by the engine tests: fixture paths, dev.jsonl readers, temporary model folders, engines over them, and what
+// the model-rewrite tests look at (a graph's operators and ends, how far two outputs are apart).
 import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config/env.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
+import { GRAPH, NODE, VALUE_INFO_NAME, fields, modelGraph, strings } from '../../src/engine/onnx-proto.ts';
 
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');
 
@@ -45,4 +47,21 @@ export async function engineOver(modelsDir: string, env: Record<string, string> 
 
 export function rate(ok: number, n: number): string {
   return `${ok}/${n} = ${((100 * ok) / n).toFixed(1)}%`;
+}
+
+/** A model's operator types (in node order) and its input and output names. */
+export function graphOf(model: Uint8Array) {
+  const graph = modelGraph(model)!.fields;
+  return {
+    ops: graph.filter((f) => f.no === GRAPH.node).map((f) => strings(fields(f.value), NODE.opType)[0]),
+    inputs: graph.filter((f) => f.no === GRAPH.input).map((f) => strings(fields(f.value), VALUE_INFO_NAME)[0]),
+    outputs: graph.filter((f) => f.no === GRAPH.output).map((f) => strings(fields(f.value), VALUE_INFO_NAME)[0]),
+  };
+}
+
+/** Largest absolute difference between two float outputs of the same shape. */
+export function maxAbsDiff(a: Float32Array, b: Float32Array): number {
+  let d = 0;
+  for (let j = 0; j < a.length; j++) d = Math.max(d, Math.abs(a[j]! - b[j]!));
+  return d;
 }
