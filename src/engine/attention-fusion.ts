@@ -39,13 +39,18 @@ export function fuseAttention(model: Uint8Array, heads: number): FusedAttention 
   if (nodes.some(hasSubgraph)) return undefined;
   const graphInputs = new Set(main.filter((f) => f.no === GRAPH.input).map((f) => nameOf(f, VALUE_INFO_NAME)));
   const graphOutputs = new Set(main.filter((f) => f.no === GRAPH.output).map((f) => nameOf(f, VALUE_INFO_NAME)));
-  const initializers = new Map(main.filter((f) => f.no === GRAPH.initializer).map((f) => [nameOf(f, TENSOR.name), f.value]));
+  // Initializer fields by name (read once: the constants below, and which ones the rewritten graph still needs).
+  const initializers = new Map(main.filter((f) => f.no === GRAPH.initializer).map((f) => [nameOf(f, TENSOR.name), f]));
   const position = new Map(nodes.map((n, i) => [n, i]));
   const producer = new Map<string, GraphNode>();
   const consumers = new Map<string, GraphNode[]>();
   for (const n of nodes) {
     for (const o of n.outputs) producer.set(o, n);
-    for (const i of n.inputs) consumers.set(i, [...(consumers.get(i) ?? []), n]);
+    for (const i of n.inputs) {
+      const readers = consumers.get(i);
+      if (readers) readers.push(n);
+      else consumers.set(i, [n]);
+    }
   }
 
   const made = (name: string, op: string) => {
@@ -61,7 +66,7 @@ export function fuseAttention(model: Uint8Array, heads: number): FusedAttention 
     !!n && JSON.stringify(intsOf(attribute(n, 'perm'))) === JSON.stringify(expected);
   const constant = (name: string): number | undefined => {
     const init = initializers.get(name);
-    if (init) return scalarFloat(init);
+    if (init) return scalarFloat(init.value);
     const c = made(name, 'Constant');
     const t = c && attribute(c, 'value')?.find((x) => x.no === ATTRIBUTE.t);
     return t ? scalarFloat(t.value) : undefined;
@@ -144,9 +149,10 @@ export function fuseAttention(model: Uint8Array, heads: number): FusedAttention 
     kept.unshift(n.bytes);
     for (const x of n.inputs) if (x) needed.add(x);
   }
+  const unused = new Set([...initializers].filter(([name]) => !needed.has(name)).map(([, f]) => f));
   const body = concat(main.flatMap((f) => {
     if (f.no === GRAPH.node) return [];
-    if (f.no === GRAPH.initializer && !needed.has(nameOf(f, TENSOR.name))) return [];
+    if (unused.has(f)) return [];
     if (f.no === GRAPH.valueInfo) return [];
     return [raw(graph, f)];
   }).concat(kept));
