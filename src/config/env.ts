@@ -23,6 +23,7 @@ export interface Config {
   spinning: Spinning;
   /** Run optimum's merged decoder as two models without its If (faster; off = the file as it is). */
   splitDecoder: boolean;
+  /** Each attention block of the split decoder as one MultiHeadAttention operator (off = the graph as exported). */
   fuseAttention: boolean;
   /** Upper bound on source tokens (padded rows x longest row) in one batch. */
   batchTokens: number;
