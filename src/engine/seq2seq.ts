@@ -233,10 +233,7 @@ export class Seq2SeqModel {
 
   /** Beam search: row i of the self-attention cache becomes old row `from[i]`. Cross K/V rows of one source are equal. */
   reorder(state: DecoderState, from: number[]): void {
-    for (const n of this.selfNames) {
-      const key = `past_key_values.${n}`;
-      state.past[key] = gatherRows(state.past[key]!, from);
-    }
+    for (const n of this.selfNames) permuteRows(state.past[`past_key_values.${n}`]!, from);
   }
 
   /** Keeps only the given rows of a batch (finished rows stop costing compute); every cached tensor follows. */
@@ -260,6 +257,26 @@ function repeatRows(t: ort.Tensor, times: number): ort.Tensor {
   const from: number[] = [];
   for (let r = 0; r < rows; r++) for (let k = 0; k < times; k++) from.push(r);
   return gatherRows(t, from);
+}
+
+/**
+ * Row i becomes old row `from[i]`, in the tensor's own buffer (the cache tensors are ours: onnxruntime-node copies
+ * each output into a new ArrayBuffer). Only rows that move are copied: most beams stay where they are from one step
+ * to the next, and a fresh copy of the whole cache per step (up to hundreds of MB for a large beam batch late in a
+ * long output) cost time and left that much garbage behind each step.
+ */
+function permuteRows(t: ort.Tensor, from: number[]): void {
+  const data = t.data as Float32Array;
+  const rows = t.dims[0]!;
+  if (from.length !== rows) throw new Error(`reorder: ${from.length} rows for a cache of ${rows}`);
+  const per = data.length / rows;
+  const moved = new Map<number, Float32Array>();
+  from.forEach((r, i) => {
+    if (r !== i && !moved.has(r)) moved.set(r, data.slice(r * per, (r + 1) * per));
+  });
+  from.forEach((r, i) => {
+    if (r !== i) data.set(moved.get(r)!, i * per);
+  });
 }
 
 function gatherRows(t: ort.Tensor, from: number[]): ort.Tensor {
