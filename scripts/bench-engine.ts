@@ -10,7 +10,7 @@
 // ../bench-models/bench-marian-base, else the tiny fixture (numbers then mean little).
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir, availableParallelism, cpus } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { env as hfEnv, pipeline } from '@huggingface/transformers';
 import { loadConfig } from '../src/config/env.ts';
 import { createEngine, type BatchEvent, type DragomanEngine } from '../src/engine/index.ts';
@@ -19,6 +19,7 @@ import { scanFolders } from '../src/engine/registry.ts';
 import { Seq2SeqModel } from '../src/engine/seq2seq.ts';
 import { ModelTokenizer } from '../src/engine/tokenizer.ts';
 import { hugePageBytes } from '../src/observability/huge-pages.ts';
+import { benchModelFolder, ROOT } from './bench-model-folder.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -34,15 +35,8 @@ const engineOnly = args.includes('--engine-only');
 const settings = loadConfig(process.env);
 const positional = args.filter((a) => !a.startsWith('--'));
 
-const root = resolve(import.meta.dirname, '..');
-const candidates = [
-  positional[0],
-  process.env.DRAGOMAN_BENCH_MODEL,
-  join(root, '../shared/models/bench-marian-base'),
-  join(root, '../bench-models/bench-marian-base'),
-].filter((p): p is string => !!p);
-const marianFolder = candidates.map((p) => resolve(p)).find((p) => existsSync(join(p, 'config.json'))) ??
-  join(root, 'test/fixtures/models/tiny-marian-en-de');
+const root = ROOT;
+const marianFolder = benchModelFolder(positional[0]);
 const nllbFolder = join(root, 'test/fixtures/models/tiny-nllb');
 const dtype = precision === 'int8' ? 'q8' : 'fp32';
 

@@ -11,8 +11,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchModelFolder, ROOT } from './bench-model-folder.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -24,11 +25,8 @@ const INTERVAL_MS = 10_000;
 /** A request slower than this is counted as hung (and abandoned). */
 const HANG_MS = 60_000;
 
-const root = resolve(import.meta.dirname, '..');
-const modelFolder = [positionals[0], process.env.DRAGOMAN_BENCH_MODEL, join(root, '../shared/models/bench-marian-base'),
-  join(root, '../bench-models/bench-marian-base')]
-  .filter((p): p is string => !!p).map((p) => resolve(p)).find((p) => existsSync(join(p, 'config.json'))) ??
-  join(root, 'test/fixtures/models/tiny-marian-en-de');
+const root = ROOT;
+const modelFolder = benchModelFolder(positionals[0]);
 
 const work = mkdtempSync(join(tmpdir(), 'dragoman-soak-'));
 const models = join(work, 'models');
