@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { env as hfEnv, pipeline } from '@huggingface/transformers';
 import { loadConfig } from '../src/config/env.ts';
 import { createEngine, type BatchEvent, type DragomanEngine } from '../src/engine/index.ts';
+import { candidatesNeeded, processorsFor } from '../src/engine/logits-processors.ts';
 import { argmax } from '../src/engine/scores.ts';
 import { scanFolders } from '../src/engine/registry.ts';
 import { Seq2SeqModel } from '../src/engine/seq2seq.ts';
@@ -133,11 +134,15 @@ async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Tr
   if (!spec) throw new Error(`${dir}: no loadable model for the floor measurement`);
   const ids = (await ModelTokenizer.load(folder.info.path, folder.info.family!)).encode(SENTENCE);
   const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
-    { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, splitDecoder: settings.splitDecoder, fuseAttention: settings.fuseAttention });
+    { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, splitDecoder: settings.splitDecoder, fuseAttention: settings.fuseAttention, greedyTopK: settings.greedyTopK },
+    candidatesNeeded(processorsFor(spec.rules)));
+  // The engine's decoder graph (with its TopK when greedy top-k is on), its best token taken with no rules around it.
   const run = async () => {
     const state = model.start(await model.encode([ids]));
     let token = spec.rules.decoderStartId;
-    for (let i = 0; i < TOKENS; i++) token = argmax(await model.step(state, [token]));
+    for (let i = 0; i < TOKENS; i++) {
+      token = model.topCandidates ? Number((await model.stepCandidates(state, [token]))[0]) : argmax(await model.step(state, [token]));
+    }
   };
   return { run, release: () => model.release() };
 }
@@ -172,7 +177,7 @@ async function main(): Promise<void> {
     engine.events.on('batch', (e: BatchEvent) => (generated += e.generatedTokens));
     const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
     console.log(`dragoman: ${engine.threads.workers} worker(s) x ${engine.threads.intraOp} onnxruntime thread(s), spinning ${settings.spinning}, load ${engineLoad.toFixed(0)} ms, ` +
-      `decoder ${marianInfo?.decoder}, ${marianInfo?.fusedAttention ?? 0} attention blocks fused, this process on huge pages: ${((hugePageBytes() ?? 0) / 2 ** 20).toFixed(0)} MB`);
+      `decoder ${marianInfo?.decoder}, ${marianInfo?.fusedAttention ?? 0} attention blocks fused, greedy top-${marianInfo?.topCandidates ?? 0} in the graph, this process on huge pages: ${((hugePageBytes() ?? 0) / 2 ** 20).toFixed(0)} MB`);
     const floor = await onnxruntimeFloor(mDir, engineThreads);
     hfEnv.localModelPath = `${mDir}/`;
     t0 = performance.now();

@@ -25,6 +25,8 @@ export interface Config {
   splitDecoder: boolean;
   /** Each attention block of the split decoder as one MultiHeadAttention operator (off = the graph as exported). */
   fuseAttention: boolean;
+  /** Greedy search takes each token from the k best the split decoder returns (TopK in the graph) instead of all logits. */
+  greedyTopK: boolean;
   /** Upper bound on source tokens (padded rows x longest row) in one batch. */
   batchTokens: number;
   /** How long the batcher waits for more sentences before running a partial batch. */
@@ -91,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on'] as const, 'run'),
     splitDecoder: onOff(env, 'DRAGOMAN_SPLIT_DECODER', true),
     fuseAttention: onOff(env, 'DRAGOMAN_FUSE_ATTENTION', true),
+    greedyTopK: onOff(env, 'DRAGOMAN_GREEDY_TOPK', true),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     batchWaitMs: int(env, 'DRAGOMAN_BATCH_WAIT_MS', 5),
     cacheSize: int(env, 'DRAGOMAN_CACHE_SIZE', 10000),

@@ -4,7 +4,7 @@
 // (EOS counted); a row is done when it has `beams` hypotheses and, unless early_stopping, the worst of them is at
 // least the best running score / cur_len^length_penalty.
 import type { GenerationRules } from './family.ts';
-import type { LogitsProcessor, RowContext } from './logits-processors.ts';
+import { applyRules, type LogitsProcessor, type RowContext } from './logits-processors.ts';
 import type { GenerationRow } from './protocol.ts';
 import { maxOf } from './scores.ts';
 import type { Seq2SeqModel } from './seq2seq.ts';
@@ -102,7 +102,7 @@ export async function beamSearch(
       for (let k = 0; k < beams; k++) {
         const g = p * beams + k;
         logSoftmax(logits.subarray(g * vocab, (g + 1) * vocab), scratch);
-        for (const proc of processors) proc.apply(scratch, ctx);
+        applyRules(scratch, processors, ctx);
         const base = scores[g]!;
         // Once K candidates are held, `cut` is the K-th score: a sum not above it cannot enter (fround is monotonic
         // and `cut` is a float32, so testing the double sum first skips the rounding for almost every token).

@@ -1,6 +1,8 @@
-// Greedy search over a batch: each row takes the arg-max of its processed logits until EOS or its own limit.
+// Greedy search over a batch: each row takes the arg-max of its processed logits until EOS or its own limit. With a
+// decoder that returns each row's k best tokens (top-candidates.ts), the same token is chosen from those k and the
+// logits never leave onnxruntime.
 import type { GenerationRules } from './family.ts';
-import type { LogitsProcessor, RowContext } from './logits-processors.ts';
+import { applyRules, chooseFromCandidates, type LogitsProcessor, type RowContext } from './logits-processors.ts';
 import type { GenerationRow } from './protocol.ts';
 import { argmax } from './scores.ts';
 import type { Seq2SeqModel } from './seq2seq.ts';
@@ -19,19 +21,25 @@ export async function greedySearch(
   let done = rows.map(() => false);
   let tokens = rows.map(() => rules.decoderStartId);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
+  const k = model.topCandidates;
   for (let step = 0; step < limit; step++) {
-    const logits = await model.step(state, tokens);
-    const vocab = logits.length / active.length;
+    const logits = k > 0 ? undefined : await model.step(state, tokens);
+    const candidates = k > 0 ? await model.stepCandidates(state, tokens) : undefined;
+    const vocab = logits ? logits.length / active.length : 0;
     active.forEach((r, b) => {
       if (done[b]) {
         tokens[b] = rules.padId;
         return;
       }
       const row = rows[r]!;
-      const scores = logits.subarray(b * vocab, (b + 1) * vocab);
       const ctx: RowContext = { step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId };
-      for (const p of processors) p.apply(scores, ctx);
-      const next = argmax(scores);
+      let next: number;
+      if (candidates) next = chooseFromCandidates(candidates.subarray(b * k, (b + 1) * k), processors, ctx);
+      else {
+        const scores = logits!.subarray(b * vocab, (b + 1) * vocab);
+        applyRules(scores, processors, ctx);
+        next = argmax(scores);
+      }
       outputs[r]!.push(next);
       tokens[b] = next;
       if (next === rules.eosId || outputs[r]!.length >= row.maxNewTokens) done[b] = true;

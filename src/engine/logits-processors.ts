@@ -1,5 +1,7 @@
-// Generation rules as small classes applied in a list (transformers.js style), so a family's rules are data.
-// Each works on one row's scores (logits for greedy, log-probabilities for beam search) in place.
+// Generation rules as small classes applied in a list (transformers.js style), so a family's rules are data. Each
+// says what it does to a row at a step (force a token, ban some); applyRules carries that out on a row's scores
+// (log-probabilities for beam search, logits for greedy search without top-k candidates), chooseFromCandidates picks
+// greedy search's token from the decoder's k best (top-candidates.ts) with the same result.
 import type { GenerationRules } from './family.ts';
 
 export interface RowContext {
@@ -10,43 +12,50 @@ export interface RowContext {
   forcedFirstId: number | undefined;
 }
 
-export interface LogitsProcessor {
-  apply(scores: Float32Array, row: RowContext): void;
-}
+/** What one rule does to a row at one step: nothing, force one token, or ban some. */
+export type RuleEffect = undefined | { force: number } | { ban: readonly number[] };
 
-function forceOnly(scores: Float32Array, id: number): void {
-  scores.fill(-Infinity);
-  scores[id] = 0;
+export interface LogitsProcessor {
+  /** Its effect on this row at this step. */
+  effect(row: RowContext): RuleEffect;
+  /** The most tokens it bans at any one step (greedy search's top-k candidates must outnumber all bans). */
+  readonly maxBanned: number;
 }
 
 /** NLLB: the target-language token is the first generated token. */
 export class ForcedFirstToken implements LogitsProcessor {
-  apply(scores: Float32Array, row: RowContext): void {
-    if (row.step === 0 && row.forcedFirstId !== undefined) forceOnly(scores, row.forcedFirstId);
+  readonly maxBanned = 0;
+  effect(row: RowContext): RuleEffect {
+    return row.step === 0 && row.forcedFirstId !== undefined ? { force: row.forcedFirstId } : undefined;
   }
 }
 
 /** `forced_eos_token_id`: the last allowed token is EOS. */
 export class ForcedEosAtLimit implements LogitsProcessor {
+  readonly maxBanned = 0;
   constructor(private readonly eosId: number) {}
-  apply(scores: Float32Array, row: RowContext): void {
-    if (row.step === row.maxNewTokens - 1) forceOnly(scores, this.eosId);
+  effect(row: RowContext): RuleEffect {
+    return row.step === row.maxNewTokens - 1 ? { force: this.eosId } : undefined;
   }
 }
 
 /** `bad_words_ids` of single tokens (Marian never generates `<pad>`). */
 export class BanTokens implements LogitsProcessor {
-  constructor(private readonly ids: readonly number[]) {}
-  apply(scores: Float32Array): void {
-    for (const id of this.ids) scores[id] = -Infinity;
+  readonly maxBanned: number;
+  constructor(private readonly ids: readonly number[]) {
+    this.maxBanned = ids.length;
+  }
+  effect(): RuleEffect {
+    return { ban: this.ids };
   }
 }
 
 /** EOS is not allowed before `minNewTokens` (used by the benchmark to generate a fixed number of tokens). */
 export class MinNewTokens implements LogitsProcessor {
+  readonly maxBanned = 1;
   constructor(private readonly eosId: number) {}
-  apply(scores: Float32Array, row: RowContext): void {
-    if (row.step < row.minNewTokens) scores[this.eosId] = -Infinity;
+  effect(row: RowContext): RuleEffect {
+    return row.step < row.minNewTokens ? { ban: [this.eosId] } : undefined;
   }
 }
 
@@ -58,4 +67,46 @@ export function processorsFor(rules: GenerationRules): LogitsProcessor[] {
   if (rules.forcesTargetToken) list.push(new ForcedFirstToken());
   if (rules.forcedEosId !== undefined) list.push(new ForcedEosAtLimit(rules.forcedEosId));
   return list;
+}
+
+/** Applies the rules in order to one row's scores, in place: a force leaves only that token (score 0), a ban -Infinity. */
+export function applyRules(scores: Float32Array, processors: readonly LogitsProcessor[], row: RowContext): void {
+  for (const p of processors) {
+    const e = p.effect(row);
+    if (!e) continue;
+    if ('force' in e) {
+      scores.fill(-Infinity);
+      scores[e.force] = 0;
+    } else for (const id of e.ban) scores[id] = -Infinity;
+  }
+}
+
+/** How many best tokens greedy search needs from the decoder so that one of them survives every ban. */
+export function candidatesNeeded(processors: readonly LogitsProcessor[]): number {
+  return processors.reduce((n, p) => n + p.maxBanned, 0) + 1;
+}
+
+/**
+ * Greedy search's choice from a row's best tokens (best first, ties to the lower id): exactly the arg-max of the
+ * logits after applyRules, as long as the candidates outnumber the bans (candidatesNeeded) — the forced token, or the
+ * best candidate no rule bans. A force followed by a ban of that token leaves every score at -Infinity, where the
+ * arg-max is 0.
+ */
+export function chooseFromCandidates(candidates: ArrayLike<bigint>, processors: readonly LogitsProcessor[], row: RowContext): number {
+  let forced: number | undefined;
+  const banned = new Set<number>();
+  for (const p of processors) {
+    const e = p.effect(row);
+    if (!e) continue;
+    if ('force' in e) {
+      forced = e.force;
+      banned.clear();
+    } else for (const id of e.ban) banned.add(id);
+  }
+  if (forced !== undefined) return banned.has(forced) ? 0 : forced;
+  for (let i = 0; i < candidates.length; i++) {
+    const id = Number(candidates[i]);
+    if (!banned.has(id)) return id;
+  }
+  throw new Error(`greedy search: all ${candidates.length} candidates banned (${banned.size} bans)`);
 }

@@ -21,6 +21,8 @@ export interface SessionSettings {
   splitDecoder: boolean;
   /** Replace the split decoder's attention blocks by MultiHeadAttention (attention-fusion.ts). */
   fuseAttention: boolean;
+  /** Add a TopK of the logits to the split decoder for greedy search (top-candidates.ts). */
+  greedyTopK: boolean;
 }
 
 /** One source sentence, already tokenized, with its own limits. */

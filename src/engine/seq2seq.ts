@@ -7,6 +7,7 @@ import ort from 'onnxruntime-node';
 import { fuseAttention } from './attention-fusion.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
+import { TOP_IDS, withTopCandidates } from './top-candidates.ts';
 import type { DecoderDims } from './family.ts';
 import type { SessionSettings } from './protocol.ts';
 import type { LoadedRuntime } from './types.ts';
@@ -61,14 +62,22 @@ export function sessionOptions(settings: SessionSettings, threads = settings.int
 /** How the decoder runs: optimum's merged file as it is, or cut in two without its `If` (decoder-split.ts). */
 type Decoder =
   | { kind: 'merged'; session: ort.InferenceSession }
-  | { kind: 'split'; withPast: ort.InferenceSession; crossKv: ort.InferenceSession; signedWeights: boolean; fusedAttention: number };
+  | {
+    kind: 'split'; withPast: ort.InferenceSession; crossKv: ort.InferenceSession; signedWeights: boolean; fusedAttention: number;
+    /** k of the `top_ids` output (top-candidates.ts); 0 when the model has none. */
+    topCandidates: number;
+  };
 
 /** The feeds a session declares (the split models take fewer inputs than the merged one). */
 function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
   return Object.fromEntries(session.inputNames.map((n) => [n, feeds[n]!]));
 }
 
-async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, dims: DecoderDims): Promise<Decoder> {
+/**
+ * `candidates`: greedy search's top-k (candidatesNeeded of the model's rules; 0 = none). Only the split decoder gets the
+ * TopK node: the merged file is the fallback for what could not be cut, left as it is.
+ */
+async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, dims: DecoderDims, candidates: number): Promise<Decoder> {
   let parts;
   try {
     parts = settings.splitDecoder ? splitMergedDecoder(await readFile(path)) : undefined;
@@ -82,9 +91,12 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
       // On a VNNI CPU the uint8 output projection is stored as int8 (same products, a faster kernel: signed-weights.ts).
       const signed = cpuHasVnni() ? signedMatMulWeights(parts.withPast) : undefined;
       const plain = signed ?? parts.withPast;
-      const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims) : undefined;
-      const withPast = fused?.session ?? await ort.InferenceSession.create(plain, options);
-      return { kind: 'split', withPast, crossKv, signedWeights: !!signed, fusedAttention: fused?.blocks ?? 0 };
+      const k = settings.greedyTopK ? candidates : 0;
+      const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims, k) : undefined;
+      const top = fused ? undefined : k > 0 ? withTopCandidates(plain, k) : undefined;
+      const withPast = fused?.session ?? await ort.InferenceSession.create(top ?? plain, options);
+      const topCandidates = withPast.outputNames.includes(TOP_IDS) ? k : 0;
+      return { kind: 'split', withPast, crossKv, signedWeights: !!signed, fusedAttention: fused?.blocks ?? 0, topCandidates };
     } catch {
       // The cut did not load: the merged file still works, only slower.
       await crossKv?.release();
@@ -102,10 +114,11 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
  * steps of a two-row batch (one row padded): a shape the operator rejects only shows when it runs, and then the
  * model as exported is used instead of failing translations later.
  */
-export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession, options: ort.InferenceSession.SessionOptions, dims: DecoderDims) {
+export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession, options: ort.InferenceSession.SessionOptions, dims: DecoderDims, candidates = 0) {
   const fused = dims.heads > 0 ? fuseAttention(model, dims.heads) : undefined;
   if (!fused) return undefined;
-  const session = await ort.InferenceSession.create(fused.model, options).catch(() => undefined);
+  const bytes = (candidates > 0 ? withTopCandidates(fused.model, candidates) : undefined) ?? fused.model;
+  const session = await ort.InferenceSession.create(bytes, options).catch(() => undefined);
   if (!session) return undefined;
   try {
     const { layers, heads, headDim } = dims;
@@ -136,6 +149,8 @@ export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession
 export class Seq2SeqModel {
   private readonly selfNames: string[] = [];
   private readonly crossNames: string[] = [];
+  /** What a split step fetches: one result and the self-attention cache (a copy of anything more costs time). */
+  private readonly fetches: Record<'logits' | typeof TOP_IDS, string[]>;
 
   private constructor(
     private readonly encoder: ort.InferenceSession,
@@ -151,19 +166,30 @@ export class Seq2SeqModel {
         this.crossNames.push(`${i}.encoder.${kv}`);
       }
     }
+    const cache = this.selfNames.map((n) => `present.${n}`);
+    this.fetches = { logits: ['logits', ...cache], [TOP_IDS]: [TOP_IDS, ...cache] };
   }
 
   /** Threads, decoder kind, int8 output projection (signed-weights.ts), fused attention blocks (attention-fusion.ts). */
   get runtime(): LoadedRuntime {
     const split = this.decoder.kind === 'split' ? this.decoder : undefined;
-    return { threads: this.threads, decoder: this.decoder.kind, signedWeights: !!split?.signedWeights, fusedAttention: split?.fusedAttention ?? 0 };
+    return {
+      threads: this.threads, decoder: this.decoder.kind, signedWeights: !!split?.signedWeights, fusedAttention: split?.fusedAttention ?? 0,
+      topCandidates: this.topCandidates,
+    };
   }
 
-  static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings) {
+  /** k of stepCandidates (0: this model only has step's logits). */
+  get topCandidates(): number {
+    return this.decoder.kind === 'split' ? this.decoder.topCandidates : 0;
+  }
+
+  /** `candidates`: greedy search's top-k from the decoder (candidatesNeeded of the model's rules), 0 for none. */
+  static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings, candidates = 0) {
     const threads = threadsFor(settings, statSync(decoderPath).size);
     const options = sessionOptions(settings, threads);
     const encoder = await ort.InferenceSession.create(encoderPath, options);
-    const decoder = await openDecoder(decoderPath, options, settings, dims);
+    const decoder = await openDecoder(decoderPath, options, settings, dims, candidates);
     return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
   }
 
@@ -199,6 +225,22 @@ export class Seq2SeqModel {
 
   /** Feeds one token per row; returns logits [rows x vocab] and advances the cache. */
   async step(state: DecoderState, tokens: number[]): Promise<Float32Array> {
+    const out = await this.advance(state, tokens, 'logits');
+    return (out.logits as ort.Tensor).data as Float32Array;
+  }
+
+  /**
+   * Feeds one token per row; returns each row's topCandidates best token ids ([rows x k], best first, ties to the
+   * lower id) instead of the logits, and advances the cache. Only when topCandidates > 0.
+   */
+  async stepCandidates(state: DecoderState, tokens: number[]): Promise<BigInt64Array> {
+    if (this.topCandidates === 0) throw new Error('this decoder has no top-k output');
+    const out = await this.advance(state, tokens, TOP_IDS);
+    return (out[TOP_IDS] as ort.Tensor).data as BigInt64Array;
+  }
+
+  /** One decoder run fetching `result` and the self-attention cache (only what is fetched is copied out). */
+  private async advance(state: DecoderState, tokens: number[], result: 'logits' | typeof TOP_IDS): Promise<ort.InferenceSession.ReturnType> {
     const feeds: Record<string, ort.Tensor> = {
       encoder_attention_mask: state.encoded.mask,
       input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]),
@@ -212,7 +254,7 @@ export class Seq2SeqModel {
       if (state.step === 0) crossFrom = await this.decoder.crossKv.run(feedsFor(this.decoder.crossKv, feeds));
       const past = { ...state.past };
       if (crossFrom) for (const n of this.crossNames) past[`past_key_values.${n}`] = crossFrom[`present.${n}`] as ort.Tensor;
-      out = await this.decoder.withPast.run(feedsFor(this.decoder.withPast, { ...feeds, ...past }));
+      out = await this.decoder.withPast.run(feedsFor(this.decoder.withPast, { ...feeds, ...past }), this.fetches[result]);
     } else {
       out = await this.decoder.session.run({
         ...feeds,
@@ -228,7 +270,7 @@ export class Seq2SeqModel {
     }
     state.past = past;
     state.step++;
-    return (out.logits as ort.Tensor).data as Float32Array;
+    return out;
   }
 
   /** Beam search: row i of the self-attention cache becomes old row `from[i]`. Cross K/V rows of one source are equal. */

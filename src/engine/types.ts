@@ -14,6 +14,8 @@ export interface LoadedRuntime {
   signedWeights: boolean;
   /** Attention blocks of its decoder running as one MultiHeadAttention operator each (DRAGOMAN_FUSE_ATTENTION). */
   fusedAttention: number;
+  /** Greedy search's candidates per row from the decoder's TopK (DRAGOMAN_GREEDY_TOPK); 0 = it reads all logits. */
+  topCandidates: number;
 }
 
 /** A model folder as scanned, and once loaded, how it runs. */

@@ -2,7 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { beamSearch } from './beam.ts';
 import { greedySearch } from './greedy.ts';
-import { processorsFor, type LogitsProcessor } from './logits-processors.ts';
+import { candidatesNeeded, processorsFor, type LogitsProcessor } from './logits-processors.ts';
 import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
 import { Seq2SeqModel } from './seq2seq.ts';
 
@@ -15,15 +15,16 @@ interface Loaded {
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
 const models = new Map<string, Loaded>();
-let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', splitDecoder: true, fuseAttention: true };
+let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', splitDecoder: true, fuseAttention: true, greedyTopK: true };
 
 const send = (m: FromWorker) => port.postMessage(m);
 
 async function load(spec: ModelRuntimeSpec): Promise<void> {
   const t0 = performance.now();
   try {
-    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
-    models.set(spec.name, { spec, model, processors: processorsFor(spec.rules) });
+    const processors = processorsFor(spec.rules);
+    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors));
+    models.set(spec.name, { spec, model, processors });
     send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
   } catch (err) {
     send({ type: 'loadFailed', name: spec.name, message: (err as Error).message });
