@@ -134,7 +134,7 @@ async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Tr
   if (!spec) throw new Error(`${dir}: no loadable model for the floor measurement`);
   const ids = (await ModelTokenizer.load(folder.info.path, folder.info.family!)).encode(SENTENCE);
   const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
-    { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, splitDecoder: settings.splitDecoder, fuseAttention: settings.fuseAttention, greedyTopK: settings.greedyTopK },
+    { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, splitDecoder: settings.splitDecoder, fuseAttention: settings.fuseAttention, greedyTopK: settings.greedyTopK, beamTopK: settings.beamTopK },
     candidatesNeeded(processorsFor(spec.rules)));
   // The engine's decoder graph (with its TopK when greedy top-k is on), its best token taken with no rules around it.
   const run = async () => {

@@ -27,6 +27,8 @@ export interface Config {
   fuseAttention: boolean;
   /** Greedy search takes each token from the k best the split decoder returns (TopK in the graph) instead of all logits. */
   greedyTopK: boolean;
+  /** Beam search's log_softmax and best candidates per row computed by a small onnxruntime model (beam-head.ts). */
+  beamTopK: boolean;
   /** Upper bound on source tokens (padded rows x longest row) in one batch. */
   batchTokens: number;
   /** How long the batcher waits for more sentences before running a partial batch. */
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     splitDecoder: onOff(env, 'DRAGOMAN_SPLIT_DECODER', true),
     fuseAttention: onOff(env, 'DRAGOMAN_FUSE_ATTENTION', true),
     greedyTopK: onOff(env, 'DRAGOMAN_GREEDY_TOPK', true),
+    beamTopK: onOff(env, 'DRAGOMAN_BEAM_TOPK', true),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     batchWaitMs: int(env, 'DRAGOMAN_BATCH_WAIT_MS', 5),
     cacheSize: int(env, 'DRAGOMAN_CACHE_SIZE', 10000),

@@ -7,9 +7,9 @@
 // exactly is left as it is. Only for the with-past decoder, which always gets one token per row: the operator wants
 // the mask's query axis to be the query length, and optimum's cross-attention mask has 1 there (broadcast).
 import {
-  ATTRIBUTE, ATTRIBUTE_FLOAT, ATTRIBUTE_INT, GRAPH, NODE, TENSOR, VALUE_INFO_NAME,
-  attribute, concat, floatField, graphNodes, hasSubgraph, intOf, intsOf, lenField, modelGraph, nameOf, raw,
-  scalarFloat, varintField, type GraphNode,
+  ATTRIBUTE, GRAPH, TENSOR, VALUE_INFO_NAME,
+  attribute, concat, floatAttribute, graphNodes, hasSubgraph, intAttribute, intOf, intsOf, modelGraph, nameOf, nodeField, raw,
+  scalarFloat, type GraphNode,
 } from './onnx-proto.ts';
 
 const MS_DOMAIN = 'com.microsoft';
@@ -116,7 +116,7 @@ export function fuseAttention(model: Uint8Array, heads: number): FusedAttention 
     const out = back && perm(back, TO_HEADS) ? consumers.get(back.outputs[0]!)?.find((n) => n.opType === 'Reshape') : undefined;
     if (!out) return undefined;
 
-    const attrs = [intAttr('num_heads', heads), floatAttr('scale', scale)];
+    const attrs = [intAttribute('num_heads', heads), floatAttribute('scale', scale)];
     const name = `fused/${out.outputs[0]}`;
     if (graphInputs.has(keyName) && graphInputs.has(valueName)) {
       return { node: msNode('MultiHeadAttention', [query, keyName, valueName, '', '', mask], [out.outputs[0]!], name, attrs), replaces: out, alsoRemoved: [] };
@@ -161,18 +161,5 @@ export function fuseAttention(model: Uint8Array, heads: number): FusedAttention 
 }
 
 function msNode(op: string, inputs: string[], outputs: string[], name: string, attributes: Uint8Array[]): GraphNode {
-  const bytes = lenField(GRAPH.node, concat([
-    ...inputs.map((i) => lenField(NODE.input, i)),
-    ...outputs.map((o) => lenField(NODE.output, o)),
-    lenField(NODE.name, name),
-    lenField(NODE.opType, op),
-    ...attributes.map((a) => lenField(NODE.attribute, a)),
-    lenField(NODE.domain, MS_DOMAIN),
-  ]));
-  return { bytes, inputs, outputs, opType: op, attributes: [] };
+  return { bytes: nodeField(op, inputs, outputs, name, attributes, MS_DOMAIN), inputs, outputs, opType: op, attributes: [] };
 }
-
-const intAttr = (name: string, value: number) =>
-  concat([lenField(ATTRIBUTE.name, name), varintField(ATTRIBUTE.i, value), varintField(ATTRIBUTE.type, ATTRIBUTE_INT)]);
-const floatAttr = (name: string, value: number) =>
-  concat([lenField(ATTRIBUTE.name, name), floatField(ATTRIBUTE.f, value), varintField(ATTRIBUTE.type, ATTRIBUTE_FLOAT)]);

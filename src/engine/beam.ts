@@ -4,9 +4,9 @@
 // (EOS counted); a row is done when it has `beams` hypotheses and, unless early_stopping, the worst of them is at
 // least the best running score / cur_len^length_penalty.
 import type { GenerationRules } from './family.ts';
-import { applyRules, type LogitsProcessor, type RowContext } from './logits-processors.ts';
+import { applyRules, candidatesNeeded, rulesAt, type LogitsProcessor, type RowContext } from './logits-processors.ts';
 import type { GenerationRow } from './protocol.ts';
-import { maxOf } from './scores.ts';
+import { logSoftmax } from './scores.ts';
 import type { Seq2SeqModel } from './seq2seq.ts';
 
 const f32 = Math.fround;
@@ -74,12 +74,16 @@ export async function beamSearch(
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   const K = 2 * beams;
   const lp = new Float32Array(rules.vocabSize || 1);
+  // With the onnxruntime head (beam-head.ts): each row's best K plus as many as the rules can ban, which contain
+  // that row's share of the best K of its sentence once the banned ones are dropped.
+  const headK = K + candidatesNeeded(processors) - 1;
 
   for (let step = 0; step < limit; step++) {
     const curLen = step + 1;
     const logits = await model.step(state, tokens);
     const vocab = logits.length / (active.length * beams);
     const scratch = lp.length === vocab ? lp : new Float32Array(vocab);
+    const head = model.beamHead && vocab > headK ? await model.beamHead.candidates(logits, Float32Array.from(scores), headK) : undefined;
     const from: number[] = [];
     const nextTokens: number[] = [];
     const nextScores: number[] = [];
@@ -99,8 +103,29 @@ export async function beamSearch(
       const ctx: RowContext = { step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId };
       // Top K over beams x vocab: entries [score, beam, token], ordered by score desc then flat index asc.
       const top: [number, number, number][] = [];
+      /** Inserts a candidate offered after every candidate of a lower flat index (ties keep the earlier one). */
+      const offer = (sc: number, k: number, v: number) => {
+        if (top.length === K && !(sc > top[K - 1]![0])) return;
+        let i = Math.min(top.length, K - 1);
+        top[i] = [sc, k, v];
+        while (i > 0 && sc > top[i - 1]![0]) {
+          [top[i], top[i - 1]] = [top[i - 1]!, top[i]!];
+          i--;
+        }
+      };
+      const { forced, banned } = rulesAt(processors, ctx);
       for (let k = 0; k < beams; k++) {
         const g = p * beams + k;
+        // The head's candidates come best first, ties by token id: the same insertions as the scan below makes,
+        // minus candidates that could not enter. A forced token or a beam at -Infinity leaves the logits out of
+        // it: those rows take the scan.
+        if (head && forced === undefined && scores[g]! > -Infinity) {
+          for (let j = g * head.k; j < (g + 1) * head.k; j++) {
+            const v = Number(head.ids[j]);
+            if (!banned.has(v)) offer(head.scores[j]!, k, v);
+          }
+          continue;
+        }
         logSoftmax(logits.subarray(g * vocab, (g + 1) * vocab), scratch);
         applyRules(scratch, processors, ctx);
         const base = scores[g]!;
@@ -171,13 +196,4 @@ export async function beamSearch(
     }
   }
   return hyps.map((h) => h.ranked().slice(0, nBest));
-}
-
-/** log_softmax in float32 like torch (max-shifted, log-sum-exp accumulated in double), written into `out`. */
-function logSoftmax(logits: Float32Array, out: Float32Array): void {
-  const max = maxOf(logits);
-  let sum = 0;
-  for (let v = 0; v < logits.length; v++) sum += Math.exp(logits[v]! - max);
-  const lse = max + Math.log(sum);
-  for (let v = 0; v < logits.length; v++) out[v] = logits[v]! - lse;
 }

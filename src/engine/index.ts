@@ -61,7 +61,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const events: EngineEvents = new EventEmitter();
   const folders = await scanFolders(config.modelsDir, config.precision);
   const threads = poolShape(config);
-  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, splitDecoder: config.splitDecoder, fuseAttention: config.fuseAttention, greedyTopK: config.greedyTopK });
+  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, splitDecoder: config.splitDecoder, fuseAttention: config.fuseAttention, greedyTopK: config.greedyTopK, beamTopK: config.beamTopK });
   const loaded = new Map<string, LoadedModel>();
 
   const candidates: { folder: (typeof folders)[number]; tokenizer: ModelTokenizer }[] = [];

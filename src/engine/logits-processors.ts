@@ -81,6 +81,21 @@ export function applyRules(scores: Float32Array, processors: readonly LogitsProc
   }
 }
 
+/** The rules of a row at a step folded in order: the token left forced (if any) and the tokens banned after it. */
+export function rulesAt(processors: readonly LogitsProcessor[], row: RowContext): { forced: number | undefined; banned: Set<number> } {
+  let forced: number | undefined;
+  const banned = new Set<number>();
+  for (const p of processors) {
+    const e = p.effect(row);
+    if (!e) continue;
+    if ('force' in e) {
+      forced = e.force;
+      banned.clear();
+    } else for (const id of e.ban) banned.add(id);
+  }
+  return { forced, banned };
+}
+
 /** How many best tokens greedy search needs from the decoder so that one of them survives every ban. */
 export function candidatesNeeded(processors: readonly LogitsProcessor[]): number {
   return processors.reduce((n, p) => n + p.maxBanned, 0) + 1;
@@ -93,16 +108,7 @@ export function candidatesNeeded(processors: readonly LogitsProcessor[]): number
  * arg-max is 0.
  */
 export function chooseFromCandidates(candidates: ArrayLike<bigint>, processors: readonly LogitsProcessor[], row: RowContext): number {
-  let forced: number | undefined;
-  const banned = new Set<number>();
-  for (const p of processors) {
-    const e = p.effect(row);
-    if (!e) continue;
-    if ('force' in e) {
-      forced = e.force;
-      banned.clear();
-    } else for (const id of e.ban) banned.add(id);
-  }
+  const { forced, banned } = rulesAt(processors, row);
   if (forced !== undefined) return banned.has(forced) ? 0 : forced;
   for (let i = 0; i < candidates.length; i++) {
     const id = Number(candidates[i]);

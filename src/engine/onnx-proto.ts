@@ -121,6 +121,7 @@ export const ATTRIBUTE = { name: 1, f: 2, i: 3, t: 5, graph: 6, ints: 8, graphs:
 /** AttributeProto.AttributeType values. */
 export const ATTRIBUTE_FLOAT = 1;
 export const ATTRIBUTE_INT = 2;
+export const ATTRIBUTE_INTS = 7;
 /** ValueInfoProto's name. */
 export const VALUE_INFO_NAME = 1;
 /** TensorProto; `dataLocation` 1 = EXTERNAL (the weights are in another file). */
@@ -129,6 +130,66 @@ export const TENSOR = { dims: 1, dataType: 2, floatData: 4, name: 8, rawData: 9,
 export const FLOAT = 1;
 export const UINT8 = 2;
 export const INT8 = 3;
+export const INT64 = 7;
+export const DOUBLE = 11;
+/** ModelProto.ir_version; ValueInfoProto.type; TypeProto.tensor_type; TypeProto.Tensor; TensorShapeProto.dim; its value or name. */
+const MODEL_IR_VERSION = 1;
+const VALUE_INFO_TYPE = 2;
+const TYPE_TENSOR = 1;
+const TENSOR_TYPE = { elemType: 1, shape: 2 } as const;
+const SHAPE_DIM = 1;
+const DIM = { value: 1, param: 2 } as const;
+
+// Builders for the few messages the rewrites add (non-negative integers only: varintField has no sign).
+
+/** An integer attribute (AttributeProto). */
+export const intAttribute = (name: string, value: number) =>
+  concat([lenField(ATTRIBUTE.name, name), varintField(ATTRIBUTE.i, value), varintField(ATTRIBUTE.type, ATTRIBUTE_INT)]);
+/** An integer-list attribute (AttributeProto, type INTS). */
+export const intsAttribute = (name: string, values: number[]) =>
+  concat([lenField(ATTRIBUTE.name, name), ...values.map((v) => varintField(ATTRIBUTE.ints, v)), varintField(ATTRIBUTE.type, ATTRIBUTE_INTS)]);
+/** A float attribute (AttributeProto). */
+export const floatAttribute = (name: string, value: number) =>
+  concat([lenField(ATTRIBUTE.name, name), floatField(ATTRIBUTE.f, value), varintField(ATTRIBUTE.type, ATTRIBUTE_FLOAT)]);
+
+/** A graph's node field (NodeProto), attributes as made by intAttribute / floatAttribute. */
+export function nodeField(op: string, inputs: string[], outputs: string[], name: string, attributes: Uint8Array[] = [], domain?: string): Uint8Array {
+  return lenField(GRAPH.node, concat([
+    ...inputs.map((i) => lenField(NODE.input, i)),
+    ...outputs.map((o) => lenField(NODE.output, o)),
+    lenField(NODE.name, name),
+    lenField(NODE.opType, op),
+    ...attributes.map((a) => lenField(NODE.attribute, a)),
+    ...(domain ? [lenField(NODE.domain, domain)] : []),
+  ]));
+}
+
+/** A graph input or output (field GRAPH.input / GRAPH.output): a tensor of `elemType`, dims as numbers or names. */
+export function tensorInfoField(field: number, name: string, elemType: number, dims: (number | string)[]): Uint8Array {
+  const shape = concat(dims.map((d) => lenField(SHAPE_DIM, typeof d === 'number' ? varintField(DIM.value, d) : lenField(DIM.param, d))));
+  return lenField(field, concat([
+    lenField(VALUE_INFO_NAME, name),
+    lenField(VALUE_INFO_TYPE, lenField(TYPE_TENSOR, concat([varintField(TENSOR_TYPE.elemType, elemType), lenField(TENSOR_TYPE.shape, shape)]))),
+  ]));
+}
+
+/** A graph initializer field: a 1-D int64 tensor. */
+export function int64InitializerField(name: string, values: number[]): Uint8Array {
+  const bytes = new Uint8Array(8 * values.length);
+  values.forEach((v, i) => new DataView(bytes.buffer).setBigInt64(8 * i, BigInt(v), true));
+  return lenField(GRAPH.initializer, concat([
+    varintField(TENSOR.dims, values.length), varintField(TENSOR.dataType, INT64), lenField(TENSOR.name, name), lenField(TENSOR.rawData, bytes),
+  ]));
+}
+
+/** A whole model (ModelProto) around a graph body, importing the default domain at `opset`. */
+export function modelBytes(body: Uint8Array, opset: number, irVersion = 8): Uint8Array {
+  return concat([
+    varintField(MODEL_IR_VERSION, irVersion),
+    lenField(MODEL.opsetImport, concat([lenField(OPSET.domain, ''), varintField(OPSET.version, opset)])),
+    lenField(MODEL.graph, body),
+  ]);
+}
 
 /** A NodeProto: its bytes (to copy it) and what the rewrites look at. */
 export interface GraphNode {

@@ -35,3 +35,12 @@ export function argmax(scores: Float32Array): number {
   const max = maxOf(scores);
   return max === -Infinity ? 0 : scores.indexOf(max);
 }
+
+/** log_softmax in float32 like torch (max-shifted, log-sum-exp accumulated in double), written into `out`. */
+export function logSoftmax(logits: Float32Array, out: Float32Array): void {
+  const max = maxOf(logits);
+  let sum = 0;
+  for (let v = 0; v < logits.length; v++) sum += Math.exp(logits[v]! - max);
+  const lse = max + Math.log(sum);
+  for (let v = 0; v < logits.length; v++) out[v] = logits[v]! - lse;
+}

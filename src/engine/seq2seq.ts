@@ -5,6 +5,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import { fuseAttention } from './attention-fusion.ts';
+import { BeamHead } from './beam-head.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
 import { TOP_IDS, withTopCandidates } from './top-candidates.ts';
@@ -159,6 +160,8 @@ export class Seq2SeqModel {
     private readonly padId: number,
     /** onnxruntime threads these sessions use. */
     private readonly threads: number,
+    /** Beam search's log_softmax and best candidates in onnxruntime (DRAGOMAN_BEAM_TOPK), when on. */
+    readonly beamHead: BeamHead | undefined,
   ) {
     for (let i = 0; i < dims.layers; i++) {
       for (const kv of ['key', 'value']) {
@@ -190,7 +193,8 @@ export class Seq2SeqModel {
     const options = sessionOptions(settings, threads);
     const encoder = await ort.InferenceSession.create(encoderPath, options);
     const decoder = await openDecoder(decoderPath, options, settings, dims, candidates);
-    return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
+    const beamHead = settings.beamTopK ? await BeamHead.open(options) : undefined;
+    return new Seq2SeqModel(encoder, decoder, dims, padId, threads, beamHead);
   }
 
   /** Runs the encoder on right-padded rows. */
@@ -287,6 +291,7 @@ export class Seq2SeqModel {
 
   async release(): Promise<void> {
     await this.encoder.release();
+    await this.beamHead?.release();
     if (this.decoder.kind === 'split') {
       await this.decoder.withPast.release();
       await this.decoder.crossKv.release();

@@ -1,21 +1,16 @@
 // Greedy search needs one token per row, not 58,101 logits: copying the logits out of onnxruntime (a fresh
 // ArrayBuffer per step and row, which onnxruntime-node cannot write into a buffer of ours) and scanning them in
-// JavaScript cost 12-23 % of an OPUS-MT-base step (src/engine/README.md, fifth pass). This adds a TopK node on the
-// logits to the with-past decoder: `top_ids` holds each row's k best token ids, best first, ties to the lower id
-// (ONNX TopK, like our arg-max). The generation rules of a step only ever force one token or ban a few, so with k
-// larger than the number of tokens they can ban, the best allowed token is among those k: the same choice as the
-// arg-max of the processed logits (greedy.ts). The logits stay an output for beam search.
-import { ATTRIBUTE, ATTRIBUTE_INT, GRAPH, MODEL, NODE, OPSET, TENSOR, VALUE_INFO_NAME, concat, fields, lenField, modelGraph, nameOf, raw, varintField } from './onnx-proto.ts';
+// JavaScript cost ~90 µs a row and step (src/engine/README.md, fifth pass). This adds a TopK node on the logits to
+// the with-past decoder: `top_ids` holds each row's k best token ids, best first, ties to the lower id (ONNX TopK,
+// like our arg-max). The generation rules of a step only ever force one token or ban a few, so with k larger than
+// the number of tokens they can ban, the best allowed token is among those k: the same choice as the arg-max of the
+// processed logits (greedy.ts). The logits stay an output for beam search.
+import {
+  GRAPH, INT64, MODEL, OPSET, concat, fields, int64InitializerField, intAttribute, modelGraph, nameOf, nodeField, raw,
+  tensorInfoField, VALUE_INFO_NAME,
+} from './onnx-proto.ts';
 
 export const TOP_IDS = 'top_ids';
-
-const INT64 = 7;
-/** ValueInfoProto.type, TypeProto.tensor_type, TypeProto.Tensor's elem_type and shape, a shape's dim, a dim's value or name. */
-const VALUE_INFO_TYPE = 2;
-const TYPE_TENSOR = 1;
-const TENSOR_TYPE = { elemType: 1, shape: 2 } as const;
-const SHAPE_DIM = 1;
-const DIM = { value: 1, param: 2 } as const;
 
 /** The model with `top_ids` ([rows, 1, k] int64, over axis 2 of logits [rows, 1, vocab]) beside its outputs, or undefined if it has no `logits` output. */
 export function withTopCandidates(model: Uint8Array, k: number): Uint8Array | undefined {
@@ -31,28 +26,11 @@ export function withTopCandidates(model: Uint8Array, k: number): Uint8Array | un
   if (version < 11) return undefined;
 
   const kName = 'top_candidates/k';
-  const kBytes = new Uint8Array(8);
-  new DataView(kBytes.buffer).setBigInt64(0, BigInt(k), true);
-  const initializer = lenField(GRAPH.initializer, concat([
-    varintField(TENSOR.dims, 1), varintField(TENSOR.dataType, INT64), lenField(TENSOR.name, kName), lenField(TENSOR.rawData, kBytes),
+  return parsed.withGraph(concat([
+    ...main.map((f) => raw(graph, f)),
+    int64InitializerField(kName, [k]),
+    nodeField('TopK', ['logits', kName], ['top_candidates/values', TOP_IDS], 'top_candidates',
+      [intAttribute('axis', 2), intAttribute('largest', 1), intAttribute('sorted', 1)]),
+    tensorInfoField(GRAPH.output, TOP_IDS, INT64, ['batch_size', 1, k]),
   ]));
-  const intAttr = (name: string, value: number) => lenField(NODE.attribute, concat([
-    lenField(ATTRIBUTE.name, name), varintField(ATTRIBUTE.i, value), varintField(ATTRIBUTE.type, ATTRIBUTE_INT),
-  ]));
-  const node = lenField(GRAPH.node, concat([
-    lenField(NODE.input, 'logits'), lenField(NODE.input, kName),
-    lenField(NODE.output, 'top_candidates/values'), lenField(NODE.output, TOP_IDS),
-    lenField(NODE.name, 'top_candidates'), lenField(NODE.opType, 'TopK'),
-    intAttr('axis', 2), intAttr('largest', 1), intAttr('sorted', 1),
-  ]));
-  const output = lenField(GRAPH.output, concat([
-    lenField(VALUE_INFO_NAME, TOP_IDS),
-    lenField(VALUE_INFO_TYPE, lenField(TYPE_TENSOR, concat([
-      varintField(TENSOR_TYPE.elemType, INT64),
-      lenField(TENSOR_TYPE.shape, concat([
-        lenField(SHAPE_DIM, lenField(DIM.param, 'batch_size')), lenField(SHAPE_DIM, varintField(DIM.value, 1)), lenField(SHAPE_DIM, varintField(DIM.value, k)),
-      ])),
-    ]))),
-  ]));
-  return parsed.withGraph(concat([...main.map((f) => raw(graph, f)), initializer, node, output]));
 }

@@ -61,7 +61,7 @@ describe('pool shape', () => {
 
 
 describe('onnxruntime threads per model', () => {
-  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: 'off', splitDecoder: true, fuseAttention: true, greedyTopK: true } as const;
+  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: 'off', splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
 
   it('gives a small model one thread when the count is Dragoman\'s choice, and keeps a configured count', () => {
     expect(threadsFor(settings, SMALL_DECODER_BYTES - 1)).toBe(1);
@@ -86,7 +86,7 @@ describe('onnxruntime threads per model', () => {
 
 describe('spinning', () => {
   const spinOf = (spinning: 'off' | 'run' | 'on') =>
-    (sessionOptions({ intraOpThreads: 2, threadsAuto: false, spinning, splitDecoder: true, fuseAttention: true, greedyTopK: true }).extra as { session: Record<string, unknown> }).session;
+    (sessionOptions({ intraOpThreads: 2, threadsAuto: false, spinning, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true }).extra as { session: Record<string, unknown> }).session;
 
   it('defaults to spinning within a run only, and accepts off / run / on', () => {
     expect(loadConfig({}).spinning).toBe('run');
