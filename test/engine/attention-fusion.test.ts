@@ -9,7 +9,7 @@ import { fuseAttention } from '../../src/engine/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
 import { openFused } from '../../src/engine/seq2seq.ts';
 import { MODEL, OPSET, fields, nameOf } from '../../src/engine/onnx-proto.ts';
-import { FIXTURES, engineOver, graphOf, maxAbsDiff, readDev, type MarianDevRow, type NllbDevRow } from './helpers.ts';
+import { FIXTURES, engineOver, graphOf, maxAbsDiff, nllbDev, readDev, type MarianDevRow } from './helpers.ts';
 
 const MODELS = [
   { name: 'tiny-marian-en-de', layers: 2, heads: 4, headDim: 32, start: 3999 },
@@ -90,7 +90,7 @@ describe('fusing attention blocks', () => {
 
   it('fuses by default, not with DRAGOMAN_FUSE_ATTENTION=off; fp32 translations identical, int8 nearly so', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
-    const nllb = readDev<NllbDevRow>('tiny-nllb').filter((d) => d.src_lang === 'eng_Latn' && d.tgt_lang === 'fra_Latn').slice(0, 20);
+    const nllb = nllbDev(20);
     expect(nllb.length).toBeGreaterThan(0);
     const out: Record<string, string[][]> = {};
     for (const precision of ['fp32', 'int8']) for (const setting of ['on', 'off']) {

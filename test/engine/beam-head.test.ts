@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/env.ts';
 import { BeamHead } from '../../src/engine/beam-head.ts';
 import { createEngine } from '../../src/engine/index.ts';
 import { logSoftmax } from '../../src/engine/scores.ts';
-import { FIXTURES, engineOver, readDev, type MarianDevRow, type NllbDevRow } from './helpers.ts';
+import { FIXTURES, engineOver, nllbDev, readDev, type MarianDevRow } from './helpers.ts';
 
 describe('the beam head', () => {
   it('gives the JavaScript scores float32(log_softmax + base) and their order (ties to the lower id), row by row', async () => {
@@ -45,7 +45,7 @@ describe('the beam head', () => {
 describe('the engine with DRAGOMAN_BEAM_TOPK', () => {
   it('gives the same beam translations and alternatives with the head as without (fp32, int8; forced and banned tokens)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 60);
-    const nllb = readDev<NllbDevRow>('tiny-nllb').filter((d) => d.src_lang === 'eng_Latn' && d.tgt_lang === 'fra_Latn').slice(0, 20);
+    const nllb = nllbDev(20);
     expect(nllb.length).toBeGreaterThan(0);
     const out: Record<string, unknown[]> = {};
     for (const precision of ['fp32', 'int8']) for (const setting of ['on', 'off']) {

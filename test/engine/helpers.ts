@@ -29,6 +29,11 @@ export function readDev<T>(model: string): T[] {
   return readFileSync(join(FIXTURES, model, 'dev.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
 }
 
+/** The first `n` tiny-nllb dev rows of one direction (English to French unless told). */
+export function nllbDev(n: number, source = 'eng_Latn', target = 'fra_Latn'): NllbDevRow[] {
+  return readDev<NllbDevRow>('tiny-nllb').filter((d) => d.src_lang === source && d.tgt_lang === target).slice(0, n);
+}
+
 /** A folder of symlinks to every file of a fixture model (cheap "copy"), plus optional extra files. */
 export function linkModel(target: string, fixture: string, extra: Record<string, string> = {}): void {
   mkdirSync(target, { recursive: true });

@@ -15,7 +15,7 @@ import {
 } from '../../src/engine/logits-processors.ts';
 import { argmax } from '../../src/engine/scores.ts';
 import { TOP_IDS, withTopCandidates } from '../../src/engine/top-candidates.ts';
-import { FIXTURES, engineOver, graphOf, readDev, type MarianDevRow, type NllbDevRow } from './helpers.ts';
+import { FIXTURES, engineOver, graphOf, nllbDev, readDev, type MarianDevRow } from './helpers.ts';
 
 /** The k best ids of a row, best first, ties to the lower id (what ONNX TopK promises), computed in JS. */
 function topK(row: Float32Array, k: number): number[] {
@@ -111,7 +111,7 @@ describe('choosing from the candidates', () => {
 describe('the engine with DRAGOMAN_GREEDY_TOPK', () => {
   it('translates exactly as from the logits (fp32 and int8, forced first token, EOS banned then forced)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
-    const nllb = readDev<NllbDevRow>('tiny-nllb').filter((d) => d.src_lang === 'eng_Latn' && d.tgt_lang === 'fra_Latn').slice(0, 30);
+    const nllb = nllbDev(30);
     expect(nllb.length).toBeGreaterThan(0);
     const out: Record<string, string[][]> = {};
     for (const precision of ['fp32', 'int8']) for (const setting of ['on', 'off']) {
