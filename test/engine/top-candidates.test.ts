@@ -14,6 +14,7 @@ import {
   type LogitsProcessor, type RowContext,
 } from '../../src/engine/logits-processors.ts';
 import { argmax } from '../../src/engine/scores.ts';
+import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/onnx-proto.ts';
 import { TOP_IDS, withTopCandidates } from '../../src/engine/top-candidates.ts';
 import { FIXTURES, engineOver, graphOf, nllbDev, readDev, type MarianDevRow } from './helpers.ts';
 
@@ -65,10 +66,23 @@ describe('the TopK rewrite', () => {
     });
   }
 
-  it('leaves a model without logits alone, and refuses k < 1', () => {
+  it('leaves a model without logits alone, refuses k < 1, and needs opset 11 (TopK with k as an input)', async () => {
     const parts = splitMergedDecoder(readFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx')))!;
     expect(withTopCandidates(parts.crossKv, 3)).toBeUndefined();
     expect(withTopCandidates(parts.withPast, 0)).toBeUndefined();
+    const identity = (opset: number) => modelBytes(concat([
+      nodeField('Identity', ['x'], ['logits'], 'copy'),
+      tensorInfoField(GRAPH.input, 'x', FLOAT, ['rows', 1, 'vocab']),
+      tensorInfoField(GRAPH.output, 'logits', FLOAT, ['rows', 1, 'vocab']),
+    ]), opset);
+    expect(withTopCandidates(identity(10), 2)).toBeUndefined();
+    const session = await ort.InferenceSession.create(withTopCandidates(identity(13), 2)!);
+    try {
+      const out = await session.run({ x: new ort.Tensor('float32', Float32Array.of(0.5, 2, 2, -1, 7, 7, 7, 0), [2, 1, 4]) });
+      expect([...(out[TOP_IDS]!.data as BigInt64Array)].map(Number)).toEqual([1, 2, 0, 1]);
+    } finally {
+      await session.release();
+    }
   });
 });
 
