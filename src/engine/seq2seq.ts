@@ -150,6 +150,10 @@ export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession
 export class Seq2SeqModel {
   private readonly selfNames: string[] = [];
   private readonly crossNames: string[] = [];
+  /** Feed and output names of the cache, made once. */
+  private readonly selfPast: string[];
+  private readonly selfPresent: string[];
+  private readonly crossPast: string[];
   /** What a split step fetches: one result and the self-attention cache (a copy of anything more costs time). */
   private readonly fetches: Record<'logits' | typeof TOP_IDS, string[]>;
 
@@ -169,8 +173,10 @@ export class Seq2SeqModel {
         this.crossNames.push(`${i}.encoder.${kv}`);
       }
     }
-    const cache = this.selfNames.map((n) => `present.${n}`);
-    this.fetches = { logits: ['logits', ...cache], [TOP_IDS]: [TOP_IDS, ...cache] };
+    this.selfPast = this.selfNames.map((n) => `past_key_values.${n}`);
+    this.selfPresent = this.selfNames.map((n) => `present.${n}`);
+    this.crossPast = this.crossNames.map((n) => `past_key_values.${n}`);
+    this.fetches = { logits: ['logits', ...this.selfPresent], [TOP_IDS]: [TOP_IDS, ...this.selfPresent] };
   }
 
   /** Threads, decoder kind, int8 output projection (signed-weights.ts), fused attention blocks (attention-fusion.ts). */
@@ -251,28 +257,28 @@ export class Seq2SeqModel {
       encoder_hidden_states: state.encoded.hidden,
     };
     let out: ort.InferenceSession.ReturnType;
-    let crossFrom: ort.InferenceSession.ReturnType | undefined;
+    // The cache lives in state.past, updated in place; each run's feeds are one object filled in the session's input
+    // order (spreading ~27 tensors into fresh objects twice a step cost ~40 µs of a ~2.5 ms step).
+    const cross = (from: ort.InferenceSession.ReturnType) => {
+      this.crossNames.forEach((n, i) => (state.past[this.crossPast[i]!] = from[`present.${n}`] as ort.Tensor));
+    };
     if (this.decoder.kind === 'split') {
       // First step: the cross-attention K/V from the encoder output, then every step (the first with an empty
       // self-attention cache) on the with-past model.
-      if (state.step === 0) crossFrom = await this.decoder.crossKv.run(feedsFor(this.decoder.crossKv, feeds));
-      const past = { ...state.past };
-      if (crossFrom) for (const n of this.crossNames) past[`past_key_values.${n}`] = crossFrom[`present.${n}`] as ort.Tensor;
-      out = await this.decoder.withPast.run(feedsFor(this.decoder.withPast, { ...feeds, ...past }), this.fetches[result]);
+      if (state.step === 0) cross(await this.decoder.crossKv.run(feedsFor(this.decoder.crossKv, feeds)));
+      const session = this.decoder.withPast;
+      const run: Record<string, ort.Tensor> = {};
+      for (const name of session.inputNames) run[name] = feeds[name] ?? state.past[name]!;
+      out = await session.run(run, this.fetches[result]);
     } else {
       out = await this.decoder.session.run({
         ...feeds,
         use_cache_branch: new ort.Tensor('bool', Uint8Array.from([state.step > 0 ? 1 : 0]), [1]),
         ...state.past,
       });
-      if (state.step === 0) crossFrom = out;
+      if (state.step === 0) cross(out);
     }
-    const past: Record<string, ort.Tensor> = {};
-    for (const n of this.selfNames) past[`past_key_values.${n}`] = out[`present.${n}`] as ort.Tensor;
-    for (const n of this.crossNames) {
-      past[`past_key_values.${n}`] = crossFrom ? (crossFrom[`present.${n}`] as ort.Tensor) : state.past[`past_key_values.${n}`]!;
-    }
-    state.past = past;
+    this.selfPast.forEach((key, i) => (state.past[key] = out[this.selfPresent[i]!] as ort.Tensor));
     state.step++;
     return out;
   }
