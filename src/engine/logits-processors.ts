@@ -69,19 +69,20 @@ export function processorsFor(rules: GenerationRules): LogitsProcessor[] {
   return list;
 }
 
-/** Applies the rules in order to one row's scores, in place: a force leaves only that token (score 0), a ban -Infinity. */
+/** Applies the rules to one row's scores, in place: a force leaves only that token (score 0), a ban -Infinity. */
 export function applyRules(scores: Float32Array, processors: readonly LogitsProcessor[], row: RowContext): void {
-  for (const p of processors) {
-    const e = p.effect(row);
-    if (!e) continue;
-    if ('force' in e) {
-      scores.fill(-Infinity);
-      scores[e.force] = 0;
-    } else for (const id of e.ban) scores[id] = -Infinity;
+  const { forced, banned } = rulesAt(processors, row);
+  if (forced !== undefined) {
+    scores.fill(-Infinity);
+    scores[forced] = 0;
   }
+  for (const id of banned) scores[id] = -Infinity;
 }
 
-/** The rules of a row at a step folded in order: the token left forced (if any) and the tokens banned after it. */
+/**
+ * The rules of a row at a step folded in order: the token left forced (if any: a force leaves only that token, so it
+ * undoes earlier bans and forces) and the tokens banned after it. applyRules and chooseFromCandidates both read this.
+ */
 export function rulesAt(processors: readonly LogitsProcessor[], row: RowContext): { forced: number | undefined; banned: Set<number> } {
   let forced: number | undefined;
   const banned = new Set<number>();

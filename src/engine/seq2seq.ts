@@ -94,8 +94,7 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
       const plain = signed ?? parts.withPast;
       const k = settings.greedyTopK ? candidates : 0;
       const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims, k) : undefined;
-      const top = fused ? undefined : k > 0 ? withTopCandidates(plain, k) : undefined;
-      const withPast = fused?.session ?? await ort.InferenceSession.create(top ?? plain, options);
+      const withPast = fused?.session ?? await ort.InferenceSession.create(withTopCandidates(plain, k) ?? plain, options);
       const topCandidates = withPast.outputNames.includes(TOP_IDS) ? k : 0;
       return { kind: 'split', withPast, crossKv, signedWeights: !!signed, fusedAttention: fused?.blocks ?? 0, topCandidates };
     } catch {
@@ -118,8 +117,7 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
 export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession, options: ort.InferenceSession.SessionOptions, dims: DecoderDims, candidates = 0) {
   const fused = dims.heads > 0 ? fuseAttention(model, dims.heads) : undefined;
   if (!fused) return undefined;
-  const bytes = (candidates > 0 ? withTopCandidates(fused.model, candidates) : undefined) ?? fused.model;
-  const session = await ort.InferenceSession.create(bytes, options).catch(() => undefined);
+  const session = await ort.InferenceSession.create(withTopCandidates(fused.model, candidates) ?? fused.model, options).catch(() => undefined);
   if (!session) return undefined;
   try {
     const { layers, heads, headDim } = dims;

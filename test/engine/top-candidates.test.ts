@@ -107,6 +107,14 @@ describe('choosing from the candidates', () => {
         const ctx: RowContext = { step: Math.floor(rand() * 6), maxNewTokens: 1 + Math.floor(rand() * 6), minNewTokens: Math.floor(rand() * 4), forcedFirstId: rand() < 0.5 ? 9 : undefined };
         const processed = logits.slice();
         applyRules(processed, processors, ctx);
+        // The rules one after another, as Hugging Face's processors run: applyRules must leave the same scores.
+        const sequential = logits.slice();
+        for (const p of processors) {
+          const e = p.effect(ctx);
+          if (e && 'force' in e) sequential.fill(-Infinity)[e.force] = 0;
+          else if (e) for (const id of e.ban) sequential[id] = -Infinity;
+        }
+        expect(processed).toEqual(sequential);
         const candidates = BigInt64Array.from(topK(logits, k), BigInt);
         expect(chooseFromCandidates(candidates, processors, ctx)).toBe(argmax(processed));
         cases++;
