@@ -4,8 +4,8 @@
 // an empty self-attention cache) and the nodes of the no-past branch that compute the cross-attention K/V from the
 // encoder output (once per batch). Same nodes, same weights; anything unexpected and the merged file is used as is.
 import {
-  ATTRIBUTE, GRAPH, NODE, TENSOR, VALUE_INFO_NAME,
-  concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, raw, str, type GraphNode,
+  ATTRIBUTE, GRAPH, TENSOR, VALUE_INFO_NAME,
+  concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, nodeField, raw, str, type GraphNode,
 } from './onnx-proto.ts';
 
 export interface SplitDecoder {
@@ -54,7 +54,7 @@ export function splitMergedDecoder(model: Uint8Array): SplitDecoder | undefined 
     });
     if (renames.some((r) => !r)) return undefined;
     const identities: GraphNode[] = renames.map((r) => ({
-      bytes: lenField(GRAPH.node, concat([lenField(NODE.input, r!.from), lenField(NODE.output, r!.to), lenField(NODE.name, `split/${r!.to}`), lenField(NODE.opType, 'Identity')])),
+      bytes: nodeField('Identity', [r!.from], [r!.to], `split/${r!.to}`),
       inputs: [r!.from],
       outputs: [r!.to],
       opType: 'Identity',
