@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Classifier } from '../src/detect/classify.ts';
 import { forEachFeature } from '../src/detect/features.ts';
 import { hanSets } from '../src/detect/han.ts';
+import { letterInventory } from '../src/detect/letters.ts';
 import { LidModel, type LidModelHeader } from '../src/detect/model.ts';
 import { LOW_ORDER_SCRIPTS, possibleScripts, scriptCounts } from '../src/detect/script.ts';
 import { LANGUAGES } from '../src/languages/catalog.ts';
@@ -127,6 +128,7 @@ function countFeatures(linesOf: string[][]): Fitted {
   };
   const linesOfVariety = (flores: string): string[] => linesOf[classes.indexOf(flores)] ?? [];
   header.han = hanSets(linesOfVariety('zho_Hans'), [...linesOfVariety('zho_Hant'), ...linesOfVariety('yue_Hant')]);
+  header.letters = Object.fromEntries(classes.map((flores, c) => [flores, letterInventory(linesOf[c] ?? [])]));
   return { model: new LidModel(header, keys, lengths, postClass, weights), counts };
 }
 

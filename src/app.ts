@@ -36,7 +36,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   try {
     const real = await createEngine(config);
     engine = options.wrapEngine ? options.wrapEngine(real) : real;
-    const detector = await createDetector();
+    const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
     const server = await buildServer({
       config,
       engine,

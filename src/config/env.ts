@@ -46,6 +46,8 @@ export interface Config {
   googleKeyInQuery: OnOff;
   libreTranslateCompat: OnOff;
   ui: OnOff;
+  /** Consult fastText lid.176 on short text (src/detect/second-opinion.ts). */
+  detectSecondOpinion: OnOff;
   /** /metrics is served only when set, to `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   logLevel: string;
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     googleKeyInQuery: onOff(env, 'DRAGOMAN_GOOGLE_KEY_IN_QUERY', false),
     libreTranslateCompat: onOff(env, 'DRAGOMAN_LIBRETRANSLATE_COMPAT', true),
     ui: onOff(env, 'DRAGOMAN_UI', true),
+    detectSecondOpinion: onOff(env, 'DRAGOMAN_DETECT_SECOND_OPINION', true),
     metricsToken: env.DRAGOMAN_METRICS_TOKEN || undefined,
     // Checked here so a typo is a clear start-up error instead of pino's exception.
     logLevel: oneOf(env, 'DRAGOMAN_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

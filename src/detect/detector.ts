@@ -1,11 +1,14 @@
 // Dragoman's language detector: script check + the naive-Bayes model, with calibrated confidence.
 import { languageByFlores } from '../languages/catalog.ts';
 import type { Classifier } from './classify.ts';
+import type { SecondOpinion } from './second-opinion.ts';
 import type { Detection, LanguageDetector } from './types.ts';
 
 /** Longer texts are classified on their beginning: accuracy is flat long before this, cost is not. */
 export const MAX_DETECT_CHARS = 2000;
 const MAX_CANDIDATES = 5;
+/** Candidates the second opinion may reorder (its pick is rarely below our tenth; the rest carry ~0 probability). */
+const REVISED_CANDIDATES = 24;
 /** isReliable rule: the calibrated confidence of the best variety is at least this. */
 export const RELIABLE_CONFIDENCE = 0.8;
 
@@ -16,7 +19,11 @@ const round = (p: number): number => Math.round(p * 10_000) / 10_000;
 export class Detector implements LanguageDetector {
   private readonly codes: string[];
 
-  constructor(private readonly classifier: Classifier) {
+  constructor(
+    private readonly classifier: Classifier,
+    /** fastText's opinion on short text (second-opinion.ts); without it the model alone decides. */
+    private readonly secondOpinion?: SecondOpinion,
+  ) {
     this.codes = classifier.model.header.classes.map((flores) => {
       const lang = languageByFlores(flores);
       if (!lang) throw new Error(`LID model class ${flores} is not in the catalog`);
@@ -26,8 +33,9 @@ export class Detector implements LanguageDetector {
 
   detect(text: string): Detection {
     const input = text.length > MAX_DETECT_CHARS ? text.slice(0, MAX_DETECT_CHARS) : text;
-    const ranking = this.classifier.rank(input, undefined, MAX_CANDIDATES);
+    let ranking = this.classifier.rank(input, undefined, this.secondOpinion ? REVISED_CANDIDATES : MAX_CANDIDATES);
     if (!ranking) return { ...UND, candidates: [] };
+    if (this.secondOpinion) ranking = this.secondOpinion.revise(input, ranking);
     let probabilities = ranking.probabilities;
     if (ranking.classes.length === 1) {
       // Only one catalog variety writes this script: certain for real text, less so for a letter or two

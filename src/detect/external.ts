@@ -1,7 +1,8 @@
 // The two off-the-shelf WebAssembly detectors (cld3-asm, fastText lid.176 via fasttext.wasm.js), their labels
 // mapped to FLORES varieties as ../shared/lid/measure-baselines.mjs does: through the catalog's code resolution,
-// with the exceptions below. Used by the benchmark (scripts/bench-detect.ts) to compare and to measure whether
-// consulting them helps Dragoman's own model (it did not: see BENCH.md).
+// with the exceptions below. The benchmark (scripts/bench-detect.ts) compares them with Dragoman's model; fastText's
+// distribution is also the detector's second opinion on short text (second-opinion.ts). Both load from files inside
+// their npm packages (lid.176.ftz ships in fasttext.wasm.js): nothing is fetched.
 import { resolveLanguage } from '../languages/catalog.ts';
 
 export interface ExternalDetector {
@@ -42,23 +43,47 @@ export async function loadCld3(): Promise<ExternalDetector> {
   };
 }
 
-export async function loadFastText(): Promise<ExternalDetector> {
+export interface FastTextDetector extends ExternalDetector {
+  /** The `k` most probable labels with their probabilities, best first. */
+  top(text: string, k: number): { label: string; probability: number }[];
+}
+
+export async function loadFastText(): Promise<FastTextDetector> {
   const ft = await import('fasttext.wasm.js');
   const lid = await ft.getLIDModel();
   const model = await lid.load();
   const labelVector = model.getLabels()[0] as unknown as { size(): number; get(i: number): string };
   const labels: string[] = [];
   for (let i = 0; i < labelVector.size(); i++) labels.push(labelVector.get(i).replace('__label__', ''));
+  const top = (text: string, k: number): { label: string; probability: number }[] => {
+    // fastText reads one line: a newline would end the input early.
+    const found = model.predict(text.replace(/\n/g, ' '), k, 0) as unknown as {
+      size(): number;
+      get(i: number): [number, string];
+      delete(): void;
+    };
+    try {
+      const out: { label: string; probability: number }[] = [];
+      for (let i = 0; i < found.size(); i++) {
+        const [probability, label] = found.get(i);
+        out.push({ label: label.replace('__label__', ''), probability });
+      }
+      return out;
+    } finally {
+      // A C++ vector in the WebAssembly heap: not freed by JS garbage collection (~1 KB leaked per call without).
+      found.delete();
+    }
+  };
   return {
     name: 'fasttext',
     labels,
     detect: (text) => {
-      const top = model.predict(text.replace(/\n/g, ' '), 1, 0) as unknown as { size(): number; get(i: number): [number, string] };
-      if (top.size() === 0) return { label: 'und', reliable: false };
-      const [probability, label] = top.get(0);
+      const best = top(text, 1)[0];
+      if (!best) return { label: 'und', reliable: false };
       // lid.176 has no reliability flag; its probability is used with the same 0.5 as fastText's examples.
-      return { label: label.replace('__label__', ''), reliable: probability >= 0.5 };
+      return { label: best.label, reliable: best.probability >= 0.5 };
     },
+    top,
     toFlores: mapper('fasttext'),
   };
 }

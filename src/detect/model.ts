@@ -26,6 +26,8 @@ export interface LidModelHeader {
   tau: number;
   /** Characters only simplified / only traditional Chinese training text used (han.ts). */
   han?: { Hans: string; Hant: string };
+  /** Per FLORES code: the distinct letters its training text uses (letters.ts), sorted, as one string. */
+  letters?: Record<string, string>;
   /** How the model was trained (for people, not code). */
   trained: Record<string, unknown>;
 }
