@@ -18,6 +18,8 @@ export interface Ranking {
   letters: number;
   /** Features scored (fewer than the text has when scoring stopped early): how short the text is to the model. */
   features: number;
+  /** Scoring stopped before the end of the text: the runner-up was already below e^-STOP_MARGIN. */
+  decided: boolean;
 }
 
 /** Scoring stops once the runner-up's posterior is below e^-STOP_MARGIN: more text cannot change the answer. */
@@ -54,6 +56,7 @@ export class Classifier {
   private readonly letterCheck: LetterCheck | undefined;
   /** Per class: letters of the current text its inventory lacks. */
   private readonly missing: Float64Array;
+  private readonly taken: Uint8Array;
   /** The model's class biases plus the log prior odds, in the model's score units (divided by its tau). */
   private readonly bias: Float64Array;
   /** Log popularity (plus the prior odds), same units: the bias of a text with no features. */
@@ -67,6 +70,7 @@ export class Classifier {
     this.han = model.header.han ? new HanCheck(model.header.han) : undefined;
     this.letterCheck = model.header.letters ? new LetterCheck(model.header.classes, model.header.letters) : undefined;
     this.missing = new Float64Array(model.classCount);
+    this.taken = new Uint8Array(model.classCount);
     this.bias = Float64Array.from(
       model.header.classes,
       (flores, i) => model.header.bias[i]! + Math.log(PRIOR_ODDS[flores] ?? 1) / model.header.tau,
@@ -112,7 +116,7 @@ export class Classifier {
     if (candidates.length === 0) return undefined;
     let letters = 0;
     for (let i = 1; i < counts.length; i++) letters += counts[i]!;
-    if (candidates.length === 1) return { classes: [candidates[0]!], probabilities: [1], deltas: [0], letters, features: 0 };
+    if (candidates.length === 1) return { classes: [candidates[0]!], probabilities: [1], deltas: [0], letters, features: 0, decided: true };
 
     const model = this.model;
     const { unseen } = model.header;
@@ -135,28 +139,32 @@ export class Classifier {
       }
       return best;
     };
+    let decided = false;
     forEachFeature(text, scripts.some((s) => LOW_ORDER_SCRIPTS.has(s)) ? 1 : 3, (hash) => {
       if (!model.addFeature(hash, scores)) return false;
       if (++features % CHECK_EVERY !== 0) return false;
       const best = sum();
       let second = -Infinity;
       for (const c of candidates) if (totals[c]! < best && totals[c]! > second) second = totals[c]!;
-      return stopTau * (best - second) > STOP_MARGIN;
+      decided = stopTau * (best - second) > STOP_MARGIN;
+      return decided;
     });
     const best = sum();
     let norm = 0;
     for (const c of candidates) norm += Math.exp(tau * (totals[c]! - best));
-    // Best `limit` candidates by selection (limit is small; candidates up to ~140).
+    // Best `limit` candidates by selection (limit is small; candidates up to ~140). `taken` is class-indexed and
+    // cleared again below: a Set here cost more than the scoring of a short text.
     const picked: number[] = [];
     const n = Math.min(limit, candidates.length);
-    const taken = new Set<number>();
+    const taken = this.taken;
     for (let k = 0; k < n; k++) {
       let top = -1;
-      for (const c of candidates) if (!taken.has(c) && (top < 0 || totals[c]! > totals[top]!)) top = c;
-      taken.add(top);
+      for (const c of candidates) if (taken[c] === 0 && (top < 0 || totals[c]! > totals[top]!)) top = c;
+      taken[top] = 1;
       picked.push(top);
     }
+    for (const c of picked) taken[c] = 0;
     const deltas = picked.map((c) => totals[c]! - best);
-    return { classes: picked, probabilities: deltas.map((d) => Math.exp(tau * d) / norm), deltas, letters, features };
+    return { classes: picked, probabilities: deltas.map((d) => Math.exp(tau * d) / norm), deltas, letters, features, decided };
   }
 }

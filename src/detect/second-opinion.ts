@@ -55,7 +55,9 @@ export class SecondOpinion {
   /** The ranking revised by fastText when the text is short; the same object when it is not. */
   revise(text: string, ranking: Ranking): Ranking {
     const s = Math.max(0, 1 - ranking.features / this.shortFeatures);
-    if (s === 0 || ranking.classes.length < 2) return ranking;
+    // A decided ranking stopped scoring with the runner-up below e^-12, far beyond what w · log(1 / FLOOR) (~2 nats)
+    // can move; and its feature count is where scoring stopped, not the text's length.
+    if (s === 0 || ranking.decided || ranking.classes.length < 2) return ranking;
     const opinion = this.opinion(text);
     if (sameAnswer(opinion, this.noEvidence)) return ranking;
     const w = WEIGHT * s;
