@@ -23,11 +23,19 @@ const WEIGHT = 0.3;
 const FLOOR = 1e-3;
 const UNKNOWN = 0.05;
 const TOP_LABELS = 20;
+// lid.176 labels that name a language the catalog splits into varieties: its probability counts for each of them
+// (the script check and our model tell them apart). `zh` is Chinese in either script; `sh` is Serbo-Croatian
+// (Wikipedia's), written in Latin as Croatian and Bosnian are.
+const SHARED_LABELS: Readonly<Record<string, string[]>> = {
+  zh: ['zho_Hans', 'zho_Hant'],
+  sh: ['hrv_Latn', 'bos_Latn'],
+};
 
 export class SecondOpinion {
   /** The catalog varieties (FLORES codes) fastText can answer. */
   private readonly knows = new Set<string>();
-  private readonly toFlores = new Map<string, string | null>();
+  /** fastText label -> the catalog varieties its probability speaks for. */
+  private readonly covers = new Map<string, string[]>();
   /** fastText's answer when it recognises nothing (computed from the empty string). */
   private readonly noEvidence: { label: string; probability: number }[];
 
@@ -42,9 +50,9 @@ export class SecondOpinion {
   ) {
     this.noEvidence = this.opinion('');
     for (const label of fastText.labels) {
-      const flores = fastText.toFlores(label);
-      this.toFlores.set(label, flores);
-      if (flores) this.knows.add(flores);
+      const varieties = SHARED_LABELS[label] ?? [fastText.toFlores(label)].filter((f): f is string => f !== null);
+      this.covers.set(label, varieties);
+      for (const flores of varieties) this.knows.add(flores);
     }
   }
 
@@ -63,8 +71,7 @@ export class SecondOpinion {
     const w = WEIGHT * s;
     const q = new Map<string, number>();
     for (const { label, probability } of opinion) {
-      const flores = this.toFlores.get(label);
-      if (flores) q.set(flores, (q.get(flores) ?? 0) + probability);
+      for (const flores of this.covers.get(label) ?? []) q.set(flores, (q.get(flores) ?? 0) + probability);
     }
     const scores = ranking.classes.map((c, i) => {
       const flores = this.classes[c]!;
