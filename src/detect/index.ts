@@ -18,41 +18,33 @@ export interface DetectorOptions {
   secondOpinion?: boolean;
 }
 
-let classifier: Promise<Classifier> | undefined;
-let secondOpinion: Promise<SecondOpinion> | undefined;
+/** Memoises a load once per process; a failed load is retried by the next call. */
+function shared<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () =>
+    (pending ??= load().catch((err: unknown) => {
+      pending = undefined;
+      throw err;
+    }));
+}
 
-async function loadClassifier(): Promise<Classifier> {
+const sharedClassifier = shared(async () => {
   const model = LidModel.decode(await readFile(MODEL_URL));
   charClasses(); // build the script table now, not on the first request
   return new Classifier(model);
-}
+});
 
-async function loadSecondOpinion(): Promise<SecondOpinion> {
-  const [model, fastText] = await Promise.all([once('classifier'), loadFastText()]);
-  return new SecondOpinion(fastText, model.model.header.classes, SHORT_TEXT.features, model.model.header.tau);
-}
-
-/** Loads what is shared once per process; a failed load is retried by the next call. */
-function once(what: 'classifier'): Promise<Classifier>;
-function once(what: 'secondOpinion'): Promise<SecondOpinion>;
-function once(what: 'classifier' | 'secondOpinion'): Promise<Classifier | SecondOpinion> {
-  if (what === 'classifier') {
-    return (classifier ??= loadClassifier().catch((err: unknown) => {
-      classifier = undefined;
-      throw err;
-    }));
-  }
-  return (secondOpinion ??= loadSecondOpinion().catch((err: unknown) => {
-    secondOpinion = undefined;
-    throw err;
-  }));
-}
+const sharedSecondOpinion = shared(async () => {
+  const [classifier, fastText] = await Promise.all([sharedClassifier(), loadFastText()]);
+  const { header } = classifier.model;
+  return new SecondOpinion(fastText, header.classes, SHORT_TEXT.features, header.tau);
+});
 
 /** A detector over the shared, lazily loaded models (~0.5 s the first time, +0.2 s and ~20 MB for fastText). */
 export async function createDetector(options: DetectorOptions = {}): Promise<LanguageDetector> {
-  const [model, opinion] = await Promise.all([
-    once('classifier'),
-    options.secondOpinion === false ? undefined : once('secondOpinion'),
+  const [classifier, opinion] = await Promise.all([
+    sharedClassifier(),
+    options.secondOpinion === false ? undefined : sharedSecondOpinion(),
   ]);
-  return new Detector(model, opinion);
+  return new Detector(classifier, opinion);
 }

@@ -19,6 +19,8 @@
 import type { FastTextDetector } from './external.ts';
 import type { Ranking } from './classify.ts';
 
+type Label = ReturnType<FastTextDetector['top']>[number];
+
 const WEIGHT = 0.3;
 const FLOOR = 1e-3;
 const UNKNOWN = 0.05;
@@ -37,7 +39,7 @@ export class SecondOpinion {
   /** fastText label -> the catalog varieties its probability speaks for. */
   private readonly covers = new Map<string, string[]>();
   /** fastText's answer when it recognises nothing (computed from the empty string). */
-  private readonly noEvidence: { label: string; probability: number }[];
+  private readonly noEvidence: Label[];
 
   constructor(
     private readonly fastText: FastTextDetector,
@@ -48,16 +50,12 @@ export class SecondOpinion {
     /** The model's calibration (header.tau): log-probabilities divided by it are score units, as Ranking.deltas. */
     private readonly tau: number,
   ) {
-    this.noEvidence = this.opinion('');
+    this.noEvidence = fastText.top('', TOP_LABELS);
     for (const label of fastText.labels) {
       const varieties = SHARED_LABELS[label] ?? [fastText.toFlores(label)].filter((f): f is string => f !== null);
       this.covers.set(label, varieties);
       for (const flores of varieties) this.knows.add(flores);
     }
-  }
-
-  private opinion(text: string): { label: string; probability: number }[] {
-    return this.fastText.top(text, TOP_LABELS);
   }
 
   /** The ranking revised by fastText when the text is short; the same object when it is not. */
@@ -66,7 +64,7 @@ export class SecondOpinion {
     // A decided ranking stopped scoring with the runner-up below e^-12, far beyond what w · log(1 / FLOOR) (~2 nats)
     // can move; and its feature count is where scoring stopped, not the text's length.
     if (s === 0 || ranking.decided || ranking.classes.length < 2) return ranking;
-    const opinion = this.opinion(text);
+    const opinion = this.fastText.top(text, TOP_LABELS);
     if (sameAnswer(opinion, this.noEvidence)) return ranking;
     const w = WEIGHT * s;
     const q = new Map<string, number>();
@@ -91,6 +89,6 @@ export class SecondOpinion {
   }
 }
 
-function sameAnswer(a: readonly { label: string; probability: number }[], b: readonly { label: string; probability: number }[]): boolean {
+function sameAnswer(a: readonly Label[], b: readonly Label[]): boolean {
   return a.length === b.length && a.every((x, i) => x.label === b[i]!.label && x.probability === b[i]!.probability);
 }
