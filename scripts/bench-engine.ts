@@ -132,7 +132,7 @@ async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Tr
   const [folder] = await scanFolders(dir, precision);
   const spec = folder?.runtime;
   if (!spec) throw new Error(`${dir}: no loadable model for the floor measurement`);
-  const ids = (await ModelTokenizer.load(folder.info.path, folder.info.family!)).encode(SENTENCE);
+  const ids = (await ModelTokenizer.load(folder.info.path)).encode(SENTENCE);
   const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
     { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, splitDecoder: settings.splitDecoder, fuseAttention: settings.fuseAttention, greedyTopK: settings.greedyTopK, beamTopK: settings.beamTopK },
     candidatesNeeded(processorsFor(spec.rules)));

@@ -40,6 +40,8 @@ interface LoadedModel {
   info: ModelInfo;
   rules: GenerationRules;
   tokenizer: ModelTokenizer;
+  /** Multi-target Marian: FLORES code -> `>>xx<<` token opening the source. */
+  targetTokens?: Record<string, string>;
 }
 
 interface Hop {
@@ -68,7 +70,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   for (const folder of folders) {
     if (!folder.runtime) continue;
     try {
-      candidates.push({ folder, tokenizer: await ModelTokenizer.load(folder.info.path, folder.info.family!) });
+      candidates.push({ folder, tokenizer: await ModelTokenizer.load(folder.info.path) });
     } catch (err) {
       folder.info.status = 'corrupt';
       folder.info.problem = `${folder.info.path}/tokenizer.json cannot be used: ${(err as Error).message}`;
@@ -84,7 +86,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     }
     folder.info.loadMs = report.ms;
     Object.assign(folder.info, report.runtime);
-    loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer });
+    loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer, targetTokens: folder.targetTokens });
     events.emit('modelLoaded', { name: folder.info.name, ms: report.ms, threads: report.runtime?.threads });
   }
 
@@ -98,8 +100,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs });
   batcher.on('batch', (e: BatchEvent) => events.emit('batch', e));
 
-  function nllbTokenId(model: LoadedModel, flores: string): number {
-    const token = languageByFlores(flores)?.nllb;
+  function languageTokenId(model: LoadedModel, token: string | undefined, flores: string): number {
     const id = token === undefined ? undefined : model.tokenizer.tokenId(token);
     if (id === undefined) throw invalidRequest(`Model ${model.info.name} has no token for language ${flores}.`);
     return id;
@@ -110,9 +111,13 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     let beams = Math.max(1, opts.beams ?? config.beam ?? model.rules.defaultBeams);
     if (alternatives > 0) beams = Math.max(beams, alternatives + 1); // n-best needs at least that many beams
     const nBest = alternatives > 0 ? beams : 1;
+    // NLLB: the source's token opens the input and the target's is forced first; a multi-target Marian model reads
+    // the target's >>xx<< token first and needs nothing forced.
     const nllb = model.info.family === 'nllb';
-    const sourceToken = nllb ? nllbTokenId(model, source) : undefined;
-    const targetToken = nllb ? nllbTokenId(model, target) : undefined;
+    const nllbToken = (flores: string) => languageTokenId(model, languageByFlores(flores)?.nllb, flores);
+    const openingToken = nllb ? nllbToken(source)
+      : model.targetTokens ? languageTokenId(model, model.targetTokens[target], target) : undefined;
+    const forcedFirstId = nllb ? nllbToken(target) : undefined;
 
     const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
     const todo = new Map<string, number[]>(); // distinct text -> positions
@@ -132,10 +137,10 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     // segments text into sentences first); its translation is the pieces' translations joined by a space.
     const distinct = [...todo.keys()];
     const limit = maxSourceTokens(model.rules);
-    const pieces = distinct.map((text) => fitPieces(text, (t) => model.tokenizer.encode(t, sourceToken), limit));
+    const pieces = distinct.map((text) => fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
     const rows: GenerationRow[] = pieces.flat().map(({ ids }) => {
       const max = options.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
-      return { ids, maxNewTokens: max, minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId: targetToken };
+      return { ids, maxNewTokens: max, minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId };
     });
     const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows);
     let next = 0;

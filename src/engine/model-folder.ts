@@ -11,13 +11,21 @@ export interface ModelFolder {
   info: ModelInfo;
   /** Present when the files are all there and readable (info.status 'ok' so far). */
   runtime?: ModelRuntimeSpec;
+  /**
+   * Multi-target Marian models (OPUS-MT `en-ROMANCE`, `en-mul`, `en-zh`, ...): FLORES code -> the `>>xx<<` vocabulary
+   * token that must open the source to ask for that target language.
+   */
+  targetTokens?: Record<string, string>;
 }
 
 /** Optional `dragoman.json` beside the model files. */
 interface Declaration {
   family?: string;
-  source?: string;
-  target?: string;
+  /** One code or a list (a multi-source model such as `opus-mt-ROMANCE-en` must list its sources). */
+  source?: string | string[];
+  target?: string | string[];
+  /** Multi-target Marian: which `>>xx<<` token asks for which language, where the automatic choice is not wanted. */
+  targetTokens?: Record<string, string>;
 }
 
 const NLLB_CODE = /^[a-z]{3}_[A-Z][a-z]{3}$/;
@@ -66,16 +74,67 @@ function familyOf(name: string, declared: Declaration | undefined, config: Recor
   return undefined;
 }
 
-/** `opus-mt-en-de`, `Xenova--opus-mt-en-de`, `tiny-marian-en-de`: the last two dash-separated parts. */
+/**
+ * `opus-mt-en-de`, `Xenova--opus-mt-en-de`, `tiny-marian-en-de`, `opus-mt-en-ROMANCE`: the last two dash-separated
+ * parts (a part may be a language group, which only the model's target tokens or dragoman.json can resolve).
+ */
 function languagesFromName(name: string): [string, string] | undefined {
-  const m = /(?:^|[-_.])([a-z]{2,3}(?:_[A-Za-z]{4})?)-([a-z]{2,3}(?:_[A-Za-z]{4})?)$/.exec(name);
+  const m = /(?:^|[-_.])([A-Za-z]{2,}(?:_[A-Za-z]{4})?)-([A-Za-z]{2,}(?:_[A-Za-z]{4})?)$/.exec(name);
   return m ? [m[1]!, m[2]!] : undefined;
 }
 
-function flores(code: string, what: string): string {
+function list(value: string | string[] | undefined): string[] {
+  return value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
+}
+
+function flores(code: string, what: string, fromName: boolean): string {
   const lang = resolveLanguage(code);
-  if (!lang) throw new FolderProblem('corrupt', `${what} language "${code}" is not in the language catalog`);
-  return lang.flores;
+  if (lang) return lang.flores;
+  if (fromName) {
+    throw new FolderProblem('incomplete', `the folder name's ${what} "${code}" is no language of the catalog (a language group?): `
+      + `list its languages in dragoman.json, e.g. {"family":"marian","${what}":["fr","es"]}`);
+  }
+  throw new FolderProblem('corrupt', `${what} language "${code}" is not in the language catalog`);
+}
+
+/** Vocabulary pieces of the form `>>fra<<`: an OPUS-MT model that needs one opening the source to pick its output. */
+function targetTokenPieces(tokenizerJson: Record<string, unknown>): string[] {
+  const model = tokenizerJson.model as { vocab?: unknown } | undefined;
+  const vocab = model?.vocab;
+  const pieces = Array.isArray(vocab)
+    ? vocab.map((entry) => String(Array.isArray(entry) ? entry[0] : entry))
+    : vocab && typeof vocab === 'object' ? Object.keys(vocab) : [];
+  return pieces.filter((p) => /^>>\w+<<$/.test(p));
+}
+
+/** Lexicographic order of two equally long number lists. */
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+/**
+ * FLORES code -> the token asking for it. Several tokens may name one variety (`>>fr<<`, `>>fr_BE<<`; `>>cmn_Hans<<`,
+ * `>>zho_Hans<<`): a token naming the variety's script wins, then one whose language is the variety's own code
+ * (`fr`, `fra`), then the shortest, then the alphabetically first, so the choice never depends on vocabulary order.
+ */
+function targetTokenMap(pieces: string[]): Map<string, string> {
+  const best = new Map<string, { token: string; rank: number[] }>();
+  for (const token of pieces) {
+    const code = token.slice(2, -2);
+    const lang = resolveLanguage(code);
+    if (!lang) continue; // languages outside the catalog (lzh, wuu, ...) cannot be asked for through the API
+    const [base, sub] = code.split('_');
+    const rank = [
+      sub?.toLowerCase() === lang.script.toLowerCase() ? 0 : 1,
+      base === lang.code.split('-')[0] || base === lang.iso639_3 ? 0 : 1,
+      token.length,
+    ];
+    const held = best.get(lang.flores);
+    const order = held ? compareRanks(rank, held.rank) || (token < held.token ? -1 : 1) : -1;
+    if (order < 0) best.set(lang.flores, { token, rank });
+  }
+  return new Map([...best].map(([f, { token }]) => [f, token]));
 }
 
 export async function readModelFolder(path: string, precision: 'int8' | 'fp32'): Promise<ModelFolder> {
@@ -106,11 +165,32 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
     info.sizeBytes = used.reduce((sum, f) => sum + (sizes[f] ?? 0), 0);
     const tokenizerJson = (await readJson(join(path, 'tokenizer.json'), true))!;
 
+    let targetTokens: Record<string, string> | undefined;
     if (family === 'marian') {
-      const codes = declared?.source && declared.target ? [declared.source, declared.target] : languagesFromName(name);
-      if (!codes) throw new FolderProblem('incomplete', `${path}: no dragoman.json and the folder name does not end in <source>-<target>`);
-      info.sources = [flores(codes[0]!, 'source')];
-      info.targets = [flores(codes[1]!, 'target')];
+      const named = languagesFromName(name);
+      const sources = list(declared?.source);
+      const targets = list(declared?.target);
+      const pieces = targetTokenPieces(tokenizerJson);
+      if (!sources.length && !named) throw new FolderProblem('incomplete', `${path}: no source in dragoman.json and the folder name does not end in <source>-<target>`);
+      info.sources = [...new Set(sources.length ? sources.map((c) => flores(c, 'source', false)) : [flores(named![0], 'source', true)])];
+      if (pieces.length || declared?.targetTokens) {
+        // Multi-target: the vocabulary's >>xx<< tokens say what it can write; dragoman.json may narrow or re-map.
+        const map = targetTokenMap(pieces);
+        for (const [code, token] of Object.entries(declared?.targetTokens ?? {})) {
+          if (!pieces.includes(token)) throw new FolderProblem('corrupt', `dragoman.json: targetTokens maps "${code}" to "${token}", which tokenizer.json does not have`);
+          map.set(flores(code, 'target', false), token);
+        }
+        const wanted = targets.length ? targets.map((c) => flores(c, 'target', false)) : [...map.keys()];
+        const missing = wanted.filter((f) => !map.has(f));
+        if (missing.length) throw new FolderProblem('corrupt', `no >>xx<< token of tokenizer.json asks for ${missing.join(', ')} (map one in dragoman.json "targetTokens")`);
+        if (!wanted.length) throw new FolderProblem('corrupt', `${join(path, 'tokenizer.json')}: none of its >>xx<< target tokens names a catalog language`);
+        info.targets = [...new Set(wanted)].sort();
+        targetTokens = Object.fromEntries(info.targets.map((f) => [f, map.get(f)!]));
+      } else {
+        if (!targets.length && !named) throw new FolderProblem('incomplete', `${path}: no target in dragoman.json and the folder name does not end in <source>-<target>`);
+        if (targets.length > 1) throw new FolderProblem('corrupt', `dragoman.json lists ${targets.length} targets but tokenizer.json has no >>xx<< target tokens to choose between them`);
+        info.targets = [targets.length ? flores(targets[0]!, 'target', false) : flores(named![1], 'target', true)];
+      }
     } else {
       const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as { content?: unknown }[]) : [];
       const codes = added.map((t) => String(t.content)).filter((t) => NLLB_CODE.test(t));
@@ -131,6 +211,7 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
         rules,
         dims,
       },
+      ...(targetTokens ? { targetTokens } : {}),
     };
   } catch (err) {
     if (!(err instanceof FolderProblem)) throw err;

@@ -1,5 +1,6 @@
-// Which models serve source -> target (FLORES codes): a direct Marian pair first, then an NLLB model, then a pivot
-// through English (each hop chosen the same way). Deterministic: ties go to the alphabetically first model.
+// Which models serve source -> target (FLORES codes): a direct Marian pair first (a one-pair model before a
+// multilingual one such as opus-mt-en-ROMANCE: the specialist is the better translator), then an NLLB model, then a
+// pivot through English (each hop chosen the same way). Deterministic: ties go to the alphabetically first model.
 import type { ModelFamily } from './types.ts';
 
 export const PIVOT = 'eng_Latn';
@@ -15,7 +16,7 @@ export class Router {
   private readonly models: Routable[];
 
   constructor(models: Routable[]) {
-    const rank = (m: Routable) => (m.family === 'marian' ? 0 : 1);
+    const rank = (m: Routable) => (m.family === 'nllb' ? 2 : m.sources.size === 1 && m.targets.size === 1 ? 0 : 1);
     this.models = [...models].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
   }
 

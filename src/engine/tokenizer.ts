@@ -3,7 +3,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as transformers from '@huggingface/transformers';
-import type { ModelFamily } from './types.ts';
 
 transformers.env.allowRemoteModels = false;
 transformers.env.allowLocalModels = true;
@@ -15,22 +14,18 @@ interface HfTokenizer {
   encode(text: string, options?: { add_special_tokens?: boolean }): number[];
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
   convert_tokens_to_ids(tokens: string[]): (number | null | undefined)[];
-  all_special_tokens: string[];
 }
 
 type TokenizerClass = new (json: unknown, config: unknown) => HfTokenizer;
 
-const NLLB_CODE = /^[a-z]{3}_[A-Z][a-z]{3}$/;
-
 export class ModelTokenizer {
   private constructor(
     private readonly tok: HfTokenizer,
-    private readonly family: ModelFamily,
     readonly eosId: number,
   ) {}
 
   /** Reads the folder's tokenizer files (no network, no cache directory). */
-  static async load(folder: string, family: ModelFamily): Promise<ModelTokenizer> {
+  static async load(folder: string): Promise<ModelTokenizer> {
     const json = JSON.parse(await readFile(join(folder, 'tokenizer.json'), 'utf8')) as unknown;
     let config: Record<string, unknown> = {};
     try {
@@ -44,13 +39,16 @@ export class ModelTokenizer {
     const tok = new Cls(json, config);
     const eos = tok.convert_tokens_to_ids(['</s>'])[0];
     if (typeof eos !== 'number') throw new Error(`${folder}/tokenizer.json has no </s> token`);
-    return new ModelTokenizer(tok, family, eos);
+    return new ModelTokenizer(tok, eos);
   }
 
-  /** Source ids: Marian `pieces + </s>`; NLLB `[source language token] + pieces + </s>`. */
-  encode(text: string, sourceTokenId?: number): number[] {
+  /**
+   * Source ids: `pieces + </s>`, opened by the family's language token when there is one: NLLB's source language
+   * (`eng_Latn`), a multi-target Marian model's target (`>>fra<<`, as MarianTokenizer splits it off the text).
+   */
+  encode(text: string, languageTokenId?: number): number[] {
     const pieces = this.tok.encode(text, { add_special_tokens: false });
-    return this.family === 'nllb' && sourceTokenId !== undefined ? [sourceTokenId, ...pieces, this.eosId] : [...pieces, this.eosId];
+    return languageTokenId !== undefined ? [languageTokenId, ...pieces, this.eosId] : [...pieces, this.eosId];
   }
 
   /** Drops special tokens (and NLLB language tokens), joins pieces, applies clean_up_tokenization. */
@@ -61,10 +59,5 @@ export class ModelTokenizer {
   tokenId(token: string): number | undefined {
     const id = this.tok.convert_tokens_to_ids([token])[0];
     return typeof id === 'number' ? id : undefined;
-  }
-
-  /** NLLB language tokens (`deu_Latn`, ...) the tokenizer declares. */
-  languageTokens(): string[] {
-    return this.tok.all_special_tokens.filter((t) => NLLB_CODE.test(t));
   }
 }

@@ -10,7 +10,7 @@ const deEn = readDev<MarianDevRow>('tiny-marian-de-en');
 
 describe('tokenizer (tiny-marian-en-de)', () => {
   it('gives dev.jsonl src_ids and decodes greedy_ids to the greedy strings', async () => {
-    const tok = await ModelTokenizer.load(join(FIXTURES, 'tiny-marian-en-de'), 'marian');
+    const tok = await ModelTokenizer.load(join(FIXTURES, 'tiny-marian-en-de'));
     const idsOk = enDe.filter((r) => JSON.stringify(tok.encode(r.src)) === JSON.stringify(r.src_ids)).length;
     const textOk = enDe.filter((r) => tok.decode(r.greedy_ids) === r.greedy).length;
     console.log(`marian tokenizer ids ${rate(idsOk, enDe.length)}, decode ${rate(textOk, enDe.length)}`);
