@@ -1,7 +1,9 @@
 // Dynamic batching: sentences of concurrent requests for the same model and search settings wait together (at most
 // batchWaitMs) and leave as one job: sorted by length, cut under a token budget (rows x beams x longest row), the
 // oldest sentence always in the next batch so nothing starves. Results go back to each caller in its own order.
-// The wait is only paid while requests are actually concurrent: a lone request on an idle pool leaves at once.
+// The wait is only paid while requests are actually concurrent: a lone request on an idle pool leaves at the end of
+// the event loop's turn (setImmediate: microseconds), together with whatever arrived in that same turn — a burst of
+// sixteen requests on an idle server is one batch, not one alone and fifteen queued behind it.
 import { EventEmitter } from 'node:events';
 import { ApiError } from '../service/errors.ts';
 import type { GenerationRow } from './protocol.ts';
@@ -44,6 +46,8 @@ export interface BatcherSettings {
 export class Batcher extends EventEmitter {
   private queue: Item[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** Pending end-of-turn decision: the rows queued since arrived in this turn of the event loop. */
+  private turn: NodeJS.Immediate | undefined;
   private seq = 0;
   /** Last time requests overlapped (one arriving while others wait or run; a batch answering several requests). */
   private concurrentAt = -Infinity;
@@ -67,13 +71,21 @@ export class Batcher extends EventEmitter {
     const key = `${model}\u0000${beams}\u0000${nBest}`;
     const now = performance.now();
     const group = {};
-    if (this.queue.length || this.pool.busyCount() > 0) this.concurrentAt = now;
+    // Overlap is work running or rows left from an earlier turn; arrivals in the same turn are one burst, not a sign
+    // of load worth waiting for more.
+    if (this.pool.busyCount() > 0 || (this.queue.length && !this.turn)) this.concurrentAt = now;
     const done = rows.map((row) => new Promise<number[][]>((resolve, reject) => {
       this.queue.push({ key, model, beams, nBest, row, enqueued: now, seq: this.seq++, resolve, reject, group });
     }));
-    // A pending gather timer decides: callers answered by the last batch resubmit one after the other in the same
-    // tick, and checking the clock on each arrival would send the first ones off before the rest are in.
-    if (!this.timer) this.pump();
+    // A pending gather timer decides; else the end of this turn does: callers answered by the last batch, or a burst
+    // of requests read in one poll, submit one after the other in the same turn, and deciding on each arrival would
+    // send the first ones off before the rest are in.
+    if (!this.timer && !this.turn) {
+      this.turn = setImmediate(() => {
+        this.turn = undefined;
+        this.pump();
+      });
+    }
     return Promise.all(done).catch((err: unknown) => {
       this.queue = this.queue.filter((i) => i.group !== group);
       throw err;
@@ -155,7 +167,9 @@ export class Batcher extends EventEmitter {
   /** Stops batching; sentences still waiting fail with a 503 (nothing is left hanging). */
   close(): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.turn) clearImmediate(this.turn);
     this.timer = undefined;
+    this.turn = undefined;
     const waiting = this.queue;
     this.queue = [];
     for (const item of waiting) item.reject(new ApiError(503, 'server_error', 'The translation engine is shutting down. Retrying later is safe.'));

@@ -36,20 +36,35 @@ class FakePool extends EventEmitter {
 
 const row = (id: number, len: number): GenerationRow => ({ ids: [id, ...new Array<number>(len - 1).fill(0)], maxNewTokens: 10, minNewTokens: 0, forcedFirstId: undefined });
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The end of the current turn of the event loop, where the batcher decides on what arrived in it. */
+const endOfTurn = () => new Promise((r) => setImmediate(r));
 
 describe('Batcher', () => {
-  it('sends a lone request on an idle pool at once', () => {
+  it('sends a lone request on an idle pool at the end of its turn, without waiting batchWaitMs', async () => {
     const pool = new FakePool();
     const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 1000 });
     void b.submit('m', 1, 1, [row(1, 5)]);
+    await endOfTurn();
     expect(pool.jobs).toHaveLength(1);
+  });
+
+  it('sends a burst of requests arriving in one turn on an idle pool as one job, without waiting batchWaitMs', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 1000 });
+    const answers = Array.from({ length: 16 }, (_, i) => b.submit('m', 1, 1, [row(i + 1, 3 + (i % 5))]));
+    await endOfTurn();
+    expect(pool.jobs).toHaveLength(1); // not one alone and fifteen queued behind it
+    expect(pool.jobs[0]!.rows).toHaveLength(16);
+    pool.finishAll();
+    expect(await Promise.all(answers)).toEqual(Array.from({ length: 16 }, (_, i) => [[[i + 1]]]));
   });
 
   it('while requests overlap, waits batchWaitMs to gather them into one job, and answers each in its own order', async () => {
     const pool = new FakePool();
     pool.idle = 2;
     const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 30 });
-    const r0 = b.submit('m', 1, 1, [row(9, 2)]); // alone: leaves at once, keeps one worker busy
+    const r0 = b.submit('m', 1, 1, [row(9, 2)]); // alone: leaves at the end of its turn, keeps one worker busy
+    await endOfTurn();
     const r1 = b.submit('m', 1, 1, [row(1, 5), row(2, 3)]);
     const r2 = b.submit('m', 1, 1, [row(3, 4)]);
     expect(pool.jobs).toHaveLength(1);
@@ -65,7 +80,8 @@ describe('Batcher', () => {
   it('after a worker frees up, a request that waited through the last batch still waits for the callers just answered', async () => {
     const pool = new FakePool();
     const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 30 });
-    const a = b.submit('m', 1, 1, [row(1, 3)]); // alone: runs at once
+    const a = b.submit('m', 1, 1, [row(1, 3)]); // alone: runs at the end of its turn
+    await endOfTurn();
     const late = b.submit('m', 1, 1, [row(2, 3)]); // arrives while the worker is busy
     await tick(50); // ... and waits longer than batchWaitMs
     pool.finishAll(); // the worker frees up; the caller of `a` comes back right away:
