@@ -4,6 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { languageByNllb, resolveLanguage } from '../languages/catalog.ts';
 import { decoderDims, generationRules } from './family.ts';
+import { targetTokenMap, targetTokenPieces } from './target-tokens.ts';
 import type { ModelRuntimeSpec } from './protocol.ts';
 import type { ModelFamily, ModelInfo } from './types.ts';
 
@@ -97,44 +98,34 @@ function flores(code: string, what: string, fromName: boolean): string {
   throw new FolderProblem('corrupt', `${what} language "${code}" is not in the language catalog`);
 }
 
-/** Vocabulary pieces of the form `>>fra<<`: an OPUS-MT model that needs one opening the source to pick its output. */
-function targetTokenPieces(tokenizerJson: Record<string, unknown>): string[] {
-  const model = tokenizerJson.model as { vocab?: unknown } | undefined;
-  const vocab = model?.vocab;
-  const pieces = Array.isArray(vocab)
-    ? vocab.map((entry) => String(Array.isArray(entry) ? entry[0] : entry))
-    : vocab && typeof vocab === 'object' ? Object.keys(vocab) : [];
-  return pieces.filter((p) => /^>>\w+<<$/.test(p));
-}
-
-/** Lexicographic order of two equally long number lists. */
-function compareRanks(a: number[], b: number[]): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return 0;
-}
-
 /**
- * FLORES code -> the token asking for it. Several tokens may name one variety (`>>fr<<`, `>>fr_BE<<`; `>>cmn_Hans<<`,
- * `>>zho_Hans<<`): a token naming the variety's script wins, then one whose language is the variety's own code
- * (`fr`, `fra`), then the shortest, then the alphabetically first, so the choice never depends on vocabulary order.
+ * A Marian model's languages: sources from dragoman.json or the folder name; targets from the vocabulary's `>>xx<<`
+ * tokens when it has them (narrowed or re-mapped by dragoman.json), else from dragoman.json or the folder name.
  */
-function targetTokenMap(pieces: string[]): Map<string, string> {
-  const best = new Map<string, { token: string; rank: number[] }>();
-  for (const token of pieces) {
-    const code = token.slice(2, -2);
-    const lang = resolveLanguage(code);
-    if (!lang) continue; // languages outside the catalog (lzh, wuu, ...) cannot be asked for through the API
-    const [base, sub] = code.split('_');
-    const rank = [
-      sub?.toLowerCase() === lang.script.toLowerCase() ? 0 : 1,
-      base === lang.code.split('-')[0] || base === lang.iso639_3 ? 0 : 1,
-      token.length,
-    ];
-    const held = best.get(lang.flores);
-    const order = held ? compareRanks(rank, held.rank) || (token < held.token ? -1 : 1) : -1;
-    if (order < 0) best.set(lang.flores, { token, rank });
+function marianLanguages(path: string, name: string, declared: Declaration | undefined, tokenizerJson: Record<string, unknown>) {
+  const named = languagesFromName(name);
+  const sources = list(declared?.source);
+  const targets = list(declared?.target);
+  const pieces = targetTokenPieces(tokenizerJson);
+  if (!sources.length && !named) throw new FolderProblem('incomplete', `${path}: no source in dragoman.json and the folder name does not end in <source>-<target>`);
+  const sourceCodes = [...new Set(sources.length ? sources.map((c) => flores(c, 'source', false)) : [flores(named![0], 'source', true)])];
+  if (!pieces.length && !declared?.targetTokens) {
+    if (!targets.length && !named) throw new FolderProblem('incomplete', `${path}: no target in dragoman.json and the folder name does not end in <source>-<target>`);
+    if (targets.length > 1) throw new FolderProblem('corrupt', `dragoman.json lists ${targets.length} targets but tokenizer.json has no >>xx<< target tokens to choose between them`);
+    return { sources: sourceCodes, targets: [targets.length ? flores(targets[0]!, 'target', false) : flores(named![1], 'target', true)], targetTokens: undefined };
   }
-  return new Map([...best].map(([f, { token }]) => [f, token]));
+  // Multi-target: the vocabulary's >>xx<< tokens say what it can write; dragoman.json may narrow or re-map.
+  const map = targetTokenMap(pieces);
+  for (const [code, token] of Object.entries(declared?.targetTokens ?? {})) {
+    if (!pieces.includes(token)) throw new FolderProblem('corrupt', `dragoman.json: targetTokens maps "${code}" to "${token}", which tokenizer.json does not have`);
+    map.set(flores(code, 'target', false), token);
+  }
+  const wanted = targets.length ? targets.map((c) => flores(c, 'target', false)) : [...map.keys()];
+  const missing = wanted.filter((f) => !map.has(f));
+  if (missing.length) throw new FolderProblem('corrupt', `no >>xx<< token of tokenizer.json asks for ${missing.join(', ')} (map one in dragoman.json "targetTokens")`);
+  if (!wanted.length) throw new FolderProblem('corrupt', `${join(path, 'tokenizer.json')}: none of its >>xx<< target tokens names a catalog language`);
+  const targetCodes = [...new Set(wanted)].sort();
+  return { sources: sourceCodes, targets: targetCodes, targetTokens: Object.fromEntries(targetCodes.map((f) => [f, map.get(f)!])) };
 }
 
 export async function readModelFolder(path: string, precision: 'int8' | 'fp32'): Promise<ModelFolder> {
@@ -167,30 +158,7 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
 
     let targetTokens: Record<string, string> | undefined;
     if (family === 'marian') {
-      const named = languagesFromName(name);
-      const sources = list(declared?.source);
-      const targets = list(declared?.target);
-      const pieces = targetTokenPieces(tokenizerJson);
-      if (!sources.length && !named) throw new FolderProblem('incomplete', `${path}: no source in dragoman.json and the folder name does not end in <source>-<target>`);
-      info.sources = [...new Set(sources.length ? sources.map((c) => flores(c, 'source', false)) : [flores(named![0], 'source', true)])];
-      if (pieces.length || declared?.targetTokens) {
-        // Multi-target: the vocabulary's >>xx<< tokens say what it can write; dragoman.json may narrow or re-map.
-        const map = targetTokenMap(pieces);
-        for (const [code, token] of Object.entries(declared?.targetTokens ?? {})) {
-          if (!pieces.includes(token)) throw new FolderProblem('corrupt', `dragoman.json: targetTokens maps "${code}" to "${token}", which tokenizer.json does not have`);
-          map.set(flores(code, 'target', false), token);
-        }
-        const wanted = targets.length ? targets.map((c) => flores(c, 'target', false)) : [...map.keys()];
-        const missing = wanted.filter((f) => !map.has(f));
-        if (missing.length) throw new FolderProblem('corrupt', `no >>xx<< token of tokenizer.json asks for ${missing.join(', ')} (map one in dragoman.json "targetTokens")`);
-        if (!wanted.length) throw new FolderProblem('corrupt', `${join(path, 'tokenizer.json')}: none of its >>xx<< target tokens names a catalog language`);
-        info.targets = [...new Set(wanted)].sort();
-        targetTokens = Object.fromEntries(info.targets.map((f) => [f, map.get(f)!]));
-      } else {
-        if (!targets.length && !named) throw new FolderProblem('incomplete', `${path}: no target in dragoman.json and the folder name does not end in <source>-<target>`);
-        if (targets.length > 1) throw new FolderProblem('corrupt', `dragoman.json lists ${targets.length} targets but tokenizer.json has no >>xx<< target tokens to choose between them`);
-        info.targets = [targets.length ? flores(targets[0]!, 'target', false) : flores(named![1], 'target', true)];
-      }
+      ({ sources: info.sources, targets: info.targets, targetTokens } = marianLanguages(path, name, declared, tokenizerJson));
     } else {
       const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as { content?: unknown }[]) : [];
       const codes = added.map((t) => String(t.content)).filter((t) => NLLB_CODE.test(t));
