@@ -9,7 +9,7 @@ import { fuseAttention } from '../../src/engine/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
 import { openFused } from '../../src/engine/seq2seq.ts';
 import { MODEL, OPSET, fields, nameOf } from '../../src/engine/onnx-proto.ts';
-import { FIXTURES, engineOver, graphOf, maxAbsDiff, nllbDev, readDev, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, graphOf, maxAbsDiff, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 const MODELS = [
   { name: 'tiny-marian-en-de', layers: 2, heads: 4, headDim: 32, start: 3999 },
@@ -92,23 +92,15 @@ describe('fusing attention blocks', () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
     const nllb = nllbDev(20);
     expect(nllb.length).toBeGreaterThan(0);
-    const out: Record<string, string[][]> = {};
-    for (const precision of ['fp32', 'int8']) for (const setting of ['on', 'off']) {
-      const engine = await engineOver(FIXTURES, {
-        DRAGOMAN_PRECISION: precision, DRAGOMAN_WORKERS: '1', DRAGOMAN_FUSE_ATTENTION: setting, DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0',
-      });
-      try {
-        const ok = engine.models().filter((m) => m.status === 'ok');
-        expect(ok.length).toBeGreaterThan(1);
-        for (const m of ok) expect(m.fusedAttention).toBe(setting === 'on' ? 4 : 0);
-        out[precision + setting] = [
-          (await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
-          (await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn', { beams: 4 })).translations,
-        ];
-      } finally {
-        await engine.close();
-      }
-    }
+    const out = await onAndOff('DRAGOMAN_FUSE_ATTENTION', { DRAGOMAN_BEAM: '1' }, async ({ engine, setting }) => {
+      const ok = engine.models().filter((m) => m.status === 'ok');
+      expect(ok.length).toBeGreaterThan(1);
+      for (const m of ok) expect(m.fusedAttention).toBe(setting === 'on' ? 4 : 0);
+      return [
+        (await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
+        (await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn', { beams: 4 })).translations,
+      ];
+    });
     // fp32: the same arithmetic in another order, the same tokens.
     expect(out.fp32on).toEqual(out.fp32off);
     expect(out.fp32on![0]!.filter((x, i) => x === marian[i]!.greedy).length).toBeGreaterThanOrEqual(99);

@@ -2,11 +2,9 @@
 // scores and token order beam.ts's JavaScript computes from the same logits, and the engine's beam translations
 // (n-best included) are the same with it on or off (DRAGOMAN_BEAM_TOPK), fp32 and int8, Marian and NLLB.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/env.ts';
 import { BeamHead } from '../../src/engine/beam-head.ts';
-import { createEngine } from '../../src/engine/index.ts';
 import { logSoftmax } from '../../src/engine/scores.ts';
-import { FIXTURES, engineOver, nllbDev, readDev, type MarianDevRow } from './helpers.ts';
+import { nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 describe('the beam head', () => {
   it('gives the JavaScript scores float32(log_softmax + base) and their order (ties to the lower id), row by row', async () => {
@@ -47,24 +45,13 @@ describe('the engine with DRAGOMAN_BEAM_TOPK', () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 60);
     const nllb = nllbDev(20);
     expect(nllb.length).toBeGreaterThan(0);
-    const out: Record<string, unknown[]> = {};
-    for (const precision of ['fp32', 'int8']) for (const setting of ['on', 'off']) {
-      const env = { DRAGOMAN_PRECISION: precision, DRAGOMAN_WORKERS: '1', DRAGOMAN_BEAM_TOPK: setting, DRAGOMAN_CACHE_SIZE: '0' };
-      const engine = await engineOver(FIXTURES, env);
-      // Exactly 12 new tokens: EOS banned before the 12th, forced at it (Marian).
-      const fixed = await createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: FIXTURES, ...env }), { fixedNewTokens: 12 });
-      try {
-        out[precision + setting] = [
-          (await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 4 })).translations,
-          (await engine.translate(marian.slice(0, 15).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 5, alternatives: 3 })),
-          (await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn', { beams: 4 })).translations,
-          (await fixed.translate(marian.slice(0, 20).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 4 })).translations,
-        ];
-      } finally {
-        await engine.close();
-        await fixed.close();
-      }
-    }
+    // Exactly 12 new tokens in `fixed`: EOS banned before the 12th, forced at it (Marian).
+    const out = await onAndOff('DRAGOMAN_BEAM_TOPK', {}, async ({ engine, fixed }): Promise<unknown[]> => [
+      (await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 4 })).translations,
+      (await engine.translate(marian.slice(0, 15).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 5, alternatives: 3 })),
+      (await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn', { beams: 4 })).translations,
+      (await fixed!.translate(marian.slice(0, 20).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 4 })).translations,
+    ], 12);
     expect(out.fp32on).toEqual(out.fp32off);
     expect(out.int8on).toEqual(out.int8off);
     // Not vacuous: fp32 beam 4 is the reference model's beam output (dev.jsonl).

@@ -50,6 +50,33 @@ export async function engineOver(modelsDir: string, env: Record<string, string> 
   return createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: modelsDir, DRAGOMAN_PRECISION: 'fp32', ...env }));
 }
 
+/** The engines a setting's on/off comparison runs: the usual one, and with fixedNewTokens one generating exactly that many. */
+export interface SettingEngines {
+  engine: DragomanEngine;
+  fixed: DragomanEngine | undefined;
+  setting: 'on' | 'off';
+}
+
+/**
+ * For fp32 and int8, each with `variable` on and off (one worker, no cache, plus `env`): engines over the fixtures,
+ * `run` on them, closed after. Results keyed `fp32on`, `fp32off`, `int8on`, `int8off`.
+ */
+export async function onAndOff<T>(variable: string, env: Record<string, string>, run: (e: SettingEngines) => Promise<T>, fixedNewTokens?: number): Promise<Record<string, T>> {
+  const out: Record<string, T> = {};
+  for (const precision of ['fp32', 'int8']) for (const setting of ['on', 'off'] as const) {
+    const all = { DRAGOMAN_PRECISION: precision, DRAGOMAN_WORKERS: '1', [variable]: setting, DRAGOMAN_CACHE_SIZE: '0', ...env };
+    const engine = await engineOver(FIXTURES, all);
+    const fixed = fixedNewTokens === undefined ? undefined : await createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: FIXTURES, ...all }), { fixedNewTokens });
+    try {
+      out[precision + setting] = await run({ engine, fixed, setting });
+    } finally {
+      await engine.close();
+      await fixed?.close();
+    }
+  }
+  return out;
+}
+
 export function rate(ok: number, n: number): string {
   return `${ok}/${n} = ${((100 * ok) / n).toFixed(1)}%`;
 }

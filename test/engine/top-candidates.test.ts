@@ -5,10 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/env.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
 import { fuseAttention } from '../../src/engine/attention-fusion.ts';
-import { createEngine } from '../../src/engine/index.ts';
 import {
   BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens, applyRules, candidatesNeeded, chooseFromCandidates,
   type LogitsProcessor, type RowContext,
@@ -16,7 +14,7 @@ import {
 import { argmax } from '../../src/engine/scores.ts';
 import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/onnx-proto.ts';
 import { TOP_IDS, withTopCandidates } from '../../src/engine/top-candidates.ts';
-import { FIXTURES, engineOver, graphOf, nllbDev, readDev, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, graphOf, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 /** The k best ids of a row, best first, ties to the lower id (what ONNX TopK promises), computed in JS. */
 function topK(row: Float32Array, k: number): number[] {
@@ -135,30 +133,21 @@ describe('the engine with DRAGOMAN_GREEDY_TOPK', () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
     const nllb = nllbDev(30);
     expect(nllb.length).toBeGreaterThan(0);
-    const out: Record<string, string[][]> = {};
-    for (const precision of ['fp32', 'int8']) for (const setting of ['on', 'off']) {
-      const env = { DRAGOMAN_PRECISION: precision, DRAGOMAN_WORKERS: '1', DRAGOMAN_GREEDY_TOPK: setting, DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' };
-      const engine = await engineOver(FIXTURES, env);
-      // Exactly 12 new tokens: EOS banned before the 12th (MinNewTokens), forced at it (ForcedEosAtLimit, Marian).
-      const fixed = await createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: FIXTURES, ...env }), { fixedNewTokens: 12 });
-      try {
-        const ok = engine.models().filter((m) => m.status === 'ok');
-        expect(ok.length).toBeGreaterThan(1);
-        for (const m of ok) {
-          if (setting === 'off') expect(m.topCandidates).toBe(0);
-          else expect(m.topCandidates).toBeGreaterThanOrEqual(2);
-        }
-        out[precision + setting] = [
-          (await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
-          (await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
-          (await fixed.translate(marian.slice(0, 30).map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
-          (await fixed.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
-        ];
-      } finally {
-        await engine.close();
-        await fixed.close();
+    // Exactly 12 new tokens in `fixed`: EOS banned before the 12th (MinNewTokens), forced at it (ForcedEosAtLimit, Marian).
+    const out = await onAndOff('DRAGOMAN_GREEDY_TOPK', { DRAGOMAN_BEAM: '1' }, async ({ engine, fixed, setting }) => {
+      const ok = engine.models().filter((m) => m.status === 'ok');
+      expect(ok.length).toBeGreaterThan(1);
+      for (const m of ok) {
+        if (setting === 'off') expect(m.topCandidates).toBe(0);
+        else expect(m.topCandidates).toBeGreaterThanOrEqual(2);
       }
-    }
+      return [
+        (await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
+        (await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
+        (await fixed!.translate(marian.slice(0, 30).map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
+        (await fixed!.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
+      ];
+    }, 12);
     expect(out.fp32on).toEqual(out.fp32off);
     expect(out.int8on).toEqual(out.int8off);
     // Not vacuous: the fp32 greedy output is the reference model's (dev.jsonl), and the fixed-length runs differ from it.
