@@ -41,9 +41,7 @@ RUN --mount=type=secret,id=hf_token,required=false \
  && node bin/dragoman.js models list
 
 FROM ${NODE_IMAGE} AS runtime
-# GLIBC_TUNABLES: malloc asks for transparent huge pages (the weights are read whole every decoder step; README "Engine").
 ENV NODE_ENV=production \
-    GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
     DRAGOMAN_HOST=0.0.0.0 \
     DRAGOMAN_PORT=8080 \
     DRAGOMAN_DATA_DIR=/data \

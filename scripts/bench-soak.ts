@@ -40,7 +40,6 @@ for (const f of ['config.json', 'generation_config.json', 'tokenizer.json', 'tok
 writeFileSync(join(model, 'dragoman.json'), JSON.stringify({ family: 'marian', source: 'en', target: 'de' }));
 const env = {
   ...process.env,
-  GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1', // as npm start sets it
   DRAGOMAN_PORT: '0',
   DRAGOMAN_DATA_DIR: join(work, 'data'),
   DRAGOMAN_MODELS_DIR: models,

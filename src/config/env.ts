@@ -27,7 +27,7 @@ export interface Config {
   fuseAttention: boolean;
   /** Greedy search takes each token from the k best the split decoder returns (TopK in the graph) instead of all logits. */
   greedyTopK: boolean;
-  /** Beam search's log_softmax and best candidates per row computed by a small onnxruntime model (beam-head.ts). */
+  /** Beam search's log-softmax statistics and best candidates per row from the decoder (top-candidates.ts). */
   beamTopK: boolean;
   /** Upper bound on source tokens (padded rows x longest row) in one batch. */
   batchTokens: number;

@@ -6,10 +6,8 @@
 import type { GenerationRules } from './family.ts';
 import { applyRules, candidatesNeeded, rulesAt, type LogitsProcessor, type RowContext } from './logits-processors.ts';
 import type { GenerationRow } from './protocol.ts';
-import { logSoftmax } from './scores.ts';
+import { logProb, logSoftmax, type SoftmaxStats } from './scores.ts';
 import type { Seq2SeqModel } from './seq2seq.ts';
-
-const f32 = Math.fround;
 
 interface Hypothesis {
   score: number;
@@ -73,23 +71,25 @@ export async function beamSearch(
   let tokens = new Array<number>(total).fill(rules.decoderStartId);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   const K = 2 * beams;
-  const lp = new Float32Array(rules.vocabSize || 1);
-  // With the onnxruntime head (beam-head.ts): each row's best K plus as many as the rules can ban, which contain
-  // that row's share of the best K of its sentence once the banned ones are dropped.
-  const headK = K + candidatesNeeded(processors) - 1;
+  // With the decoder's best candidates (top-candidates.ts): each beam's best K plus as many as the rules can ban,
+  // and a margin, so that the boundary check below almost never sends a row to the scan over all logits.
+  const m = K + candidatesNeeded(processors) - 1 + 8;
+  const fast = model.beamCandidates && rules.vocabSize > m;
+  let lp = new Float32Array(rules.vocabSize || 1);
 
   for (let step = 0; step < limit; step++) {
     const curLen = step + 1;
-    const logits = await model.step(state, tokens);
-    const vocab = logits.length / (active.length * beams);
-    const scratch = lp.length === vocab ? lp : new Float32Array(vocab);
-    const head = model.beamHead && vocab > headK ? await model.beamHead.candidates(logits, Float32Array.from(scores), headK) : undefined;
+    const stepped = fast ? await model.stepBeam(state, tokens, m) : undefined;
+    let logits = stepped ? undefined : await model.step(state, tokens);
+    const vocab = logits ? logits.length / (active.length * beams) : rules.vocabSize;
+    if (lp.length !== vocab) lp = new Float32Array(vocab);
+    const stats = (g: number): SoftmaxStats | undefined => (stepped ? { max: stepped.max[g]!, logSum: stepped.logSum[g]! } : undefined);
     const from: number[] = [];
     const nextTokens: number[] = [];
     const nextScores: number[] = [];
     const nextSeqs: number[][] = [];
 
-    active.forEach((r, p) => {
+    for (const [p, r] of active.entries()) {
       const pad = (n: number, score: number) => {
         for (let k = 0; k < n; k++) {
           from.push(p * beams);
@@ -98,58 +98,75 @@ export async function beamSearch(
           nextSeqs.push([]);
         }
       };
-      if (done[p]) return pad(beams, 0);
+      if (done[p]) {
+        pad(beams, 0);
+        continue;
+      }
       const row = rows[r]!;
       const ctx: RowContext = { step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId };
-      // Top K over beams x vocab: entries [score, beam, token], ordered by score desc then flat index asc.
-      const top: [number, number, number][] = [];
-      /** Inserts a candidate offered after every candidate of a lower flat index (ties keep the earlier one). */
-      const offer = (sc: number, k: number, v: number) => {
-        if (top.length === K && !(sc > top[K - 1]![0])) return;
-        let i = Math.min(top.length, K - 1);
-        top[i] = [sc, k, v];
-        while (i > 0 && sc > top[i - 1]![0]) {
-          [top[i], top[i - 1]] = [top[i - 1]!, top[i]!];
-          i--;
-        }
-      };
       const { forced, banned } = rulesAt(processors, ctx);
-      for (let k = 0; k < beams; k++) {
-        const g = p * beams + k;
-        // The head's candidates come best first, ties by token id: the same insertions as the scan below makes,
-        // minus candidates that could not enter. A forced token or a beam at -Infinity leaves the logits out of
-        // it: those rows take the scan.
-        if (head && forced === undefined && scores[g]! > -Infinity) {
-          for (let j = g * head.k; j < (g + 1) * head.k; j++) {
-            const v = Number(head.ids[j]);
-            if (!banned.has(v)) offer(head.scores[j]!, k, v);
-          }
-          continue;
-        }
-        logSoftmax(logits.subarray(g * vocab, (g + 1) * vocab), scratch);
-        applyRules(scratch, processors, ctx);
-        const base = scores[g]!;
-        // Once K candidates are held, `cut` is the K-th score: a sum not above it cannot enter (fround is monotonic
-        // and `cut` is a float32, so testing the double sum first skips the rounding for almost every token).
-        let cut = top.length === K ? top[K - 1]![0] : -Infinity;
-        let full = top.length === K;
-        for (let v = 0; v < vocab; v++) {
-          const sum = scratch[v]! + base;
-          if (full && !(sum > cut)) continue;
-          const sc = f32(sum);
-          if (full && !(sc > cut)) continue; // later flat index loses ties
+
+      /** Top K over beams x vocab: entries [score, beam, token], by score desc then flat index asc. */
+      const collect = (all: Float32Array | undefined): [number, number, number][] | undefined => {
+        const top: [number, number, number][] = [];
+        /** Inserts a candidate offered after every candidate of a lower flat index (ties keep the earlier one). */
+        const offer = (sc: number, k: number, v: number) => {
+          if (top.length === K && !(sc > top[K - 1]![0])) return;
           let i = Math.min(top.length, K - 1);
           top[i] = [sc, k, v];
           while (i > 0 && sc > top[i - 1]![0]) {
             [top[i], top[i - 1]] = [top[i - 1]!, top[i]!];
             i--;
           }
-          if (top.length === K) {
-            full = true;
-            cut = top[K - 1]![0];
+        };
+        /** The best score a beam's unread logits could reach (its m-th candidate's), per beam read from the decoder. */
+        const unread: number[] = [];
+        for (let k = 0; k < beams; k++) {
+          const g = p * beams + k;
+          const base = scores[g]!;
+          if (forced !== undefined || !(base > -Infinity)) {
+            // A forced token leaves only itself (score 0) and a beam at -Infinity only -Infinity: no logits needed.
+            lp.fill(-Infinity);
+            applyRules(lp, processors, ctx);
+          } else if (!all) {
+            // The decoder's m best logits, best first, ties to the lower id: the order the scan below offers them in.
+            const st = stats(g)!;
+            for (let j = g * m; j < (g + 1) * m; j++) {
+              const v = Number(stepped!.ids[j]);
+              if (!banned.has(v)) offer(Math.fround(logProb(stepped!.values[j]!, st) + base), k, v);
+            }
+            unread.push(Math.fround(logProb(stepped!.values[(g + 1) * m - 1]!, st) + base));
+            continue;
+          } else {
+            logSoftmax(all.subarray(g * vocab, (g + 1) * vocab), lp, stats(g));
+            applyRules(lp, processors, ctx);
+          }
+          // Once K candidates are held, `cut` is the K-th score: a sum not above it cannot enter (fround is monotonic
+          // and `cut` is a float32, so testing the double sum first skips the rounding for almost every token).
+          let cut = top.length === K ? top[K - 1]![0] : -Infinity;
+          let full = top.length === K;
+          for (let v = 0; v < vocab; v++) {
+            const sum = lp[v]! + base;
+            if (full && !(sum > cut)) continue;
+            const sc = Math.fround(sum);
+            if (full && !(sc > cut)) continue; // later flat index loses ties
+            offer(sc, k, v);
+            if (top.length === K) {
+              full = true;
+              cut = top[K - 1]![0];
+            }
           }
         }
+        // log_softmax is monotonic, so a beam's unread logits score at most its m-th: exact unless one could tie or
+        // beat the K-th candidate kept (then the scan over all logits decides).
+        return top.length === K && unread.every((u) => u < top[K - 1]![0]) ? top : undefined;
+      };
+      let top = collect(logits);
+      if (!top) {
+        logits ??= await stepped!.logits();
+        top = collect(logits)!;
       }
+
       let kept = 0;
       for (let rank = 0; rank < top.length && kept < beams; rank++) {
         const [sc, k, v] = top[rank]!;
@@ -176,7 +193,7 @@ export async function beamSearch(
         }
         done[p] = true;
       }
-    });
+    }
 
     const finished = done.filter(Boolean).length;
     if (finished === active.length) break;

@@ -23,7 +23,7 @@ export interface SessionSettings {
   fuseAttention: boolean;
   /** Add a TopK of the logits to the split decoder for greedy search (top-candidates.ts). */
   greedyTopK: boolean;
-  /** Beam search's candidates from an onnxruntime head instead of JavaScript over all logits (beam-head.ts). */
+  /** Beam search's candidates from the decoder (top-candidates.ts) instead of JavaScript over all logits. */
   beamTopK: boolean;
 }
 

@@ -36,11 +36,27 @@ export function argmax(scores: Float32Array): number {
   return max === -Infinity ? 0 : scores.indexOf(max);
 }
 
-/** log_softmax in float32 like torch (max-shifted, log-sum-exp accumulated in double), written into `out`. */
-export function logSoftmax(logits: Float32Array, out: Float32Array): void {
+/** A row's log-softmax statistics: log_softmax(x) = (x − max) − logSum, as PyTorch's float32 kernel computes it. */
+export interface SoftmaxStats {
+  max: number;
+  logSum: number;
+}
+
+/** max and log Σ exp(x − max) of a row (the sum accumulated in double, the log rounded to float32). */
+export function softmaxStats(logits: Float32Array): SoftmaxStats {
   const max = maxOf(logits);
   let sum = 0;
   for (let v = 0; v < logits.length; v++) sum += Math.exp(logits[v]! - max);
-  const lse = max + Math.log(sum);
-  for (let v = 0; v < logits.length; v++) out[v] = logits[v]! - lse;
+  return { max, logSum: Math.fround(Math.log(sum)) };
+}
+
+/** One log-probability in float32: f32(f32(x − max) − logSum), each operation rounded as float32 arithmetic is. */
+export const logProb = (x: number, stats: SoftmaxStats): number => Math.fround(Math.fround(x - stats.max) - stats.logSum);
+
+/**
+ * log_softmax of a row into `out`, float32 like torch's: with `stats` from the decoder (top-candidates.ts, computed
+ * by onnxruntime in float32) when given, so the scan and the decoder's best candidates agree to the bit.
+ */
+export function logSoftmax(logits: Float32Array, out: Float32Array, stats: SoftmaxStats = softmaxStats(logits)): void {
+  for (let v = 0; v < logits.length; v++) out[v] = logProb(logits[v]!, stats);
 }

@@ -5,10 +5,9 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import { fuseAttention } from './attention-fusion.ts';
-import { BeamHead } from './beam-head.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
-import { TOP_IDS, withTopCandidates } from './top-candidates.ts';
+import { SEARCH, TOP_IDS, withSearchOutputs } from './top-candidates.ts';
 import type { DecoderDims } from './family.ts';
 import type { SessionSettings } from './protocol.ts';
 import type { LoadedRuntime } from './types.ts';
@@ -67,7 +66,28 @@ type Decoder =
     kind: 'split'; withPast: ort.InferenceSession; crossKv: ort.InferenceSession; signedWeights: boolean; fusedAttention: number;
     /** k of the `top_ids` output (top-candidates.ts); 0 when the model has none. */
     topCandidates: number;
+    /** It has beam search's outputs (SEARCH of top-candidates.ts) and DRAGOMAN_BEAM_TOPK is on. */
+    beamCandidates: boolean;
   };
+
+/** Feeds of the search inputs (top-candidates.ts): k best logits per row, statistics over statsLen of each row. */
+function searchFeeds(k: number, statsLen: number): Record<string, ort.Tensor> {
+  return {
+    [SEARCH.k]: new ort.Tensor('int64', BigInt64Array.of(BigInt(k)), [1]),
+    [SEARCH.statsLen]: new ort.Tensor('int64', BigInt64Array.of(BigInt(statsLen)), [1]),
+  };
+}
+
+/** What a run that reads neither (logits only) feeds them: one candidate, statistics of one element. */
+const NO_SEARCH = searchFeeds(1, 1);
+
+/** Beyond any vocabulary: Slice clamps it to the row. */
+const WHOLE_ROW = 2 ** 40;
+
+/** The with-past model with the search outputs when either search uses them (else as it is). */
+function withSearch(model: Uint8Array, settings: SessionSettings): Uint8Array {
+  return (settings.greedyTopK || settings.beamTopK ? withSearchOutputs(model) : undefined) ?? model;
+}
 
 /** The feeds a session declares (the split models take fewer inputs than the merged one). */
 function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
@@ -76,7 +96,7 @@ function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tenso
 
 /**
  * `candidates`: greedy search's top-k (candidatesNeeded of the model's rules; 0 = none). Only the split decoder gets the
- * TopK node: the merged file is the fallback for what could not be cut, left as it is.
+ * search outputs: the merged file is the fallback for what could not be cut, left as it is.
  */
 async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, dims: DecoderDims, candidates: number): Promise<Decoder> {
   let parts;
@@ -93,10 +113,12 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
       const signed = cpuHasVnni() ? signedMatMulWeights(parts.withPast) : undefined;
       const plain = signed ?? parts.withPast;
       const k = settings.greedyTopK ? candidates : 0;
-      const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims, k) : undefined;
-      const withPast = fused?.session ?? await ort.InferenceSession.create(withTopCandidates(plain, k) ?? plain, options);
-      const topCandidates = withPast.outputNames.includes(TOP_IDS) ? k : 0;
-      return { kind: 'split', withPast, crossKv, signedWeights: !!signed, fusedAttention: fused?.blocks ?? 0, topCandidates };
+      const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims, settings.greedyTopK || settings.beamTopK) : undefined;
+      const withPast = fused?.session ?? await ort.InferenceSession.create(withSearch(plain, settings), options);
+      const searchOutputs = withPast.outputNames.includes(SEARCH.ids);
+      const topCandidates = searchOutputs ? k : 0;
+      const beamCandidates = searchOutputs && settings.beamTopK;
+      return { kind: 'split', withPast, crossKv, signedWeights: !!signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates };
     } catch {
       // The cut did not load: the merged file still works, only slower.
       await crossKv?.release();
@@ -114,10 +136,11 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
  * steps of a two-row batch (one row padded): a shape the operator rejects only shows when it runs, and then the
  * model as exported is used instead of failing translations later.
  */
-export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession, options: ort.InferenceSession.SessionOptions, dims: DecoderDims, candidates = 0) {
+export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession, options: ort.InferenceSession.SessionOptions, dims: DecoderDims, search = false) {
   const fused = dims.heads > 0 ? fuseAttention(model, dims.heads) : undefined;
   if (!fused) return undefined;
-  const session = await ort.InferenceSession.create(withTopCandidates(fused.model, candidates) ?? fused.model, options).catch(() => undefined);
+  const withOutputs = search ? withSearchOutputs(fused.model) : undefined;
+  const session = await ort.InferenceSession.create(withOutputs ?? fused.model, options).catch(() => undefined);
   if (!session) return undefined;
   try {
     const { layers, heads, headDim } = dims;
@@ -133,7 +156,7 @@ export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession
       }
     }
     for (let step = 0; step < 2; step++) {
-      const out = await session.run(feedsFor(session, { ...base, ...past }));
+      const out = await session.run(feedsFor(session, { ...base, ...past, ...NO_SEARCH }));
       const logits = out.logits as ort.Tensor;
       if (logits.dims[0] !== 2 || !(logits.data as Float32Array).every(Number.isFinite)) throw new Error('fused decoder: unexpected logits');
       for (let i = 0; i < layers; i++) for (const kv of ['key', 'value']) past[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
@@ -145,6 +168,21 @@ export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession
   }
 }
 
+type Result = 'logits' | typeof TOP_IDS | 'beam';
+
+/** What stepBeam returns: per row (of the state) its statistics and m best logits with their token ids. */
+export interface BeamStep {
+  m: number;
+  /** [rows] max of the row's logits and log Σ exp(x − max): log_softmax(x) = (x − max) − logSum (float32). */
+  max: Float32Array;
+  logSum: Float32Array;
+  /** [rows x m] the row's m largest logits, best first (ties to the lower id), and their token ids. */
+  values: Float32Array;
+  ids: BigInt64Array;
+  /** All logits of the same step ([rows x vocab]), computed again on demand. */
+  logits: () => Promise<Float32Array>;
+}
+
 export class Seq2SeqModel {
   private readonly selfNames: string[] = [];
   private readonly crossNames: string[] = [];
@@ -153,7 +191,7 @@ export class Seq2SeqModel {
   private readonly selfPresent: string[];
   private readonly crossPast: string[];
   /** What a split step fetches: one result and the self-attention cache (a copy of anything more costs time). */
-  private readonly fetches: Record<'logits' | typeof TOP_IDS, string[]>;
+  private readonly fetches: Record<Result, string[]>;
 
   private constructor(
     private readonly encoder: ort.InferenceSession,
@@ -162,8 +200,6 @@ export class Seq2SeqModel {
     private readonly padId: number,
     /** onnxruntime threads these sessions use. */
     private readonly threads: number,
-    /** Beam search's log_softmax and best candidates in onnxruntime (DRAGOMAN_BEAM_TOPK), when on. */
-    readonly beamHead: BeamHead | undefined,
   ) {
     for (let i = 0; i < dims.layers; i++) {
       for (const kv of ['key', 'value']) {
@@ -174,7 +210,11 @@ export class Seq2SeqModel {
     this.selfPast = this.selfNames.map((n) => `past_key_values.${n}`);
     this.selfPresent = this.selfNames.map((n) => `present.${n}`);
     this.crossPast = this.crossNames.map((n) => `past_key_values.${n}`);
-    this.fetches = { logits: ['logits', ...this.selfPresent], [TOP_IDS]: [TOP_IDS, ...this.selfPresent] };
+    this.fetches = {
+      logits: ['logits', ...this.selfPresent],
+      [TOP_IDS]: [TOP_IDS, ...this.selfPresent],
+      beam: [SEARCH.max, SEARCH.logSum, SEARCH.values, SEARCH.ids, ...this.selfPresent],
+    };
   }
 
   /** Threads, decoder kind, int8 output projection (signed-weights.ts), fused attention blocks (attention-fusion.ts). */
@@ -197,8 +237,7 @@ export class Seq2SeqModel {
     const options = sessionOptions(settings, threads);
     const encoder = await ort.InferenceSession.create(encoderPath, options);
     const decoder = await openDecoder(decoderPath, options, settings, dims, candidates);
-    const beamHead = settings.beamTopK ? await BeamHead.open(options) : undefined;
-    return new Seq2SeqModel(encoder, decoder, dims, padId, threads, beamHead);
+    return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
   }
 
   /** Runs the encoder on right-padded rows. */
@@ -243,12 +282,43 @@ export class Seq2SeqModel {
    */
   async stepCandidates(state: DecoderState, tokens: number[]): Promise<BigInt64Array> {
     if (this.topCandidates === 0) throw new Error('this decoder has no top-k output');
-    const out = await this.advance(state, tokens, TOP_IDS);
+    const { out } = await this.advanceWith(state, tokens, TOP_IDS, searchFeeds(this.topCandidates, 1));
     return (out[TOP_IDS] as ort.Tensor).data as BigInt64Array;
   }
 
+  /** Whether stepBeam is available (the split decoder with beam search's outputs, DRAGOMAN_BEAM_TOPK). */
+  get beamCandidates(): boolean {
+    return this.decoder.kind === 'split' && this.decoder.beamCandidates;
+  }
+
+  /**
+   * Feeds one token per row; returns beam search's per-row log-softmax statistics and `m` best logits (best first,
+   * ties to the lower id) instead of all logits, and advances the cache. `logits()` runs the same step again on the
+   * same inputs for all logits, without touching the cache: beam.ts's way out when a tie reaches the m-th candidate.
+   */
+  async stepBeam(state: DecoderState, tokens: number[], m: number): Promise<BeamStep> {
+    if (!this.beamCandidates || this.decoder.kind !== 'split') throw new Error('this decoder has no beam search outputs');
+    const session = this.decoder.withPast;
+    const { out, feeds } = await this.advanceWith(state, tokens, 'beam', searchFeeds(m, WHOLE_ROW));
+    const data = (name: string) => (out[name] as ort.Tensor).data;
+    return {
+      m,
+      max: data(SEARCH.max) as Float32Array,
+      logSum: data(SEARCH.logSum) as Float32Array,
+      values: data(SEARCH.values) as Float32Array,
+      ids: data(SEARCH.ids) as BigInt64Array,
+      logits: async () => (await session.run(feeds!, ['logits'])).logits!.data as Float32Array,
+    };
+  }
+
   /** One decoder run fetching `result` and the self-attention cache (only what is fetched is copied out). */
-  private async advance(state: DecoderState, tokens: number[], result: 'logits' | typeof TOP_IDS): Promise<ort.InferenceSession.ReturnType> {
+  private async advance(state: DecoderState, tokens: number[], result: 'logits'): Promise<ort.InferenceSession.ReturnType> {
+    return (await this.advanceWith(state, tokens, result, NO_SEARCH)).out;
+  }
+
+  /** advance, with the search inputs' feeds (split decoder), returning also the feeds it ran (split decoder only). */
+  private async advanceWith(state: DecoderState, tokens: number[], result: Result, search: Record<string, ort.Tensor>) {
+    let used: Record<string, ort.Tensor> | undefined;
     const feeds: Record<string, ort.Tensor> = {
       encoder_attention_mask: state.encoded.mask,
       input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]),
@@ -266,8 +336,9 @@ export class Seq2SeqModel {
       if (state.step === 0) cross(await this.decoder.crossKv.run(feedsFor(this.decoder.crossKv, feeds)));
       const session = this.decoder.withPast;
       const run: Record<string, ort.Tensor> = {};
-      for (const name of session.inputNames) run[name] = feeds[name] ?? state.past[name]!;
+      for (const name of session.inputNames) run[name] = feeds[name] ?? state.past[name] ?? search[name]!;
       out = await session.run(run, this.fetches[result]);
+      used = run;
     } else {
       out = await this.decoder.session.run({
         ...feeds,
@@ -278,7 +349,7 @@ export class Seq2SeqModel {
     }
     this.selfPast.forEach((key, i) => (state.past[key] = out[this.selfPresent[i]!] as ort.Tensor));
     state.step++;
-    return out;
+    return { out, feeds: used };
   }
 
   /** Beam search: row i of the self-attention cache becomes old row `from[i]`. Cross K/V rows of one source are equal. */
@@ -295,7 +366,6 @@ export class Seq2SeqModel {
 
   async release(): Promise<void> {
     await this.encoder.release();
-    await this.beamHead?.release();
     if (this.decoder.kind === 'split') {
       await this.decoder.withPast.release();
       await this.decoder.crossKv.release();

@@ -13,7 +13,7 @@ import {
 } from '../../src/engine/logits-processors.ts';
 import { argmax } from '../../src/engine/scores.ts';
 import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/onnx-proto.ts';
-import { TOP_IDS, withTopCandidates } from '../../src/engine/top-candidates.ts';
+import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/top-candidates.ts';
 import { FIXTURES, graphOf, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 /** The k best ids of a row, best first, ties to the lower id (what ONNX TopK promises), computed in JS. */
@@ -29,13 +29,13 @@ function generator(seed: number) {
 
 describe('the TopK rewrite', () => {
   for (const file of ['decoder_model_merged.onnx', 'decoder_model_merged_quantized.onnx']) {
-    it(`tiny-marian-en-de/${file}: top_ids are the k best logits of every row, fused or not`, async () => {
+    it(`tiny-marian-en-de/${file}: top_ids are the k best logits of every row, fused or not, k fed per run`, async () => {
       const parts = splitMergedDecoder(readFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx', file)))!;
       const crossKv = await ort.InferenceSession.create(parts.crossKv);
       for (const model of [parts.withPast, fuseAttention(parts.withPast, 4)!.model]) {
-        const top = withTopCandidates(model, 5)!;
-        expect(graphOf(top).ops.at(-1)).toBe('TopK');
-        expect(graphOf(top).outputs).toEqual([...graphOf(model).outputs, TOP_IDS]);
+        const top = withSearchOutputs(model)!;
+        expect(graphOf(top).ops.slice(-7)).toEqual(['TopK', 'Slice', 'ReduceMax', 'Sub', 'Exp', 'ReduceSum', 'Log']);
+        expect(graphOf(top).outputs).toEqual([...graphOf(model).outputs, SEARCH.values, TOP_IDS, SEARCH.max, SEARCH.logSum]);
         const session = await ort.InferenceSession.create(top);
         try {
           const rows = 3;
@@ -48,6 +48,8 @@ describe('the TopK rewrite', () => {
             feeds[`past_key_values.${i}.encoder.${kv}`] = cross[`present.${i}.encoder.${kv}`] as ort.Tensor;
             feeds[`past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [rows, 4, 0, 32]);
           }
+          feeds[SEARCH.k] = new ort.Tensor('int64', BigInt64Array.of(5n), [1]);
+          feeds[SEARCH.statsLen] = new ort.Tensor('int64', BigInt64Array.of(1n), [1]);
           const out = await session.run(Object.fromEntries(session.inputNames.map((n) => [n, feeds[n]!])));
           const logits = out.logits!.data as Float32Array;
           const ids = out[TOP_IDS]!;
@@ -64,19 +66,23 @@ describe('the TopK rewrite', () => {
     });
   }
 
-  it('leaves a model without logits alone, refuses k < 1, and needs opset 11 (TopK with k as an input)', async () => {
+  it('leaves a model without logits alone, and needs opset 13-17 (ReduceSum\'s axes input, ReduceMax\'s attribute)', async () => {
     const parts = splitMergedDecoder(readFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx')))!;
-    expect(withTopCandidates(parts.crossKv, 3)).toBeUndefined();
-    expect(withTopCandidates(parts.withPast, 0)).toBeUndefined();
+    expect(withSearchOutputs(parts.crossKv)).toBeUndefined();
     const identity = (opset: number) => modelBytes(concat([
       nodeField('Identity', ['x'], ['logits'], 'copy'),
       tensorInfoField(GRAPH.input, 'x', FLOAT, ['rows', 1, 'vocab']),
       tensorInfoField(GRAPH.output, 'logits', FLOAT, ['rows', 1, 'vocab']),
     ]), opset);
-    expect(withTopCandidates(identity(10), 2)).toBeUndefined();
-    const session = await ort.InferenceSession.create(withTopCandidates(identity(13), 2)!);
+    expect(withSearchOutputs(identity(12))).toBeUndefined();
+    expect(withSearchOutputs(identity(18))).toBeUndefined();
+    const session = await ort.InferenceSession.create(withSearchOutputs(identity(13))!);
     try {
-      const out = await session.run({ x: new ort.Tensor('float32', Float32Array.of(0.5, 2, 2, -1, 7, 7, 7, 0), [2, 1, 4]) });
+      const out = await session.run({
+        x: new ort.Tensor('float32', Float32Array.of(0.5, 2, 2, -1, 7, 7, 7, 0), [2, 1, 4]),
+        [SEARCH.k]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
+        [SEARCH.statsLen]: new ort.Tensor('int64', BigInt64Array.of(1n), [1]),
+      });
       expect([...(out[TOP_IDS]!.data as BigInt64Array)].map(Number)).toEqual([1, 2, 0, 1]);
     } finally {
       await session.release();

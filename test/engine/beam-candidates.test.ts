@@ -1,0 +1,159 @@
+// Beam search's candidates from the decoder (top-candidates.ts withSearchOutputs, DRAGOMAN_BEAM_TOPK): the added
+// outputs are each row's max, log Σ exp(x − max) and m best logits (ties to the lower id); beam.ts's use of them
+// chooses exactly what its scan over all logits chooses with the same statistics, also when ties reach the m-th
+// candidate; and the engine's beam translations keep the reference's beam output with it on or off.
+import { describe, expect, it } from 'vitest';
+import ort from 'onnxruntime-node';
+import { beamSearch } from '../../src/engine/beam.ts';
+import { generationRules } from '../../src/engine/family.ts';
+import { processorsFor } from '../../src/engine/logits-processors.ts';
+import { FLOAT, GRAPH, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/onnx-proto.ts';
+import type { GenerationRow } from '../../src/engine/protocol.ts';
+import { softmaxStats } from '../../src/engine/scores.ts';
+import type { Seq2SeqModel } from '../../src/engine/seq2seq.ts';
+import { SEARCH, withSearchOutputs } from '../../src/engine/top-candidates.ts';
+import { FIXTURES, engineOver, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
+
+function lcg(seed: number): () => number {
+  let x = seed;
+  return () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+}
+
+/** JavaScript's order of a row: score desc, token id asc. */
+const bestFirst = (row: Float32Array, m: number) => [...row.keys()].sort((a, b) => row[b]! - row[a]! || a - b).slice(0, m);
+
+describe('withSearchOutputs', () => {
+  it('adds each row\'s max, log-sum-exp (over the part of the row asked for) and m best logits (ties to the lower id)', async () => {
+    // A graph whose `logits` output is its input, so the added nodes see known values.
+    const identity = modelBytes(concat([
+      nodeField('Identity', ['x'], ['logits'], 'id'),
+      lenField(GRAPH.name, 'identity'),
+      tensorInfoField(GRAPH.input, 'x', FLOAT, ['rows', 1, 'vocab']),
+      tensorInfoField(GRAPH.output, 'logits', FLOAT, ['rows', 1, 'vocab']),
+    ]), 14);
+    const model = withSearchOutputs(identity)!;
+    expect(model).toBeDefined();
+    const session = await ort.InferenceSession.create(model, { logSeverityLevel: 3 });
+    try {
+      const rand = lcg(7);
+      const rows = 6;
+      const vocab = 3000;
+      // Odd rows coarse (many exact ties), even rows wide.
+      const x = Float32Array.from({ length: rows * vocab }, (_, i) => (Math.floor(i / vocab) % 2 ? Math.round(rand() * 8) : (rand() - 0.5) * 40));
+      for (const [m, statsLen] of [[16, 2 ** 40], [5, vocab], [40, 700]]) {
+        const out = await session.run({
+          x: new ort.Tensor('float32', x, [rows, 1, vocab]),
+          [SEARCH.k]: new ort.Tensor('int64', BigInt64Array.of(BigInt(m)), [1]),
+          [SEARCH.statsLen]: new ort.Tensor('int64', BigInt64Array.of(BigInt(statsLen)), [1]),
+        });
+        for (let r = 0; r < rows; r++) {
+          const row = x.subarray(r * vocab, (r + 1) * vocab);
+          const js = softmaxStats(row.subarray(0, Math.min(vocab, statsLen)));
+          expect((out[SEARCH.max]!.data as Float32Array)[r]).toBe(js.max);
+          // Summed in float32 by onnxruntime, in double by JavaScript: the same value to float32 precision.
+          expect(Math.abs((out[SEARCH.logSum]!.data as Float32Array)[r]! - js.logSum)).toBeLessThan(1e-5 * Math.max(1, Math.abs(js.logSum)));
+          const order = bestFirst(row, m);
+          expect([...(out[SEARCH.ids]!.data as BigInt64Array).subarray(r * m, (r + 1) * m)].map(Number)).toEqual(order);
+          expect([...(out[SEARCH.values]!.data as Float32Array).subarray(r * m, (r + 1) * m)]).toEqual(order.map((v) => row[v]!));
+        }
+      }
+    } finally {
+      await session.release();
+    }
+  });
+});
+
+/**
+ * A stand-in for Seq2SeqModel: its "cache" is each state row's token history, and its logits a coarse function of
+ * that history (values 0..6 in steps of 0.5: ties everywhere, at the m-th candidate too). stepBeam answers as the
+ * decoder's added outputs do, from the same numbers; `withCandidates` switches beam.ts between the two paths.
+ */
+function fakeModel(vocab: number, withCandidates: boolean) {
+  const logitsOf = (history: number[], step: number) => {
+    const rand = lcg(history.reduce((h, t) => (h * 31 + t + 7) % 1_000_003, 17 + step));
+    return Float32Array.from({ length: vocab }, () => Math.round(rand() * 12) / 2);
+  };
+  let fallbacks = 0;
+  const all = (state: { rows: number[][]; step: number }, tokens: number[]) => {
+    state.rows.forEach((h, i) => h.push(tokens[i]!));
+    const out = new Float32Array(state.rows.length * vocab);
+    state.rows.forEach((h, i) => out.set(logitsOf(h, state.step), i * vocab));
+    state.step++;
+    return out;
+  };
+  const model = {
+    beamCandidates: withCandidates,
+    encode: async (batch: number[][]) => ({ rows: batch.length, ids: batch }),
+    expand: (e: { rows: number; ids: number[][] }, times: number) => ({ rows: e.rows * times, ids: e.ids.flatMap((r) => Array.from({ length: times }, () => r)) }),
+    start: (e: { ids: number[][] }) => ({ rows: e.ids.map((r) => [...r]), step: 0 }),
+    step: async (state: { rows: number[][]; step: number }, tokens: number[]) => all(state, tokens),
+    stepBeam: async (state: { rows: number[][]; step: number }, tokens: number[], m: number) => {
+      const logits = all(state, tokens);
+      const n = state.rows.length;
+      const result = { m, max: new Float32Array(n), logSum: new Float32Array(n), values: new Float32Array(n * m), ids: new BigInt64Array(n * m) };
+      for (let r = 0; r < n; r++) {
+        const row = logits.subarray(r * vocab, (r + 1) * vocab);
+        const s = softmaxStats(row);
+        result.max[r] = s.max;
+        result.logSum[r] = s.logSum;
+        bestFirst(row, m).forEach((v, j) => {
+          result.values[r * m + j] = row[v]!;
+          result.ids[r * m + j] = BigInt(v);
+        });
+      }
+      return { ...result, logits: async () => (fallbacks++, logits) };
+    },
+    reorder: (state: { rows: number[][] }, from: number[]) => {
+      state.rows = from.map((i) => [...state.rows[i]!]);
+    },
+    select: (state: { rows: number[][] }, keep: number[]) => {
+      state.rows = keep.map((i) => state.rows[i]!);
+    },
+  };
+  return { model: model as unknown as Seq2SeqModel, fallbacks: () => fallbacks };
+}
+
+describe('beam search with the decoder\'s candidates', () => {
+  it('chooses what the scan over all logits chooses, falling back to it when a tie reaches the m-th candidate', async () => {
+    const vocab = 400;
+    const rules = generationRules('marian', { vocab_size: vocab }, { decoder_start_token_id: vocab - 1, pad_token_id: vocab - 1, eos_token_id: 0, bad_words_ids: [[vocab - 1]], forced_eos_token_id: 0 });
+    const processors = processorsFor(rules);
+    const rows: GenerationRow[] = Array.from({ length: 5 }, (_, i) => ({ ids: [i + 3, i + 9, 0], maxNewTokens: 6 + 3 * i, minNewTokens: i % 2 ? 3 : 0, forcedFirstId: undefined }));
+    for (const [beams, nBest] of [[4, 1], [5, 3], [2, 2]] as const) {
+      const scan = await beamSearch(fakeModel(vocab, false).model, rules, processors, rows, beams, nBest);
+      const fast = fakeModel(vocab, true);
+      const withCandidates = await beamSearch(fast.model, rules, processors, rows, beams, nBest);
+      expect(withCandidates).toEqual(scan);
+      expect(scan.flat().every((h) => h.length > 0)).toBe(true);
+      // Coarse logits: ties at the boundary are common, so the fallback is exercised (real logits almost never).
+      expect(fast.fallbacks()).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('the engine with DRAGOMAN_BEAM_TOPK', () => {
+  it('keeps the reference beam output and n-best with the decoder\'s candidates, as the JavaScript scan does (fp32, int8; forced and banned tokens)', async () => {
+    const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 60);
+    const nllb = nllbDev(20);
+    expect(nllb.length).toBeGreaterThan(0);
+    const out = await onAndOff('DRAGOMAN_BEAM_TOPK', {}, async ({ engine }) => {
+      const nBest = await engine.translate(marian.slice(0, 15).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 5, alternatives: 3 });
+      return [
+        ...(await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 4 })).translations,
+        ...nBest.translations, ...nBest.alternatives!.flat(),
+        ...(await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn', { beams: 4 })).translations,
+      ];
+    });
+    // The two paths sum exp(x − max) in float32 (onnxruntime) and in double (JavaScript): a last-bit difference of
+    // log Σ may reorder a near tie, so the paths are compared as a whole, the reference exactly.
+    for (const precision of ['fp32', 'int8']) {
+      const on = out[`${precision}on`]!;
+      const off = out[`${precision}off`]!;
+      const same = on.filter((t, i) => t === off[i]).length;
+      console.log(`${precision} beam strings equal with DRAGOMAN_BEAM_TOPK on and off: ${same}/${on.length}`);
+      expect(same).toBeGreaterThanOrEqual(on.length - 2);
+    }
+    const beam4 = out.fp32on!.slice(0, 60);
+    expect(beam4.filter((t, i) => t === marian[i]!.beam4).length).toBeGreaterThanOrEqual(59);
+  });
+});
