@@ -84,9 +84,9 @@ const NO_SEARCH = searchFeeds(1, 1);
 /** Beyond any vocabulary: Slice clamps it to the row. */
 const WHOLE_ROW = 2 ** 40;
 
-/** The with-past model with the search outputs when either search uses them (else as it is). */
-function withSearch(model: Uint8Array, settings: SessionSettings): Uint8Array {
-  return (settings.greedyTopK || settings.beamTopK ? withSearchOutputs(model) : undefined) ?? model;
+/** The with-past model with the search outputs when a search uses them (else, or where they cannot be added, as it is). */
+function withSearch(model: Uint8Array, search: boolean): Uint8Array {
+  return (search ? withSearchOutputs(model) : undefined) ?? model;
 }
 
 /** The feeds a session declares (the split models take fewer inputs than the merged one). */
@@ -113,8 +113,9 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
       const signed = cpuHasVnni() ? signedMatMulWeights(parts.withPast) : undefined;
       const plain = signed ?? parts.withPast;
       const k = settings.greedyTopK ? candidates : 0;
-      const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims, settings.greedyTopK || settings.beamTopK) : undefined;
-      const withPast = fused?.session ?? await ort.InferenceSession.create(withSearch(plain, settings), options);
+      const search = settings.greedyTopK || settings.beamTopK;
+      const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims, search) : undefined;
+      const withPast = fused?.session ?? await ort.InferenceSession.create(withSearch(plain, search), options);
       const searchOutputs = withPast.outputNames.includes(SEARCH.ids);
       const topCandidates = searchOutputs ? k : 0;
       const beamCandidates = searchOutputs && settings.beamTopK;
@@ -139,8 +140,7 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
 export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession, options: ort.InferenceSession.SessionOptions, dims: DecoderDims, search = false) {
   const fused = dims.heads > 0 ? fuseAttention(model, dims.heads) : undefined;
   if (!fused) return undefined;
-  const withOutputs = search ? withSearchOutputs(fused.model) : undefined;
-  const session = await ort.InferenceSession.create(withOutputs ?? fused.model, options).catch(() => undefined);
+  const session = await ort.InferenceSession.create(withSearch(fused.model, search), options).catch(() => undefined);
   if (!session) return undefined;
   try {
     const { layers, heads, headDim } = dims;
