@@ -48,6 +48,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       gate: options.gate,
     });
     await server.listen({ host: config.host, port: config.port });
+    // Every folder the engine found, once: a model that did not load says where and why (the reason names files and
+    // onnxruntime's message, never request data).
+    for (const m of engine.models()) {
+      if (m.status === 'ok') server.log.info({ model: m.name, family: m.family, precision: m.precision, loadMs: m.loadMs }, 'model loaded');
+      else server.log.warn({ model: m.name, path: m.path, status: m.status, problem: m.problem }, 'model not loaded');
+    }
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -1,9 +1,11 @@
 // Reads one model folder (Hugging Face Xenova/Optimum ONNX layout): which family, which languages, which files at
-// the chosen precision, and what is wrong with it when something is. File checks only; ONNX loading is the pool's.
+// the chosen precision, and what is wrong with it when something is. File checks only (an .onnx file's top-level
+// structure included); loading the graphs is the pool's.
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { languageByNllb, resolveLanguage } from '../languages/catalog.ts';
 import { decoderDims, generationRules } from './family.ts';
+import { onnxFileProblem } from './onnx-file-check.ts';
 import { targetTokenMap, targetTokenPieces } from './target-tokens.ts';
 import type { ModelRuntimeSpec } from './protocol.ts';
 import type { ModelFamily, ModelInfo } from './types.ts';
@@ -152,6 +154,10 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
     for (const f of ['tokenizer.json', `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`]) {
       if (sizes[f] === undefined) throw new FolderProblem('incomplete', `${join(path, f)} is missing`);
       if (sizes[f] === 0) throw new FolderProblem('corrupt', `${join(path, f)} is empty`);
+    }
+    for (const f of [`onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`]) {
+      const problem = await onnxFileProblem(join(path, f));
+      if (problem) throw new FolderProblem('corrupt', problem);
     }
     info.sizeBytes = used.reduce((sum, f) => sum + (sizes[f] ?? 0), 0);
     const tokenizerJson = (await readJson(join(path, 'tokenizer.json'), true))!;

@@ -18,6 +18,7 @@ import {
 import { formatBytes, type ProgressSink } from './progress.ts';
 import { isSafeModelName } from './safe-names.ts';
 import { TarError, TarReader, TarWriter } from './tar.ts';
+import { unusableReason } from './usable.ts';
 
 export const PACK_MANIFEST = 'dragoman-pack.json';
 const PACK_FORMAT = 'dragoman-pack/1';
@@ -51,6 +52,10 @@ export async function packModels(opts: {
             `run "dragoman models verify ${name}"`,
         );
       }
+    }
+    const unusable = await unusableReason(dir);
+    if (unusable) throw new PackError(`${name} would not load (${unusable}); fix or reinstall it before packing (nothing was written)`);
+    if (manifest) {
       manifest = { ...manifest, name };
     } else {
       log.write(`${name}: no ${MANIFEST_FILE} (installed by hand), hashing its files\n`);
@@ -155,6 +160,12 @@ export async function importPack(opts: {
     const total = [...expected.values()].reduce((n, f) => n + f.size, 0);
     log.write(`Verified ${expected.size} files (${formatBytes(total)}) against ${PACK_MANIFEST}\n`);
 
+    // Whole and as packed, but would the server load it? A pack made by hand or by an older version may carry a
+    // folder that never worked; refusing it here keeps the installed models as they were.
+    for (const m of pack.models) {
+      const unusable = await unusableReason(join(staging, m.name));
+      if (unusable) throw new PackError(`refused ${file}: ${m.name} arrived intact but would not load (${unusable}). Nothing was installed.`);
+    }
     for (const m of pack.models) {
       await writeManifest(join(staging, m.name), m);
       await installFolder(join(staging, m.name), join(modelsDir, m.name), Boolean(opts.force));

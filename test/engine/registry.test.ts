@@ -1,6 +1,6 @@
 // Model folders: names, dragoman.json, precision; a missing or corrupt folder is reported and the others load.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DragomanEngine } from '../../src/engine/index.ts';
 import { scanModels } from '../../src/engine/registry.ts';
@@ -9,7 +9,10 @@ import { FIXTURES, engineOver, linkModel, readDev, tempDir, type MarianDevRow } 
 const JSON_FILES = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json'];
 
 /** A folder with the fixture's json files and the given onnx files (contents), nothing else. */
-function partialModel(path: string, fixture: string, onnx: Record<string, string>): void {
+/** The smallest file that is structurally an ONNX ModelProto: ir_version 7 and an empty graph (no opset: onnxruntime refuses it). */
+const BARE_ONNX = Buffer.from([0x08, 0x07, 0x3a, 0x00]);
+
+function partialModel(path: string, fixture: string, onnx: Record<string, string | Buffer>): void {
   mkdirSync(join(path, 'onnx'), { recursive: true });
   for (const f of JSON_FILES) copyFileSync(join(FIXTURES, fixture, f), join(path, f));
   for (const [f, content] of Object.entries(onnx)) writeFileSync(join(path, 'onnx', f), content);
@@ -44,7 +47,7 @@ describe('scanModels', () => {
   it('uses the fp32 files when a folder has no quantized ones', async () => {
     const dir = tempDir();
     try {
-      partialModel(join(dir.path, 'opus-mt-en-de'), 'tiny-marian-en-de', { 'encoder_model.onnx': 'x', 'decoder_model_merged.onnx': 'y' });
+      partialModel(join(dir.path, 'opus-mt-en-de'), 'tiny-marian-en-de', { 'encoder_model.onnx': BARE_ONNX, 'decoder_model_merged.onnx': BARE_ONNX });
       const [info] = await scanModels(dir.path, 'int8');
       expect(info).toMatchObject({ precision: 'fp32', status: 'ok' });
     } finally {
@@ -65,6 +68,14 @@ describe('broken folders beside a good one', () => {
       'encoder_model.onnx': 'this is not an onnx file',
       'decoder_model_merged.onnx': 'neither is this',
     });
+    // An interrupted copy: the real encoder cut short.
+    const encoder = readFileSync(join(FIXTURES, 'tiny-marian-en-de', 'onnx/encoder_model.onnx'));
+    partialModel(join(dir.path, 'opus-mt-en-cs'), 'tiny-marian-en-de', {
+      'encoder_model.onnx': encoder.subarray(0, 5000),
+      'decoder_model_merged.onnx': readFileSync(join(FIXTURES, 'tiny-marian-en-de', 'onnx/decoder_model_merged.onnx')),
+    });
+    // Whole as protobuf, refused by onnxruntime itself.
+    partialModel(join(dir.path, 'opus-mt-cs-en'), 'tiny-marian-en-de', { 'encoder_model.onnx': BARE_ONNX, 'decoder_model_merged.onnx': BARE_ONNX });
     engine = await engineOver(dir.path);
   });
   afterAll(async () => {
@@ -80,7 +91,12 @@ describe('broken folders beside a good one', () => {
     expect(byName['opus-mt-fr-en']!.problem).toContain(join(dir.path, 'opus-mt-fr-en', 'config.json'));
     expect(byName['opus-mt-fr-en']!.problem).toMatch(/not valid JSON/);
     expect(byName['opus-mt-en-fr']).toMatchObject({ status: 'corrupt' });
-    expect(byName['opus-mt-en-fr']!.problem).toMatch(/encoder_model\.onnx.*onnxruntime cannot load it/);
+    expect(byName['opus-mt-en-fr']!.problem).toBe(`${join(dir.path, 'opus-mt-en-fr', 'onnx/encoder_model.onnx')} is not an ONNX model (protobuf wire type 4 at byte 0)`);
+    expect(byName['opus-mt-en-cs']).toMatchObject({ status: 'corrupt' });
+    expect(byName['opus-mt-en-cs']!.problem).toMatch(/onnx\/encoder_model\.onnx is truncated .*the file has 5000 bytes/);
+    expect(byName['opus-mt-en-cs']!.problem).toContain(join(dir.path, 'opus-mt-en-cs'));
+    expect(byName['opus-mt-cs-en']).toMatchObject({ status: 'corrupt' });
+    expect(byName['opus-mt-cs-en']!.problem).toMatch(/encoder_model\.onnx.*onnxruntime cannot load it/);
     expect(byName['tiny-marian-en-de']).toMatchObject({ status: 'ok' });
     expect(byName['tiny-marian-en-de']!.loadMs).toBeGreaterThanOrEqual(0);
   });

@@ -20,6 +20,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const huge = hugePageBytes();
   io.err(`dragoman: listening on ${app.url} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, ` +
     `data: ${config.dataDir}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
+  for (const m of app.engine.models().filter((m) => m.status !== 'ok')) {
+    io.err(`dragoman: model ${m.name} not loaded (${m.status}): ${m.problem ?? 'no reason given'}`);
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
