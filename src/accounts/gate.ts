@@ -73,8 +73,10 @@ export class Gate {
       throw new ApiError(
         429,
         'rate_limit',
-        `Too many requests: this key's limit of ${outcome.limit} requests in the past 60 seconds was reached. ` +
-          `Retry after ${outcome.retryAfterSeconds} seconds, and batch strings in the q array to send fewer requests.`,
+        outcome.limit === 0
+          ? `Too many requests: this key's limit is 0 requests in the past 60 seconds (set by the operator), so every request is refused until it is raised.`
+          : `Too many requests: this key's limit of ${outcome.limit} requests in the past 60 seconds was reached. ` +
+            `Retry after ${outcome.retryAfterSeconds} seconds, and batch strings in the q array to send fewer requests.`,
         { ...headers, 'retry-after': String(outcome.retryAfterSeconds) },
       );
     }

@@ -40,6 +40,8 @@ export function parseLimit(flag: string, value: string | undefined): number | nu
   if (value.toLowerCase() === 'unlimited') return null;
   const clean = value.replace(/_/g, '');
   if (!/^\d+$/.test(clean)) throw usageError(`${flag} must be a non-negative integer or "unlimited", got "${value}"`);
+  // Past 2^53 a number is no longer exact (the counts could never reach it anyway): that is "unlimited".
+  if (!Number.isSafeInteger(Number(clean))) throw usageError(`${flag} ${value} is too large (at most ${Number.MAX_SAFE_INTEGER}); use "unlimited"`);
   return Number(clean);
 }
 

@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { Accounts } from '../accounts/accounts.ts';
 import { type Clock, systemClock } from '../accounts/clock.ts';
 import { Gate, type GateOptions } from '../accounts/gate.ts';
+import { KEY_PREFIX } from '../accounts/keys.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import type { Config } from '../config/env.ts';
 import type { LanguageDetector } from '../detect/types.ts';
@@ -51,9 +52,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      // ...unless it looks like an API key: ids are logged.
+      return typeof given === 'string' && REQUEST_ID.test(given) && !given.includes(KEY_PREFIX) ? given : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    // `POST /v1/translate/` is the same endpoint (clients built by string concatenation send it).
+    routerOptions: { ignoreTrailingSlash: true },
   });
 
   const accounts = new Accounts(deps.store, clock);
@@ -97,7 +101,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0]!;
     const allowed = methods.get(path) ?? methods.get(path.replace(/\/$/, ''));
-    const api = allowed
+    const api = allowed && !allowed.has(request.method)
       ? new ApiError(405, 'invalid_request', `Method ${request.method} is not allowed on ${path}: use ${[...allowed].join(', ')}.`, {
           allow: [...allowed].join(', '),
         })
@@ -105,7 +109,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
           404,
           'invalid_request',
           `Unknown endpoint ${request.method} ${path.slice(0, 100)}. The API is POST /v1/translate, POST /v1/detect, ` +
-            `GET /v1/languages, GET /v1/usage and POST /v1/signup.`,
+            (config.signup ? `GET /v1/languages, GET /v1/usage and POST /v1/signup.` : `GET /v1/languages and GET /v1/usage.`),
         );
     return reply.code(api.status).headers(api.headers).type('application/json; charset=utf-8').send(errorBody(api));
   });

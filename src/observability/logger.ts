@@ -30,6 +30,9 @@ function keyIdOf(request: FastifyRequest): string | undefined {
   return m?.admission?.key?.id;
 }
 
+/** Anything shaped like the start of an API key (`dk_` + base64url), wherever it appears. */
+export const KEY_IN_TEXT = /dk_[A-Za-z0-9_%-]*/g;
+
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions?.url ?? 'unmatched';
 }
@@ -43,7 +46,8 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>): NonNullable<Fas
         method: req.method,
         route: routeOf(req),
         // The path without its query string (which can hold a key or text); bounded, for 404s without a route.
-        path: req.url.split('?')[0]!.slice(0, 200),
+        // A client that puts its key in the path (a 404) must not find it in our logs either.
+        path: req.url.split('?')[0]!.slice(0, 200).replace(KEY_IN_TEXT, 'dk_[redacted]'),
         remoteAddress: req.ip,
       }),
       // Fastify hands the reply itself to this serializer ("request completed").

@@ -208,6 +208,14 @@ describe('Fastify errors in the /v1 body', () => {
     expect(r.headers.get('allow')).toBe('POST');
     expect((await t.call('DELETE', '/v1/languages', { key })).status).toBe(405);
   });
+
+  it('a trailing slash is the same endpoint', async () => {
+    const r = await t.call('POST', '/v1/detect/', { key, body: { q: 'Guten Morgen, wie geht es dir heute?' } });
+    expect(r.status).toBe(200);
+    expect(r.body.data.detections[0].language).toBe('de');
+    expect((await t.call('GET', '/v1/languages/', { key })).status).toBe(200);
+    expect(expectErrorShape(await t.call('GET', '/v1/translate/', { key }), 405, 'invalid_request')).toContain('use POST');
+  });
 });
 
 describe('authentication', () => {
@@ -426,7 +434,9 @@ describe('GET /v1/usage and POST /v1/signup', () => {
   it('DRAGOMAN_SIGNUP=off answers 404', async () => {
     const off = await startTestApp({ DRAGOMAN_SIGNUP: 'off', DRAGOMAN_MODELS_DIR: '/nonexistent-models' });
     try {
-      expectErrorShape(await off.call('POST', '/v1/signup', { body: {} }), 404, 'invalid_request');
+      const msg = expectErrorShape(await off.call('POST', '/v1/signup', { body: {} }), 404, 'invalid_request');
+      expect(msg).toContain('GET /v1/usage');
+      expect(msg).not.toContain('and POST /v1/signup');
     } finally {
       await off.close();
     }

@@ -86,6 +86,9 @@ describe('dragoman keys', () => {
     expect(badPlan.code).toBe(2);
     expect(badPlan.err).toMatch(/unknown plan "gold"/);
     expect((await run('keys', 'create', '--plan', 'free', '--rpm', 'many')).err).toMatch(/--rpm must be/);
+    const huge = await run('keys', 'create', '--plan', 'free', '--rpm', '99999999999999999999');
+    expect(huge.code).toBe(2);
+    expect(huge.err).toMatch(/--rpm 99999999999999999999 is too large .*use "unlimited"/);
     expect((await run('keys', 'create', '--plan', 'free', '--bogus')).code).toBe(2);
     expect((await run('keys', 'frobnicate')).code).toBe(2);
     const unknown = await run('keys', 'revoke', 'k_0000000000');

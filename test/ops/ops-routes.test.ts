@@ -203,6 +203,16 @@ describe('ops routes with models and a metrics token', () => {
     expect(all.toLowerCase()).not.toContain('x-api-key');
   });
 
+  it('a key sent where it does not belong (a path, a request id) is not logged either', async () => {
+    s.logs.length = 0;
+    const lost = await fetch(`${s.app.url}/v1/translate/${key.secret}`, { headers: { 'x-request-id': key.secret } });
+    expect(lost.status).toBe(404);
+    expect(lost.headers.get('x-request-id')).not.toBe(key.secret);
+    const lines = s.logs.map((l) => JSON.parse(l) as { req?: { path?: string }; reqId?: string });
+    expect(lines.find((l) => l.req?.path)?.req?.path).toBe('/v1/translate/dk_[redacted]');
+    expect(s.logs.join('\n')).not.toContain(key.secret.slice(3));
+  });
+
   it('counts a worker that died and was replaced; /ready is 200 again once it is back', async () => {
     (s.app.engine as unknown as { crashWorkerForTest(): void }).crashWorkerForTest();
     let ready = 0;

@@ -172,6 +172,14 @@ for (const backend of backends) {
       for (let i = 0; i < 5; i++) expect((await store.hitRateLimit('k1', null, t0 + i)).ok).toBe(true);
     });
 
+    it('a limit of 0 refuses every request, asking to wait a whole window', async () => {
+      await newKey('k0');
+      for (const t of [1_000, 2_000, 70_000]) {
+        expect(await store.hitRateLimit('k0', 0, t)).toEqual({ ok: false, limit: 0, remaining: 0, retryAfterSeconds: 60, resetSeconds: 60 });
+      }
+      expect(await other.hitRateLimit('k0', 1, 70_001)).toMatchObject({ ok: true, remaining: 0 });
+    });
+
     it('50 concurrent requests of a 10-per-minute key through two stores: exactly 10 pass', async () => {
       await newKey('k1');
       const t = 5_000_000;

@@ -96,8 +96,9 @@ export class SqliteAccountStore implements AccountStore {
           };
         }
         // The window holds n >= limit requests: one more is accepted once the (n - limit + 1)th oldest leaves.
-        const { at_ms } = this.stmt.nthHit.get(keyId, n - limit) as { at_ms: number };
-        const wait = Math.max(1, Math.ceil((at_ms + WINDOW_MS - now) / 1000));
+        // (A limit of 0 has no hit to wait for: a slot never frees, say a whole window.)
+        const nth = limit > 0 ? (this.stmt.nthHit.get(keyId, n - limit) as { at_ms: number } | undefined) : undefined;
+        const wait = nth === undefined ? WINDOW_MS / 1000 : Math.max(1, Math.ceil((nth.at_ms + WINDOW_MS - now) / 1000));
         return { ok: false, limit, remaining: 0, retryAfterSeconds: wait, resetSeconds: wait };
       }),
       setPlan: db.transaction((name: PlanName, patch: LimitsPatch) => {
