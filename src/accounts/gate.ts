@@ -52,7 +52,7 @@ export class Gate {
         429,
         'rate_limit',
         `Too many requests with an invalid API key were sent from this address in the past 60 seconds. ` +
-          `Retry after ${blocked} seconds with a valid key in the X-API-Key header.`,
+          `Retry after ${blocked} seconds with a valid API key.`,
         { 'retry-after': String(blocked) },
       );
     }

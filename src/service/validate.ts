@@ -83,7 +83,7 @@ export function validateLanguage(field: 'target' | 'source', value: unknown, req
 export function validateFormat(value: unknown): Format {
   if (value === undefined || value === null || value === '') return 'text';
   if (value === 'text' || value === 'html') return value;
-  throw invalidRequest(`Unsupported format ${JSON.stringify(clip(String(value)))}: use "text" (default) or "html".`);
+  throw invalidRequest(`Unsupported format ${JSON.stringify(clip(String(value)))}: use "text" or "html".`);
 }
 
 function describe(v: unknown): string {

@@ -248,6 +248,10 @@ describe('key in the query string', () => {
       expect((await send(`${url}/languages?key=${k}&target=en`)).status).toBe(200);
       const wrong = 'dk_wrong_key_that_must_not_be_logged_00';
       expect((await send(`${url}?key=${wrong}&q=x&target=de`)).status).toBe(400);
+      // The same key twice is one key; two different keys are refused rather than one of them guessed.
+      expect((await send(`${url}?key=${k}&key=${k}&q=${encodeURIComponent(EN2)}&target=de`)).status).toBe(200);
+      const two = await send(`${url}?key=${wrong}&q=x&target=de`, { headers: { 'x-goog-api-key': k } });
+      expect(expectGoogleError(two, 400, 'INVALID_ARGUMENT', 'badRequest')).toMatch(/two different API keys/);
       expect(logLines.length).toBeGreaterThan(0);
       expect(logLines.some((l) => l.includes('/language/translate/v2'))).toBe(true);
       for (const line of logLines) {

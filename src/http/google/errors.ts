@@ -56,6 +56,13 @@ export const keyInQueryRefused = () =>
       'key in the x-goog-api-key or X-API-Key header, or ask the operator to set DRAGOMAN_GOOGLE_KEY_IN_QUERY=on.',
   );
 
+export const conflictingKeys = () =>
+  new GoogleError(
+    400,
+    'badRequest',
+    'The request presents two different API keys (x-goog-api-key, X-API-Key or ?key=): send one.',
+  );
+
 /** Google's answer to a wrong key is 400 "API key not valid"; our reason (unknown, revoked, ...) follows. */
 export function keyInvalid(api: ApiError): GoogleError {
   const why = api.message

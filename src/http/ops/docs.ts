@@ -23,10 +23,22 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ apiKey: [] }],
     },
     transform: ({ schema, url }) => ({
-      schema: url.startsWith('/v1/') ? schema : { ...schema, hide: true },
+      schema: url.startsWith('/v1/') ? withTypedQ(schema) : { ...schema, hide: true },
       url,
     }),
   });
+}
+
+/** `q` as readers of the document need it; the routes leave it untyped so the service's messages apply. */
+const qForDocs = {
+  oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }],
+} as const;
+
+/** The route's schema with `q` typed for readers of the document (a copy: the route validates with the original). */
+function withTypedQ<S>(schema: S): S {
+  const body = (schema as { body?: { properties?: Record<string, unknown> } } | undefined)?.body;
+  if (!body?.properties?.q) return schema;
+  return { ...schema, body: { ...body, properties: { ...body.properties, q: { ...(body.properties.q as object), ...qForDocs } } } };
 }
 
 export async function docsRoutes(app: FastifyInstance): Promise<void> {

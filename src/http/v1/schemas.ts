@@ -116,6 +116,8 @@ export const usageSchema = {
 
 export const signupSchema = {
   summary: 'Create a free-plan key (no payment data)',
+  // The one /v1 call without a key (the document's default asks for one).
+  security: [],
   body: {
     type: ['object', 'null'],
     properties: {
@@ -130,6 +132,8 @@ export const signupSchema = {
       plan: { type: 'string' },
       message: { type: 'string' },
     }),
-    ...errors,
+    400: errorResponse,
+    429: errorResponse,
+    500: errorResponse,
   },
 } as const;
