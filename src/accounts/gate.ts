@@ -93,7 +93,7 @@ export class Gate {
     throw new ApiError(
       403,
       'quota_exceeded',
-      `Monthly character quota exceeded: this request has ${chars} characters but only ${left} of the ` +
+      `Monthly character quota exceeded: this request has ${chars} character${chars === 1 ? '' : 's'} but only ${left} of the ` +
         `${outcome.limit} characters of the ${admission.key.plan} plan are left this month (resets ${resets}). ` +
         `Upgrade the plan to get more characters.`,
     );

@@ -86,6 +86,7 @@ describe('dragoman keys', () => {
     expect(badPlan.code).toBe(2);
     expect(badPlan.err).toMatch(/unknown plan "gold"/);
     expect((await run('keys', 'create', '--plan', 'free', '--rpm', 'many')).err).toMatch(/--rpm must be/);
+    expect((await run('keys', 'create', '--plan', 'free', '--email', 'notanemail')).err).toMatch(/--email "notanemail" is not an email address/);
     const huge = await run('keys', 'create', '--plan', 'free', '--rpm', '99999999999999999999');
     expect(huge.code).toBe(2);
     expect(huge.err).toMatch(/--rpm 99999999999999999999 is too large .*use "unlimited"/);

@@ -1,7 +1,7 @@
 // The real process (`npm start` / `node --import tsx src/cli/main.ts serve`): SIGTERM while a request is in flight,
 // and a fresh install with no model at all.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -169,6 +169,9 @@ describe('shutdown timeout', () => {
 describe('a fresh install with an empty models directory', () => {
   it('npm start serves /health, /v1/detect and /v1/languages, and translate says how to install a model', async () => {
     const env = setup(false);
+    // A folder that cannot load (an interrupted copy: no tokenizer, no graphs) is said at start, with its reason.
+    mkdirSync(join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en'));
+    copyFileSync(join(FIXTURES, 'tiny-marian-en-de', 'config.json'), join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en', 'config.json'));
     const key = JSON.parse(await cli(env, ['keys', 'create', '--plan', 'pro', '--json'])) as { key: string };
     // README, "Engine": huge pages are off by default and yours to ask for; asked for here, so the listening line's
     // figure is checked where the kernel offers them (enabled: always or madvise).
@@ -187,7 +190,11 @@ describe('a fresh install with an empty models directory', () => {
 
     const health = await call('GET', '/health');
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok', models: [], modelsLoaded: 0 });
+    expect(await health.json()).toEqual({ status: 'ok', models: [{ name: 'opus-mt-fr-en', status: 'incomplete' }], modelsLoaded: 0 });
+    const tokenizerPath = join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en', 'tokenizer.json');
+    expect(server.output()).toContain(`dragoman: model opus-mt-fr-en not loaded (incomplete): ${tokenizerPath} is missing`);
+    const notLoaded = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'model not loaded');
+    expect(notLoaded).toMatchObject({ level: 40, model: 'opus-mt-fr-en', status: 'incomplete', problem: `${tokenizerPath} is missing` });
 
     const detect = await call('POST', '/v1/detect', { q: 'Der Hund spielt im Garten mit einem roten Ball.' });
     expect(detect.status).toBe(200);

@@ -47,7 +47,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       const input = {
         plan: plan(values.plan),
         name: values.name,
-        email: values.email,
+        email: checkedEmail(values.email),
         monthlyChars: parseLimit('--monthly-chars', values['monthly-chars']),
         rpm: parseLimit('--rpm', values.rpm),
       };
@@ -134,4 +134,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     default:
       return helpOrUnknown(io, 'keys', sub, HELP);
   }
+}
+
+/** The same rule as POST /v1/signup, so a key made here could also have been made there. */
+function checkedEmail(email: string | undefined): string | undefined {
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) throw usageError(`--email "${email}" is not an email address`);
+  return email;
 }

@@ -18,11 +18,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   const app = await startApp(config);
   const huge = hugePageBytes();
-  io.err(`dragoman: listening on ${app.url} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, ` +
-    `data: ${config.dataDir}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
+  // Before the listening line, which is what people (and scripts) wait for.
   for (const m of app.engine.models().filter((m) => m.status !== 'ok')) {
     io.err(`dragoman: model ${m.name} not loaded (${m.status}): ${m.problem ?? 'no reason given'}`);
   }
+  io.err(`dragoman: listening on ${app.url} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, ` +
+    `data: ${config.dataDir}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
