@@ -2,6 +2,7 @@
 import { forEachFeature } from './features.ts';
 import { HanCheck } from './han.ts';
 import { LetterCheck } from './letters.ts';
+import { DistinctFeatures, evidenceShare } from './repetition.ts';
 import { DEFAULT_SPEAKERS, POPULARITY_EXPONENT, SPEAKERS_MILLIONS } from './popularity.ts';
 import { PRIOR_ODDS } from './priors.ts';
 import type { LidModel } from './model.ts';
@@ -57,6 +58,7 @@ export class Classifier {
   /** Per class: letters of the current text its inventory lacks. */
   private readonly missing: Float64Array;
   private readonly taken: Uint8Array;
+  private readonly distinct = new DistinctFeatures();
   /** The model's class biases plus the log prior odds, in the model's score units (divided by its tau). */
   private readonly bias: Float64Array;
   /** Log popularity (plus the prior odds), same units: the bias of a text with no features. */
@@ -140,8 +142,11 @@ export class Classifier {
       return best;
     };
     let decided = false;
+    const distinct = this.distinct;
+    distinct.reset();
     forEachFeature(text, scripts.some((s) => LOW_ORDER_SCRIPTS.has(s)) ? 1 : 3, (hash) => {
       if (!model.addFeature(hash, scores)) return false;
+      distinct.add(hash);
       if (++features % CHECK_EVERY !== 0) return false;
       const best = sum();
       let second = -Infinity;
@@ -150,8 +155,10 @@ export class Classifier {
       return decided;
     });
     const best = sum();
+    // Repetition adds no evidence (repetition.ts): the ranking stays, the confidence follows the distinct features.
+    const scale = tau * evidenceShare(distinct.count, features);
     let norm = 0;
-    for (const c of candidates) norm += Math.exp(tau * (totals[c]! - best));
+    for (const c of candidates) norm += Math.exp(scale * (totals[c]! - best));
     // Best `limit` candidates by selection (limit is small; candidates up to ~140). `taken` is class-indexed and
     // cleared again below: a Set here cost more than the scoring of a short text.
     const picked: number[] = [];
@@ -165,6 +172,6 @@ export class Classifier {
     }
     for (const c of picked) taken[c] = 0;
     const deltas = picked.map((c) => totals[c]! - best);
-    return { classes: picked, probabilities: deltas.map((d) => Math.exp(tau * d) / norm), deltas, letters, features, decided };
+    return { classes: picked, probabilities: deltas.map((d) => Math.exp(scale * d) / norm), deltas, letters, features, decided };
   }
 }

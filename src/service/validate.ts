@@ -62,7 +62,8 @@ export function validateQ(q: unknown, limits: RequestLimits): { strings: string[
 }
 
 export function validateLanguage(field: 'target' | 'source', value: unknown, required: boolean): Language | undefined {
-  if (value === undefined || value === null || (field === 'source' && value === '')) {
+  // An empty source, or "auto" as LibreTranslate and many client libraries send it, means "detect it".
+  if (value === undefined || value === null || (field === 'source' && (value === '' || (typeof value === 'string' && value.toLowerCase() === 'auto')))) {
     if (required) {
       throw invalidRequest(
         `Missing required field '${field}': a language code such as "de". See GET /v1/languages for the supported codes.`,

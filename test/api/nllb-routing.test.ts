@@ -61,6 +61,18 @@ describe('tiny-marian-en-de + tiny-nllb over HTTP', () => {
     expect(deFr.status).toBe(200);
     expect(deFr.headers.get('x-dragoman-model')).toBe('tiny-nllb');
 
+    // Auto-detected strings in three languages into French: each route named once, in the order first used.
+    const mixed = await t.call('POST', '/v1/translate', {
+      key,
+      body: { q: ['Ein Mann geht in den Park.', 'Der Hund spielt im Garten.', 'Muž jde do parku se svým psem.'], target: 'fr' },
+    });
+    expect(mixed.status).toBe(200);
+    expect(mixed.body.data.translations.map((x: any) => x.detectedSourceLanguage)).toEqual(['de', 'de', 'cs']);
+    expect(mixed.headers.get('x-dragoman-model')).toBe('tiny-nllb');
+    // No model ran: the header says so rather than being absent.
+    const same = await t.call('POST', '/v1/translate', { key, body: { q: 'Hallo', source: 'de', target: 'de' } });
+    expect(same.headers.get('x-dragoman-model')).toBe('none');
+
     const m = await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer metrics-secret' } });
     const text = await m.text();
     expect(text).toMatch(/dragoman_translation_routes_total\{[^}]*route="tiny-marian-en-de"[^}]*\} [1-9]/);

@@ -95,6 +95,20 @@ describe('detector', () => {
     expect(oneGreekLetter.confidence).toBeLessThan(RELIABLE_CONFIDENCE);
   });
 
+  it('does not turn repetition into certainty: a word said many times is not reliable, a sentence repeated stays its language', () => {
+    for (const text of ['a'.repeat(50), Array(30).fill('asdf').join(' '), Array(300).fill('ok').join(' '), Array(50).fill('la').join(' ')]) {
+      const d = detector.detect(text);
+      expect(d.isReliable, text.slice(0, 20)).toBe(false);
+      expect(d.confidence).toBeLessThan(0.5);
+    }
+    // Real text keeps its confidence, repeated or not.
+    for (const [code, text] of SENTENCES.slice(0, 9)) {
+      const twice = detector.detect(`${text} ${text}`);
+      expect(twice.language).toBe(code);
+      expect(twice.isReliable).toBe(true);
+    }
+  });
+
   it('tells simplified from traditional Chinese, Cantonese and Japanese apart', () => {
     expect(detector.detect('我们明天早上去公园散步，然后一起吃午饭。').language).toBe('zh-CN');
     // Traditional characters: never zh-CN. (Mandarin vs FLORES's formal written Cantonese is the weak pair.)

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { charge } from '../metering.ts';
 import { googleParams } from './params.ts';
 import { routeDoc } from './schemas.ts';
+import { MODEL_HEADER, modelHeaderValue } from '../model-header.ts';
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate } = app.dragoman;
@@ -16,7 +17,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
       const req = service.prepareTranslate({ q: p.q, target: p.target, source: p.source, format: p.format ?? 'html' });
       await charge(gate, request, req.chars);
       const result = await service.translate(req);
-      if (result.routes.length) reply.header('x-dragoman-model', result.routes.map((r) => r.join('>')).join(', '));
+      reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
       // `model` is accepted for compatibility; the only model there is answers as Google's neural one.
       const model = p.model !== undefined ? { model: 'nmt' } : {};
       return {

@@ -4,6 +4,7 @@ import type { TranslationItem } from '../../service/types.ts';
 import { charge } from '../metering.ts';
 import { libreAlternatives, libreBody, libreCode, libreSource, percent } from './params.ts';
 import { routeDoc } from './schemas.ts';
+import { MODEL_HEADER, modelHeaderValue } from '../model-header.ts';
 
 function detectedLanguage(t: TranslationItem): { confidence: number; language: string } {
   return { confidence: percent(t.detection?.confidence ?? 0), language: t.detectedSourceLanguage ?? 'und' };
@@ -26,7 +27,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     );
     await charge(gate, request, req.chars);
     const result = await service.translate(req);
-    if (result.routes.length) reply.header('x-dragoman-model', result.routes.map((r) => r.join('>')).join(', '));
+    reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
     const items = result.translations;
     const one = <T>(f: (t: TranslationItem) => T): T | T[] => (req.single ? f(items[0]!) : items.map(f));
     return {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TranslateInput } from '../../service/types.ts';
 import { charge } from '../metering.ts';
 import { translateSchema } from './schemas.ts';
+import { MODEL_HEADER, modelHeaderValue } from '../model-header.ts';
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate } = app.dragoman;
@@ -11,7 +12,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     const req = service.prepareTranslate({ q: body.q, target: body.target, source: body.source, format: body.format });
     await charge(gate, request, req.chars);
     const result = await service.translate(req);
-    if (result.routes.length) reply.header('x-dragoman-model', result.routes.map((r) => r.join('>')).join(', '));
+    reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
     return {
       data: {
         translations: result.translations.map((t) =>
