@@ -77,6 +77,14 @@ describe('POST /v1/translate', () => {
     expect(r.headers.get('x-dragoman-model')).toMatch(/^tiny-/);
   });
 
+  it('source "auto" or "" means detect, like no source', async () => {
+    for (const source of ['auto', 'AUTO', '']) {
+      const r = await t.call('POST', '/v1/translate', { key, body: { q: [EN[0], DE[0]], source, target: 'de' } });
+      expect(r.status).toBe(200);
+      expect(r.body.data.translations.map((x: { detectedSourceLanguage: string }) => x.detectedSourceLanguage)).toEqual(['en', 'de']);
+    }
+  });
+
   it('detects per string when source is omitted and keeps the order of q', async () => {
     const q = [EN[0], DE[0], EN[1], DE[1], EN[2]];
     const r = await t.call('POST', '/v1/translate', { key, body: { q, target: 'de' } });
