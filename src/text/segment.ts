@@ -8,8 +8,9 @@ type Piece = { kind: 'keep'; text: string } | { kind: 'segment'; index: number }
 const LINE_BREAK = /(\r\n|\r|\n|\u2028|\u2029)/;
 const EDGE_SPACE = /^(\s*)([\s\S]*?)(\s*)$/;
 
-// ICU's root rules end a sentence after "Mr." or an initial; these common abbreviations do not.
-const ABBREVIATION_END = /(?:^|[\s(])(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|z\.B|bzw|usw|Nr|Hr|Fr|Mme|\p{Lu})\.\s*$/u;
+// ICU's root rules end a sentence after "Mr." or an initial; these common abbreviations do not (nor the last
+// letter of a dotted acronym: `"E.S.E. Electronics"`).
+const ABBREVIATION_END = /(?:^|[\s("'“‘«.])(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|z\.B|bzw|usw|Nr|Hr|Fr|Mme|\p{Lu})\.\s*$/u;
 
 function sentencesOf(segmenter: Intl.Segmenter, line: string): string[] {
   const out: string[] = [];
