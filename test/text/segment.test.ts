@@ -23,7 +23,7 @@ describe('planText', () => {
 
   it('does not end a sentence after a common abbreviation or an initial', () => {
     expect(planText('Mr. Smith met Dr. J. Jones. They talked.').segments).toEqual(['Mr. Smith met Dr. J. Jones.', 'They talked.']);
-    // A dotted acronym inside quotes (tiny-marian-de-en's dev set has one; cut there, the parity row failed over HTTP).
+    // A dotted acronym inside quotes (a tiny-nllb dev.jsonl row: cut there, its fr->en parity failed over HTTP).
     const sign = 'Un homme passe devant un grand panneau où est écrit "E.S.E. Electronics".';
     expect(planText(sign).segments).toEqual([sign]);
     expect(planText('He works for the U.S. Army. She does not.').segments).toEqual(['He works for the U.S. Army.', 'She does not.']);
