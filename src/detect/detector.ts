@@ -2,6 +2,7 @@
 import { languageByFlores } from '../languages/catalog.ts';
 import type { Classifier } from './classify.ts';
 import type { SecondOpinion } from './second-opinion.ts';
+import { plainLetters } from './styled-letters.ts';
 import type { Detection, LanguageDetector } from './types.ts';
 
 /** Longer texts are classified on their beginning: accuracy is flat long before this, cost is not. */
@@ -32,7 +33,7 @@ export class Detector implements LanguageDetector {
   }
 
   detect(text: string): Detection {
-    const input = text.length > MAX_DETECT_CHARS ? text.slice(0, MAX_DETECT_CHARS) : text;
+    const input = plainLetters(text.length > MAX_DETECT_CHARS ? text.slice(0, MAX_DETECT_CHARS) : text);
     let ranking = this.classifier.rank(input, undefined, this.secondOpinion ? REVISED_CANDIDATES : MAX_CANDIDATES);
     if (!ranking) return { ...UND, candidates: [] };
     if (this.secondOpinion) ranking = this.secondOpinion.revise(input, ranking);

@@ -109,6 +109,15 @@ describe('detector', () => {
     }
   });
 
+  it('reads styled letters (mathematical bold, full-width, circled) as the plain ones', () => {
+    for (const text of ['𝐓𝐡𝐞 𝐰𝐞𝐚𝐭𝐡𝐞𝐫 𝐢𝐬 𝐥𝐨𝐯𝐞𝐥𝐲 𝐭𝐨𝐝𝐚𝐲, 𝐬𝐨 𝐰𝐞 𝐚𝐫𝐞 𝐭𝐚𝐤𝐢𝐧𝐠 𝐭𝐡𝐞 𝐜𝐡𝐢𝐥𝐝𝐫𝐞𝐧 𝐭𝐨 𝐭𝐡𝐞 𝐛𝐞𝐚𝐜𝐡.', 'Ｔｈｅ ｗｅａｔｈｅｒ ｉｓ ｌｏｖｅｌｙ ｔｏｄａｙ， ｓｏ ｗｅ ａｒｅ ｔａｋｉｎｇ ｔｈｅ ｃｈｉｌｄｒｅｎ ｔｏ ｔｈｅ ｂｅａｃｈ．']) {
+      const d = detector.detect(text);
+      expect(d.language).toBe('en');
+      expect(d.isReliable).toBe(true);
+    }
+    expect(detector.detect('𝟏𝟐𝟑').language).toBe('und'); // styled digits are still no letters
+  });
+
   it('tells simplified from traditional Chinese, Cantonese and Japanese apart', () => {
     expect(detector.detect('我们明天早上去公园散步，然后一起吃午饭。').language).toBe('zh-CN');
     // Traditional characters: never zh-CN. (Mandarin vs FLORES's formal written Cantonese is the weak pair.)
