@@ -49,6 +49,10 @@ afterAll(async () => {
 
 const post = (path: string, json: unknown, headers: Record<string, string> = {}) => send(`${base}${path}`, { json, headers });
 
+async function charactersUsed(): Promise<number> {
+  return (await server.accounts.usage((await server.app.store.getKey(keyId))!)).charactersUsed;
+}
+
 describe('translate', () => {
   it('array q with source auto: one detectedLanguage per string, each string translated from its own language', async () => {
     const r = await post('/translate', { q: [EN, DE], source: 'auto', target: 'fr', api_key: secret });
@@ -223,6 +227,43 @@ describe('errors in LibreTranslate shape', () => {
       expect(line).not.toContain(secret);
       expect(line).not.toContain('dk_wrong_key');
     }
+  });
+});
+
+describe("LibreTranslate's handling of q and alternatives", () => {
+  it('an empty q (missing, null, "", []) is 400 "Invalid request: missing q parameter", on translate and detect, not charged', async () => {
+    const before = await charactersUsed();
+    const missing = { error: 'Invalid request: missing q parameter' };
+    for (const q of [undefined, null, '', []]) {
+      const r = await post('/translate', { q, source: 'en', target: 'de', api_key: secret });
+      expect(r.status, JSON.stringify(q)).toBe(400);
+      expect(r.body).toEqual(missing);
+      const d = await post('/detect', { q, api_key: secret });
+      expect(d.status, JSON.stringify(q)).toBe(400);
+      expect(d.body).toEqual(missing);
+    }
+    const form = await send(`${base}/translate`, { form: new URLSearchParams({ q: '', target: 'de', api_key: secret }).toString() });
+    expect(form.status).toBe(400);
+    expect(form.body).toEqual(missing);
+    expect(await charactersUsed()).toBe(before);
+  });
+
+  it('an array of empty strings is not an empty q: each comes back empty, as LibreTranslate translates them', async () => {
+    const r = await post('/translate', { q: ['', ''], source: 'en', target: 'de', api_key: secret });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ translatedText: ['', ''] });
+  });
+
+  it('alternatives below 0 are clamped to 0 (JSON and form), as LibreTranslate does', async () => {
+    const expected = { translatedText: (await reference(server.service, EN2, 'de', 'en'))[0] };
+    const json = await post('/translate', { q: EN2, source: 'en', target: 'de', alternatives: -1, api_key: secret });
+    expect(json.status, json.text).toBe(200);
+    expect(json.body).toEqual(expected);
+    const form = await send(`${base}/translate`, {
+      form: new URLSearchParams({ q: EN2, source: 'en', target: 'de', alternatives: '-1', api_key: secret }).toString(),
+    });
+    expect(form.status, form.text).toBe(200);
+    expect(form.body).toEqual(expected);
   });
 });
 
