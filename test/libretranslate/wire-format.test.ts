@@ -1,12 +1,13 @@
 // LibreTranslate wire format by hand-made requests against a real server: per-string detection, n-best
-// alternatives, form bodies, keys, detect, frontend settings, LibreTranslate's error statuses and bodies.
+// alternatives, form and multipart bodies, keys, detect, frontend settings, LibreTranslate's error statuses
+// and bodies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDetector } from '../../src/detect/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { buildServer } from '../../src/http/server.ts';
 import { planHtml } from '../../src/text/html/index.ts';
 import { planText } from '../../src/text/segment.ts';
-import { type CompatServer, reference, send, startCompatServer } from '../google/harness.ts';
+import { type CompatServer, type Reply, reference, send, startCompatServer } from '../google/harness.ts';
 
 const EN = 'The weather is very nice today and we are going to the park.';
 const EN2 = 'The house is small.';
@@ -48,6 +49,25 @@ afterAll(async () => {
 });
 
 const post = (path: string, json: unknown, headers: Record<string, string> = {}) => send(`${base}${path}`, { json, headers });
+
+/** A multipart/form-data request as a browser's FormData sends it (fetch sets the boundary). */
+async function postMultipart(path: string, form: FormData): Promise<Reply> {
+  const res = await fetch(`${base}${path}`, { method: 'POST', body: form });
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+function formData(entries: [string, string | Blob][]): FormData {
+  const form = new FormData();
+  for (const [name, value] of entries) form.append(name, value);
+  return form;
+}
 
 async function charactersUsed(): Promise<number> {
   return (await server.accounts.usage((await server.app.store.getKey(keyId))!)).charactersUsed;
@@ -230,7 +250,124 @@ describe('errors in LibreTranslate shape', () => {
   });
 });
 
-describe("LibreTranslate's handling of q and alternatives", () => {
+describe('multipart/form-data bodies (a browser FormData)', () => {
+  it('translate: repeated q is an array, api_key and the other fields are form fields; charged exactly', async () => {
+    const before = await charactersUsed();
+    const r = await postMultipart(
+      '/translate',
+      formData([['q', EN], ['q', EN2], ['source', 'en'], ['target', 'de'], ['api_key', secret]]),
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ translatedText: await reference(server.service, [EN, EN2], 'de', 'en') });
+    expect(r.headers.get('x-dragoman-model')).toBeTruthy();
+    expect(await charactersUsed()).toBe(before + EN.length + EN2.length);
+
+    const one = await postMultipart(
+      '/translate',
+      formData([['q', EN], ['source', 'auto'], ['target', 'de'], ['alternatives', '1'], ['format', 'text'], ['api_key', secret]]),
+    );
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.translatedText).toBe((await reference(server.service, EN, 'de', 'en'))[0]);
+    expect(one.body.detectedLanguage.language).toBe('en');
+    expect(one.body.alternatives).toHaveLength(1);
+  });
+
+  it('detect: q and api_key as multipart fields', async () => {
+    const r = await postMultipart('/detect', formData([['q', DE], ['api_key', secret]]));
+    expect(r.status, r.text).toBe(200);
+    expect(r.body[0].language).toBe('de');
+  });
+
+  it('a file part is not a field (LibreTranslate reads request.values): q sent as a file is missing', async () => {
+    const r = await postMultipart(
+      '/translate',
+      formData([['q', new File([EN], 'q.txt', { type: 'text/plain' })], ['target', 'de'], ['api_key', secret]]),
+    );
+    expect(r.status, r.text).toBe(400);
+    expect(r.body).toEqual({ error: 'Invalid request: missing q parameter' });
+  });
+
+  it('a body over DRAGOMAN_MAX_BODY_BYTES is 413, also when streamed without a length; nothing is charged', async () => {
+    const before = await charactersUsed();
+    const big = await postMultipart(
+      '/translate',
+      formData([['q', 'a'.repeat(server.config.maxBodyBytes + 10)], ['target', 'de'], ['api_key', secret]]),
+    );
+    expect(big.status, big.text).toBe(413);
+    expect(big.body.error).toContain(`${server.config.maxBodyBytes} bytes`);
+
+    // Chunked: no Content-Length, so the limit must hold while the body streams in.
+    const boundary = 'dragoman-test-boundary';
+    const part = (name: string, value: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const chunks = [part('api_key', secret), part('target', 'de'), part('q', 'b'.repeat(server.config.maxBodyBytes)), `--${boundary}--\r\n`];
+    const res = await fetch(`${base}/translate`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: new ReadableStream({
+        start(controller) {
+          for (const c of chunks) controller.enqueue(new TextEncoder().encode(c));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: expect.stringContaining(`${server.config.maxBodyBytes} bytes`) });
+    expect(await charactersUsed()).toBe(before);
+  });
+
+  it('a hand-written body as RFC 7578 allows it: preamble, epilogue, part Content-Types, quoted boundary', async () => {
+    const b = 'x-Dragoman-42';
+    const field = (name: string, value: string, type = '') =>
+      `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n${type ? `Content-Type: ${type}\r\n` : ''}\r\n${value}\r\n`;
+    const raw =
+      'This is the preamble.\r\n' +
+      field('q', 'Das Haus ist klein.', 'text/plain; charset=utf-8') +
+      field('q', EN2) +
+      field('__proto__', 'x') +
+      field('source', 'auto') +
+      field('target', 'fr', 'application/octet-stream') + // no filename: a field, as Werkzeug reads it
+      field('api_key', secret) +
+      `--${b}--\r\nThis is the epilogue.`;
+    const r = await send(`${base}/translate`, { headers: { 'content-type': `multipart/form-data; boundary="${b}"` }, form: raw });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.detectedLanguage.map((d: any) => d.language)).toEqual(['de', 'en']);
+    expect(r.body.translatedText).toEqual([
+      (await reference(server.service, 'Das Haus ist klein.', 'fr', 'de'))[0],
+      (await reference(server.service, EN2, 'fr', 'en'))[0],
+    ]);
+  });
+
+  it('a malformed multipart body or one without a boundary is 400 in LibreTranslate shape', async () => {
+    const noBoundary = await send(`${base}/translate`, {
+      headers: { 'content-type': 'multipart/form-data' },
+      form: 'q=x',
+    });
+    expect(noBoundary.status, noBoundary.text).toBe(400);
+    expect(noBoundary.body.error).toMatch(/multipart/i);
+
+    const truncated = await send(`${base}/translate`, {
+      headers: { 'content-type': 'multipart/form-data; boundary=abc' },
+      form: '--abc\r\nContent-Disposition: form-data; name="q"\r\n\r\nHello',
+    });
+    expect(truncated.status, truncated.text).toBe(400);
+    expect(Object.keys(truncated.body)).toEqual(['error']);
+    expect(truncated.body.error).toMatch(/multipart/i);
+    expect(noBoundary.body.error).toBe(
+      "Malformed multipart/form-data body: Boundary not found. Send the fields as a browser's FormData does.",
+    );
+    const empty = await send(`${base}/translate`, { headers: { 'content-type': 'multipart/form-data; boundary=abc' }, form: '' });
+    expect(empty.status, empty.text).toBe(400);
+    expect(empty.body.error).toMatch(/multipart/i);
+
+    const xml = await send(`${base}/translate`, { headers: { 'content-type': 'application/xml' }, form: '<q>Hello</q>' });
+    expect(xml.status).toBe(415);
+    expect(xml.body.error).toContain('multipart/form-data');
+  });
+});
+
+describe("LibreTranslate's handling of q, alternatives and a repeated api_key", () => {
   it('an empty q (missing, null, "", []) is 400 "Invalid request: missing q parameter", on translate and detect, not charged', async () => {
     const before = await charactersUsed();
     const missing = { error: 'Invalid request: missing q parameter' };
@@ -264,6 +401,17 @@ describe("LibreTranslate's handling of q and alternatives", () => {
     });
     expect(form.status, form.text).toBe(200);
     expect(form.body).toEqual(expected);
+  });
+
+  it('a repeated form field (api_key, target) counts with its first value, as request.values.get does', async () => {
+    const form = new URLSearchParams([
+      ['q', EN2], ['source', 'en'], ['target', 'de'], ['target', 'fr'], ['api_key', secret], ['api_key', secret],
+    ]);
+    const r = await send(`${base}/translate`, { form: form.toString() });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ translatedText: (await reference(server.service, EN2, 'de', 'en'))[0] });
+    const wrongFirst = new URLSearchParams([['q', EN2], ['target', 'de'], ['api_key', 'dk_wrong_key_0000000000000000'], ['api_key', secret]]);
+    expect((await send(`${base}/translate`, { form: wrongFirst.toString() })).status).toBe(403);
   });
 });
 

@@ -1,4 +1,4 @@
-// LibreTranslate's request fields, from a JSON or a form-encoded body (repeated `q` = an array).
+// LibreTranslate's request fields, from a JSON or a form body (urlencoded or multipart; see bodies.ts).
 import { invalidRequest } from '../../service/errors.ts';
 
 export type LibreBody = Record<string, unknown>;
