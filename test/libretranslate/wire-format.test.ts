@@ -1,6 +1,6 @@
 // LibreTranslate wire format by hand-made requests against a real server: per-string detection, n-best
-// alternatives, form and multipart bodies, keys, detect, frontend settings, LibreTranslate's error statuses
-// and bodies.
+// alternatives, form and multipart bodies, keys, detect, frontend settings, CORS, LibreTranslate's error
+// statuses and bodies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDetector } from '../../src/detect/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
@@ -364,6 +364,79 @@ describe('multipart/form-data bodies (a browser FormData)', () => {
     const xml = await send(`${base}/translate`, { headers: { 'content-type': 'application/xml' }, form: '<q>Hello</q>' });
     expect(xml.status).toBe(415);
     expect(xml.body.error).toContain('multipart/form-data');
+  });
+});
+
+describe('CORS, as LibreTranslate adds to every response of its API', () => {
+  const CORS = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-headers': 'Authorization, Content-Type',
+    'access-control-expose-headers': 'Authorization',
+    'access-control-allow-methods': 'GET, POST',
+    'access-control-allow-credentials': 'true',
+    'access-control-max-age': '1728000',
+  };
+  const expectCors = (r: { headers: Headers; status: number }) => {
+    for (const [name, value] of Object.entries(CORS)) expect(r.headers.get(name), `${name} on a ${r.status}`).toBe(value);
+  };
+  const origin = { origin: 'https://app.example' };
+
+  it('a browser preflight is answered 204 with the CORS headers, on each endpoint, without a key or a charge', async () => {
+    const before = await charactersUsed();
+    for (const path of ['/translate', '/detect', '/languages', '/frontend/settings']) {
+      const r = await fetch(`${base}${path}`, {
+        method: 'OPTIONS',
+        headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      expect(r.status, path).toBe(204);
+      expect(await r.text()).toBe('');
+      expectCors(r);
+    }
+    expect(await charactersUsed()).toBe(before);
+  });
+
+  it('successful responses carry them', async () => {
+    const r = await post('/translate', { q: EN2, source: 'en', target: 'de', api_key: secret }, origin);
+    expect(r.status).toBe(200);
+    expectCors(r);
+    expectCors(await post('/detect', { q: EN2, api_key: secret }, origin));
+    expectCors(await send(`${base}/languages`, { headers: origin }));
+    expectCors(await send(`${base}/frontend/settings`, { headers: origin }));
+    const multipart = await postMultipart('/translate', formData([['q', EN2], ['source', 'en'], ['target', 'de'], ['api_key', secret]]));
+    expect(multipart.status).toBe(200);
+    expectCors(multipart);
+  });
+
+  it('error responses carry them: 400, 403, 404, 405, 413, 415, 429, 500', async () => {
+    const statuses: number[] = [];
+    const check = (r: Reply | Response) => {
+      statuses.push(r.status);
+      expectCors(r);
+    };
+    check(await post('/translate', { q: EN2, target: 'xx', api_key: secret }, origin));
+    check(await post('/translate', { q: EN2, target: 'de', api_key: 'dk_wrong_key_0000000000000000' }, origin));
+    check(await send(`${base}/translate_file`, { method: 'POST', headers: origin }));
+    check(await send(`${base}/translate`, { headers: origin }));
+    check(await post('/translate', { q: 'a'.repeat(server.config.maxBodyBytes + 10), target: 'de', api_key: secret }, origin));
+    check(await send(`${base}/translate`, { headers: { ...origin, 'content-type': 'application/xml' }, form: '<q>hello</q>' }));
+    const limited = (await server.key({ plan: 'free', rpm: 1 })).secret;
+    await post('/detect', { q: EN2, api_key: limited });
+    check(await post('/detect', { q: EN2, api_key: limited }, origin));
+    failNext = true;
+    check(await post('/translate', { q: EN2, source: 'en', target: 'de', api_key: secret }, origin));
+    expect(statuses).toEqual([400, 403, 404, 405, 413, 415, 429, 500]);
+  });
+
+  it('only on this surface: /v1 answers no preflight and sends no CORS headers', async () => {
+    const v1 = await send(`${server.url}/v1/languages`, { headers: { ...origin, 'x-api-key': secret } });
+    expect(v1.status).toBe(200);
+    expect(v1.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await fetch(`${server.url}/v1/translate`, {
+      method: 'OPTIONS',
+      headers: { ...origin, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(405);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
 

@@ -1,6 +1,6 @@
-// The LibreTranslate surface at /libretranslate, an encapsulated plugin: its own form parsers, error body
-// and 404. Keyed routes are admitted (key + rate limit, shared metering) in preHandler, because the key is
-// in the body. The keyless ones (languages, frontend settings) have no limit of their own, as
+// The LibreTranslate surface at /libretranslate, an encapsulated plugin: its own form parsers, CORS, error
+// body and 404. Keyed routes are admitted (key + rate limit, shared metering) in preHandler, because the key
+// is in the body. The keyless ones (languages, frontend settings) have no limit of their own, as
 // LibreTranslate exempts them from its limiter: the npm client asks for /languages before every translate(),
 // so any limit there would cap a key below its own plan.
 import type { FastifyInstance } from 'fastify';
@@ -8,6 +8,7 @@ import { ApiError } from '../../service/errors.ts';
 import { toApiError } from '../errors.ts';
 import { admit } from '../metering.ts';
 import { registerFormParsers } from './bodies.ts';
+import { installCors } from './cors.ts';
 import { detectRoutes } from './detect.ts';
 import { KEY_HINT, LIBRETRANSLATE_PREFIX, libreError, libreStatus } from './errors.ts';
 import { libreKey } from './keys.ts';
@@ -18,7 +19,7 @@ export { LIBRETRANSLATE_PREFIX };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** LibreTranslate route answered without a key (languages, settings). */
+    /** LibreTranslate route answered without a key (languages, settings, CORS preflight). */
     keyless?: boolean;
   }
 }
@@ -28,6 +29,7 @@ const ROUTES: Record<string, string> = { '/translate': 'POST', '/detect': 'POST'
 export async function libreTranslateRoutes(app: FastifyInstance): Promise<void> {
   const { config, gate } = app.dragoman;
   await registerFormParsers(app);
+  installCors(app, Object.keys(ROUTES));
 
   app.setErrorHandler(async (error, request, reply) => {
     const e = toApiError(error, config.maxBodyBytes);
