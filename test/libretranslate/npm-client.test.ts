@@ -58,4 +58,21 @@ describe('libretranslate npm client against Dragoman', () => {
     expect(out).toBe((await reference(server.service, EN2, 'cs', 'en'))[0]);
     await expect(translate({ query: EN2, source: 'en', target: 'xx', apiurl, apiKey })).rejects.toThrow(/not found/);
   });
+
+  it("the key's plan is what limits the client, not its GET /languages before each call", async () => {
+    // A pro key (300 a minute): 150 calls in one minute of the test's clock, each preceded by GET /languages.
+    // LibreTranslate exempts /languages from its limiter; a per-address limit on it made the client throw
+    // "languages.forEach is not a function" on the 429 body long before the key's own limit.
+    const pro = (await server.key({ plan: 'pro' })).secret;
+    const expected = (await reference(server.service, EN2, 'de', 'en'))[0];
+    for (let i = 0; i < 150; i++) {
+      expect(await translate({ query: EN2, source: 'en', target: 'de', apiurl, apiKey: pro })).toBe(expected);
+    }
+    // A 2-a-minute key: the third call is refused by the key's limit (the client then returns the missing
+    // translatedText of the 429 body), and GET /languages still answers.
+    const slow = (await server.key({ plan: 'free', rpm: 2 })).secret;
+    for (let i = 0; i < 2; i++) expect(await translate({ query: EN2, source: 'en', target: 'de', apiurl, apiKey: slow })).toBe(expected);
+    expect(await translate({ query: EN2, source: 'en', target: 'de', apiurl, apiKey: slow })).toBeUndefined();
+    expect((await fetch(`${apiurl}/languages`)).status).toBe(200);
+  });
 });

@@ -1,13 +1,13 @@
 // LibreTranslate wire format by hand-made requests against a real server: per-string detection, n-best
-// alternatives, form bodies, keys, detect, frontend settings, LibreTranslate's error statuses and bodies.
+// alternatives, form and multipart bodies, keys, detect, frontend settings, CORS, LibreTranslate's error
+// statuses and bodies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDetector } from '../../src/detect/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
 import { buildServer } from '../../src/http/server.ts';
-import { KEYLESS_PER_MINUTE } from '../../src/http/libretranslate/index.ts';
 import { planHtml } from '../../src/text/html/index.ts';
 import { planText } from '../../src/text/segment.ts';
-import { type CompatServer, reference, send, startCompatServer } from '../google/harness.ts';
+import { type CompatServer, type Reply, reference, send, startCompatServer } from '../google/harness.ts';
 
 const EN = 'The weather is very nice today and we are going to the park.';
 const EN2 = 'The house is small.';
@@ -49,6 +49,29 @@ afterAll(async () => {
 });
 
 const post = (path: string, json: unknown, headers: Record<string, string> = {}) => send(`${base}${path}`, { json, headers });
+
+/** A multipart/form-data request as a browser's FormData sends it (fetch sets the boundary). */
+async function postMultipart(path: string, form: FormData): Promise<Reply> {
+  const res = await fetch(`${base}${path}`, { method: 'POST', body: form });
+  const text = await res.text();
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+function formData(entries: [string, string | Blob][]): FormData {
+  const form = new FormData();
+  for (const [name, value] of entries) form.append(name, value);
+  return form;
+}
+
+async function charactersUsed(): Promise<number> {
+  return (await server.accounts.usage((await server.app.store.getKey(keyId))!)).charactersUsed;
+}
 
 describe('translate', () => {
   it('array q with source auto: one detectedLanguage per string, each string translated from its own language', async () => {
@@ -210,14 +233,12 @@ describe('errors in LibreTranslate shape', () => {
     expect(r.headers.get('allow')).toBe('POST');
   });
 
-  it('keyless endpoints are limited per client address: 429 with Retry-After', async () => {
-    let last = await send(`${base}/frontend/settings`);
-    for (let i = 0; i < KEYLESS_PER_MINUTE && last.status === 200; i++) last = await send(`${base}/frontend/settings`);
-    expectLibreError(last, 429);
-    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
-    // The window rolls: a minute later the address may ask again.
-    server.clock.advance(61_000);
-    expect((await send(`${base}/languages`)).status).toBe(200);
+  it('GET /languages and GET /frontend/settings have no limit of their own (LibreTranslate exempts them)', async () => {
+    // The npm client asks for /languages before every translate(): a key's plan must be what limits it.
+    for (let i = 0; i < 150; i++) {
+      expect((await send(`${base}/languages`)).status).toBe(200);
+      expect((await send(`${base}/frontend/settings`)).status).toBe(200);
+    }
   });
 
   it('a body key is never written to the log', async () => {
@@ -226,6 +247,244 @@ describe('errors in LibreTranslate shape', () => {
       expect(line).not.toContain(secret);
       expect(line).not.toContain('dk_wrong_key');
     }
+  });
+});
+
+describe('multipart/form-data bodies (a browser FormData)', () => {
+  it('translate: repeated q is an array, api_key and the other fields are form fields; charged exactly', async () => {
+    const before = await charactersUsed();
+    const r = await postMultipart(
+      '/translate',
+      formData([['q', EN], ['q', EN2], ['source', 'en'], ['target', 'de'], ['api_key', secret]]),
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ translatedText: await reference(server.service, [EN, EN2], 'de', 'en') });
+    expect(r.headers.get('x-dragoman-model')).toBeTruthy();
+    expect(await charactersUsed()).toBe(before + EN.length + EN2.length);
+
+    const one = await postMultipart(
+      '/translate',
+      formData([['q', EN], ['source', 'auto'], ['target', 'de'], ['alternatives', '1'], ['format', 'text'], ['api_key', secret]]),
+    );
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.translatedText).toBe((await reference(server.service, EN, 'de', 'en'))[0]);
+    expect(one.body.detectedLanguage.language).toBe('en');
+    expect(one.body.alternatives).toHaveLength(1);
+  });
+
+  it('detect: q and api_key as multipart fields', async () => {
+    const r = await postMultipart('/detect', formData([['q', DE], ['api_key', secret]]));
+    expect(r.status, r.text).toBe(200);
+    expect(r.body[0].language).toBe('de');
+  });
+
+  it('a file part is not a field (LibreTranslate reads request.values): q sent as a file is missing', async () => {
+    const r = await postMultipart(
+      '/translate',
+      formData([['q', new File([EN], 'q.txt', { type: 'text/plain' })], ['target', 'de'], ['api_key', secret]]),
+    );
+    expect(r.status, r.text).toBe(400);
+    expect(r.body).toEqual({ error: 'Invalid request: missing q parameter' });
+  });
+
+  it('a body over DRAGOMAN_MAX_BODY_BYTES is 413, also when streamed without a length; nothing is charged', async () => {
+    const before = await charactersUsed();
+    const big = await postMultipart(
+      '/translate',
+      formData([['q', 'a'.repeat(server.config.maxBodyBytes + 10)], ['target', 'de'], ['api_key', secret]]),
+    );
+    expect(big.status, big.text).toBe(413);
+    expect(big.body.error).toContain(`${server.config.maxBodyBytes} bytes`);
+
+    // Chunked: no Content-Length, so the limit must hold while the body streams in.
+    const boundary = 'dragoman-test-boundary';
+    const part = (name: string, value: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const chunks = [part('api_key', secret), part('target', 'de'), part('q', 'b'.repeat(server.config.maxBodyBytes)), `--${boundary}--\r\n`];
+    const res = await fetch(`${base}/translate`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body: new ReadableStream({
+        start(controller) {
+          for (const c of chunks) controller.enqueue(new TextEncoder().encode(c));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: expect.stringContaining(`${server.config.maxBodyBytes} bytes`) });
+    expect(await charactersUsed()).toBe(before);
+  });
+
+  it('a hand-written body as RFC 7578 allows it: preamble, epilogue, part Content-Types, quoted boundary', async () => {
+    const b = 'x-Dragoman-42';
+    const field = (name: string, value: string, type = '') =>
+      `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n${type ? `Content-Type: ${type}\r\n` : ''}\r\n${value}\r\n`;
+    const raw =
+      'This is the preamble.\r\n' +
+      field('q', 'Das Haus ist klein.', 'text/plain; charset=utf-8') +
+      field('q', EN2) +
+      field('__proto__', 'x') +
+      field('source', 'auto') +
+      field('target', 'fr', 'application/octet-stream') + // no filename: a field, as Werkzeug reads it
+      field('api_key', secret) +
+      `--${b}--\r\nThis is the epilogue.`;
+    const r = await send(`${base}/translate`, { headers: { 'content-type': `multipart/form-data; boundary="${b}"` }, form: raw });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.detectedLanguage.map((d: any) => d.language)).toEqual(['de', 'en']);
+    expect(r.body.translatedText).toEqual([
+      (await reference(server.service, 'Das Haus ist klein.', 'fr', 'de'))[0],
+      (await reference(server.service, EN2, 'fr', 'en'))[0],
+    ]);
+  });
+
+  it('a malformed multipart body or one without a boundary is 400 in LibreTranslate shape', async () => {
+    const noBoundary = await send(`${base}/translate`, {
+      headers: { 'content-type': 'multipart/form-data' },
+      form: 'q=x',
+    });
+    expect(noBoundary.status, noBoundary.text).toBe(400);
+    expect(noBoundary.body.error).toMatch(/multipart/i);
+
+    const truncated = await send(`${base}/translate`, {
+      headers: { 'content-type': 'multipart/form-data; boundary=abc' },
+      form: '--abc\r\nContent-Disposition: form-data; name="q"\r\n\r\nHello',
+    });
+    expect(truncated.status, truncated.text).toBe(400);
+    expect(Object.keys(truncated.body)).toEqual(['error']);
+    expect(truncated.body.error).toMatch(/multipart/i);
+    expect(noBoundary.body.error).toBe(
+      "Malformed multipart/form-data body: Boundary not found. Send the fields as a browser's FormData does.",
+    );
+    const empty = await send(`${base}/translate`, { headers: { 'content-type': 'multipart/form-data; boundary=abc' }, form: '' });
+    expect(empty.status, empty.text).toBe(400);
+    expect(empty.body.error).toMatch(/multipart/i);
+
+    const xml = await send(`${base}/translate`, { headers: { 'content-type': 'application/xml' }, form: '<q>Hello</q>' });
+    expect(xml.status).toBe(415);
+    expect(xml.body.error).toContain('multipart/form-data');
+  });
+});
+
+describe('CORS, as LibreTranslate adds to every response of its API', () => {
+  const CORS = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-headers': 'Authorization, Content-Type',
+    'access-control-expose-headers': 'Authorization',
+    'access-control-allow-methods': 'GET, POST',
+    'access-control-allow-credentials': 'true',
+    'access-control-max-age': '1728000',
+  };
+  const expectCors = (r: { headers: Headers; status: number }) => {
+    for (const [name, value] of Object.entries(CORS)) expect(r.headers.get(name), `${name} on a ${r.status}`).toBe(value);
+  };
+  const origin = { origin: 'https://app.example' };
+
+  it('a browser preflight is answered 204 with the CORS headers, on each endpoint, without a key or a charge', async () => {
+    const before = await charactersUsed();
+    for (const path of ['/translate', '/detect', '/languages', '/frontend/settings']) {
+      const r = await fetch(`${base}${path}`, {
+        method: 'OPTIONS',
+        headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      expect(r.status, path).toBe(204);
+      expect(await r.text()).toBe('');
+      expectCors(r);
+    }
+    expect(await charactersUsed()).toBe(before);
+  });
+
+  it('successful responses carry them', async () => {
+    const r = await post('/translate', { q: EN2, source: 'en', target: 'de', api_key: secret }, origin);
+    expect(r.status).toBe(200);
+    expectCors(r);
+    expectCors(await post('/detect', { q: EN2, api_key: secret }, origin));
+    expectCors(await send(`${base}/languages`, { headers: origin }));
+    expectCors(await send(`${base}/frontend/settings`, { headers: origin }));
+    const multipart = await postMultipart('/translate', formData([['q', EN2], ['source', 'en'], ['target', 'de'], ['api_key', secret]]));
+    expect(multipart.status).toBe(200);
+    expectCors(multipart);
+  });
+
+  it('error responses carry them: 400, 403, 404, 405, 413, 415, 429, 500', async () => {
+    const statuses: number[] = [];
+    const check = (r: Reply | Response) => {
+      statuses.push(r.status);
+      expectCors(r);
+    };
+    check(await post('/translate', { q: EN2, target: 'xx', api_key: secret }, origin));
+    check(await post('/translate', { q: EN2, target: 'de', api_key: 'dk_wrong_key_0000000000000000' }, origin));
+    check(await send(`${base}/translate_file`, { method: 'POST', headers: origin }));
+    check(await send(`${base}/translate`, { headers: origin }));
+    check(await post('/translate', { q: 'a'.repeat(server.config.maxBodyBytes + 10), target: 'de', api_key: secret }, origin));
+    check(await send(`${base}/translate`, { headers: { ...origin, 'content-type': 'application/xml' }, form: '<q>hello</q>' }));
+    const limited = (await server.key({ plan: 'free', rpm: 1 })).secret;
+    await post('/detect', { q: EN2, api_key: limited });
+    check(await post('/detect', { q: EN2, api_key: limited }, origin));
+    failNext = true;
+    check(await post('/translate', { q: EN2, source: 'en', target: 'de', api_key: secret }, origin));
+    expect(statuses).toEqual([400, 403, 404, 405, 413, 415, 429, 500]);
+  });
+
+  it('only on this surface: /v1 answers no preflight and sends no CORS headers', async () => {
+    const v1 = await send(`${server.url}/v1/languages`, { headers: { ...origin, 'x-api-key': secret } });
+    expect(v1.status).toBe(200);
+    expect(v1.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await fetch(`${server.url}/v1/translate`, {
+      method: 'OPTIONS',
+      headers: { ...origin, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(405);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe("LibreTranslate's handling of q, alternatives and a repeated api_key", () => {
+  it('an empty q (missing, null, "", []) is 400 "Invalid request: missing q parameter", on translate and detect, not charged', async () => {
+    const before = await charactersUsed();
+    const missing = { error: 'Invalid request: missing q parameter' };
+    for (const q of [undefined, null, '', []]) {
+      const r = await post('/translate', { q, source: 'en', target: 'de', api_key: secret });
+      expect(r.status, JSON.stringify(q)).toBe(400);
+      expect(r.body).toEqual(missing);
+      const d = await post('/detect', { q, api_key: secret });
+      expect(d.status, JSON.stringify(q)).toBe(400);
+      expect(d.body).toEqual(missing);
+    }
+    const form = await send(`${base}/translate`, { form: new URLSearchParams({ q: '', target: 'de', api_key: secret }).toString() });
+    expect(form.status).toBe(400);
+    expect(form.body).toEqual(missing);
+    expect(await charactersUsed()).toBe(before);
+  });
+
+  it('an array of empty strings is not an empty q: each comes back empty, as LibreTranslate translates them', async () => {
+    const r = await post('/translate', { q: ['', ''], source: 'en', target: 'de', api_key: secret });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ translatedText: ['', ''] });
+  });
+
+  it('alternatives below 0 are clamped to 0 (JSON and form), as LibreTranslate does', async () => {
+    const expected = { translatedText: (await reference(server.service, EN2, 'de', 'en'))[0] };
+    const json = await post('/translate', { q: EN2, source: 'en', target: 'de', alternatives: -1, api_key: secret });
+    expect(json.status, json.text).toBe(200);
+    expect(json.body).toEqual(expected);
+    const form = await send(`${base}/translate`, {
+      form: new URLSearchParams({ q: EN2, source: 'en', target: 'de', alternatives: '-1', api_key: secret }).toString(),
+    });
+    expect(form.status, form.text).toBe(200);
+    expect(form.body).toEqual(expected);
+  });
+
+  it('a repeated form field (api_key, target) counts with its first value, as request.values.get does', async () => {
+    const form = new URLSearchParams([
+      ['q', EN2], ['source', 'en'], ['target', 'de'], ['target', 'fr'], ['api_key', secret], ['api_key', secret],
+    ]);
+    const r = await send(`${base}/translate`, { form: form.toString() });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body).toEqual({ translatedText: (await reference(server.service, EN2, 'de', 'en'))[0] });
+    const wrongFirst = new URLSearchParams([['q', EN2], ['target', 'de'], ['api_key', 'dk_wrong_key_0000000000000000'], ['api_key', secret]]);
+    expect((await send(`${base}/translate`, { form: wrongFirst.toString() })).status).toBe(403);
   });
 });
 

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DetectionItem } from '../../service/types.ts';
 import { charge } from '../metering.ts';
-import { libreBody, percent } from './params.ts';
+import { libreBody, libreQ, percent } from './params.ts';
 import { routeDoc } from './schemas.ts';
 
 const MAX_CANDIDATES = 5;
@@ -18,7 +18,7 @@ function candidates(d: DetectionItem): { confidence: number; language: string }[
 export async function detectRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate } = app.dragoman;
   app.post('/detect', { schema: routeDoc('Detect the language of text (LibreTranslate)') }, async (request) => {
-    const req = service.prepareDetect({ q: libreBody(request.body).q });
+    const req = service.prepareDetect({ q: libreQ(libreBody(request.body).q) });
     await charge(gate, request, req.chars);
     const detections = service.detect(req).map(candidates);
     return req.single ? detections[0] : detections;

@@ -20,7 +20,7 @@ function localize(message: string): string {
     .replace(
       /^Unsupported Content-Type: .*/,
       'Unsupported Content-Type: send JSON (Content-Type: application/json) or a form ' +
-        '(Content-Type: application/x-www-form-urlencoded).',
+        '(Content-Type: application/x-www-form-urlencoded or multipart/form-data).',
     );
 }
 

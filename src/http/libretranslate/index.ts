@@ -1,12 +1,14 @@
-// The LibreTranslate surface at /libretranslate, an encapsulated plugin: its own form parser, error body and
-// 404. Keyed routes are admitted (key + rate limit, shared metering) in preHandler, because the key is in
-// the body; the keyless ones (languages, frontend settings) are limited per client address.
-import formbody from '@fastify/formbody';
+// The LibreTranslate surface at /libretranslate, an encapsulated plugin: its own form parsers, CORS, error
+// body and 404. Keyed routes are admitted (key + rate limit, shared metering) in preHandler, because the key
+// is in the body. The keyless ones (languages, frontend settings) have no limit of their own, as
+// LibreTranslate exempts them from its limiter: the npm client asks for /languages before every translate(),
+// so any limit there would cap a key below its own plan.
 import type { FastifyInstance } from 'fastify';
-import { RollingWindow } from '../../accounts/rolling-window.ts';
 import { ApiError } from '../../service/errors.ts';
 import { toApiError } from '../errors.ts';
 import { admit } from '../metering.ts';
+import { registerFormParsers } from './bodies.ts';
+import { installCors } from './cors.ts';
 import { detectRoutes } from './detect.ts';
 import { KEY_HINT, LIBRETRANSLATE_PREFIX, libreError, libreStatus } from './errors.ts';
 import { libreKey } from './keys.ts';
@@ -17,20 +19,17 @@ export { LIBRETRANSLATE_PREFIX };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** LibreTranslate route answered without a key (limited per client address instead). */
+    /** LibreTranslate route answered without a key (languages, settings, CORS preflight). */
     keyless?: boolean;
   }
 }
 
-/** Keyless requests per client address per minute (the npm client fetches /languages before every call). */
-export const KEYLESS_PER_MINUTE = 120;
-
 const ROUTES: Record<string, string> = { '/translate': 'POST', '/detect': 'POST', '/languages': 'GET', '/frontend/settings': 'GET' };
 
 export async function libreTranslateRoutes(app: FastifyInstance): Promise<void> {
-  const { config, gate, clock } = app.dragoman;
-  const keyless = new RollingWindow(KEYLESS_PER_MINUTE, 60_000);
-  await app.register(formbody);
+  const { config, gate } = app.dragoman;
+  await registerFormParsers(app);
+  installCors(app, Object.keys(ROUTES));
 
   app.setErrorHandler(async (error, request, reply) => {
     const e = toApiError(error, config.maxBodyBytes);
@@ -52,22 +51,6 @@ export async function libreTranslateRoutes(app: FastifyInstance): Promise<void> 
             `GET /languages and GET /frontend/settings under ${LIBRETRANSLATE_PREFIX}.`,
         );
     return reply.code(e.status).headers(e.headers).type('application/json; charset=utf-8').send(libreError(e));
-  });
-
-  app.addHook('onRequest', async (request) => {
-    if (request.is404 || !request.routeOptions.config.keyless) return;
-    const now = clock.now();
-    const wait = keyless.blockedFor(request.ip, now);
-    if (wait > 0) {
-      throw new ApiError(
-        429,
-        'rate_limit',
-        `Too many requests from this address: at most ${KEYLESS_PER_MINUTE} per minute to this endpoint. ` +
-          `Retry after ${wait} seconds.`,
-        { 'retry-after': String(wait) },
-      );
-    }
-    keyless.record(request.ip, now);
   });
 
   app.addHook('preHandler', async (request, reply) => {

@@ -1,10 +1,21 @@
-// LibreTranslate's request fields, from a JSON or a form-encoded body (repeated `q` = an array).
+// LibreTranslate's request fields, from a JSON or a form body (urlencoded or multipart; see bodies.ts).
 import { invalidRequest } from '../../service/errors.ts';
 
 export type LibreBody = Record<string, unknown>;
 
 export function libreBody(body: unknown): LibreBody {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as LibreBody) : {};
+}
+
+/**
+ * `q` as LibreTranslate checks it (`if not q`): missing, null, "" or [] is its "missing q parameter". An
+ * array of empty strings is not empty: each is translated (to ""), as LibreTranslate does.
+ */
+export function libreQ(value: unknown): unknown {
+  if (value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)) {
+    throw invalidRequest('Invalid request: missing q parameter');
+  }
+  return value;
 }
 
 /** LibreTranslate's own codes that are no standard tag (Argos Translate's): Traditional Chinese, Brazilian Portuguese. */
@@ -23,14 +34,17 @@ export function libreSource(value: unknown): unknown {
 
 export const MAX_ALTERNATIVES = 3;
 
-/** `alternatives`: 0 to 3 (more is capped at 3, as LibreTranslate's default limit does); a form sends "2". */
+/**
+ * `alternatives`: an integer (a form sends "2"); below 0 is 0, as LibreTranslate's max(0, n), and more than 3
+ * is capped at 3 (its default limit).
+ */
 export function libreAlternatives(value: unknown): number {
   if (value === undefined || value === null || value === '') return 0;
-  const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
+  const n = typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n)) {
     throw invalidRequest(`Field 'alternatives' must be an integer from 0 to ${MAX_ALTERNATIVES}.`);
   }
-  return Math.min(n, MAX_ALTERNATIVES);
+  return Math.min(Math.max(n, 0), MAX_ALTERNATIVES);
 }
 
 /** Detection confidence as LibreTranslate states it: a percentage, one decimal. */

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TranslationItem } from '../../service/types.ts';
 import { charge } from '../metering.ts';
-import { libreAlternatives, libreBody, libreCode, libreSource, percent } from './params.ts';
+import { libreAlternatives, libreBody, libreCode, libreQ, libreSource, percent } from './params.ts';
 import { routeDoc } from './schemas.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../model-header.ts';
 
@@ -20,9 +20,10 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate } = app.dragoman;
   app.post('/translate', { schema: routeDoc('Translate text (LibreTranslate)') }, async (request, reply) => {
     const body = libreBody(request.body);
+    const q = libreQ(body.q);
     const alternatives = libreAlternatives(body.alternatives);
     const req = service.prepareTranslate(
-      { q: body.q, target: libreCode(body.target), source: libreSource(body.source), format: body.format },
+      { q, target: libreCode(body.target), source: libreSource(body.source), format: body.format },
       alternatives > 0 ? { alternatives } : {},
     );
     await charge(gate, request, req.chars);
