@@ -138,3 +138,24 @@ describe('inline tags in a translation (documented heuristic)', () => {
     expect(tagEvents(out)).toEqual(tagEvents(html));
   });
 });
+
+describe('deep nesting (the tree walk keeps its own stack)', () => {
+  it('5000 nested <b> around a sentence: one segment, every tag kept', () => {
+    const html = '<b>'.repeat(5000) + 'Hello there.' + '</b>'.repeat(5000);
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Hello there.']);
+    expect(plan.assemble(plan.segments)).toBe(html);
+    expect(plan.assemble(['Hallo da.'])).toBe('<b>'.repeat(5000) + 'Hallo da.' + '</b>'.repeat(5000));
+  });
+
+  it('4000 nested <div>, and 3000 nested <span> with a word at every level', () => {
+    const divs = planHtml('<div>'.repeat(4000) + 'Hello there.' + '</div>'.repeat(4000));
+    expect(divs.segments).toEqual(['Hello there.']);
+    expect(divs.assemble(['Hallo.'])).toBe('<div>'.repeat(4000) + 'Hallo.' + '</div>'.repeat(4000));
+    const spans = '<span>w '.repeat(3000) + '</span>'.repeat(3000);
+    const plan = planHtml(spans);
+    expect(plan.segments).toEqual([Array(3000).fill('w').join(' ')]);
+    const out = plan.assemble([Array(3000).fill('W').join(' ')]);
+    expect(out).toBe('<span>W '.repeat(3000) + '</span>'.repeat(3000));
+  });
+});

@@ -129,6 +129,9 @@ function countStartingBefore(tokens: Token[], pos: number): number {
 /** Gaps fixed by exact matches of an element's source words in the translation (order-consistent ones only). */
 function anchors(source: string, boundaries: readonly SentenceBoundary[], translation: string, tgt: Token[]): (number | undefined)[] {
   const fixed: (number | undefined)[] = new Array(boundaries.length).fill(undefined);
+  // Token index by start and by end offset in the translation.
+  const starts = new Map(tgt.map((t, i) => [t.start, i]));
+  const ends = new Map(tgt.map((t, i) => [t.end, i]));
   boundaries.forEach((b, i) => {
     if (b.kind === 'opaque' || (b.kind === 'close' && b.partner >= 0)) return; // each element once, from its first tag
     const openIndex = b.kind === 'open' ? i : -1;
@@ -137,7 +140,7 @@ function anchors(source: string, boundaries: readonly SentenceBoundary[], transl
     const to = closeIndex >= 0 ? boundaries[closeIndex]!.pos : source.length;
     const words = source.slice(from, to).trim();
     if (!/[\p{L}\p{N}]/u.test(words)) return;
-    const hit = uniqueOccurrence(translation, words, tgt);
+    const hit = uniqueOccurrence(translation, words, starts, ends);
     if (hit === undefined) return;
     const proposal: [number, number][] = [];
     if (openIndex >= 0) proposal.push([openIndex, hit.first]);
@@ -152,16 +155,17 @@ function anchors(source: string, boundaries: readonly SentenceBoundary[], transl
 }
 
 /** The token gaps around the only token-aligned occurrence of `words` (case-sensitive, else case-insensitive). */
-function uniqueOccurrence(translation: string, words: string, tgt: Token[]): { first: number; last: number } | undefined {
+function uniqueOccurrence(translation: string, words: string, starts: Map<number, number>, ends: Map<number, number>): { first: number; last: number } | undefined {
   for (const fold of [false, true]) {
     const hay = fold ? translation.toLowerCase() : translation;
     const needle = fold ? words.toLowerCase() : words;
     if (hay.length !== translation.length) return undefined; // case folding changed offsets: give up
     const hits: { first: number; last: number }[] = [];
-    for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
-      const first = tgt.findIndex((t) => t.start === at);
-      const last = tgt.findIndex((t) => t.end === at + needle.length);
-      if (first >= 0 && last >= first) hits.push({ first, last: last + 1 });
+    // Two hits already mean "not unique": stop there (a long run of repeated words would otherwise match everywhere).
+    for (let at = hay.indexOf(needle); at >= 0 && hits.length < 2; at = hay.indexOf(needle, at + 1)) {
+      const first = starts.get(at);
+      const last = ends.get(at + needle.length);
+      if (first !== undefined && last !== undefined && last >= first) hits.push({ first, last: last + 1 });
     }
     if (hits.length === 1) return hits[0];
     if (hits.length > 1) return undefined;

@@ -37,7 +37,6 @@ export function parseHtml(html: string): T.ParentNode {
 export function collectUnits(html: string, root: T.ParentNode): Unit[] {
   const walker = new Walker(html);
   walker.walk(root);
-  walker.flush();
   return walker.units;
 }
 
@@ -45,6 +44,9 @@ interface Range {
   start: number;
   end: number;
 }
+
+/** Work for the walk: a node to visit, or what an element does once its children are done. */
+type Step = T.ChildNode | (() => void);
 
 class Walker {
   readonly units: Unit[] = [];
@@ -55,11 +57,28 @@ class Walker {
   private boundaries: RunBoundary[] = [];
   private boundaryRanges: (Partial<Range> | undefined)[] = [];
   private openStack: number[] = [];
+  /**
+   * The walk keeps its own stack instead of recursing: the parser accepts any depth (5000 nested <b> are
+   * a valid string), and the JavaScript call stack would overflow long before the request size limit.
+   */
+  private readonly steps: Step[] = [];
 
   constructor(private readonly html: string) {}
 
-  walk(parent: T.ParentNode): void {
-    for (const child of parent.childNodes) this.visit(child);
+  walk(root: T.ParentNode): void {
+    this.children(root);
+    while (this.steps.length > 0) {
+      const step = this.steps.pop()!;
+      if (typeof step === 'function') step();
+      else this.visit(step);
+    }
+    this.flush();
+  }
+
+  /** Visit the children of `parent` next, in order, then run `after` (if any). */
+  private children(parent: T.ParentNode, after?: () => void): void {
+    if (after !== undefined) this.steps.push(after);
+    for (let i = parent.childNodes.length - 1; i >= 0; i--) this.steps.push(parent.childNodes[i]!);
   }
 
   private visit(node: T.ChildNode): void {
@@ -81,8 +100,7 @@ class Walker {
     if (startTag === undefined || this.seenTags.has(startTag.startOffset)) {
       // Implied (html, tbody...) or re-opened by the parser: no source tag of its own to keep in a sentence.
       this.flush();
-      if (!skipped) this.walk(el);
-      this.flush();
+      if (!skipped) this.children(el, () => this.flush());
       return;
     }
     this.seenTags.add(startTag.startOffset);
@@ -98,8 +116,7 @@ class Walker {
     this.attributes(el);
     if (BLOCK_ELEMENTS.has(name)) {
       this.flush();
-      this.walk(el);
-      this.flush();
+      this.children(el, () => this.flush());
       return;
     }
     if (VOID_ELEMENTS.has(name)) {
@@ -108,13 +125,14 @@ class Walker {
     }
     const open = this.boundary({ kind: 'open', partner: -1 }, { start: startTag.startOffset, end: startTag.endOffset });
     const depth = this.openStack.push(open);
-    this.walk(el);
-    // A block inside flushed the run: the open tag is in an earlier run and this close has no partner here.
-    const stillOpen = this.openStack.length >= depth && this.openStack[depth - 1] === open;
-    this.openStack.length = Math.min(this.openStack.length, depth - 1);
-    const endTag = loc!.endTag;
-    const close = this.boundary({ kind: 'close', partner: stillOpen ? open : -1 }, endTag ? { start: endTag.startOffset, end: endTag.endOffset } : undefined);
-    if (stillOpen) this.boundaries[open]!.partner = close;
+    this.children(el, () => {
+      // A block inside flushed the run: the open tag is in an earlier run and this close has no partner here.
+      const stillOpen = this.openStack.length >= depth && this.openStack[depth - 1] === open;
+      this.openStack.length = Math.min(this.openStack.length, depth - 1);
+      const endTag = loc!.endTag;
+      const close = this.boundary({ kind: 'close', partner: stillOpen ? open : -1 }, endTag ? { start: endTag.startOffset, end: endTag.endOffset } : undefined);
+      if (stillOpen) this.boundaries[open]!.partner = close;
+    });
   }
 
   private text(node: T.TextNode): void {
@@ -148,7 +166,7 @@ class Walker {
   }
 
   /** End the current run: make it a unit if it has text to translate. */
-  flush(): void {
+  private flush(): void {
     const slots = this.slots;
     const slotRanges = this.slotRanges;
     const boundaries = this.boundaries;

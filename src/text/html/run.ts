@@ -63,7 +63,7 @@ export function planRun(run: Run): RunPlan {
           return {
             pos: positions[index]! - sentence.start,
             kind: run.boundaries[index]!.kind,
-            partner: inside.includes(partner) ? partner - inside[0]! : -1,
+            partner: partner >= inside[0]! && partner <= inside[inside.length - 1]! ? partner - inside[0]! : -1,
           };
         });
         for (const piece of placeBoundaries(text.slice(sentence.start, sentence.end), local, translation)) {
