@@ -159,3 +159,60 @@ describe('deep nesting (the tree walk keeps its own stack)', () => {
     expect(out).toBe('<span>W '.repeat(3000) + '</span>'.repeat(3000));
   });
 });
+
+describe('tags the parser ignores inside a sentence (stray tags) keep their bytes', () => {
+  const upper = (plan: { segments: string[]; assemble(t: string[]): string }): string => plan.assemble(plan.segments.map((s) => s.toUpperCase()));
+
+  it('fragments: <frameset>, </p2>, <head>, </foo>, <!doctype html> between words', () => {
+    for (const [html, expected] of [
+      ['Hello <frameset> world.', 'HELLO <frameset> WORLD.'],
+      ['<p>The cat </p2> sleeps.</p>', '<p>THE CAT </p2> SLEEPS.</p>'],
+      ['<p>The cat <head> sleeps.</p>', '<p>THE CAT <head> SLEEPS.</p>'],
+      ['<p>The cat </foo> sleeps.</p>', '<p>THE CAT </foo> SLEEPS.</p>'],
+      ['<p>The cat <!doctype html> sleeps.</p>', '<p>THE CAT <!doctype html> SLEEPS.</p>'],
+    ]) {
+      const plan = planHtml(html!);
+      expect(plan.segments, html).toEqual([html!.replace(/<[^>]*>/g, '').replace(/ +/g, ' ')]);
+      expect(plan.assemble(plan.segments), html).toBe(html);
+      expect(upper(plan), html).toBe(expected);
+    }
+    const moved = planHtml('<p>The cat </p2> sleeps.</p>').assemble(['Schläft die Katze.']);
+    expect(moved).toContain('</p2>');
+    expect(moved.replace('</p2>', '').replace(/ +/g, ' ')).toBe('<p>Schläft die Katze.</p>');
+  });
+
+  it('documents: a stray <body class> or <html lang> keeps the attribute it gives the document', () => {
+    const body = '<!DOCTYPE html><html><body><p>The cat <body class=x> sleeps.</p></body></html>';
+    const out = planHtml(body).assemble(['Die Katze schläft.']);
+    expect(out).toContain('<body class=x>');
+    expect(tagEvents(out)).toEqual(tagEvents(body));
+    expect(tagEvents(out)).toContain('<body class="x">');
+    const lang = '<!DOCTYPE html><html><body><p>The cat <html lang=fr> sleeps.</p></body></html>';
+    const out2 = planHtml(lang).assemble(['Die Katze schläft.']);
+    expect(out2).toContain('<html lang=fr>');
+    expect(tagEvents(out2)[1]).toBe('<html lang="fr">');
+  });
+
+  it('stray table tags in a paragraph: the text around them is translated', () => {
+    for (const html of [
+      '<p>One <tr>two</tr> three.</p>',
+      '<p>One <td>two</td> three.</p>',
+      '<p>One <caption>two</caption> three.</p>',
+      '<div>One <tbody>two three.</div>',
+    ]) {
+      const plan = planHtml(html);
+      expect(plan.segments, html).toEqual(['One two three.']);
+      expect(plan.assemble(plan.segments), html).toBe(html);
+      const out = upper(plan);
+      expect(out, html).toBe(html.replace(/(?<=^|>)([^<]+)/g, (t) => t.toUpperCase()));
+      expect(tagEvents(out), html).toEqual(tagEvents(html));
+    }
+  });
+
+  it('a title keeps RCDATA rules: "<b>" in a title is text, not a stray tag', () => {
+    const html = '<!DOCTYPE html><html><head><title>Fish &amp; <b>chips</b></title></head><body></body></html>';
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Fish & <b>chips</b>']);
+    expect(plan.assemble(['Fisch & <b>Pommes</b>'])).toBe(html.replace('Fish &amp; <b>chips</b>', 'Fisch &amp; &lt;b&gt;Pommes&lt;/b&gt;'));
+  });
+});

@@ -5,6 +5,7 @@ import { parse, parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5'
 import { BLOCK_ELEMENTS, SKIPPED_BLOCKS, SKIPPED_ELEMENTS, TRANSLATED_ATTRIBUTES, isMarkedNoTranslate } from './elements.ts';
 import { escapeHtmlAttribute, escapeHtmlText } from './escape.ts';
 import { planRun, type RunBoundary } from './run.ts';
+import { readTextSource, treeTokenOffsets } from './source-text.ts';
 import type { Replacement } from './splice.ts';
 
 export interface Unit {
@@ -35,7 +36,7 @@ export function parseHtml(html: string): T.ParentNode {
 }
 
 export function collectUnits(html: string, root: T.ParentNode): Unit[] {
-  const walker = new Walker(html);
+  const walker = new Walker(html, treeTokenOffsets(root));
   walker.walk(root);
   return walker.units;
 }
@@ -63,7 +64,11 @@ class Walker {
    */
   private readonly steps: Step[] = [];
 
-  constructor(private readonly html: string) {}
+  constructor(
+    private readonly html: string,
+    /** Offsets of the source tags, comments and doctypes the tree was built from. */
+    private readonly inTree: ReadonlySet<number>,
+  ) {}
 
   walk(root: T.ParentNode): void {
     this.children(root);
@@ -137,24 +142,21 @@ class Walker {
 
   private text(node: T.TextNode): void {
     const loc = node.sourceCodeLocation;
-    const range = loc ? { start: loc.startOffset, end: loc.endOffset } : undefined;
-    if (range === undefined || !this.sourceIsText(range, node.value)) {
+    const rcdata = node.parentNode !== null && 'tagName' in node.parentNode && node.parentNode.tagName === 'title';
+    const source = loc ? readTextSource(this.html, { start: loc.startOffset, end: loc.endOffset }, node.value, this.inTree, rcdata) : undefined;
+    if (source === undefined) {
       // Text the parser moved or merged (foster parenting): its source is not this text alone. Leave it.
       this.flush();
       return;
     }
     // Two text nodes in one slot (text on both sides of an implied element): start a new run.
     if (this.slotRanges[this.slotRanges.length - 1] !== undefined) this.flush();
-    this.slots[this.slots.length - 1] = node.value;
-    this.slotRanges[this.slotRanges.length - 1] = range;
-  }
-
-  /** True when the source range holds exactly this text (character references and newlines aside). */
-  private sourceIsText(range: Range, value: string): boolean {
-    const source = this.html.slice(range.start, range.end);
-    if (source === value) return true;
-    const reparsed = parseFragment(source).childNodes;
-    return reparsed.length === 1 && reparsed[0]!.nodeName === '#text' && (reparsed[0] as T.TextNode).value === value;
+    source.pieces.forEach((piece, i) => {
+      // A tag the parser ignored between words: an opaque token, its bytes kept.
+      if (i > 0) this.boundary({ kind: 'opaque', partner: -1 }, source.ignored[i - 1]);
+      this.slots[this.slots.length - 1] = piece.value;
+      this.slotRanges[this.slotRanges.length - 1] = { start: piece.start, end: piece.end };
+    });
   }
 
   private boundary(boundary: RunBoundary, range: Partial<Range> | undefined): number {
