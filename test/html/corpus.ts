@@ -62,5 +62,7 @@ export const CORPUS: CorpusEntry[] = [
   { name: 'nbsp and unicode', html: '<p>Prix&nbsp;: 10&nbsp;€ — très bien. 日本語のテキスト。</p>' },
   { name: 'image inside sentence', html: '<p>Click the <img src="gear.png" alt="gear"> icon to open settings.</p>' },
   { name: 'template', html: '<template><p>Inert content</p></template><p>Live content.</p>' },
+  { name: 'attributes of skipped elements', html: '<p>Type <code title="A shell command">ls -l</code> here.</p><textarea placeholder="Write your message here" title="Message box">Keep me</textarea><svg aria-label="A close icon"><title>x</title></svg>' },
+  { name: 'translate=yes inside translate=no', html: '<div translate="no"><p>Keep this text.</p><p translate="yes">Translate <b>this</b> one.</p><img alt="Keep" src="k.png"><img translate="yes" alt="A red bird" src="b.png"></div>' },
   { name: 'iframe', html: '<p>Video: <iframe src="v.html" title="Demo video">fallback</iframe></p>' },
 ];

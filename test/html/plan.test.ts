@@ -28,11 +28,32 @@ describe('segments', () => {
     expect(planHtml(html).segments).toEqual(['Keep here.']);
   });
 
-  it('translates title, alt, placeholder and aria-label, not other attributes, not inside skipped elements', () => {
+  it('translates title, alt, placeholder and aria-label, not other attributes, not under translate=no', () => {
     const html =
       '<p title="A tip" data-x="no" class="Big">T</p><img alt="A cat" src="Cat.png"><input placeholder="Your name" value="Bob">' +
-      '<button aria-label="Close it">X</button><code title="Not this"></code><span translate="no" title="Nor this">z</span>';
+      '<button aria-label="Close it">X</button><span translate="no" title="Not this">z</span>' +
+      '<div class="notranslate"><img alt="Nor this"></div>';
     expect(planHtml(html).segments).toEqual(['A tip', 'T', 'A cat', 'Your name', 'Close it', 'X']);
+  });
+
+  it("translates a skipped element's own attributes, never its content nor its descendants' attributes", () => {
+    const html =
+      '<textarea placeholder="Write your message here" title="Message box">Keep <b title="no">this</b></textarea>' +
+      '<iframe title="Demo video" src="v.html">fallback</iframe><svg aria-label="Close icon"><a title="Inside svg">x</a></svg>' +
+      '<p>Run <code title="A command">ls <abbr title="Inside code">-l</abbr></code> now.</p><pre title="Output">a  b</pre>';
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Message box', 'Write your message here', 'Demo video', 'Close icon', 'A command', 'Run now.', 'Output']);
+    const out = plan.assemble(['Nachrichtenfeld', 'Schreib hier', 'Demovideo', 'Schließen-Symbol', 'Ein Befehl', 'Führe jetzt aus.', 'Ausgabe']);
+    expect(out).toBe(
+      '<textarea placeholder="Schreib hier" title="Nachrichtenfeld">Keep <b title="no">this</b></textarea>' +
+        '<iframe title="Demovideo" src="v.html">fallback</iframe><svg aria-label="Schließen-Symbol"><a title="Inside svg">x</a></svg>' +
+        '<p>Führe <code title="Ein Befehl">ls <abbr title="Inside code">-l</abbr></code> jetzt aus.</p><pre title="Ausgabe">a  b</pre>',
+    );
+  });
+
+  it('translate="no" covers the attributes of a skipped element too', () => {
+    const html = '<code translate="no" title="Keep">x</code><div translate="no"><textarea placeholder="Keep too"></textarea></div>';
+    expect(planHtml(html).segments).toEqual([]);
   });
 
   it('decodes entities for the engine', () => {
@@ -56,6 +77,33 @@ describe('segments', () => {
   it('rejects a wrong number of translations', () => {
     expect(() => planHtml('<p>a</p><p>b</p>').assemble(['x'])).toThrow(/expected 2 translations/);
   });
+});
+
+describe('translate="yes" inside translate="no" (HTML: the attribute is inherited, "yes" switches it back on)', () => {
+  it('a paragraph with translate="yes" in a translate="no" block is translated, the rest kept', () => {
+    const html = '<div translate="no"><p>Keep this.</p><p translate="yes">Translate <b>this</b>.</p><p>Keep <span translate="">that</span> too.</p></div>';
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Translate this.', 'that']);
+    expect(plan.assemble(['Übersetze das.', 'jenes'])).toBe(
+      '<div translate="no"><p>Keep this.</p><p translate="yes">Übersetze <b>das</b>.</p><p>Keep <span translate="">jenes</span> too.</p></div>',
+    );
+  });
+
+  it('the audit case, the notranslate class, attributes, and skipped elements inside', () => {
+    expect(planHtml('<div translate="no"><p translate="yes">Hello there.</p></div>').segments).toEqual(['Hello there.']);
+    expect(planHtml('<div class="notranslate"><p translate="yes">Hi.</p></div>').segments).toEqual(['Hi.']);
+    expect(planHtml('<div translate=no title="Keep"><img translate=YES alt="A cat"><img alt="Not this"></div>').segments).toEqual(['A cat']);
+    expect(planHtml('<div translate=no><code translate=yes title="A tip">x y</code></div>').segments).toEqual(['A tip']);
+    // Content of a skipped element is never translated, translate="yes" or not.
+    expect(planHtml('<code><span translate=yes>x y</span></code>').segments).toEqual([]);
+  });
+
+  it('parts inside one translate="no" element are separate segments (the kept text between them is not theirs)', () => {
+    const plan = planHtml('<p translate="no">Keep <b translate="yes">one</b> and <i translate="yes">two</i>.</p>');
+    expect(plan.segments).toEqual(['one', 'two']);
+    expect(plan.assemble(['eins', 'zwei'])).toBe('<p translate="no">Keep <b translate="yes">eins</b> and <i translate="yes">zwei</i>.</p>');
+  });
+
 });
 
 describe('sentence splitting', () => {

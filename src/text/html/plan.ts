@@ -2,7 +2,7 @@
 // block) and translatable attribute values. Each unit yields segments and, given their translations,
 // the source replacements that put them back.
 import { parse, parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
-import { BLOCK_ELEMENTS, SKIPPED_BLOCKS, SKIPPED_ELEMENTS, TRANSLATED_ATTRIBUTES, isMarkedNoTranslate } from './elements.ts';
+import { BLOCK_ELEMENTS, SKIPPED_BLOCKS, SKIPPED_ELEMENTS, TRANSLATED_ATTRIBUTES, ownTranslateMode } from './elements.ts';
 import { escapeHtmlAttribute, escapeHtmlText } from './escape.ts';
 import { planRun, type RunBoundary } from './run.ts';
 import { readTextSource, treeTokenOffsets } from './source-text.ts';
@@ -36,9 +36,36 @@ export function parseHtml(html: string): T.ParentNode {
 }
 
 export function collectUnits(html: string, root: T.ParentNode): Unit[] {
-  const walker = new Walker(html, treeTokenOffsets(root));
+  const walker = new Walker(html, treeTokenOffsets(root), untranslatedWithParts(root));
   walker.walk(root);
   return walker.units;
+}
+
+const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
+
+/** Whether the walk looks inside an element at all: not into skipped content (code, script, svg...). */
+function contentSkipped(el: T.Element): boolean {
+  return SKIPPED_ELEMENTS.has(el.tagName) || el.namespaceURI !== HTML_NAMESPACE;
+}
+
+/**
+ * The untranslated elements (translate="no" or notranslate, own or inherited) that hold a translated part
+ * (an element with translate="yes"): the walk looks inside those instead of keeping them as one token.
+ */
+function untranslatedWithParts(root: T.ParentNode): Set<T.ParentNode> {
+  const holders = new Set<T.ParentNode>();
+  const stack: [T.ChildNode, boolean][] = root.childNodes.map((c) => [c, true]);
+  while (stack.length > 0) {
+    const [node, parentTranslated] = stack.pop()!;
+    if (!('tagName' in node)) continue;
+    const el = node as T.Element;
+    const translated = ownTranslateMode(el.attrs) ?? parentTranslated;
+    if (translated && !parentTranslated) {
+      for (let p = el.parentNode; p !== null && !holders.has(p); p = 'parentNode' in p ? p.parentNode : null) holders.add(p);
+    }
+    if (!contentSkipped(el)) for (const child of el.childNodes) stack.push([child, translated]);
+  }
+  return holders;
 }
 
 interface Range {
@@ -46,8 +73,11 @@ interface Range {
   end: number;
 }
 
-/** Work for the walk: a node to visit, or what an element does once its children are done. */
-type Step = T.ChildNode | (() => void);
+/**
+ * Work for the walk: a node to visit with its inherited translation mode (HTML's `translate`), or what an
+ * element does once its children are done.
+ */
+type Step = { node: T.ChildNode; translated: boolean } | (() => void);
 
 class Walker {
   readonly units: Unit[] = [];
@@ -68,25 +98,28 @@ class Walker {
     private readonly html: string,
     /** Offsets of the source tags, comments and doctypes the tree was built from. */
     private readonly inTree: ReadonlySet<number>,
+    /** Untranslated elements with translated parts inside. */
+    private readonly withParts: ReadonlySet<T.ParentNode>,
   ) {}
 
   walk(root: T.ParentNode): void {
-    this.children(root);
+    this.children(root, true);
     while (this.steps.length > 0) {
       const step = this.steps.pop()!;
       if (typeof step === 'function') step();
-      else this.visit(step);
+      else this.visit(step.node, step.translated);
     }
     this.flush();
   }
 
   /** Visit the children of `parent` next, in order, then run `after` (if any). */
-  private children(parent: T.ParentNode, after?: () => void): void {
+  private children(parent: T.ParentNode, translated: boolean, after?: () => void): void {
     if (after !== undefined) this.steps.push(after);
-    for (let i = parent.childNodes.length - 1; i >= 0; i--) this.steps.push(parent.childNodes[i]!);
+    for (let i = parent.childNodes.length - 1; i >= 0; i--) this.steps.push({ node: parent.childNodes[i]!, translated });
   }
 
-  private visit(node: T.ChildNode): void {
+  private visit(node: T.ChildNode, translated: boolean): void {
+    if (node.nodeName !== '#documentType' && !('tagName' in node) && !translated) return; // untranslated text, comment
     if (node.nodeName === '#text') return this.text(node as T.TextNode);
     if (node.nodeName === '#comment') {
       const loc = (node as T.CommentNode).sourceCodeLocation;
@@ -94,24 +127,41 @@ class Walker {
       return;
     }
     if (node.nodeName === '#documentType') return this.flush();
-    this.element(node as T.Element);
+    this.element(node as T.Element, translated);
   }
 
-  private element(el: T.Element): void {
+  private element(el: T.Element, parentTranslated: boolean): void {
     const loc = el.sourceCodeLocation;
     const startTag = loc?.startTag;
     const name = el.tagName;
-    const skipped = SKIPPED_ELEMENTS.has(name) || isMarkedNoTranslate(el.attrs) || el.namespaceURI !== 'http://www.w3.org/1999/xhtml';
+    const translated = ownTranslateMode(el.attrs) ?? parentTranslated;
+    if (!translated && this.withParts.has(el)) {
+      // translate="no" holding translate="yes" parts: its own text stays, each part is translated on its own.
+      if (startTag !== undefined) this.seenTags.add(startTag.startOffset);
+      this.flush();
+      this.children(el, false, () => this.flush());
+      return;
+    }
+    if (translated && !parentTranslated) {
+      // A translate="yes" part inside translate="no": a run of its own, never joined across the kept text around it.
+      this.flush();
+      this.steps.push(() => this.flush());
+    }
+    const skipped = contentSkipped(el) || !translated;
     if (startTag === undefined || this.seenTags.has(startTag.startOffset)) {
       // Implied (html, tbody...) or re-opened by the parser: no source tag of its own to keep in a sentence.
       this.flush();
-      if (!skipped) this.children(el, () => this.flush());
+      if (!skipped) this.children(el, translated, () => this.flush());
       return;
     }
     this.seenTags.add(startTag.startOffset);
 
     if (skipped) {
-      if (SKIPPED_BLOCKS.has(name) || BLOCK_ELEMENTS.has(name)) return this.flush();
+      const block = SKIPPED_BLOCKS.has(name) || BLOCK_ELEMENTS.has(name);
+      if (block) this.flush();
+      // Its content is never translated; its own title/alt/placeholder/aria-label are, unless translate="no".
+      if (translated) this.attributes(el);
+      if (block) return;
       // Opaque inline token: its bytes stay as they are, wherever the sentence puts it.
       const end = loc!.endTag?.endOffset ?? (VOID_ELEMENTS.has(name) || el.childNodes.length === 0 ? startTag.endOffset : undefined);
       this.boundary({ kind: 'opaque', partner: -1 }, { start: startTag.startOffset, end });
@@ -121,7 +171,7 @@ class Walker {
     this.attributes(el);
     if (BLOCK_ELEMENTS.has(name)) {
       this.flush();
-      this.children(el, () => this.flush());
+      this.children(el, true, () => this.flush());
       return;
     }
     if (VOID_ELEMENTS.has(name)) {
@@ -130,7 +180,7 @@ class Walker {
     }
     const open = this.boundary({ kind: 'open', partner: -1 }, { start: startTag.startOffset, end: startTag.endOffset });
     const depth = this.openStack.push(open);
-    this.children(el, () => {
+    this.children(el, true, () => {
       // A block inside flushed the run: the open tag is in an earlier run and this close has no partner here.
       const stillOpen = this.openStack.length >= depth && this.openStack[depth - 1] === open;
       this.openStack.length = Math.min(this.openStack.length, depth - 1);
