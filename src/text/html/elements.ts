@@ -23,6 +23,13 @@ export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
   'xmp', 'iframe', 'noembed', 'noframes', 'plaintext',
 ]);
 
+/**
+ * Skipped elements a reader reads as words of the sentence around them (`Run <code>npm test</code> now.`):
+ * inside a sentence, the engine sees a placeholder word there. The others (script, textarea, svg, iframe...)
+ * are left out of the sentence like an image. Any other element under translate="no" reads as words.
+ */
+export const SKIPPED_READ_AS_WORDS: ReadonlySet<string> = new Set(['code', 'kbd', 'samp', 'var', 'math']);
+
 /** Skipped elements that still end a sentence (the others sit inside one as an opaque token). */
 export const SKIPPED_BLOCKS: ReadonlySet<string> = new Set(['pre', 'plaintext', 'xmp', 'listing']);
 

@@ -2,7 +2,7 @@
 // block) and translatable attribute values. Each unit yields segments and, given their translations,
 // the source replacements that put them back.
 import { parse, parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
-import { BLOCK_ELEMENTS, SKIPPED_BLOCKS, SKIPPED_ELEMENTS, TRANSLATED_ATTRIBUTES, ownTranslateMode } from './elements.ts';
+import { BLOCK_ELEMENTS, SKIPPED_BLOCKS, SKIPPED_ELEMENTS, SKIPPED_READ_AS_WORDS, TRANSLATED_ATTRIBUTES, ownTranslateMode } from './elements.ts';
 import { escapeHtmlAttribute, escapeHtmlText } from './escape.ts';
 import { planRun, type RunBoundary } from './run.ts';
 import { readTextSource, treeTokenOffsets } from './source-text.ts';
@@ -164,7 +164,8 @@ class Walker {
       if (block) return;
       // Opaque inline token: its bytes stay as they are, wherever the sentence puts it.
       const end = loc!.endTag?.endOffset ?? (VOID_ELEMENTS.has(name) || el.childNodes.length === 0 ? startTag.endOffset : undefined);
-      this.boundary({ kind: 'opaque', partner: -1 }, { start: startTag.startOffset, end });
+      const words = (SKIPPED_READ_AS_WORDS.has(name) || !SKIPPED_ELEMENTS.has(name)) && hasWords(el);
+      this.boundary({ kind: 'opaque', partner: -1, words }, { start: startTag.startOffset, end });
       return;
     }
 
@@ -304,6 +305,17 @@ class Walker {
       });
     }
   }
+}
+
+/** Whether an element has text with a letter, digit or symbol in it (not only whitespace). */
+function hasWords(el: T.Element): boolean {
+  const stack: T.ChildNode[] = [...el.childNodes];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.nodeName === '#text' && /[^ \t\n\f\r]/.test((node as T.TextNode).value)) return true;
+    if ('childNodes' in node) stack.push(...node.childNodes);
+  }
+  return false;
 }
 
 function nearest<X>(items: readonly X[], i: number, ok: (x: X, j: number) => boolean = (x) => x !== undefined): number | undefined {
