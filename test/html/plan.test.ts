@@ -242,6 +242,14 @@ describe('tags the parser ignores inside a sentence (stray tags) keep their byte
     expect(tagEvents(out2)[1]).toBe('<html lang="fr">');
   });
 
+  it('text after </body> (which the parser puts back into the body) is translated with the text before it', () => {
+    const html = '<!DOCTYPE html><html><body>Hello there</body> my friend.</html>';
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Hello there my friend.']);
+    expect(upper(plan)).toBe('<!DOCTYPE html><html><body>HELLO THERE</body> MY FRIEND.</html>');
+    expect(tagEvents(upper(plan))).toEqual(tagEvents(html));
+  });
+
   it('stray table tags in a paragraph: the text around them is translated', () => {
     for (const html of [
       '<p>One <tr>two</tr> three.</p>',

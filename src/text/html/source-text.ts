@@ -63,7 +63,10 @@ export function readTextSource(html: string, range: { start: number; end: number
   };
   const tag = (t: Token.TagToken | Token.DoctypeToken | Token.CommentToken): void => {
     const loc = t.location;
-    if (loc === null || t.type === Token.TokenType.COMMENT || inTree.has(range.start + loc.startOffset)) {
+    // `</body>` and `</html>` end their element in the tree, but text after them goes back into the body
+    // (`<body>Hello</body> world.`): between words they are kept like an ignored tag.
+    const bodyEnd = t.type === Token.TokenType.END_TAG && (t.tagName === 'body' || t.tagName === 'html');
+    if (loc === null || t.type === Token.TokenType.COMMENT || (inTree.has(range.start + loc.startOffset) && !bodyEnd)) {
       other = true;
       return;
     }
