@@ -43,6 +43,9 @@ export const CORPUS: CorpusEntry[] = [
   { name: 'misnested inline', html: '<p><b>Bold <i>both</b> italic</i> plain.</p>' },
   { name: 'unclosed inline across blocks', html: '<p><b>Bold start<p>still bold</b> end.</p>' },
   { name: 'stray end tags', html: '<div>Text here</span></div></p><p>More text.</p>' },
+  { name: 'stray tags the parser ignores', html: '<p>The cat </p2> sleeps <head>on the </foo> mat.</p>Hello <frameset> world <!doctype html> again.' },
+  { name: 'stray table tags in a paragraph', html: '<p>One <tr>two</tr> three <td>four</td> five.</p><div>Six <tbody>seven <caption>eight.</div>' },
+  { name: 'document with a stray body and html tag', html: '<!DOCTYPE html><html><body><p>The cat <body class=x> sleeps on <html lang=fr> the mat.</p></body></html>' },
   { name: 'foster-parented text', html: '<table>stray words<tr><td>Cell</td></tr></table>' },
   { name: 'uppercase tags', html: '<P CLASS="a">Shouting <B>tags</B> here.</P>' },
   { name: 'CRLF newlines', html: '<p>Line one\r\ncontinues here.</p>\r\n<p>Next.</p>' },
@@ -59,5 +62,7 @@ export const CORPUS: CorpusEntry[] = [
   { name: 'nbsp and unicode', html: '<p>Prix&nbsp;: 10&nbsp;€ — très bien. 日本語のテキスト。</p>' },
   { name: 'image inside sentence', html: '<p>Click the <img src="gear.png" alt="gear"> icon to open settings.</p>' },
   { name: 'template', html: '<template><p>Inert content</p></template><p>Live content.</p>' },
+  { name: 'attributes of skipped elements', html: '<p>Type <code title="A shell command">ls -l</code> here.</p><textarea placeholder="Write your message here" title="Message box">Keep me</textarea><svg aria-label="A close icon"><title>x</title></svg>' },
+  { name: 'translate=yes inside translate=no', html: '<div translate="no"><p>Keep this text.</p><p translate="yes">Translate <b>this</b> one.</p><img alt="Keep" src="k.png"><img translate="yes" alt="A red bird" src="b.png"></div>' },
   { name: 'iframe', html: '<p>Video: <iframe src="v.html" title="Demo video">fallback</iframe></p>' },
 ];

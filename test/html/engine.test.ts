@@ -55,6 +55,27 @@ describe('html through the real engine (tiny-marian-en-de)', () => {
     expect(out.replace(/<[^>]+>/g, '')).toBe(direct.translations[0]);
   });
 
+  it('an untranslated element inside a sentence reaches the engine as a placeholder word, and keeps its spaces', async () => {
+    for (const [html, segment, token] of [
+      ['<p>The cat <i translate=no>sleeps</i> here.</p>', 'The cat X here.', '<i translate=no>sleeps</i>'],
+      ['<p>Hello <code>bob</code>, look at this picture!</p>', 'Hello X, look at this picture!', '<code>bob</code>'],
+      ['<p>Run <code>npm install</code> before you start.</p>', 'Run X before you start.', '<code>npm install</code>'],
+    ]) {
+      calls.length = 0;
+      const out = await translateHtml(html!);
+      expect(calls, html).toEqual([[segment]]);
+      expect(tagEvents(out), out).toEqual(tagEvents(html!));
+      expect(out.split(token!)).toHaveLength(2);
+      // Never glued to a word ("Katzen<i translate=no>sleeps</i>", "<code>bob</code>Bild"), no placeholder left over.
+      expect(out, out).not.toMatch(new RegExp(`[\\p{L}\\p{N}]${token}|${token}[\\p{L}\\p{N}]`, 'u'));
+      const words = out.replace(token!, '').replace(/<[^>]+>/g, '');
+      expect(words, out).not.toMatch(/\bX\b/i);
+      // The words are the engine's translation of the whole sentence (spacing aside).
+      const direct = (await engine.translate([segment!], 'eng_Latn', 'deu_Latn')).translations[0]!;
+      expect(words.replace(/\s+/g, ''), out).toBe(direct.replace(/\bX\b/gi, '').replace(/\s+/g, ''));
+    }
+  });
+
   it('a document with inline tags, a table and skipped code goes to the engine as ONE batch and keeps its markup', async () => {
     const html =
       '<!DOCTYPE html>\n<html><head><title>A man in a hat</title></head>\n<body>\n' +

@@ -15,7 +15,7 @@ function rng(seed: number): () => number {
 const WORDS = ['the', 'cat', 'sat', 'on', 'a', 'mat', 'Hello', 'world', 'GitHub', '42', 'fish &amp; chips', '&lt;b&gt;', 'caf&eacute;', 'x&nbsp;y', '"q"', "it's"];
 const INLINE = ['b', 'i', 'em', 'strong', 'a href="#"', 'span class="c"', 'u', 'sup', 'small', 'abbr title="An abbreviation"', 'my-tag'];
 const BLOCK = ['p', 'div', 'li', 'h2', 'blockquote', 'section'];
-const OPAQUE = ['<code>x &lt; y</code>', '<img src="i.png" alt="An image">', '<!-- note -->', '<kbd>Ctrl</kbd>', '<span translate="no">Brand &amp; Co</span>', '<br>', '<script>if (a < b) {}</script>'];
+const OPAQUE = ['<code>x &lt; y</code>', '<img src="i.png" alt="An image">', '<!-- note -->', '<kbd>Ctrl</kbd>', '<span translate="no">Brand &amp; Co</span>', '<br>', '<script>if (a < b) {}</script>', '<textarea placeholder="Type a message" title="Box">keep &amp; this</textarea>', '<span translate="no">Keep <b translate="yes">this part</b> here</span>'];
 
 function generate(random: () => number, depth = 0): string {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;

@@ -25,14 +25,36 @@ describe('segments', () => {
       '<script>a()</script><style>b{}</style><p>Keep <code>c</code><kbd>d</kbd><samp>e</samp><var>f</var> here.</p>' +
       '<pre>g</pre><textarea>h</textarea><noscript>i</noscript><svg><text>j</text></svg><math><mi>k</mi></math>' +
       '<p translate="no">l</p><span class="x notranslate">m</span><div translate=NO><p>n</p></div>';
-    expect(planHtml(html).segments).toEqual(['Keep here.']);
+    // The four adjacent inline tokens read as one word: one placeholder (see "placeholders" below).
+    expect(planHtml(html).segments).toEqual(['Keep X here.']);
   });
 
-  it('translates title, alt, placeholder and aria-label, not other attributes, not inside skipped elements', () => {
+  it('translates title, alt, placeholder and aria-label, not other attributes, not under translate=no', () => {
     const html =
       '<p title="A tip" data-x="no" class="Big">T</p><img alt="A cat" src="Cat.png"><input placeholder="Your name" value="Bob">' +
-      '<button aria-label="Close it">X</button><code title="Not this"></code><span translate="no" title="Nor this">z</span>';
+      '<button aria-label="Close it">X</button><span translate="no" title="Not this">z</span>' +
+      '<div class="notranslate"><img alt="Nor this"></div>';
     expect(planHtml(html).segments).toEqual(['A tip', 'T', 'A cat', 'Your name', 'Close it', 'X']);
+  });
+
+  it("translates a skipped element's own attributes, never its content nor its descendants' attributes", () => {
+    const html =
+      '<textarea placeholder="Write your message here" title="Message box">Keep <b title="no">this</b></textarea>' +
+      '<iframe title="Demo video" src="v.html">fallback</iframe><svg aria-label="Close icon"><a title="Inside svg">x</a></svg>' +
+      '<p>Run <code title="A command">ls <abbr title="Inside code">-l</abbr></code> now.</p><pre title="Output">a  b</pre>';
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Message box', 'Write your message here', 'Demo video', 'Close icon', 'A command', 'Run X now.', 'Output']);
+    const out = plan.assemble(['Nachrichtenfeld', 'Schreib hier', 'Demovideo', 'Schließen-Symbol', 'Ein Befehl', 'Führe jetzt X aus.', 'Ausgabe']);
+    expect(out).toBe(
+      '<textarea placeholder="Schreib hier" title="Nachrichtenfeld">Keep <b title="no">this</b></textarea>' +
+        '<iframe title="Demovideo" src="v.html">fallback</iframe><svg aria-label="Schließen-Symbol"><a title="Inside svg">x</a></svg>' +
+        '<p>Führe jetzt <code title="Ein Befehl">ls <abbr title="Inside code">-l</abbr></code> aus.</p><pre title="Ausgabe">a  b</pre>',
+    );
+  });
+
+  it('translate="no" covers the attributes of a skipped element too', () => {
+    const html = '<code translate="no" title="Keep">x</code><div translate="no"><textarea placeholder="Keep too"></textarea></div>';
+    expect(planHtml(html).segments).toEqual([]);
   });
 
   it('decodes entities for the engine', () => {
@@ -56,6 +78,33 @@ describe('segments', () => {
   it('rejects a wrong number of translations', () => {
     expect(() => planHtml('<p>a</p><p>b</p>').assemble(['x'])).toThrow(/expected 2 translations/);
   });
+});
+
+describe('translate="yes" inside translate="no" (HTML: the attribute is inherited, "yes" switches it back on)', () => {
+  it('a paragraph with translate="yes" in a translate="no" block is translated, the rest kept', () => {
+    const html = '<div translate="no"><p>Keep this.</p><p translate="yes">Translate <b>this</b>.</p><p>Keep <span translate="">that</span> too.</p></div>';
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Translate this.', 'that']);
+    expect(plan.assemble(['Übersetze das.', 'jenes'])).toBe(
+      '<div translate="no"><p>Keep this.</p><p translate="yes">Übersetze <b>das</b>.</p><p>Keep <span translate="">jenes</span> too.</p></div>',
+    );
+  });
+
+  it('the audit case, the notranslate class, attributes, and skipped elements inside', () => {
+    expect(planHtml('<div translate="no"><p translate="yes">Hello there.</p></div>').segments).toEqual(['Hello there.']);
+    expect(planHtml('<div class="notranslate"><p translate="yes">Hi.</p></div>').segments).toEqual(['Hi.']);
+    expect(planHtml('<div translate=no title="Keep"><img translate=YES alt="A cat"><img alt="Not this"></div>').segments).toEqual(['A cat']);
+    expect(planHtml('<div translate=no><code translate=yes title="A tip">x y</code></div>').segments).toEqual(['A tip']);
+    // Content of a skipped element is never translated, translate="yes" or not.
+    expect(planHtml('<code><span translate=yes>x y</span></code>').segments).toEqual([]);
+  });
+
+  it('parts inside one translate="no" element are separate segments (the kept text between them is not theirs)', () => {
+    const plan = planHtml('<p translate="no">Keep <b translate="yes">one</b> and <i translate="yes">two</i>.</p>');
+    expect(plan.segments).toEqual(['one', 'two']);
+    expect(plan.assemble(['eins', 'zwei'])).toBe('<p translate="no">Keep <b translate="yes">eins</b> and <i translate="yes">zwei</i>.</p>');
+  });
+
 });
 
 describe('sentence splitting', () => {
@@ -136,5 +185,140 @@ describe('inline tags in a translation (documented heuristic)', () => {
     const out = plan.assemble(plan.segments.map(reverse));
     expect(out).toBe('<p>seven. <b><i>six</b></i><i> five threefour two One</i></p>');
     expect(tagEvents(out)).toEqual(tagEvents(html));
+  });
+});
+
+describe('deep nesting (the tree walk keeps its own stack)', () => {
+  it('5000 nested <b> around a sentence: one segment, every tag kept', () => {
+    const html = '<b>'.repeat(5000) + 'Hello there.' + '</b>'.repeat(5000);
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Hello there.']);
+    expect(plan.assemble(plan.segments)).toBe(html);
+    expect(plan.assemble(['Hallo da.'])).toBe('<b>'.repeat(5000) + 'Hallo da.' + '</b>'.repeat(5000));
+  });
+
+  it('4000 nested <div>, and 3000 nested <span> with a word at every level', () => {
+    const divs = planHtml('<div>'.repeat(4000) + 'Hello there.' + '</div>'.repeat(4000));
+    expect(divs.segments).toEqual(['Hello there.']);
+    expect(divs.assemble(['Hallo.'])).toBe('<div>'.repeat(4000) + 'Hallo.' + '</div>'.repeat(4000));
+    const spans = '<span>w '.repeat(3000) + '</span>'.repeat(3000);
+    const plan = planHtml(spans);
+    expect(plan.segments).toEqual([Array(3000).fill('w').join(' ')]);
+    const out = plan.assemble([Array(3000).fill('W').join(' ')]);
+    expect(out).toBe('<span>W '.repeat(3000) + '</span>'.repeat(3000));
+  });
+});
+
+describe('tags the parser ignores inside a sentence (stray tags) keep their bytes', () => {
+  const upper = (plan: { segments: string[]; assemble(t: string[]): string }): string => plan.assemble(plan.segments.map((s) => s.toUpperCase()));
+
+  it('fragments: <frameset>, </p2>, <head>, </foo>, <!doctype html> between words', () => {
+    for (const [html, expected] of [
+      ['Hello <frameset> world.', 'HELLO <frameset> WORLD.'],
+      ['<p>The cat </p2> sleeps.</p>', '<p>THE CAT </p2> SLEEPS.</p>'],
+      ['<p>The cat <head> sleeps.</p>', '<p>THE CAT <head> SLEEPS.</p>'],
+      ['<p>The cat </foo> sleeps.</p>', '<p>THE CAT </foo> SLEEPS.</p>'],
+      ['<p>The cat <!doctype html> sleeps.</p>', '<p>THE CAT <!doctype html> SLEEPS.</p>'],
+    ]) {
+      const plan = planHtml(html!);
+      expect(plan.segments, html).toEqual([html!.replace(/<[^>]*>/g, '').replace(/ +/g, ' ')]);
+      expect(plan.assemble(plan.segments), html).toBe(html);
+      expect(upper(plan), html).toBe(expected);
+    }
+    const moved = planHtml('<p>The cat </p2> sleeps.</p>').assemble(['Schläft die Katze.']);
+    expect(moved).toContain('</p2>');
+    expect(moved.replace('</p2>', '').replace(/ +/g, ' ')).toBe('<p>Schläft die Katze.</p>');
+  });
+
+  it('documents: a stray <body class> or <html lang> keeps the attribute it gives the document', () => {
+    const body = '<!DOCTYPE html><html><body><p>The cat <body class=x> sleeps.</p></body></html>';
+    const out = planHtml(body).assemble(['Die Katze schläft.']);
+    expect(out).toContain('<body class=x>');
+    expect(tagEvents(out)).toEqual(tagEvents(body));
+    expect(tagEvents(out)).toContain('<body class="x">');
+    const lang = '<!DOCTYPE html><html><body><p>The cat <html lang=fr> sleeps.</p></body></html>';
+    const out2 = planHtml(lang).assemble(['Die Katze schläft.']);
+    expect(out2).toContain('<html lang=fr>');
+    expect(tagEvents(out2)[1]).toBe('<html lang="fr">');
+  });
+
+  it('text after </body> (which the parser puts back into the body) is translated with the text before it', () => {
+    const html = '<!DOCTYPE html><html><body>Hello there</body> my friend.</html>';
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Hello there my friend.']);
+    expect(upper(plan)).toBe('<!DOCTYPE html><html><body>HELLO THERE</body> MY FRIEND.</html>');
+    expect(tagEvents(upper(plan))).toEqual(tagEvents(html));
+  });
+
+  it('stray table tags in a paragraph: the text around them is translated', () => {
+    for (const html of [
+      '<p>One <tr>two</tr> three.</p>',
+      '<p>One <td>two</td> three.</p>',
+      '<p>One <caption>two</caption> three.</p>',
+      '<div>One <tbody>two three.</div>',
+    ]) {
+      const plan = planHtml(html);
+      expect(plan.segments, html).toEqual(['One two three.']);
+      expect(plan.assemble(plan.segments), html).toBe(html);
+      const out = upper(plan);
+      expect(out, html).toBe(html.replace(/(?<=^|>)([^<]+)/g, (t) => t.toUpperCase()));
+      expect(tagEvents(out), html).toEqual(tagEvents(html));
+    }
+  });
+
+  it('a title keeps RCDATA rules: "<b>" in a title is text, not a stray tag', () => {
+    const html = '<!DOCTYPE html><html><head><title>Fish &amp; <b>chips</b></title></head><body></body></html>';
+    const plan = planHtml(html);
+    expect(plan.segments).toEqual(['Fish & <b>chips</b>']);
+    expect(plan.assemble(['Fisch & <b>Pommes</b>'])).toBe(html.replace('Fish &amp; <b>chips</b>', 'Fisch &amp; &lt;b&gt;Pommes&lt;/b&gt;'));
+  });
+});
+
+describe('untranslated inline elements that read as words: a placeholder in the sentence, spaces kept', () => {
+  it('the engine sees a whole sentence with a placeholder; the element goes where the translation has it', () => {
+    const cat = planHtml('<p>The cat <i translate=no>sleeps</i> here.</p>');
+    expect(cat.segments).toEqual(['The cat X here.']);
+    expect(cat.assemble(['Die Katze X hier.'])).toBe('<p>Die Katze <i translate=no>sleeps</i> hier.</p>');
+    expect(cat.assemble(['Hier x die Katze.'])).toBe('<p>Hier <i translate=no>sleeps</i> die Katze.</p>');
+    const bob = planHtml('<p>Hello <code>bob</code>, look at this picture!</p>');
+    expect(bob.segments).toEqual(['Hello X, look at this picture!']);
+    expect(bob.assemble(['Hallo X, schau dir dieses Bild an!'])).toBe('<p>Hallo <code>bob</code>, schau dir dieses Bild an!</p>');
+  });
+
+  it('when the engine drops the placeholder, the element is placed by the heuristic and never glued to a word', () => {
+    // What the tiny test models return for these sentences.
+    expect(planHtml('<p>The cat <i translate=no>sleeps</i> here.</p>').assemble(['Die Katzen.'])).toBe('<p>Die Katzen <i translate=no>sleeps</i>.</p>');
+    expect(planHtml('<p>Hello <code>bob</code>, look at this picture!</p>').assemble(['Ein Bild, das auf ein Foto blickt.'])).toBe(
+      '<p>Ein <code>bob</code> Bild, das auf ein Foto blickt.</p>',
+    );
+    // Glued in the source, glued in the output; an image (no words) is not a placeholder but gets the same spacing.
+    expect(planHtml('<p>Hello<img src=a.png> world.</p>').assemble(['Hallo Welt.'])).toBe('<p>Hallo<img src=a.png> Welt.</p>');
+    expect(planHtml('<p>One <img src=a.png> two three.</p>').assemble(['Eins.'])).toBe('<p>Eins <img src=a.png>.</p>');
+  });
+
+  it('several elements: X1, X2… in source order; a reordered or extra placeholder never reorders tags or stays in the text', () => {
+    const plan = planHtml('<p>Press <kbd>Ctrl</kbd> and <kbd>C</kbd> now.</p>');
+    expect(plan.segments).toEqual(['Press X1 and X2 now.']);
+    expect(plan.assemble(['Drücke X1 und X2 jetzt.'])).toBe('<p>Drücke <kbd>Ctrl</kbd> und <kbd>C</kbd> jetzt.</p>');
+    const swapped = plan.assemble(['Drücke X2 und X1 jetzt.']);
+    expect(tagEvents(swapped)).toEqual(tagEvents('<p>Press <kbd>Ctrl</kbd> and <kbd>C</kbd> now.</p>'));
+    expect(swapped.replace(/<kbd>[^<]*<\/kbd>/g, '#')).not.toMatch(/X\d/);
+    expect(planHtml('<p>Run <code>ls</code> now.</p>').assemble(['Führe X jetzt X aus.'])).toBe('<p>Führe <code>ls</code> jetzt aus.</p>');
+  });
+
+  it('adjacent elements share one placeholder; an element at the start of a sentence is part of it', () => {
+    const keys = planHtml('<p>Press <kbd>Ctrl</kbd><kbd>C</kbd> to copy.</p>');
+    expect(keys.segments).toEqual(['Press X to copy.']);
+    expect(keys.assemble(['Drücke X zum Kopieren.'])).toBe('<p>Drücke <kbd>Ctrl</kbd><kbd>C</kbd> zum Kopieren.</p>');
+    const npm = planHtml('<p><code>npm</code> is a tool. <code>git</code> too.</p>');
+    expect(npm.segments).toEqual(['X is a tool.', 'X too.']);
+    expect(npm.assemble(['X ist ein Werkzeug.', 'X auch.'])).toBe('<p><code>npm</code> ist ein Werkzeug. <code>git</code> auch.</p>');
+  });
+
+  it('no placeholder that the sentence itself contains, none for an element glued to a word, none without words', () => {
+    expect(planHtml('<p>Press x, then <kbd>Enter</kbd>.</p>').segments).toEqual(['Press x, then X1.']);
+    expect(planHtml('<p>The <code>foo</code>s are here.</p>').segments).toEqual(['The s are here.']);
+    expect(planHtml('<p>Run <code> </code> and <script>x()</script> and <svg><text>y</text></svg> now.</p>').segments).toEqual(['Run and and now.']);
+    expect(planHtml('<p><code>x</code> <kbd>y</kbd></p>').segments).toEqual([]);
   });
 });

@@ -50,21 +50,41 @@ export function markupVocabulary(html: string): Set<string> {
   }));
 }
 
-/** Source bytes of every never-translated element (skipped names, translate="no", notranslate), in order. */
+/** HTML's translate switch of one element: false for translate="no"/notranslate, true for "yes"/"", else inherited. */
+function ownMode(el: T.Element): boolean | undefined {
+  if (el.attrs.some((a) => a.name === 'class' && a.value.split(' ').includes('notranslate'))) return false;
+  const t = el.attrs.find((a) => a.name === 'translate')?.value.toLowerCase();
+  return t === 'no' ? false : t === 'yes' || t === '' ? true : undefined;
+}
+
+function hasTranslatedPart(el: T.Element): boolean {
+  return children(el).some((c) => 'tagName' in c && (ownMode(c as T.Element) === true || hasTranslatedPart(c as T.Element)));
+}
+
+/**
+ * Source bytes that are never translated, in order: the content of every skipped element (its own title,
+ * alt, placeholder, aria-label are translated: they are compared by tagEvents), and the whole of every
+ * element under translate="no" / notranslate (attributes included), except the translate="yes" parts inside.
+ */
 export function skippedSources(html: string): string[] {
   const out: string[] = [];
-  const visit = (node: T.ChildNode): void => {
+  const visit = (node: T.ChildNode, translated: boolean): void => {
     if (!('tagName' in node)) return;
     const el = node as T.Element;
-    const marked = el.attrs.some((a) => (a.name === 'translate' && a.value === 'no') || (a.name === 'class' && a.value.split(' ').includes('notranslate')));
+    const mode = ownMode(el) ?? translated;
     const loc = el.sourceCodeLocation;
-    if ((SKIPPED.has(el.tagName) || marked) && loc?.startTag !== undefined && loc.endTag !== undefined) {
-      out.push(html.slice(loc.startOffset, loc.endOffset));
+    const written = loc?.startTag !== undefined && loc.endTag !== undefined;
+    if (!mode && !hasTranslatedPart(el)) {
+      if (written) out.push(html.slice(loc!.startOffset, loc!.endOffset));
       return;
     }
-    for (const child of children(el)) visit(child);
+    if (SKIPPED.has(el.tagName) && mode) {
+      if (written) out.push(html.slice(loc!.startTag!.endOffset, loc!.endTag!.startOffset));
+      return;
+    }
+    for (const child of children(el)) visit(child, mode);
   };
-  for (const child of root(html).childNodes) visit(child);
+  for (const child of root(html).childNodes) visit(child, true);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Putting inline tags back into a translated sentence. No word alignment comes out of the engine, so the
 // heuristic is positional, in this order:
+//  0. an untranslated element whose placeholder the engine kept (placeholders.ts) goes exactly there;
 //  1. anchors: an element whose source words occur unchanged and once in the translation (names, numbers,
 //     URLs, "GitHub") is wrapped around that occurrence;
 //  2. the other tags are placed proportionally: a tag after k of the n source words goes after
@@ -8,7 +9,7 @@
 //     and tags that stood among the words stay out of leading/trailing punctuation ("¿…", "…</b>."), and
 //     punctuation next to a tag stays on the side it had in the source ("docs</a>," not "docs,</a>");
 //  3. open tags go right before a word, close tags right after one; opaque tokens (code, images, comments)
-//     keep the side they were attached to, or sit between two words when they had spaces on both sides.
+//     keep the side they were attached to, and are never glued to a word they were not glued to in the source.
 // Every tag is kept, in its source order, even when its span ends up empty.
 
 export type BoundaryKind = 'open' | 'close' | 'opaque';
@@ -40,7 +41,11 @@ export function tokenize(text: string): Token[] {
   return tokens;
 }
 
-export function placeBoundaries(source: string, boundaries: readonly SentenceBoundary[], translation: string): Piece[] {
+/**
+ * `exact[i]`: an offset in `translation` where boundary i goes, found by the caller (a placeholder the engine
+ * kept); the other boundaries are placed around those by the heuristic.
+ */
+export function placeBoundaries(source: string, boundaries: readonly SentenceBoundary[], translation: string, exact: readonly (number | undefined)[] = []): Piece[] {
   if (boundaries.length === 0) return [{ text: translation }];
   const src = tokenize(source);
   const tgt = tokenize(translation);
@@ -61,7 +66,11 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
     return amongWords && low <= high ? Math.min(Math.max(gap, low), high) : gap;
   });
 
-  const fixed: (number | undefined)[] = anchors(source, boundaries, translation, tgt);
+  const fixed: (number | undefined)[] = boundaries.map((_, i) => {
+    const at = exact[i];
+    return at === undefined ? undefined : countEndingBy(tgt, at);
+  });
+  anchors(source, boundaries, translation, tgt, fixed);
 
   // Suffix minimum of fixed gaps: the latest a free tag may go without passing a later anchor.
   const ceiling: number[] = new Array(boundaries.length + 1).fill(m);
@@ -93,7 +102,7 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
     floor = gap;
   });
 
-  return render(source, boundaries, translation, tgt, gaps);
+  return render(source, boundaries, translation, tgt, gaps, exact);
 }
 
 /** How many tokens at each end of a sentence are punctuation only (no letter or digit). */
@@ -126,18 +135,20 @@ function countStartingBefore(tokens: Token[], pos: number): number {
   return k;
 }
 
-/** Gaps fixed by exact matches of an element's source words in the translation (order-consistent ones only). */
-function anchors(source: string, boundaries: readonly SentenceBoundary[], translation: string, tgt: Token[]): (number | undefined)[] {
-  const fixed: (number | undefined)[] = new Array(boundaries.length).fill(undefined);
+/** Fixes gaps by exact matches of an element's source words in the translation (order-consistent ones only). */
+function anchors(source: string, boundaries: readonly SentenceBoundary[], translation: string, tgt: Token[], fixed: (number | undefined)[]): void {
+  // Token index by start and by end offset in the translation.
+  const starts = new Map(tgt.map((t, i) => [t.start, i]));
+  const ends = new Map(tgt.map((t, i) => [t.end, i]));
   boundaries.forEach((b, i) => {
-    if (b.kind === 'opaque' || (b.kind === 'close' && b.partner >= 0)) return; // each element once, from its first tag
+    if (b.kind === 'opaque' || (b.kind === 'close' && b.partner >= 0) || fixed[i] !== undefined) return; // each element once, from its first tag
     const openIndex = b.kind === 'open' ? i : -1;
     const closeIndex = b.kind === 'open' ? b.partner : i;
     const from = b.kind === 'open' ? b.pos : 0;
     const to = closeIndex >= 0 ? boundaries[closeIndex]!.pos : source.length;
     const words = source.slice(from, to).trim();
     if (!/[\p{L}\p{N}]/u.test(words)) return;
-    const hit = uniqueOccurrence(translation, words, tgt);
+    const hit = uniqueOccurrence(translation, words, starts, ends);
     if (hit === undefined) return;
     const proposal: [number, number][] = [];
     if (openIndex >= 0) proposal.push([openIndex, hit.first]);
@@ -146,22 +157,22 @@ function anchors(source: string, boundaries: readonly SentenceBoundary[], transl
     const consistent = proposal.every(([index, gap]) =>
       fixed.every((other, j) => other === undefined || (j < index ? other <= gap : j > index ? other >= gap : true)),
     );
-    if (consistent) for (const [index, gap] of proposal) fixed[index] = gap;
+    if (consistent && proposal.every(([index]) => fixed[index] === undefined)) for (const [index, gap] of proposal) fixed[index] = gap;
   });
-  return fixed;
 }
 
 /** The token gaps around the only token-aligned occurrence of `words` (case-sensitive, else case-insensitive). */
-function uniqueOccurrence(translation: string, words: string, tgt: Token[]): { first: number; last: number } | undefined {
+function uniqueOccurrence(translation: string, words: string, starts: Map<number, number>, ends: Map<number, number>): { first: number; last: number } | undefined {
   for (const fold of [false, true]) {
     const hay = fold ? translation.toLowerCase() : translation;
     const needle = fold ? words.toLowerCase() : words;
     if (hay.length !== translation.length) return undefined; // case folding changed offsets: give up
     const hits: { first: number; last: number }[] = [];
-    for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
-      const first = tgt.findIndex((t) => t.start === at);
-      const last = tgt.findIndex((t) => t.end === at + needle.length);
-      if (first >= 0 && last >= first) hits.push({ first, last: last + 1 });
+    // Two hits already mean "not unique": stop there (a long run of repeated words would otherwise match everywhere).
+    for (let at = hay.indexOf(needle); at >= 0 && hits.length < 2; at = hay.indexOf(needle, at + 1)) {
+      const first = starts.get(at);
+      const last = ends.get(at + needle.length);
+      if (first !== undefined && last !== undefined && last >= first) hits.push({ first, last: last + 1 });
     }
     if (hits.length === 1) return hits[0];
     if (hits.length > 1) return undefined;
@@ -169,7 +180,7 @@ function uniqueOccurrence(translation: string, words: string, tgt: Token[]): { f
   return undefined;
 }
 
-function render(source: string, boundaries: readonly SentenceBoundary[], translation: string, tgt: Token[], gaps: number[]): Piece[] {
+function render(source: string, boundaries: readonly SentenceBoundary[], translation: string, tgt: Token[], gaps: number[], exact: readonly (number | undefined)[]): Piece[] {
   const m = tgt.length;
   const pieces: Piece[] = [];
   const text = (t: string): void => {
@@ -179,23 +190,48 @@ function render(source: string, boundaries: readonly SentenceBoundary[], transla
   for (let g = 0; g <= m; g++) {
     const gapStart = g === 0 ? 0 : tgt[g - 1]!.end;
     const gapEnd = g === m ? translation.length : tgt[g]!.start;
-    const between = translation.slice(gapStart, gapEnd);
-    const here: number[] = [];
-    while (b < boundaries.length && gaps[b] === g) here.push(b++);
-    // Tags that hug the previous word come first (before the gap's whitespace), the rest after it, keeping order.
-    let i = 0;
-    while (i < here.length && side(source, boundaries[here[i]!]!) === 'left') pieces.push({ boundary: here[i++]! });
-    text(between);
-    for (; i < here.length; i++) {
-      const index = here[i]!;
-      pieces.push({ boundary: index });
-      // A token that stood between spaces gets a space after it too, when it is between two words.
-      if (side(source, boundaries[index]!) === 'middle' && g > 0 && g < m && between !== '') text(between);
+    // Tags that hug the previous word come first (before the gap's whitespace), the rest after it, keeping
+    // order; a placeholder's element goes exactly where the placeholder was.
+    let at = gapStart;
+    for (; b < boundaries.length && gaps[b] === g; b++) {
+      const to = exact[b] ?? (side(source, boundaries[b]!) === 'left' ? at : gapEnd);
+      if (to > at) text(translation.slice(at, to));
+      at = Math.max(at, to);
+      pieces.push({ boundary: b });
     }
+    text(translation.slice(at, gapEnd));
     if (g < m) text(translation.slice(tgt[g]!.start, tgt[g]!.end));
   }
+  keepSpacesAroundTokens(source, boundaries, pieces, exact);
   return pieces;
 }
+
+/**
+ * An opaque token placed by the heuristic is never glued to a word it was not glued to in the source
+ * (`The cat <i>sleeps</i> here.` never becomes `Katzen<i>sleeps</i>`, `<code>bob</code>, look` never
+ * `<code>bob</code>Bild`): where the translation puts a letter or digit right against it and the source had
+ * whitespace or punctuation on that side, a space goes between. Punctuation stays against it (`<i>sleeps</i>.`).
+ */
+function keepSpacesAroundTokens(source: string, boundaries: readonly SentenceBoundary[], pieces: Piece[], exact: readonly (number | undefined)[]): void {
+  for (let p = 0; p < pieces.length; p++) {
+    const piece = pieces[p]!;
+    if ('text' in piece || exact[piece.boundary] !== undefined) continue;
+    const b = boundaries[piece.boundary]!;
+    if (b.kind !== 'opaque') continue;
+    const before = pieces[p - 1];
+    if (before !== undefined && 'text' in before && ENDS_IN_WORD.test(before.text) && !ENDS_IN_WORD.test(source.slice(Math.max(0, b.pos - 2), b.pos))) {
+      pieces.splice(p, 0, { text: ' ' });
+      p++;
+    }
+    const after = pieces[p + 1];
+    if (after !== undefined && 'text' in after && STARTS_WITH_WORD.test(after.text) && !STARTS_WITH_WORD.test(source.slice(b.pos, b.pos + 2))) {
+      pieces.splice(p + 1, 0, { text: ' ' });
+    }
+  }
+}
+
+const ENDS_IN_WORD = /[\p{L}\p{N}\p{M}]$/u;
+const STARTS_WITH_WORD = /^[\p{L}\p{N}\p{M}]/u;
 
 function side(source: string, b: SentenceBoundary): 'left' | 'right' | 'middle' {
   if (b.kind === 'close') return 'left';

@@ -14,12 +14,21 @@ export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
 /**
  * Elements whose content is never translated and comes back byte-identical: code and preformatted text,
  * scripts and styles, form values, raw-text elements (whose content is not HTML-escaped at all), and
- * embedded vocabularies (SVG, MathML). `template` content is inert markup: left alone as well.
+ * embedded vocabularies (SVG, MathML). `template` content is inert markup: left alone as well. Their own
+ * `title`/`alt`/`placeholder`/`aria-label` are still translated (a textarea's placeholder is prose); the
+ * attributes of elements inside them are content.
  */
 export const SKIPPED_ELEMENTS: ReadonlySet<string> = new Set([
   'script', 'style', 'code', 'pre', 'kbd', 'samp', 'var', 'textarea', 'noscript', 'svg', 'math', 'template',
   'xmp', 'iframe', 'noembed', 'noframes', 'plaintext',
 ]);
+
+/**
+ * Skipped elements a reader reads as words of the sentence around them (`Run <code>npm test</code> now.`):
+ * inside a sentence, the engine sees a placeholder word there. The others (script, textarea, svg, iframe...)
+ * are left out of the sentence like an image. Any other element under translate="no" reads as words.
+ */
+export const SKIPPED_READ_AS_WORDS: ReadonlySet<string> = new Set(['code', 'kbd', 'samp', 'var', 'math']);
 
 /** Skipped elements that still end a sentence (the others sit inside one as an opaque token). */
 export const SKIPPED_BLOCKS: ReadonlySet<string> = new Set(['pre', 'plaintext', 'xmp', 'listing']);
@@ -32,11 +41,20 @@ interface AttributeLike {
   value: string;
 }
 
-/** `translate="no"` (HTML's own switch) or the `notranslate` class (Google's convention). */
-export function isMarkedNoTranslate(attrs: readonly AttributeLike[]): boolean {
+/**
+ * An element's own translation switch, or undefined to inherit its parent's (HTML's `translate` attribute is
+ * inherited, and `translate="yes"` inside `translate="no"` switches translation back on). `translate="no"` or
+ * the `notranslate` class (Google's convention) → false; `translate="yes"` or `translate=""` → true; an invalid
+ * value → inherit. On one element, a "no" either way wins over its own "yes".
+ */
+export function ownTranslateMode(attrs: readonly AttributeLike[]): boolean | undefined {
+  let mode: boolean | undefined;
   for (const attr of attrs) {
-    if (attr.name === 'translate' && attr.value.trim().toLowerCase() === 'no') return true;
-    if (attr.name === 'class' && attr.value.split(/[ \t\n\f\r]+/).some((c) => c.toLowerCase() === 'notranslate')) return true;
+    if (attr.name === 'class' && attr.value.split(/[ \t\n\f\r]+/).some((c) => c.toLowerCase() === 'notranslate')) return false;
+    if (attr.name !== 'translate') continue;
+    const value = attr.value.trim().toLowerCase();
+    if (value === 'no') return false;
+    if (value === 'yes' || value === '') mode = true;
   }
-  return false;
+  return mode;
 }

@@ -2,9 +2,10 @@
 // block) and translatable attribute values. Each unit yields segments and, given their translations,
 // the source replacements that put them back.
 import { parse, parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
-import { BLOCK_ELEMENTS, SKIPPED_BLOCKS, SKIPPED_ELEMENTS, TRANSLATED_ATTRIBUTES, isMarkedNoTranslate } from './elements.ts';
+import { BLOCK_ELEMENTS, SKIPPED_BLOCKS, SKIPPED_ELEMENTS, SKIPPED_READ_AS_WORDS, TRANSLATED_ATTRIBUTES, ownTranslateMode } from './elements.ts';
 import { escapeHtmlAttribute, escapeHtmlText } from './escape.ts';
 import { planRun, type RunBoundary } from './run.ts';
+import { readTextSource, treeTokenOffsets } from './source-text.ts';
 import type { Replacement } from './splice.ts';
 
 export interface Unit {
@@ -35,16 +36,48 @@ export function parseHtml(html: string): T.ParentNode {
 }
 
 export function collectUnits(html: string, root: T.ParentNode): Unit[] {
-  const walker = new Walker(html);
+  const walker = new Walker(html, treeTokenOffsets(root), untranslatedWithParts(root));
   walker.walk(root);
-  walker.flush();
   return walker.units;
+}
+
+const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
+
+/** Whether the walk looks inside an element at all: not into skipped content (code, script, svg...). */
+function contentSkipped(el: T.Element): boolean {
+  return SKIPPED_ELEMENTS.has(el.tagName) || el.namespaceURI !== HTML_NAMESPACE;
+}
+
+/**
+ * The untranslated elements (translate="no" or notranslate, own or inherited) that hold a translated part
+ * (an element with translate="yes"): the walk looks inside those instead of keeping them as one token.
+ */
+function untranslatedWithParts(root: T.ParentNode): Set<T.ParentNode> {
+  const holders = new Set<T.ParentNode>();
+  const stack: [T.ChildNode, boolean][] = root.childNodes.map((c) => [c, true]);
+  while (stack.length > 0) {
+    const [node, parentTranslated] = stack.pop()!;
+    if (!('tagName' in node)) continue;
+    const el = node as T.Element;
+    const translated = ownTranslateMode(el.attrs) ?? parentTranslated;
+    if (translated && !parentTranslated) {
+      for (let p = el.parentNode; p !== null && !holders.has(p); p = 'parentNode' in p ? p.parentNode : null) holders.add(p);
+    }
+    if (!contentSkipped(el)) for (const child of el.childNodes) stack.push([child, translated]);
+  }
+  return holders;
 }
 
 interface Range {
   start: number;
   end: number;
 }
+
+/**
+ * Work for the walk: a node to visit with its inherited translation mode (HTML's `translate`), or what an
+ * element does once its children are done.
+ */
+type Step = { node: T.ChildNode; translated: boolean } | (() => void);
 
 class Walker {
   readonly units: Unit[] = [];
@@ -55,14 +88,38 @@ class Walker {
   private boundaries: RunBoundary[] = [];
   private boundaryRanges: (Partial<Range> | undefined)[] = [];
   private openStack: number[] = [];
+  /**
+   * The walk keeps its own stack instead of recursing: the parser accepts any depth (5000 nested <b> are
+   * a valid string), and the JavaScript call stack would overflow long before the request size limit.
+   */
+  private readonly steps: Step[] = [];
 
-  constructor(private readonly html: string) {}
+  constructor(
+    private readonly html: string,
+    /** Offsets of the source tags, comments and doctypes the tree was built from. */
+    private readonly inTree: ReadonlySet<number>,
+    /** Untranslated elements with translated parts inside. */
+    private readonly withParts: ReadonlySet<T.ParentNode>,
+  ) {}
 
-  walk(parent: T.ParentNode): void {
-    for (const child of parent.childNodes) this.visit(child);
+  walk(root: T.ParentNode): void {
+    this.children(root, true);
+    while (this.steps.length > 0) {
+      const step = this.steps.pop()!;
+      if (typeof step === 'function') step();
+      else this.visit(step.node, step.translated);
+    }
+    this.flush();
   }
 
-  private visit(node: T.ChildNode): void {
+  /** Visit the children of `parent` next, in order, then run `after` (if any). */
+  private children(parent: T.ParentNode, translated: boolean, after?: () => void): void {
+    if (after !== undefined) this.steps.push(after);
+    for (let i = parent.childNodes.length - 1; i >= 0; i--) this.steps.push({ node: parent.childNodes[i]!, translated });
+  }
+
+  private visit(node: T.ChildNode, translated: boolean): void {
+    if (node.nodeName !== '#documentType' && !('tagName' in node) && !translated) return; // untranslated text, comment
     if (node.nodeName === '#text') return this.text(node as T.TextNode);
     if (node.nodeName === '#comment') {
       const loc = (node as T.CommentNode).sourceCodeLocation;
@@ -70,36 +127,52 @@ class Walker {
       return;
     }
     if (node.nodeName === '#documentType') return this.flush();
-    this.element(node as T.Element);
+    this.element(node as T.Element, translated);
   }
 
-  private element(el: T.Element): void {
+  private element(el: T.Element, parentTranslated: boolean): void {
     const loc = el.sourceCodeLocation;
     const startTag = loc?.startTag;
     const name = el.tagName;
-    const skipped = SKIPPED_ELEMENTS.has(name) || isMarkedNoTranslate(el.attrs) || el.namespaceURI !== 'http://www.w3.org/1999/xhtml';
+    const translated = ownTranslateMode(el.attrs) ?? parentTranslated;
+    if (!translated && this.withParts.has(el)) {
+      // translate="no" holding translate="yes" parts: its own text stays, each part is translated on its own.
+      if (startTag !== undefined) this.seenTags.add(startTag.startOffset);
+      this.flush();
+      this.children(el, false, () => this.flush());
+      return;
+    }
+    if (translated && !parentTranslated) {
+      // A translate="yes" part inside translate="no": a run of its own, never joined across the kept text around it.
+      this.flush();
+      this.steps.push(() => this.flush());
+    }
+    const skipped = contentSkipped(el) || !translated;
     if (startTag === undefined || this.seenTags.has(startTag.startOffset)) {
       // Implied (html, tbody...) or re-opened by the parser: no source tag of its own to keep in a sentence.
       this.flush();
-      if (!skipped) this.walk(el);
-      this.flush();
+      if (!skipped) this.children(el, translated, () => this.flush());
       return;
     }
     this.seenTags.add(startTag.startOffset);
 
     if (skipped) {
-      if (SKIPPED_BLOCKS.has(name) || BLOCK_ELEMENTS.has(name)) return this.flush();
+      const block = SKIPPED_BLOCKS.has(name) || BLOCK_ELEMENTS.has(name);
+      if (block) this.flush();
+      // Its content is never translated; its own title/alt/placeholder/aria-label are, unless translate="no".
+      if (translated) this.attributes(el);
+      if (block) return;
       // Opaque inline token: its bytes stay as they are, wherever the sentence puts it.
       const end = loc!.endTag?.endOffset ?? (VOID_ELEMENTS.has(name) || el.childNodes.length === 0 ? startTag.endOffset : undefined);
-      this.boundary({ kind: 'opaque', partner: -1 }, { start: startTag.startOffset, end });
+      const words = (SKIPPED_READ_AS_WORDS.has(name) || !SKIPPED_ELEMENTS.has(name)) && hasWords(el);
+      this.boundary({ kind: 'opaque', partner: -1, words }, { start: startTag.startOffset, end });
       return;
     }
 
     this.attributes(el);
     if (BLOCK_ELEMENTS.has(name)) {
       this.flush();
-      this.walk(el);
-      this.flush();
+      this.children(el, true, () => this.flush());
       return;
     }
     if (VOID_ELEMENTS.has(name)) {
@@ -108,35 +181,33 @@ class Walker {
     }
     const open = this.boundary({ kind: 'open', partner: -1 }, { start: startTag.startOffset, end: startTag.endOffset });
     const depth = this.openStack.push(open);
-    this.walk(el);
-    // A block inside flushed the run: the open tag is in an earlier run and this close has no partner here.
-    const stillOpen = this.openStack.length >= depth && this.openStack[depth - 1] === open;
-    this.openStack.length = Math.min(this.openStack.length, depth - 1);
-    const endTag = loc!.endTag;
-    const close = this.boundary({ kind: 'close', partner: stillOpen ? open : -1 }, endTag ? { start: endTag.startOffset, end: endTag.endOffset } : undefined);
-    if (stillOpen) this.boundaries[open]!.partner = close;
+    this.children(el, true, () => {
+      // A block inside flushed the run: the open tag is in an earlier run and this close has no partner here.
+      const stillOpen = this.openStack.length >= depth && this.openStack[depth - 1] === open;
+      this.openStack.length = Math.min(this.openStack.length, depth - 1);
+      const endTag = loc!.endTag;
+      const close = this.boundary({ kind: 'close', partner: stillOpen ? open : -1 }, endTag ? { start: endTag.startOffset, end: endTag.endOffset } : undefined);
+      if (stillOpen) this.boundaries[open]!.partner = close;
+    });
   }
 
   private text(node: T.TextNode): void {
     const loc = node.sourceCodeLocation;
-    const range = loc ? { start: loc.startOffset, end: loc.endOffset } : undefined;
-    if (range === undefined || !this.sourceIsText(range, node.value)) {
+    const rcdata = node.parentNode !== null && 'tagName' in node.parentNode && node.parentNode.tagName === 'title';
+    const source = loc ? readTextSource(this.html, { start: loc.startOffset, end: loc.endOffset }, node.value, this.inTree, rcdata) : undefined;
+    if (source === undefined) {
       // Text the parser moved or merged (foster parenting): its source is not this text alone. Leave it.
       this.flush();
       return;
     }
     // Two text nodes in one slot (text on both sides of an implied element): start a new run.
     if (this.slotRanges[this.slotRanges.length - 1] !== undefined) this.flush();
-    this.slots[this.slots.length - 1] = node.value;
-    this.slotRanges[this.slotRanges.length - 1] = range;
-  }
-
-  /** True when the source range holds exactly this text (character references and newlines aside). */
-  private sourceIsText(range: Range, value: string): boolean {
-    const source = this.html.slice(range.start, range.end);
-    if (source === value) return true;
-    const reparsed = parseFragment(source).childNodes;
-    return reparsed.length === 1 && reparsed[0]!.nodeName === '#text' && (reparsed[0] as T.TextNode).value === value;
+    source.pieces.forEach((piece, i) => {
+      // A tag the parser ignored between words: an opaque token, its bytes kept.
+      if (i > 0) this.boundary({ kind: 'opaque', partner: -1 }, source.ignored[i - 1]);
+      this.slots[this.slots.length - 1] = piece.value;
+      this.slotRanges[this.slotRanges.length - 1] = { start: piece.start, end: piece.end };
+    });
   }
 
   private boundary(boundary: RunBoundary, range: Partial<Range> | undefined): number {
@@ -148,7 +219,7 @@ class Walker {
   }
 
   /** End the current run: make it a unit if it has text to translate. */
-  flush(): void {
+  private flush(): void {
     const slots = this.slots;
     const slotRanges = this.slotRanges;
     const boundaries = this.boundaries;
@@ -234,6 +305,17 @@ class Walker {
       });
     }
   }
+}
+
+/** Whether an element has text with a letter, digit or symbol in it (not only whitespace). */
+function hasWords(el: T.Element): boolean {
+  const stack: T.ChildNode[] = [...el.childNodes];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.nodeName === '#text' && /[^ \t\n\f\r]/.test((node as T.TextNode).value)) return true;
+    if ('childNodes' in node) stack.push(...node.childNodes);
+  }
+  return false;
 }
 
 function nearest<X>(items: readonly X[], i: number, ok: (x: X, j: number) => boolean = (x) => x !== undefined): number | undefined {
