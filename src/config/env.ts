@@ -59,13 +59,18 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  // Digits only: "1e1" or "0x10" are numbers to JavaScript but not what anyone means in a setting.
+  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (n > max) throw new ConfigError(`${name} must be at most ${max}, got "${raw}"`);
   return n;
 }
+
+/** Beams cost memory and time in proportion (each is a row of every decoder step): past this, a request runs for minutes. */
+export const MAX_BEAM = 16;
 
 function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name]?.trim().toLowerCase();
@@ -84,10 +89,10 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const beam = env.DRAGOMAN_BEAM ? int(env, 'DRAGOMAN_BEAM', 1, 1) : undefined;
+  const beam = env.DRAGOMAN_BEAM ? int(env, 'DRAGOMAN_BEAM', 1, 1, MAX_BEAM) : undefined;
   return {
     host: env.DRAGOMAN_HOST || '127.0.0.1',
-    port: int(env, 'DRAGOMAN_PORT', 8080),
+    port: int(env, 'DRAGOMAN_PORT', 8080, 0, 65535),
     dataDir: resolve(env.DRAGOMAN_DATA_DIR || './data'),
     modelsDir: resolve(env.DRAGOMAN_MODELS_DIR || './models'),
     precision: oneOf(env, 'DRAGOMAN_PRECISION', ['int8', 'fp32'] as const, 'int8'),

@@ -81,7 +81,8 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     const report = reports.find((r) => r.name === folder.info.name);
     if (!report?.ok) {
       folder.info.status = 'corrupt';
-      folder.info.problem = `${folder.runtime!.encoderPath} / ${folder.runtime!.decoderPath}: onnxruntime cannot load it: ${report?.message ?? 'no answer from the worker'}`;
+      // The worker's message names the file (seq2seq.ts load).
+      folder.info.problem = report?.message ?? `${folder.runtime!.encoderPath} / ${folder.runtime!.decoderPath}: no answer from the worker`;
       continue;
     }
     folder.info.loadMs = report.ms;

@@ -85,7 +85,8 @@ export class WorkerPool extends EventEmitter {
             if (!p || p.id !== msg.id) return;
             slot.busy = undefined;
             if (msg.type === 'result') p.resolve(msg.hypotheses);
-            else p.reject(new ApiError(500, 'server_error', `Translation failed in the engine: ${msg.message}`));
+            // onnxruntime's words are for the log (the HTTP layer logs the error and answers a plain 500).
+            else p.reject(new Error(`Translation failed in the engine: ${msg.message}`));
             this.emit('idle');
             break;
           }

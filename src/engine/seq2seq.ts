@@ -235,8 +235,21 @@ export class Seq2SeqModel {
   static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings, candidates = 0) {
     const threads = threadsFor(settings, statSync(decoderPath).size);
     const options = sessionOptions(settings, threads);
-    const encoder = await ort.InferenceSession.create(encoderPath, options);
-    const decoder = await openDecoder(decoderPath, options, settings, dims, candidates);
+    // Each file's problem is reported with that file's path (a folder report must say which one to replace).
+    const encoder = await ort.InferenceSession.create(encoderPath, options).catch((err: Error) => {
+      throw new Error(`${encoderPath}: onnxruntime cannot load it: ${err.message}`);
+    });
+    // A valid graph of the wrong kind (the decoder copied over the encoder) would load and fail on every request.
+    for (const name of ['input_ids', 'attention_mask']) {
+      if (!encoder.inputNames.includes(name)) {
+        await encoder.release();
+        throw new Error(`${encoderPath}: not a seq2seq encoder (no input "${name}"; its inputs are ${encoder.inputNames.slice(0, 4).join(', ')})`);
+      }
+    }
+    const decoder = await openDecoder(decoderPath, options, settings, dims, candidates).catch(async (err: Error) => {
+      await encoder.release();
+      throw err.message.startsWith(decoderPath) ? err : new Error(`${decoderPath}: onnxruntime cannot load it: ${err.message}`);
+    });
     return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
   }
 

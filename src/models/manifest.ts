@@ -73,16 +73,25 @@ export async function writeManifest(modelDir: string, manifest: ModelManifest): 
   await rename(tmp, join(modelDir, MANIFEST_FILE));
 }
 
-/** Every regular file under a model folder (relative, forward slashes), except the manifest and dot files. */
+/**
+ * Every file under a model folder (relative, forward slashes), except the manifest and dot files. Symbolic links are
+ * followed — a Hugging Face cache snapshot is all links into its blob store, and the server reads through them — so
+ * `pack` carries the files the links point to.
+ */
 export async function listModelFiles(modelDir: string): Promise<string[]> {
-  const entries = await readdir(modelDir, { recursive: true, withFileTypes: true });
   const files: string[] = [];
-  for (const e of entries) {
-    if (!e.isFile()) continue;
-    const rel = relative(modelDir, join(e.parentPath, e.name)).split(sep).join('/');
-    if (rel === MANIFEST_FILE || rel.split('/').some((seg) => seg.startsWith('.'))) continue;
-    files.push(rel);
-  }
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      if (e.name.startsWith('.')) continue;
+      const full = join(dir, e.name);
+      const kind = e.isSymbolicLink() ? await stat(full).then((s) => (s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other'), () => 'other') : e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other';
+      const rel = relative(modelDir, full).split(sep).join('/');
+      // A link loop (or an absurdly deep tree) ends here rather than in a stack overflow.
+      if (kind === 'dir' && depth < 8) await walk(full, depth + 1);
+      else if (kind === 'file' && rel !== MANIFEST_FILE) files.push(rel);
+    }
+  };
+  await walk(modelDir, 0);
   return files.sort();
 }
 

@@ -74,6 +74,9 @@ describe('broken folders beside a good one', () => {
       'encoder_model.onnx': encoder.subarray(0, 5000),
       'decoder_model_merged.onnx': readFileSync(join(FIXTURES, 'tiny-marian-en-de', 'onnx/decoder_model_merged.onnx')),
     });
+    // A valid graph of the wrong kind: the decoder copied over the encoder.
+    const decoder = readFileSync(join(FIXTURES, 'tiny-marian-en-de', 'onnx/decoder_model_merged.onnx'));
+    partialModel(join(dir.path, 'opus-mt-en-it'), 'tiny-marian-en-de', { 'encoder_model.onnx': decoder, 'decoder_model_merged.onnx': decoder });
     // Whole as protobuf, refused by onnxruntime itself.
     partialModel(join(dir.path, 'opus-mt-cs-en'), 'tiny-marian-en-de', { 'encoder_model.onnx': BARE_ONNX, 'decoder_model_merged.onnx': BARE_ONNX });
     engine = await engineOver(dir.path);
@@ -95,6 +98,10 @@ describe('broken folders beside a good one', () => {
     expect(byName['opus-mt-en-cs']).toMatchObject({ status: 'corrupt' });
     expect(byName['opus-mt-en-cs']!.problem).toMatch(/onnx\/encoder_model\.onnx is truncated .*the file has 5000 bytes/);
     expect(byName['opus-mt-en-cs']!.problem).toContain(join(dir.path, 'opus-mt-en-cs'));
+    expect(byName['opus-mt-en-it']).toMatchObject({ status: 'corrupt' });
+    expect(byName['opus-mt-en-it']!.problem).toBe(
+      `${join(dir.path, 'opus-mt-en-it', 'onnx/encoder_model.onnx')}: not a seq2seq encoder (no input "attention_mask"; its inputs are encoder_attention_mask, input_ids, encoder_hidden_states, past_key_values.0.decoder.key)`,
+    );
     expect(byName['opus-mt-cs-en']).toMatchObject({ status: 'corrupt' });
     expect(byName['opus-mt-cs-en']!.problem).toMatch(/encoder_model\.onnx.*onnxruntime cannot load it/);
     expect(byName['tiny-marian-en-de']).toMatchObject({ status: 'ok' });

@@ -1,6 +1,6 @@
 // pack → import between two models directories, and the ways an archive can arrive damaged.
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, open, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, open, readFile, readdir, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -127,6 +127,25 @@ describe('models pack / import', () => {
     const bogus = join(root, 'bogus.tar');
     await writeFile(bogus, Buffer.alloc(4096, 7));
     await expect(importPack({ modelsDir: dest, file: bogus, log })).rejects.toThrow(/bad header checksum/);
+  });
+
+  it('packs a folder of symbolic links (a Hugging Face cache snapshot) as the files they point to', async () => {
+    // snapshot/<name>/... -> blobs/<sha>: every file a link, the onnx folder too.
+    const blobs = join(root, 'blobs');
+    const linked = join(root, 'hf');
+    await mkdir(join(linked, 'opus-mt-en-de', 'onnx'), { recursive: true });
+    await cp(join(FIXTURES, MARIAN), blobs, { recursive: true });
+    for (const f of await readdir(blobs, { recursive: true, withFileTypes: true })) {
+      if (!f.isFile()) continue;
+      const rel = join(f.parentPath, f.name).slice(blobs.length + 1);
+      await symlink(join(blobs, rel), join(linked, 'opus-mt-en-de', rel));
+    }
+    const packed = await packModels({ modelsDir: linked, names: ['opus-mt-en-de'], output: archive, log });
+    expect(packed.bytes).toBeGreaterThan(1_000_000);
+    await importPack({ modelsDir: dest, file: archive, log });
+    const files = await sameTree(blobs, join(dest, 'opus-mt-en-de'));
+    expect(files).toContain(DECODER);
+    expect((await lstat(join(dest, 'opus-mt-en-de', DECODER))).isFile()).toBe(true); // a real file now
   });
 
   it('does not replace an installed model unless forced', async () => {

@@ -192,7 +192,7 @@ describe('a fresh install with an empty models directory', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok', models: [{ name: 'opus-mt-fr-en', status: 'incomplete' }], modelsLoaded: 0 });
     const tokenizerPath = join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en', 'tokenizer.json');
-    expect(server.output()).toContain(`dragoman: model opus-mt-fr-en not loaded (incomplete): ${tokenizerPath} is missing`);
+    expect(server.output()).toContain(`dragoman: model opus-mt-fr-en (${join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en')}) not loaded (incomplete): ${tokenizerPath} is missing`);
     const notLoaded = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'model not loaded');
     expect(notLoaded).toMatchObject({ level: 40, model: 'opus-mt-fr-en', status: 'incomplete', problem: `${tokenizerPath} is missing` });
 

@@ -1,4 +1,5 @@
 // dragoman serve: the HTTP server (what `npm start` runs). Stops cleanly on SIGINT/SIGTERM.
+import { stat } from 'node:fs/promises';
 import { startApp } from '../../app.ts';
 import { ConfigError, loadConfig } from '../../config/env.ts';
 import { hugePageBytes } from '../../observability/huge-pages.ts';
@@ -16,11 +17,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (err instanceof ConfigError) throw new CliError(err.message, 2);
     throw err;
   }
+  // A mistyped models path is the commonest reason for "0 models": say so rather than start silently empty.
+  const models = await stat(config.modelsDir).catch(() => undefined);
+  if (models && !models.isDirectory()) throw new CliError(`DRAGOMAN_MODELS_DIR ${config.modelsDir} is not a folder`, 2);
+  if (!models) io.err(`dragoman: DRAGOMAN_MODELS_DIR ${config.modelsDir} does not exist: starting with no models (README, "Models")`);
   const app = await startApp(config);
   const huge = hugePageBytes();
   // Before the listening line, which is what people (and scripts) wait for.
   for (const m of app.engine.models().filter((m) => m.status !== 'ok')) {
-    io.err(`dragoman: model ${m.name} not loaded (${m.status}): ${m.problem ?? 'no reason given'}`);
+    io.err(`dragoman: model ${m.name} (${m.path}) not loaded (${m.status}): ${m.problem ?? 'no reason given'}`);
   }
   io.err(`dragoman: listening on ${app.url} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, ` +
     `data: ${config.dataDir}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
