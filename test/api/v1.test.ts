@@ -77,6 +77,17 @@ describe('POST /v1/translate', () => {
     expect(r.headers.get('x-dragoman-model')).toMatch(/^tiny-/);
   });
 
+  it('without source, X-Dragoman-Detected-Confidence gives the confidence of each detection, in order', async () => {
+    const q = [EN[0], DE[0], '12345'];
+    const r = await t.call('POST', '/v1/translate', { key, body: { q, target: 'de' } });
+    const header = r.headers.get('x-dragoman-detected-confidence')!.split(', ').map(Number);
+    const detect = await t.call('POST', '/v1/detect', { key, body: { q } });
+    expect(header).toEqual(detect.body.data.detections.map((d: { confidence: number }) => d.confidence));
+    expect(header[2]).toBe(0);
+    const given = await t.call('POST', '/v1/translate', { key, body: { q: EN[0], source: 'en', target: 'de' } });
+    expect(given.headers.get('x-dragoman-detected-confidence')).toBeNull();
+  });
+
   it('source "auto" or "" means detect, like no source', async () => {
     for (const source of ['auto', 'AUTO', '']) {
       const r = await t.call('POST', '/v1/translate', { key, body: { q: [EN[0], DE[0]], source, target: 'de' } });
@@ -270,7 +281,7 @@ describe('rate limit (rolling 60 s)', () => {
     const k = (await t.key({ plan: 'free' })).secret;
     const t0 = t.clock.now();
     for (let i = 0; i < 10; i++) {
-      const r = await t.call('GET', '/v1/usage', { key: k });
+      const r = await t.call('GET', '/v1/languages', { key: k });
       expect(r.status).toBe(200);
       expect(r.headers.get('x-ratelimit-limit')).toBe('10');
       expect(r.headers.get('x-ratelimit-remaining')).toBe(String(9 - i));
@@ -285,14 +296,27 @@ describe('rate limit (rolling 60 s)', () => {
     expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(r.headers.get('x-ratelimit-reset')).toBe('40');
     t.clock.set(t0 + 59_999);
-    expect((await t.call('GET', '/v1/usage', { key: k })).status).toBe(429);
+    expect((await t.call('GET', '/v1/languages', { key: k })).status).toBe(429);
     t.clock.set(t0 + 60_000);
-    const again = await t.call('GET', '/v1/usage', { key: k });
+    const again = await t.call('GET', '/v1/languages', { key: k });
     expect(again.status).toBe(200);
     expect(again.headers.get('x-ratelimit-remaining')).toBe('0');
     // The next slot: the request at t0+2s leaves at t0+62s.
-    const next = await t.call('GET', '/v1/usage', { key: k });
+    const next = await t.call('GET', '/v1/languages', { key: k });
     expect(next.headers.get('retry-after')).toBe('2');
+  });
+
+  it('GET /v1/usage needs the key but does not spend its rate limit (reading the meter costs nothing)', async () => {
+    const k = (await t.key({ plan: 'free', rpm: 1 })).secret;
+    for (let i = 0; i < 5; i++) {
+      const u = await t.call('GET', '/v1/usage', { key: k });
+      expect(u.status).toBe(200);
+      expect(u.headers.get('x-ratelimit-remaining')).toBeNull();
+    }
+    expect((await t.call('POST', '/v1/translate', { key: k, body: { q: 'Hallo', source: 'de', target: 'de' } })).status).toBe(200);
+    expect((await t.call('GET', '/v1/usage', { key: k })).status).toBe(200);
+    expect((await t.call('GET', '/v1/languages', { key: k })).status).toBe(429);
+    expect((await t.call('GET', '/v1/usage', { key: 'dk_' + 'y'.repeat(32) })).status).toBe(401);
   });
 
   it('failed requests after admission still carry the X-RateLimit headers', async () => {
@@ -307,12 +331,13 @@ describe('rate limit (rolling 60 s)', () => {
   it('a per-key override and an edited plan change the limit', async () => {
     const k = (await t.key({ plan: 'free', rpm: 2 })).secret;
     expect((await t.call('GET', '/v1/usage', { key: k })).body.data.requestsPerMinute).toBe(2);
-    await t.call('GET', '/v1/usage', { key: k });
-    expect((await t.call('GET', '/v1/usage', { key: k })).status).toBe(429);
+    await t.call('GET', '/v1/languages', { key: k });
+    await t.call('GET', '/v1/languages', { key: k });
+    expect((await t.call('GET', '/v1/languages', { key: k })).status).toBe(429);
     await t.accounts.store.setPlan('basic', { rpm: 1 });
     const b = (await t.key({ plan: 'basic' })).secret;
-    expect((await t.call('GET', '/v1/usage', { key: b })).status).toBe(200);
-    expect((await t.call('GET', '/v1/usage', { key: b })).status).toBe(429);
+    expect((await t.call('GET', '/v1/languages', { key: b })).status).toBe(200);
+    expect((await t.call('GET', '/v1/languages', { key: b })).status).toBe(429);
     await t.accounts.store.resetPlan('basic', { rpm: true });
   });
 });
@@ -410,7 +435,7 @@ describe('GET /v1/languages', () => {
 });
 
 describe('GET /v1/usage and POST /v1/signup', () => {
-  it('usage reports plan, period and limits, and counts against the rate limit only', async () => {
+  it('usage reports plan, period and limits, and costs neither characters nor requests', async () => {
     const k = await t.key({ plan: 'basic' });
     const r = await t.call('GET', '/v1/usage', { key: k.secret });
     expect(r.body.data).toMatchObject({
@@ -421,7 +446,9 @@ describe('GET /v1/usage and POST /v1/signup', () => {
       charactersRemaining: 5_000_000,
       requestsPerMinute: 60,
     });
-    expect(r.headers.get('x-ratelimit-remaining')).toBe('59');
+    expect(r.headers.get('x-ratelimit-remaining')).toBeNull();
+    const next = await t.call('GET', '/v1/languages', { key: k.secret });
+    expect(next.headers.get('x-ratelimit-remaining')).toBe('59');
   });
 
   it('signup gives a working free key (201), a few per address per hour', async () => {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { charge } from '../metering.ts';
 import { googleParams } from './params.ts';
 import { routeDoc } from './schemas.ts';
-import { MODEL_HEADER, modelHeaderValue } from '../model-header.ts';
+import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate } = app.dragoman;

@@ -4,7 +4,7 @@ import type { TranslationItem } from '../../service/types.ts';
 import { charge } from '../metering.ts';
 import { libreAlternatives, libreBody, libreCode, libreQ, libreSource, percent } from './params.ts';
 import { routeDoc } from './schemas.ts';
-import { MODEL_HEADER, modelHeaderValue } from '../model-header.ts';
+import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
 function detectedLanguage(t: TranslationItem): { confidence: number; language: string } {
   return { confidence: percent(t.detection?.confidence ?? 0), language: t.detectedSourceLanguage ?? 'und' };

@@ -2,6 +2,7 @@
 // Content-Security-Policy: nothing inline, nothing from another origin, so the page works air-gapped and an
 // injected string can never run as script.
 import type { FastifyInstance } from 'fastify';
+import { invalidRequest } from '../../service/errors.ts';
 import { loadAssets } from './assets.ts';
 
 export const CONTENT_SECURITY_POLICY = [
@@ -26,7 +27,20 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-cache',
 };
 
+/** The page's own copy of GET /v1/languages, without a key (see uiRoutes). */
+export const UI_LANGUAGES_PATH = '/ui/languages';
+
 export async function uiRoutes(app: FastifyInstance): Promise<void> {
+  // The pickers are the page's own data, not an API call: fetched without a key they cost the key nothing, so a
+  // 1-request-a-minute key still gets its first translation. What the server translates is no secret (/health
+  // names the installed models to anyone).
+  app.get(UI_LANGUAGES_PATH, async (request, reply) => {
+    const { target } = request.query as { target?: unknown };
+    if (target !== undefined && typeof target !== 'string') throw invalidRequest(`Query parameter 'target' must be one language code.`);
+    const languages = app.dragoman.service.languages(target).map(({ language, name }) => ({ language, name }));
+    reply.headers(SECURITY_HEADERS);
+    return { data: { languages } };
+  });
   const assets = await loadAssets();
   for (const [path, file] of assets) {
     app.get(path, async (request, reply) => {

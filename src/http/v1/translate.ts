@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TranslateInput } from '../../service/types.ts';
 import { charge } from '../metering.ts';
 import { translateSchema } from './schemas.ts';
-import { MODEL_HEADER, modelHeaderValue } from '../model-header.ts';
+import { DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate } = app.dragoman;
@@ -13,6 +13,9 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     await charge(gate, request, req.chars);
     const result = await service.translate(req);
     reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
+    // The detection behind each detectedSourceLanguage, in the order of q, so a client (the web page) that shows it
+    // needs no second request to /v1/detect.
+    if (!req.source) reply.header(DETECTED_CONFIDENCE_HEADER, result.translations.map((t) => t.detection?.confidence ?? 0).join(', '));
     return {
       data: {
         translations: result.translations.map((t) =>

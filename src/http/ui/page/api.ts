@@ -41,6 +41,13 @@ export interface ApiAnswer<T> {
   body: T;
   /** X-RateLimit-Limit / -Remaining of this key after the request; null when the key has no limit. */
   rate: { limit: number; remaining: number } | null;
+  /** X-Dragoman-Detected-Confidence of /v1/translate without source, one per string of q; else empty. */
+  detectedConfidence: number[];
+}
+
+function confidencesOf(headers: Headers): number[] {
+  const raw = headers.get('x-dragoman-detected-confidence');
+  return raw ? raw.split(',').map((v) => Number(v.trim())).filter((n) => Number.isFinite(n)) : [];
 }
 
 function rateOf(headers: Headers): ApiAnswer<unknown>['rate'] {
@@ -71,7 +78,7 @@ export async function callApi<T>(path: string, key: string | null, body?: unknow
   } catch {
     // A proxy's HTML error page or an empty body: the status alone decides.
   }
-  if (response.ok) return { body: parsed as T, rate: rateOf(response.headers) };
+  if (response.ok) return { body: parsed as T, rate: rateOf(response.headers), detectedConfidence: confidencesOf(response.headers) };
   const error = (parsed as ErrorBody | null)?.error;
   throw new ApiFailure(
     kindOf(response.status, error?.type),

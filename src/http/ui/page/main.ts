@@ -176,14 +176,12 @@ async function loadLanguages(): Promise<void> {
   const display = browserLanguages()[0];
   let answer;
   try {
-    answer = await callApi<LanguagesResponse>(
-      display ? `/v1/languages?target=${encodeURIComponent(display)}` : '/v1/languages',
-      apiKey,
-    );
+    // The page's keyless copy of /v1/languages (ui/index.ts): loading the pickers spends none of the key's requests.
+    answer = await callApi<LanguagesResponse>(display ? `/ui/languages?target=${encodeURIComponent(display)}` : '/ui/languages', null);
   } catch (err) {
     // The browser's language may have no names: fall back to English names rather than fail.
     if (!(err instanceof ApiFailure) || err.kind !== 'invalid' || !display) throw err;
-    answer = await callApi<LanguagesResponse>('/v1/languages', apiKey);
+    answer = await callApi<LanguagesResponse>('/ui/languages', null);
   }
   const languages = answer.body.data.languages;
   sourcePicker.setLanguages(languages);
@@ -272,29 +270,24 @@ async function translate(): Promise<void> {
     ui.copy.disabled = false;
     usage.charged(codePoints(text), answer.rate);
     savePair();
-    if (!source && item.detectedSourceLanguage) await showDetected(item.detectedSourceLanguage, text);
+    if (!source && item.detectedSourceLanguage) showDetected(item.detectedSourceLanguage, answer.detectedConfidence[0]);
   });
 }
 
+/** The API's isReliable rule (src/detect/detector.ts RELIABLE_CONFIDENCE; the page bundle does not import the detector). */
+const RELIABLE = 0.8;
+
 /**
- * /v1/translate names the detected language but carries no confidence, so the page asks /v1/detect for it
- * (one more request, charged like any detection). If that call fails the language is still shown.
+ * The detected language with the confidence /v1/translate sends in X-Dragoman-Detected-Confidence (no second
+ * request: every click costs the key one request). isReliable is the API's rule, confidence >= 0.8.
  */
-async function showDetected(language: string, text: string): Promise<void> {
+function showDetected(language: string, confidence: number | undefined): void {
   lastDetected = language === 'und' ? null : language;
   const name = language === 'und' ? 'an undetermined language' : `${sourcePicker.nameOf(language)} (${language})`;
-  ui.detected.textContent = `Detected ${name}.`;
-  try {
-    const answer = await callApi<DetectResponse>('/v1/detect', apiKey, { q: text });
-    const d = answer.body.data.detections[0];
-    usage.charged(codePoints(text), answer.rate);
-    if (d && d.language === language) {
-      ui.detected.textContent =
-        `Detected ${name}, confidence ${formatPercent(d.confidence)}` + (d.isReliable ? '.' : ' (not reliable).');
-    }
-  } catch {
-    // Language without a confidence is still useful; the translation itself succeeded.
-  }
+  ui.detected.textContent =
+    confidence === undefined || language === 'und'
+      ? `Detected ${name}.`
+      : `Detected ${name}, confidence ${formatPercent(confidence)}` + (confidence >= RELIABLE ? '.' : ' (not reliable).');
 }
 
 async function detectLines(): Promise<void> {
@@ -371,15 +364,19 @@ function swap(): void {
 }
 
 async function signup(): Promise<void> {
+  let created = '';
   await run('Creating a key…', async () => {
     const answer = await callApi<SignupResponse>('/v1/signup', null, {});
     ui.key.value = answer.body.data.key;
     ui.key.type = 'text';
     saveKey(answer.body.data.key, ui.remember.checked);
-    ui.keyStatus.textContent =
-      `A new ${answer.body.data.plan}-plan key is in the field above. Store it now: it is shown only once.`;
+    created = `A new ${answer.body.data.plan}-plan key is in the field above. Store it now: it is shown only once.`;
+    ui.keyStatus.textContent = created;
   });
-  if (ui.key.value) await useKey(ui.key.value);
+  if (!ui.key.value) return;
+  await useKey(ui.key.value);
+  // useKey says "Key accepted."; the one-time warning is what must stay in view.
+  if (created && ui.keyStatus.textContent === 'Key accepted.') ui.keyStatus.textContent = created;
 }
 
 function updateCount(): void {

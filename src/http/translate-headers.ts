@@ -1,4 +1,4 @@
-// X-Dragoman-Model on every translate response of every surface: the models that served it, a pivot as `a>b`, each
+// The X-Dragoman-* headers of translate responses. X-Dragoman-Model on every surface: the models that served it, a pivot as `a>b`, each
 // route once in the order first used; `none` when no model ran (source = target, nothing to translate).
 export const MODEL_HEADER = 'x-dragoman-model';
 
@@ -6,3 +6,6 @@ export function modelHeaderValue(routes: readonly (readonly string[])[]): string
   const names = [...new Set(routes.map((r) => r.join('>')))];
   return names.length ? names.join(', ') : 'none';
 }
+
+/** /v1/translate without source: the confidence of each string's detection, in the order of q (0 for `und`). */
+export const DETECTED_CONFIDENCE_HEADER = 'x-dragoman-detected-confidence';
