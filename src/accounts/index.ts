@@ -21,10 +21,24 @@ export async function openAccountStore(config: Config): Promise<AccountStore> {
       // Unreachable (503): start anyway; /ready says so and the first call that reaches it migrates.
       if ((err as { status?: number }).status !== 503) {
         await store.close();
-        throw err;
+        throw tlsAdvice(err as Error);
       }
     }
     return store;
   }
   return new SqliteAccountStore(databaseFile(config), defaults);
+}
+
+/**
+ * A refused server certificate is a setting to fix, not an outage to wait out (so the start fails), and node-postgres
+ * differs from libpq here: its sslmode=require verifies the certificate like verify-full.
+ */
+function tlsAdvice(err: Error): Error {
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  if (!/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME|ERR_TLS/.test(code)) return err;
+  return new Error(
+    `PostgreSQL's TLS certificate was refused (${err.message}). node-postgres verifies it for sslmode=require as for ` +
+      `verify-full: trust its CA with NODE_EXTRA_CA_CERTS=/path/to/ca.pem, or use sslmode=no-verify to encrypt without ` +
+      `checking the certificate (README, "Scaling out").`,
+  );
 }
