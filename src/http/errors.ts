@@ -1,6 +1,7 @@
 // Every error that reaches a response becomes an ApiError here: ours pass through, Fastify's own (bad JSON,
 // content type, body size, schema validation) get specific messages, anything else is a 500 that hides the
 // internal detail and says a retry is safe.
+import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, serverError } from '../service/errors.ts';
 
 interface FastifyLikeError {
@@ -82,4 +83,13 @@ export function toApiError(error: unknown, maxBodyBytes: number): ApiError {
 
 export function errorBody(e: ApiError): { error: { code: number; message: string; type: string } } {
   return { error: { code: e.status, message: e.message, type: e.type } };
+}
+
+/**
+ * The log line of a failed request, the same on every surface: a 503 is a known state (database away, shutting
+ * down), one warn line rather than a stack trace per request; any other 5xx is an error with its cause.
+ */
+export function logServerFailure(log: FastifyBaseLogger, api: ApiError, original: unknown): void {
+  if (api.status === 503) log.warn({ reason: api.message }, 'request refused: service unavailable');
+  else if (api.status >= 500) log.error({ err: original }, 'request failed');
 }

@@ -15,7 +15,7 @@ import { ApiError } from '../service/errors.ts';
 import { createService } from '../service/index.ts';
 import type { Planners } from '../service/types.ts';
 import type { DragomanContext } from './context.ts';
-import { errorBody, toApiError } from './errors.ts';
+import { errorBody, logServerFailure, toApiError } from './errors.ts';
 import { opsPlugin } from './ops/index.ts';
 import { installMetering } from './metering.ts';
 import { loggerOptions } from '../observability/logger.ts';
@@ -94,7 +94,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler(async (error, request, reply) => {
     const api = toApiError(error, config.maxBodyBytes);
-    if (api.status >= 500) request.log.error({ err: error }, 'request failed');
+    logServerFailure(request.log, api, error);
     return reply.code(api.status).headers(api.headers).type('application/json; charset=utf-8').send(errorBody(api));
   });
 

@@ -4,7 +4,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../service/errors.ts';
-import { toApiError } from '../errors.ts';
+import { logServerFailure, toApiError } from '../errors.ts';
 import { admit } from '../metering.ts';
 import { detectRoutes } from './detect.ts';
 import { GoogleError, googleError, keyInvalid, missingKey } from './errors.ts';
@@ -22,7 +22,7 @@ export async function googleRoutes(app: FastifyInstance): Promise<void> {
 
   app.setErrorHandler(async (error, request, reply) => {
     const e = error instanceof GoogleError ? error : toApiError(error, config.maxBodyBytes);
-    if (e instanceof ApiError && e.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (e instanceof ApiError) logServerFailure(request.log, e, error);
     const headers = e instanceof ApiError ? e.headers : {};
     const body = googleError(e);
     return reply.code(body.error.code).headers(headers).type('application/json; charset=utf-8').send(body);

@@ -5,7 +5,7 @@
 // so any limit there would cap a key below its own plan.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../service/errors.ts';
-import { toApiError } from '../errors.ts';
+import { logServerFailure, toApiError } from '../errors.ts';
 import { admit } from '../metering.ts';
 import { registerFormParsers } from './bodies.ts';
 import { installCors } from './cors.ts';
@@ -33,7 +33,7 @@ export async function libreTranslateRoutes(app: FastifyInstance): Promise<void> 
 
   app.setErrorHandler(async (error, request, reply) => {
     const e = toApiError(error, config.maxBodyBytes);
-    if (e.status >= 500) request.log.error({ err: error }, 'request failed');
+    logServerFailure(request.log, e, error);
     return reply.code(libreStatus(e)).headers(e.headers).type('application/json; charset=utf-8').send(libreError(e));
   });
 
