@@ -88,6 +88,14 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
   return v as T;
 }
 
+function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.DRAGOMAN_DATABASE_URL?.trim();
+  if (!raw) return undefined;
+  // Only PostgreSQL is spoken; another scheme would otherwise surface as "cannot reach the database".
+  if (!/^postgres(ql)?:\/\//i.test(raw)) throw new ConfigError(`DRAGOMAN_DATABASE_URL must be a postgres:// or postgresql:// URL, got "${raw.split(':')[0]}://…"`);
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const beam = env.DRAGOMAN_BEAM ? int(env, 'DRAGOMAN_BEAM', 1, 1, MAX_BEAM) : undefined;
   return {
@@ -121,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Checked here so a typo is a clear start-up error instead of pino's exception.
     logLevel: oneOf(env, 'DRAGOMAN_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     shutdownTimeoutMs: int(env, 'DRAGOMAN_SHUTDOWN_TIMEOUT_MS', 30_000),
-    databaseUrl: env.DRAGOMAN_DATABASE_URL || undefined,
+    databaseUrl: databaseUrl(env),
     redisUrl: env.DRAGOMAN_REDIS_URL || undefined,
   };
 }

@@ -19,6 +19,14 @@ describe('integer settings', () => {
   });
 });
 
+describe('DRAGOMAN_DATABASE_URL', () => {
+  it('is a PostgreSQL URL or nothing', () => {
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
+    expect(loadConfig({ DRAGOMAN_DATABASE_URL: 'postgresql://u@h/db' }).databaseUrl).toBe('postgresql://u@h/db');
+    expect(() => loadConfig({ DRAGOMAN_DATABASE_URL: 'mysql://u:secret@h/db' })).toThrow('DRAGOMAN_DATABASE_URL must be a postgres:// or postgresql:// URL, got "mysql://…"');
+  });
+});
+
 describe('DRAGOMAN_MODELS_DIR at start', () => {
   it('a file is refused with exit 2 before anything starts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dragoman-env-'));
