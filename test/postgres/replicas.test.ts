@@ -153,7 +153,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
 
   it('a 10-requests-per-minute key gets exactly 10 accepted across both in one window, with Retry-After', async () => {
     const { key } = await newKey(db.url, ['--plan', 'free', '--rpm', '10']);
-    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => request(i % 2 ? a.url : b.url, key, '/v1/usage')));
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => request(i % 2 ? a.url : b.url, key, '/v1/languages')));
     expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
     const limited = replies.filter((r) => r.status === 429);
     expect(limited).toHaveLength(20);
