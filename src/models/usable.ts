@@ -10,8 +10,10 @@ import { listModelFiles } from './manifest.ts';
 export async function unusableReason(dir: string): Promise<string | undefined> {
   const folder = await readModelFolder(dir, 'int8');
   if (folder.info.status !== 'ok') return `${folder.info.status}: ${folder.info.problem ?? 'no reason given'}`;
+  // The reader checked the two graphs it chose; the other precision's (also packed) are checked here.
+  const checked = new Set([folder.runtime?.encoderPath, folder.runtime?.decoderPath]);
   for (const f of await listModelFiles(dir)) {
-    if (!f.endsWith('.onnx')) continue;
+    if (!f.endsWith('.onnx') || checked.has(join(dir, f))) continue;
     const problem = await onnxFileProblem(join(dir, f));
     if (problem) return `corrupt: ${problem}`;
   }
