@@ -1,17 +1,32 @@
 // Opens the account store for a command (same database as the server) and closes it afterwards.
 import { Accounts } from '../accounts/accounts.ts';
 import { systemClock } from '../accounts/clock.ts';
-import { openAccountStore } from '../accounts/index.ts';
+import { existsSync } from 'node:fs';
+import { databaseFile, openAccountStore } from '../accounts/index.ts';
 import { ConfigError, loadConfig, type Config } from '../config/env.ts';
 import { CliError, type CliIo } from './io.ts';
 
-export async function withAccounts<T>(io: CliIo, fn: (accounts: Accounts, config: Config) => Promise<T>): Promise<T> {
+/**
+ * `create`: the command may be the first to use the SQLite file (keys create, plans set). The others read or change
+ * what must already be there, so a missing file is a mistyped DRAGOMAN_DATA_DIR, said as such rather than answered
+ * from a fresh, empty database.
+ */
+export async function withAccounts<T>(
+  io: CliIo,
+  fn: (accounts: Accounts, config: Config) => Promise<T>,
+  options: { create?: boolean } = {},
+): Promise<T> {
   let config: Config;
   try {
     config = loadConfig(io.env);
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message, 2);
     throw err;
+  }
+  if (!config.databaseUrl && !options.create && !existsSync(databaseFile(config))) {
+    throw new CliError(
+      `no account database at ${databaseFile(config)}: check DRAGOMAN_DATA_DIR (the server creates the file when it first starts, as does "dragoman keys create")`,
+    );
   }
   const store = await openAccountStore(config);
   try {

@@ -105,7 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelsDir: resolve(env.DRAGOMAN_MODELS_DIR || './models'),
     precision: oneOf(env, 'DRAGOMAN_PRECISION', ['int8', 'fp32'] as const, 'int8'),
     beam,
-    workers: int(env, 'DRAGOMAN_WORKERS', 0),
+    // Each worker holds a replica of every model: past 64 a start only runs out of memory.
+    workers: int(env, 'DRAGOMAN_WORKERS', 0, 0, 64),
     intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0),
     spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on'] as const, 'run'),
     splitDecoder: onOff(env, 'DRAGOMAN_SPLIT_DECODER', true),

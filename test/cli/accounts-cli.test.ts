@@ -1,6 +1,6 @@
 // The keys / plans / usage commands in-process on a real SQLite file in a temp dir, checked through their
 // output, exit codes and the store they write.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,7 @@ describe('dragoman keys', () => {
     expect(huge.err).toMatch(/--rpm 99999999999999999999 is too large .*use "unlimited"/);
     expect((await run('keys', 'create', '--plan', 'free', '--bogus')).code).toBe(2);
     expect((await run('keys', 'frobnicate')).code).toBe(2);
+    await withStore(async () => undefined); // the database exists (the server has run)
     const unknown = await run('keys', 'revoke', 'k_0000000000');
     expect(unknown.code).toBe(1);
     expect(unknown.err).toMatch(/no key with ID/);
@@ -101,7 +102,19 @@ describe('dragoman keys', () => {
 });
 
 describe('dragoman plans and usage', () => {
+  it('a mistyped DRAGOMAN_DATA_DIR is said, not answered from a new empty database', async () => {
+    for (const args of [['plans', 'list'], ['keys', 'list'], ['usage'], ['keys', 'revoke', 'k_0000000000']]) {
+      const r = await run(...args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.err).toContain(`no account database at ${join(dir, 'dragoman.db')}: check DRAGOMAN_DATA_DIR`);
+    }
+    expect(existsSync(join(dir, 'dragoman.db'))).toBe(false);
+    expect((await run('keys', 'create', '--plan', 'free')).code).toBe(0); // the first key creates it
+    expect((await run('keys', 'list')).code).toBe(0);
+  });
+
   it('lists preset B, edits a plan and restores the default', async () => {
+    await withStore(async () => undefined); // the database exists (the server has run)
     const list = await run('plans', 'list', '--json');
     const plans = JSON.parse(list.out);
     expect(plans.map((p: { rpm: number | null }) => p.rpm)).toEqual([100, 300, 1000, null]);

@@ -16,6 +16,7 @@ describe('integer settings', () => {
     expect(loadConfig({ DRAGOMAN_BEAM: String(MAX_BEAM) }).beam).toBe(MAX_BEAM);
     expect(() => loadConfig({ DRAGOMAN_BEAM: '2048' })).toThrow(`DRAGOMAN_BEAM must be at most ${MAX_BEAM}, got "2048"`);
     expect(() => loadConfig({ DRAGOMAN_PORT: '70000' })).toThrow(/DRAGOMAN_PORT must be at most 65535/);
+    expect(() => loadConfig({ DRAGOMAN_WORKERS: '65' })).toThrow(/DRAGOMAN_WORKERS must be at most 64/);
   });
 });
 

@@ -51,7 +51,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         monthlyChars: parseLimit('--monthly-chars', values['monthly-chars']),
         rpm: parseLimit('--rpm', values.rpm),
       };
-      const { key, secret } = await withAccounts(io, (a) => a.createKey(input));
+      const { key, secret } = await withAccounts(io, (a) => a.createKey(input), { create: true });
       if (values.json) io.out(JSON.stringify({ id: key.id, key: secret, plan: key.plan }));
       else {
         io.out(`Created key ${key.id} (plan ${key.plan}${overridesText(key) ? ', ' + overridesText(key) : ''}):`);

@@ -50,7 +50,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       const plan = await withAccounts(io, async (a) => {
         if (isDefault(m) || isDefault(r)) await a.store.resetPlan(name, { monthlyChars: isDefault(m), rpm: isDefault(r) });
         return a.store.setPlan(name, patch);
-      });
+      }, { create: true });
       io.out(`Plan ${plan.name}: ${formatLimit(plan.monthlyChars)} characters per month, ${formatLimit(plan.rpm)} requests per minute.`);
       return 0;
     }
