@@ -271,6 +271,8 @@ describe('the page at /', () => {
     await tabTo('translate');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).toBe(EN.beam4);
+    // The button was disabled while it worked; the focus comes back to it, not to <body>.
+    await expect.poll(() => focused(), POLL).toBe('translate');
     await context.close();
   });
 

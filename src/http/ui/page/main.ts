@@ -155,6 +155,9 @@ async function run(what: string, action: () => Promise<void>): Promise<void> {
   if (busy || blockedUntil > Date.now()) return;
   lastAction = action;
   clearError();
+  // Disabling the focused button drops the focus to <body>; give it back afterwards (unless an error moved it on
+  // purpose, e.g. to the key field, or the button stays disabled for a countdown).
+  const focused = document.activeElement;
   setBusy(true, what);
   try {
     await action();
@@ -162,6 +165,7 @@ async function run(what: string, action: () => Promise<void>): Promise<void> {
     fail(err);
   } finally {
     setBusy(false);
+    if (focused instanceof HTMLButtonElement && !focused.disabled && document.activeElement === document.body) focused.focus();
   }
 }
 
