@@ -3,9 +3,7 @@
 // breaks — by `models list`, `models pack`/`import` and the server alike — instead of only as onnxruntime's message
 // when the pool loads it. A byte flipped inside the graph is not caught here; `dragoman models verify` hashes.
 import { open } from 'node:fs/promises';
-import { MODEL } from './onnx-proto.ts';
-
-const IR_VERSION = 1;
+import { MODEL, readVarint } from './onnx-proto.ts';
 
 /** Undefined when the file is structurally a whole ModelProto; else what is wrong, in words. */
 export async function onnxFileProblem(path: string): Promise<string | undefined> {
@@ -38,12 +36,14 @@ export async function onnxFileProblem(path: string): Promise<string | undefined>
       } else {
         return `${path} is not an ONNX model (protobuf wire type ${wire} at byte ${at})`;
       }
+      // A length read as a negative int64 would walk backwards: not a file protobuf wrote.
+      if (next <= at) return `${path} is not an ONNX model (bad field at byte ${at})`;
       if (next > size) {
         const what = no === MODEL.graph ? 'graph' : `field ${no}`;
         return `${path} is truncated (an interrupted copy?): its ${what} at byte ${at} runs to byte ${next}, the file has ${size} bytes`;
       }
       if (no === MODEL.graph && wire === 2) graph = true;
-      if (no === IR_VERSION && wire === 0) ir = true;
+      if (no === MODEL.irVersion && wire === 0) ir = true;
       pos = next;
     }
     if (!graph || !ir) return `${path} is not an ONNX model (no ${graph ? 'ir_version' : 'graph'})`;
@@ -57,15 +57,12 @@ function truncatedOrBad(path: string, at: number, size: number, read: number): s
   return at + read >= size ? `${path} is truncated at byte ${size} (inside the field at byte ${at})` : `${path} is not an ONNX model (bad field at byte ${at})`;
 }
 
-/** A protobuf varint within buf[start, limit): its value and where it ends, or undefined when it does not end there. */
+/** onnx-proto's varint within buf[start, limit): its value and where it ends, or undefined when it does not end there. */
 function varint(buf: Uint8Array, start: number, limit: number): { value: number; end: number } | undefined {
-  let value = 0;
-  let scale = 1;
-  for (let i = start; i < limit && i < start + 10; i++) {
-    const byte = buf[i]!;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return { value, end: i + 1 };
-    scale *= 128;
+  try {
+    const [value, end] = readVarint(buf.subarray(0, limit), start);
+    return { value, end };
+  } catch {
+    return undefined;
   }
-  return undefined;
 }

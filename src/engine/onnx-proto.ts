@@ -15,7 +15,7 @@ export interface Field {
   varint: number;
 }
 
-function readVarint(buf: Uint8Array, pos: number): [number, number] {
+export function readVarint(buf: Uint8Array, pos: number): [number, number] {
   const start = pos;
   let result = 0;
   let scale = 1;
@@ -112,7 +112,7 @@ export function concat(parts: Uint8Array[]): Uint8Array {
 export const raw = (buf: Uint8Array, f: Field) => buf.subarray(f.start, f.end);
 
 // onnx.proto field numbers used here.
-export const MODEL = { graph: 7, opsetImport: 8 } as const;
+export const MODEL = { irVersion: 1, graph: 7, opsetImport: 8 } as const;
 /** OperatorSetIdProto. */
 export const OPSET = { domain: 1, version: 2 } as const;
 export const GRAPH = { node: 1, name: 2, initializer: 5, input: 11, output: 12, valueInfo: 13, sparseInitializer: 15 } as const;
