@@ -31,6 +31,11 @@ export interface UsageReport {
 
 export const AUTH_HINT = 'Pass a valid API key in the X-API-Key header.';
 
+/** What a key's contact email must look like, wherever a key is made (POST /v1/signup, `dragoman keys create`). */
+export function isEmailAddress(value: string): boolean {
+  return /^[^\s@]+@[^\s@]+$/.test(value);
+}
+
 export class Accounts {
   constructor(
     readonly store: AccountStore,

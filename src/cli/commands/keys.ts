@@ -1,4 +1,5 @@
 // dragoman keys create|list|revoke|set-plan|set-limits
+import { isEmailAddress } from '../../accounts/accounts.ts';
 import { isPlanName, PLAN_NAMES, type KeyRecord, type PlanName } from '../../accounts/types.ts';
 import { withAccounts } from '../accounts-context.ts';
 import { CliError, formatLimit, parse, parseLimit, table, usageError, helpOrUnknown, type CliIo } from '../io.ts';
@@ -138,6 +139,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 
 /** The same rule as POST /v1/signup, so a key made here could also have been made there. */
 function checkedEmail(email: string | undefined): string | undefined {
-  if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) throw usageError(`--email "${email}" is not an email address`);
+  if (email !== undefined && !isEmailAddress(email)) throw usageError(`--email "${email}" is not an email address`);
   return email;
 }

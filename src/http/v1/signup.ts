@@ -1,6 +1,7 @@
 // POST /v1/signup: a new free-plan key, no key or payment data needed. Limited per client address (a few per
 // hour) so nobody can mint keys in bulk to escape the per-key limits.
 import type { FastifyInstance } from 'fastify';
+import { isEmailAddress } from '../../accounts/accounts.ts';
 import { RollingWindow } from '../../accounts/rolling-window.ts';
 import { ApiError, invalidRequest } from '../../service/errors.ts';
 import { signupSchema } from './schemas.ts';
@@ -22,7 +23,7 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
       );
     }
     const body = (request.body ?? {}) as { email?: string; name?: string };
-    if (body.email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(body.email)) {
+    if (body.email !== undefined && !isEmailAddress(body.email)) {
       throw invalidRequest(`Field 'email' is not an email address.`);
     }
     window.record(request.ip, now);
