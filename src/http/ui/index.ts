@@ -3,6 +3,7 @@
 // injected string can never run as script.
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../../service/errors.ts';
+import { languagesBody } from '../v1/languages.ts';
 import { loadAssets } from './assets.ts';
 
 export const CONTENT_SECURITY_POLICY = [
@@ -37,9 +38,8 @@ export async function uiRoutes(app: FastifyInstance): Promise<void> {
   app.get(UI_LANGUAGES_PATH, async (request, reply) => {
     const { target } = request.query as { target?: unknown };
     if (target !== undefined && typeof target !== 'string') throw invalidRequest(`Query parameter 'target' must be one language code.`);
-    const languages = app.dragoman.service.languages(target).map(({ language, name }) => ({ language, name }));
     reply.headers(SECURITY_HEADERS);
-    return { data: { languages } };
+    return languagesBody(app.dragoman.service, target);
   });
   const assets = await loadAssets();
   for (const [path, file] of assets) {

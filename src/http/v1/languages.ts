@@ -1,11 +1,16 @@
 // GET /v1/languages[?target=xx]
 import type { FastifyInstance } from 'fastify';
+import type { Service } from '../../service/index.ts';
 import { languagesSchema } from './schemas.ts';
+
+/** The listing's body, `{"data":{"languages":[{language, name}]}}` (also the web page's keyless copy, ui/index.ts). */
+export function languagesBody(service: Service, target: string | undefined) {
+  return { data: { languages: service.languages(target).map(({ language, name }) => ({ language, name })) } };
+}
 
 export async function languagesRoutes(app: FastifyInstance): Promise<void> {
   app.get('/languages', { schema: languagesSchema }, async (request) => {
     const { target } = request.query as { target?: string };
-    const languages = app.dragoman.service.languages(target).map(({ language, name }) => ({ language, name }));
-    return { data: { languages } };
+    return languagesBody(app.dragoman.service, target);
   });
 }
