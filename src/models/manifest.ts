@@ -84,11 +84,12 @@ export async function listModelFiles(modelDir: string): Promise<string[]> {
     for (const e of await readdir(dir, { withFileTypes: true })) {
       if (e.name.startsWith('.')) continue;
       const full = join(dir, e.name);
-      const kind = e.isSymbolicLink() ? await stat(full).then((s) => (s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other'), () => 'other') : e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other';
+      // A link is what it points to (a dangling one is nothing).
+      const target = e.isSymbolicLink() ? await stat(full).catch(() => undefined) : e;
       const rel = relative(modelDir, full).split(sep).join('/');
       // A link loop (or an absurdly deep tree) ends here rather than in a stack overflow.
-      if (kind === 'dir' && depth < 8) await walk(full, depth + 1);
-      else if (kind === 'file' && rel !== MANIFEST_FILE) files.push(rel);
+      if (target?.isDirectory() && depth < 8) await walk(full, depth + 1);
+      else if (target?.isFile() && rel !== MANIFEST_FILE) files.push(rel);
     }
   };
   await walk(modelDir, 0);
