@@ -17,6 +17,23 @@ function namesIn(locale: string): Intl.DisplayNames | null {
   return names;
 }
 
+/** A bracketed part holding a colon: a CLDR translator's note that reached the data (ks: "(translation hint: …)"). */
+const TRANSLATOR_NOTE = /\s*[(\[\ufd3e\ufd3f][^()[\]\ufd3e\ufd3f]*[:：][^()[\]\ufd3e\ufd3f]*[)\]\ufd3e\ufd3f]/g;
+
+/**
+ * A CLDR name as a listing shows it: without translator notes, the first of names joined by ";" (ko: crh), no
+ * trailing colon (sa); undefined if nothing is left.
+ */
+export function cleanName(name: string): string | undefined {
+  let clean = name;
+  for (let before = ''; before !== clean; ) {
+    before = clean;
+    clean = clean.replace(TRANSLATOR_NOTE, '');
+  }
+  clean = clean.split(/[;；]/)[0]!.replace(/[\s:：]+$/u, '').trim();
+  return clean || undefined;
+}
+
 /** `lang`'s name in `displayLocale` (a catalog code/alias or any BCP 47 tag); the English name when CLDR has none. */
 export function localizedName(lang: Language, displayLocale: string): string {
   const target = resolveLanguage(displayLocale);
@@ -25,7 +42,8 @@ export function localizedName(lang: Language, displayLocale: string): string {
   if (!tag) return lang.name;
   let name: string | undefined;
   try {
-    name = namesIn(locale)?.of(tag);
+    const cldr = namesIn(locale)?.of(tag);
+    name = cldr === undefined ? undefined : cleanName(cldr);
   } catch {
     name = undefined;
   }

@@ -5,8 +5,13 @@ import type { TranslationPlan } from './types.ts';
 
 type Piece = { kind: 'keep'; text: string } | { kind: 'segment'; index: number };
 
-const LINE_BREAK = /(\r\n|\r|\n|\u2028|\u2029)/;
-const EDGE_SPACE = /^(\s*)([\s\S]*?)(\s*)$/;
+// Line breaks, and the controls and BOMs that glue texts together (NUL, a U+FEFF from a concatenated file, a
+// form feed): each is a hard boundary, kept verbatim between the pieces around it.
+const LINE_BREAK = /(\r\n|\r|\n|\u2028|\u2029|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufeff]+)/;
+// Invisible characters at a sentence's edges (format characters such as U+200B, a bidi mark, a soft hyphen) are
+// layout, like whitespace: a model drops them, so they stay outside what it is given. Inside a sentence they stay
+// with it (Thai writes U+200B between words).
+const EDGE_SPACE = /^([\s\p{Cc}\p{Cf}]*)([\s\S]*?)([\s\p{Cc}\p{Cf}]*)$/u;
 
 // ICU's root rules end a sentence after "Mr." or an initial; these common abbreviations do not (nor the last
 // letter of a dotted acronym: `"E.S.E. Electronics"`).
@@ -33,7 +38,7 @@ export function planText(text: string, locale?: string): TranslationPlan {
     else pieces.push({ kind: 'keep', text: s });
   };
 
-  // split() with a capturing group puts the line breaks themselves at the odd indices.
+  // split() with a capturing group puts the separators themselves at the odd indices.
   for (const [i, part] of text.split(LINE_BREAK).entries()) {
     if (i % 2 === 1) {
       keep(part);

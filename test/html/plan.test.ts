@@ -162,6 +162,17 @@ describe('inline tags in a translation (documented heuristic)', () => {
     expect(plan.assemble(['Hallo große Welt.', 'Bye & now.'])).toBe('<p>\n  Hallo <b>große</b> Welt.  Bye &amp; <i>now</i>.\n</p>');
   });
 
+  it('writes a no-break space back the way the document writes it: the character, or &nbsp; if it uses the entity', () => {
+    const literal = planHtml('<p>Price:\u00a0<b>10</b>\u00a0km. <span title="a\u00a0b">Go\u00a0now.</span></p>');
+    expect(literal.segments).toEqual(['a\u00a0b', 'Price:\u00a010\u00a0km.', 'Go\u00a0now.']);
+    expect(literal.assemble(['x\u00a0y', 'Preis:\u00a010\u00a0km.', 'Los\u00a0jetzt.'])).toBe(
+      '<p>Preis:\u00a0<b>10</b>\u00a0km. <span title="x\u00a0y">Los\u00a0jetzt.</span></p>',
+    );
+    // A document that writes &nbsp; (even once) gets the entity, as a serializer writes it.
+    const entity = planHtml('<p>Price:&nbsp;10\u00a0km.</p>');
+    expect(entity.assemble(['Preis:\u00a010\u00a0km.'])).toBe('<p>Preis:&nbsp;10&nbsp;km.</p>');
+  });
+
   it('moves tags between words only, never into the middle of one', () => {
     const plan = planHtml('<p>The <b>red</b> and <i>blue</i> cars are fast.</p>');
     const out = plan.assemble(['Die schnellen Autos sind rot und blau.']);

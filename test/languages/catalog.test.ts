@@ -76,6 +76,20 @@ describe('names', () => {
     expect(localizedName(resolveLanguage('tw')!, 'de')).toBe('Twi');
   });
 
+  it('leaves out what CLDR data carries beside a name: translator notes, a second name, a trailing colon', () => {
+    const zhCN = resolveLanguage('zh-CN')!;
+    // CLDR's ks data: "चीनी (तरजुम इशार: खास तोर, मैन्डरिन चीनी।) (आसान [तरजुम इशार: …])" — "translation hint: …".
+    expect(localizedName(zhCN, 'ks-Deva')).toBe('चीनी (आसान)');
+    expect(localizedName(resolveLanguage('crh')!, 'ko')).toBe('크리민 터키어');
+    expect(localizedName(resolveLanguage('de')!, 'sa')).toBe('जर्मनभाषा');
+    // Over every display language of the catalog, no name keeps a note, a ";" or a dangling colon.
+    for (const display of LANGUAGES) {
+      for (const lang of LANGUAGES) {
+        expect(localizedName(lang, display.code), `${lang.code} in ${display.code}`).not.toMatch(/[:：;；]/);
+      }
+    }
+  });
+
   it('accepts catalog codes and aliases as display locales', () => {
     expect(isDisplayLocale('de')).toBe(true);
     expect(isDisplayLocale('zh')).toBe(true);

@@ -69,6 +69,15 @@ function formData(entries: [string, string | Blob][]): FormData {
   return form;
 }
 
+/** A LibreTranslate error: the status, JSON, and `{"error": message}` alone; returns the message. */
+function expectLibreError(r: { status: number; body: any; headers: Headers }, status: number): string {
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(Object.keys(r.body)).toEqual(['error']);
+  expect(typeof r.body.error).toBe('string');
+  return r.body.error as string;
+}
+
 async function charactersUsed(): Promise<number> {
   return (await server.accounts.usage((await server.app.store.getKey(keyId))!)).charactersUsed;
 }
@@ -112,8 +121,8 @@ describe('translate', () => {
     expect(alternatives).toEqual(viaService.translations[0]!.alternatives);
   });
 
-  it('alternatives for an array q are one list per string; more than 3 is capped at 3', async () => {
-    const r = await post('/translate', { q: [EN, EN2], source: 'en', target: 'de', alternatives: 9, api_key: secret });
+  it('alternatives for an array q are one list per string; more than 3 is LibreTranslate\'s 400', async () => {
+    const r = await post('/translate', { q: [EN, EN2], source: 'en', target: 'de', alternatives: 3, api_key: secret });
     expect(r.status, r.text).toBe(200);
     expect(r.body.alternatives).toHaveLength(2);
     r.body.alternatives.forEach((alts: string[], i: number) => {
@@ -121,6 +130,12 @@ describe('translate', () => {
       expect(alts.length).toBeLessThanOrEqual(3);
       expect(alts).not.toContain(r.body.translatedText[i]);
     });
+    const before = await charactersUsed();
+    for (const alternatives of [4, '9']) {
+      const over = await post('/translate', { q: EN, source: 'en', target: 'de', alternatives, api_key: secret });
+      expect(expectLibreError(over, 400)).toBe('Invalid request: alternatives parameter must be <= 3');
+    }
+    expect(await charactersUsed()).toBe(before);
   });
 
   it('form-encoded body: repeated q, api_key and alternatives as form fields', async () => {
@@ -189,13 +204,6 @@ describe('detect, languages, settings', () => {
 });
 
 describe('errors in LibreTranslate shape', () => {
-  const expectLibreError = (r: { status: number; body: any; headers: Headers }, status: number) => {
-    expect(r.status, JSON.stringify(r.body)).toBe(status);
-    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(r.body)).toEqual(['error']);
-    expect(typeof r.body.error).toBe('string');
-    return r.body.error as string;
-  };
 
   it('wrong key and missing key: 403', async () => {
     const msg = expectLibreError(await post('/translate', { q: EN2, target: 'de', api_key: 'dk_wrong_key_0000000000000000' }), 403);

@@ -29,6 +29,27 @@ describe('planText', () => {
     expect(planText('He works for the U.S. Army. She does not.').segments).toEqual(['He works for the U.S. Army.', 'She does not.']);
   });
 
+  it('cuts at a NUL, a form feed or a U+FEFF and keeps them verbatim between the pieces', () => {
+    for (const sep of ['\u0000', '\ufeff', '\f', '\u0085', '\u0001\u0002']) {
+      const text = `${sep}Hello world.${sep}how are you?${sep}`;
+      const plan = planText(text);
+      expect(plan.segments).toEqual(['Hello world.', 'how are you?']);
+      expect(plan.assemble(plan.segments.map(fake))).toBe(`${sep}HELLO WORLD.${sep}HOW ARE YOU?${sep}`);
+    }
+  });
+
+  it('keeps invisible format characters at a sentence edge out of the segment (the model would drop them)', () => {
+    for (const mark of ['\u200b', '\u200e', '\u2067', '\u00ad']) {
+      const text = `${mark}Hello world.${mark} ${mark}How are you?${mark}`;
+      const plan = planText(text);
+      expect(plan.segments).toEqual(['Hello world.', 'How are you?']);
+      expect(plan.assemble(plan.segments.map(fake))).toBe(`${mark}HELLO WORLD.${mark} ${mark}HOW ARE YOU?${mark}`);
+    }
+    expect(planText('\u200b\u200b').segments).toEqual([]);
+    // Inside a sentence it stays with it: Thai separates words with U+200B.
+    expect(planText('สวัสดี\u200bครับ').segments).toEqual(['สวัสดี\u200bครับ']);
+  });
+
   it('cuts CJK sentences without spaces', () => {
     expect(planText('今日は晴れです。明日は雨です。').segments).toEqual(['今日は晴れです。', '明日は雨です。']);
   });

@@ -35,16 +35,16 @@ export function libreSource(value: unknown): unknown {
 export const MAX_ALTERNATIVES = 3;
 
 /**
- * `alternatives`: an integer (a form sends "2"); below 0 is 0, as LibreTranslate's max(0, n), and more than 3
- * is capped at 3 (its default limit).
+ * `alternatives` as LibreTranslate reads it: `max(0, int(n))` — a form's "2", a JSON 2 (a JSON 2.5 truncated, as
+ * Python's int does), below 0 is 0 — and more than its default limit of 3 is its 400.
  */
 export function libreAlternatives(value: unknown): number {
   if (value === undefined || value === null || value === '') return 0;
-  const n = typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n)) {
-    throw invalidRequest(`Field 'alternatives' must be an integer from 0 to ${MAX_ALTERNATIVES}.`);
-  }
-  return Math.min(Math.max(n, 0), MAX_ALTERNATIVES);
+  const n =
+    typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : NaN;
+  if (Number.isNaN(n)) throw invalidRequest('Invalid request: alternatives parameter is not a number');
+  if (n > MAX_ALTERNATIVES) throw invalidRequest(`Invalid request: alternatives parameter must be <= ${MAX_ALTERNATIVES}`);
+  return Math.max(n, 0);
 }
 
 /** Detection confidence as LibreTranslate states it: a percentage, one decimal. */

@@ -3,7 +3,7 @@
 // the source replacements that put them back.
 import { parse, parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
 import { BLOCK_ELEMENTS, SKIPPED_BLOCKS, SKIPPED_ELEMENTS, SKIPPED_READ_AS_WORDS, TRANSLATED_ATTRIBUTES, ownTranslateMode } from './elements.ts';
-import { escapeHtmlAttribute, escapeHtmlText } from './escape.ts';
+import { escapeHtmlAttribute, escapeHtmlText, nbspStyleOf, type NbspStyle } from './escape.ts';
 import { planRun, type RunBoundary } from './run.ts';
 import { readTextSource, treeTokenOffsets } from './source-text.ts';
 import type { Replacement } from './splice.ts';
@@ -93,6 +93,7 @@ class Walker {
    * a valid string), and the JavaScript call stack would overflow long before the request size limit.
    */
   private readonly steps: Step[] = [];
+  private readonly nbsp: NbspStyle;
 
   constructor(
     private readonly html: string,
@@ -100,7 +101,9 @@ class Walker {
     private readonly inTree: ReadonlySet<number>,
     /** Untranslated elements with translated parts inside. */
     private readonly withParts: ReadonlySet<T.ParentNode>,
-  ) {}
+  ) {
+    this.nbsp = nbspStyleOf(html);
+  }
 
   walk(root: T.ParentNode): void {
     this.children(root, true);
@@ -272,7 +275,7 @@ class Walker {
         next.forEach((text, i) => {
           const target = targets[i];
           if (target === undefined || text === slots[i]) return;
-          out.push({ ...target, html: escapeHtmlText(text) });
+          out.push({ ...target, html: escapeHtmlText(text, this.nbsp) });
         });
         return out;
       },
@@ -298,7 +301,7 @@ class Walker {
         replacements: (translations) => {
           const value = plan.assemble(translations)[0]!;
           if (value === attr.value) return [];
-          const escaped = escapeHtmlAttribute(value, quote);
+          const escaped = escapeHtmlAttribute(value, quote, this.nbsp);
           // An unquoted value gets quotes: the translation may contain spaces.
           return [{ start: valueStart, end: valueEnd, html: m[2] === '' ? `"${escaped}"` : escaped }];
         },
