@@ -1,5 +1,6 @@
 // Every DRAGOMAN_* setting is read here and only here, so the README's configuration table has one source.
 // Modules receive a typed Config; tests pass their own env object instead of mutating process.env.
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export type Precision = 'int8' | 'fp32';
@@ -50,6 +51,11 @@ export interface Config {
   detectSecondOpinion: OnOff;
   /** /metrics is served only when set, to `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /**
+   * Which peers may state the client's address in X-Forwarded-For (Fastify's trustProxy): false = none (the
+   * TCP peer is the client), true = any, n = the last n hops, or addresses / CIDRs / proxy-addr's names.
+   */
+  trustProxy: boolean | number | string[];
   logLevel: string;
   shutdownTimeoutMs: number;
   /** postgres://... selects the PostgreSQL account store instead of SQLite. */
@@ -96,6 +102,32 @@ function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
+/** proxy-addr's names for address ranges (what its trust list accepts besides addresses and CIDRs). */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string[] {
+  const name = 'DRAGOMAN_TRUST_PROXY';
+  const raw = env[name]?.trim() ?? '';
+  if (raw === '' || /^(off|false|no)$/i.test(raw)) return false;
+  if (/^(on|true|yes)$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) return int(env, name, 0, 0, 64) || false;
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (PROXY_RANGE_NAMES.includes(entry.toLowerCase())) continue;
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || !bitsOk || extra !== undefined) {
+      throw new ConfigError(
+        `${name} must be off, on, a number of proxy hops, or a comma-separated list of addresses, CIDRs, ` +
+          `loopback, linklocal or uniquelocal; "${entry}" is none of these`,
+      );
+    }
+  }
+  return entries.map((e) => (PROXY_RANGE_NAMES.includes(e.toLowerCase()) ? e.toLowerCase() : e));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const beam = env.DRAGOMAN_BEAM ? int(env, 'DRAGOMAN_BEAM', 1, 1, MAX_BEAM) : undefined;
   return {
@@ -128,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     detectSecondOpinion: onOff(env, 'DRAGOMAN_DETECT_SECOND_OPINION', true),
     metricsToken: env.DRAGOMAN_METRICS_TOKEN || undefined,
     // Checked here so a typo is a clear start-up error instead of pino's exception.
+    trustProxy: trustProxy(env),
     logLevel: oneOf(env, 'DRAGOMAN_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     shutdownTimeoutMs: int(env, 'DRAGOMAN_SHUTDOWN_TIMEOUT_MS', 30_000),
     databaseUrl: databaseUrl(env),

@@ -41,13 +41,19 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 // JSON-line logging (fields, redaction) is owned by src/observability; re-exported for the tests that build servers.
 export { loggerOptions };
 
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const clock = deps.clock ?? systemClock;
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config),
     bodyLimit: config.maxBodyBytes,
-    trustProxy: false,
+    // request.ip (per-address throttles, logs) is the client's only when the proxy in front is trusted to say so.
+    // (n hops as proxy-addr's trust function, as Fastify builds it: its types leave the number out).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // A caller's own id is kept when it is sane, so logs can be joined across services.
     requestIdHeader: false,
     genReqId: (req) => {

@@ -2,7 +2,7 @@
 // dir) on an ephemeral port. Time is driven through the app's clock, never slept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types.ts';
-import { expectErrorShape, startTestApp, type TestApp } from './helpers.ts';
+import { expectErrorShape, type Reply, startTestApp, type TestApp } from './helpers.ts';
 
 const EN = [
   'A man in an orange hat starring at something.',
@@ -272,6 +272,36 @@ describe('authentication', () => {
       expect((await other.call('GET', '/v1/usage', { key: good.secret })).status).toBe(200);
     } finally {
       await other.close();
+    }
+  });
+
+  it('behind a trusted proxy (DRAGOMAN_TRUST_PROXY) the address is the client\'s from X-Forwarded-For, not the proxy\'s', async () => {
+    const wrongKeys = async (app: TestApp, client: string) => {
+      let last: Reply | undefined;
+      for (let i = 0; i < 21; i++) {
+        last = await app.call('GET', '/v1/usage', { key: 'dk_' + String(i).padStart(32, 'y'), headers: { 'x-forwarded-for': client } });
+      }
+      return last!;
+    };
+    const proxied = await startTestApp({ DRAGOMAN_TRUST_PROXY: 'loopback' });
+    try {
+      const good = await proxied.key({ plan: 'enterprise' });
+      expect((await wrongKeys(proxied, '203.0.113.9')).status).toBe(429);
+      // Another client behind the same proxy is not locked out by the first one's mistakes...
+      expect((await proxied.call('GET', '/v1/usage', { key: good.secret, headers: { 'x-forwarded-for': '203.0.113.10' } })).status).toBe(200);
+      // ...and the one that sent them is.
+      expect((await proxied.call('GET', '/v1/usage', { key: good.secret, headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(429);
+    } finally {
+      await proxied.close();
+    }
+    // Without it, X-Forwarded-For is the client's say-so and is ignored: every client of the proxy is one address.
+    const direct = await startTestApp({});
+    try {
+      const good = await direct.key({ plan: 'enterprise' });
+      expect((await wrongKeys(direct, '203.0.113.9')).status).toBe(429);
+      expect((await direct.call('GET', '/v1/usage', { key: good.secret, headers: { 'x-forwarded-for': '203.0.113.10' } })).status).toBe(429);
+    } finally {
+      await direct.close();
     }
   });
 });

@@ -28,6 +28,25 @@ describe('DRAGOMAN_DATABASE_URL', () => {
   });
 });
 
+describe('DRAGOMAN_TRUST_PROXY', () => {
+  it('is off, on, a hop count, or a list of addresses, CIDRs and range names', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ DRAGOMAN_TRUST_PROXY: 'off' }).trustProxy).toBe(false);
+    expect(loadConfig({ DRAGOMAN_TRUST_PROXY: 'on' }).trustProxy).toBe(true);
+    expect(loadConfig({ DRAGOMAN_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ DRAGOMAN_TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ DRAGOMAN_TRUST_PROXY: 'Loopback, 10.0.0.0/8,fd00::/8 ,192.0.2.7' }).trustProxy).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.7',
+    ]);
+    for (const raw of ['10.0.0.0/33', 'proxy.internal', '10.0.0/8', '1.2.3.4/8/9', 'yes please']) {
+      expect(() => loadConfig({ DRAGOMAN_TRUST_PROXY: raw }), raw).toThrow(/DRAGOMAN_TRUST_PROXY must be off, on, a number of proxy hops/);
+    }
+  });
+});
+
 describe('DRAGOMAN_MODELS_DIR at start', () => {
   it('a file is refused with exit 2 before anything starts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dragoman-env-'));
