@@ -88,11 +88,25 @@ const HANI = idx('Hani');
 const HIRA = idx('Hira');
 const KANA = idx('Kana');
 
+const LATN = idx('Latn');
+const HANG = idx('Hang');
+
+/**
+ * How much one letter of a script weighs when scripts compete in one text. A Han character or a Hangul syllable
+ * carries about what a short word does in an alphabet, so it counts 2; a Latin letter counts ½, because Latin
+ * is what every other script borrows — brand names, product names, tech words (`הזמנתי iPhone חדש מ-Amazon`,
+ * `오늘 team meeting은 cancel됐어요`): counted raw, those borrowings outvoted the text's own script and the answer
+ * was some Latin-script language. An English sentence with one foreign word in it still reads as Latin.
+ */
+function weight(cls: number, count: number): number {
+  return cls === LATN ? count / 2 : cls === HANG ? count * 2 : count;
+}
+
 /**
  * The catalog scripts (FLORES script subtags) a text can be written in, from its letter counts: the dominant
- * script's, where Han counts together with kana (any real share of kana makes it Japanese; Han alone may be
- * Chinese in either script, Cantonese or kana-less Japanese). Empty when the text has no letters or is mostly
- * in a script no catalog variety uses.
+ * script's (letters weighted, see `weight`), where Han counts together with kana (any real share of kana makes it
+ * Japanese; Han alone may be Chinese in either script, Cantonese or kana-less Japanese). Empty when the text has
+ * no letters or is mostly in a script no catalog variety uses.
  */
 export function possibleScripts(counts: Uint32Array): string[] {
   const kana = counts[HIRA]! + counts[KANA]!;
@@ -101,13 +115,14 @@ export function possibleScripts(counts: Uint32Array): string[] {
   let bestClass = 0;
   for (let i = 2; i < counts.length; i++) {
     if (i === HANI || i === HIRA || i === KANA) continue;
-    if (counts[i]! > best) {
-      best = counts[i]!;
+    const w = weight(i, counts[i]!);
+    if (w > best) {
+      best = w;
       bestClass = i;
     }
   }
-  if (cjk > best) {
-    if (cjk < counts[OTHER_LETTER]!) return [];
+  if (cjk * 2 > best) {
+    if (cjk * 2 < counts[OTHER_LETTER]!) return [];
     return kana > 0 && kana * 10 >= cjk ? ['Jpan'] : ['Hans', 'Hant', 'Jpan'];
   }
   if (best === 0 || best < counts[OTHER_LETTER]!) return [];

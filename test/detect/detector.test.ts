@@ -85,6 +85,25 @@ describe('detector', () => {
     for (const c of devanagari.candidates) expect(scriptOf.get(c.language)).toBe('Deva');
   });
 
+  it('reads code-mixed text by its own script, not by the Latin brand names in it', () => {
+    // Written for this test: everyday messages with borrowed Latin words (an outside audit's failing cases).
+    const mixed: [code: string, text: string][] = [
+      ['ko', '오늘 team meeting은 cancel됐어요'],
+      ['ko', 'Netflix에서 새 drama 봤어?'],
+      ['he', 'הזמנתי iPhone חדש מ-Amazon'],
+      ['zh-CN', '这个iPhone的battery不太行'],
+      ['zh-CN', '周末一起去Starbucks吗'],
+      ['ja', 'AmazonでNintendo Switchを注文した'],
+      ['ja', 'Zoom meetingは3時からです'],
+      ['ar', 'اشتريت iPhone جديد من Amazon'],
+      ['ru', 'Я купил новый iPhone вчера'],
+    ];
+    for (const [code, text] of mixed) expect(detector.detect(text).language, text).toBe(code);
+    // The other way round, a Latin sentence with one foreign word stays what it is.
+    expect(detector.detect('I bought a new שולחן for the living room today').language).toBe('en');
+    expect(detector.detect('We ate sushi (寿司) in Tokyo yesterday evening with our friends').language).toBe('en');
+  });
+
   it('gives short text lower confidence than a full sentence', () => {
     const short = detector.detect('Haus');
     const long = detector.detect(SENTENCES[1]![1]);
