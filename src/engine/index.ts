@@ -53,6 +53,9 @@ interface Hop {
  * Defaults for the pool on this machine: one worker per two cores, at most 4 (each worker holds a full replica of
  * every model: 4 x NLLB-600M int8 is already ~4 GB), the cores shared out as onnxruntime threads.
  */
+/** A segment with no letter in any script has nothing for a model to translate. */
+const HAS_LETTER = /\p{L}/u;
+
 export function poolShape(config: Pick<Config, 'workers' | 'intraOpThreads'>, cores = availableParallelism()) {
   const workers = config.workers || Math.min(4, Math.max(1, Math.floor(cores / 2)));
   const intraOp = config.intraOpThreads || Math.max(1, Math.floor(cores / workers));
@@ -98,6 +101,8 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     targets: new Set(m.info.targets),
   })));
   const cache = new TranslationCache<Hop>(config.cacheSize);
+  /** Segments being translated right now, by cache key (see translateHop). */
+  const inFlight = new Map<string, Promise<Hop>>();
   const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs });
   batcher.on('batch', (e: BatchEvent) => events.emit('batch', e));
 
@@ -121,42 +126,83 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     const forcedFirstId = nllb ? nllbToken(target) : undefined;
 
     const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
+    const keyOf = (text: string) => TranslationCache.key(model.info.name, source, target, beams, alternatives, text);
     const todo = new Map<string, number[]>(); // distinct text -> positions
+    const joining: Promise<void>[] = [];
     texts.forEach((text, i) => {
       if (!text.trim()) return; // whitespace is not sent to the model
-      const hit = cache.get(TranslationCache.key(model.info.name, source, target, beams, alternatives, text));
+      // Nothing to translate (a number, "!!!", an emoji, a list marker): a model would invent a sentence for it.
+      if (!HAS_LETTER.test(text)) {
+        out.translations[i] = text;
+        return;
+      }
+      const key = keyOf(text);
+      const hit = cache.get(key);
       if (hit) {
         out.translations[i] = hit.translations[0]!;
         out.alternatives[i] = hit.alternatives[0]!;
         return;
       }
+      // The same segment already on its way for another request: share that result, so concurrent requests (and
+      // the cache entry left behind) agree — an int8 result may depend on which sentences share its batch.
+      const pending = inFlight.get(key);
+      if (pending) {
+        const joined = pending.then((r) => {
+          out.translations[i] = r.translations[0]!;
+          out.alternatives[i] = r.alternatives[0]!;
+        });
+        joined.catch(() => {}); // awaited below; handled here in case this request fails first on its own segments
+        joining.push(joined);
+        return;
+      }
       todo.set(text, [...(todo.get(text) ?? []), i]);
     });
-    if (!todo.size) return out;
+    if (!todo.size) {
+      await Promise.all(joining);
+      return out;
+    }
 
     // A sentence longer than the model's position table is cut at spaces into pieces that fit (rare: the service
     // segments text into sentences first); its translation is the pieces' translations joined by a space.
     const distinct = [...todo.keys()];
-    const limit = maxSourceTokens(model.rules);
-    const pieces = distinct.map((text) => fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
-    const rows: GenerationRow[] = pieces.flat().map(({ ids }) => {
-      const max = options.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
-      return { ids, maxNewTokens: max, minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId };
-    });
-    const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows);
-    let next = 0;
-    distinct.forEach((text, d) => {
-      const results = pieces[d]!.map(() => hypotheses[next++]!.map((ids) => model.tokenizer.decode(ids)));
-      const best = results.map((strings) => strings[0] ?? '').join(' ');
-      const others = results.length === 1
-        ? [...new Set(results[0]!.slice(1))].filter((s) => s !== best).slice(0, alternatives)
-        : [];
-      cache.set(TranslationCache.key(model.info.name, source, target, beams, alternatives, text), { translations: [best], alternatives: [others] });
-      for (const i of todo.get(text)!) {
-        out.translations[i] = best;
-        out.alternatives[i] = others;
+    const settle = new Map<string, { resolve: (r: Hop) => void; reject: (e: unknown) => void }>();
+    for (const text of distinct) {
+      const promise = new Promise<Hop>((resolve, reject) => settle.set(text, { resolve, reject }));
+      promise.catch(() => {}); // a failure is the owner's to report; a joiner sees it through its own await
+      inFlight.set(keyOf(text), promise);
+    }
+    try {
+      const limit = maxSourceTokens(model.rules);
+      const pieces = distinct.map((text) => fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
+      const rows: GenerationRow[] = pieces.flat().map(({ ids }) => {
+        const max = options.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
+        return { ids, maxNewTokens: max, minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId };
+      });
+      const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows);
+      let next = 0;
+      distinct.forEach((text, d) => {
+        const results = pieces[d]!.map(() => hypotheses[next++]!.map((ids) => model.tokenizer.decode(ids)));
+        const best = results.map((strings) => strings[0] ?? '').join(' ');
+        const others = results.length === 1
+          ? [...new Set(results[0]!.slice(1))].filter((s) => s !== best).slice(0, alternatives)
+          : [];
+        const result: Hop = { translations: [best], alternatives: [others] };
+        cache.set(keyOf(text), result);
+        inFlight.delete(keyOf(text));
+        settle.get(text)!.resolve(result);
+        for (const i of todo.get(text)!) {
+          out.translations[i] = best;
+          out.alternatives[i] = others;
+        }
+      });
+    } catch (err) {
+      for (const text of distinct) {
+        inFlight.delete(keyOf(text));
+        settle.get(text)!.reject(err);
       }
-    });
+      throw err;
+    }
+    await Promise.all(joining);
     return out;
   }
 

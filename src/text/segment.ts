@@ -5,9 +5,9 @@ import type { TranslationPlan } from './types.ts';
 
 type Piece = { kind: 'keep'; text: string } | { kind: 'segment'; index: number };
 
-// Line breaks, and the controls and BOMs that glue texts together (NUL, a U+FEFF from a concatenated file, a
-// form feed): each is a hard boundary, kept verbatim between the pieces around it.
-const LINE_BREAK = /(\r\n|\r|\n|\u2028|\u2029|[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufeff]+)/;
+// Line breaks, tabs (columns: `Name\tAge\tCity`), and the controls and BOMs that glue texts together (NUL, a
+// U+FEFF from a concatenated file, a form feed, NEL): each is a hard boundary, kept verbatim between the pieces.
+const LINE_BREAK = /(\r\n|\r|\n|\u2028|\u2029|[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\ufeff]+)/;
 // Invisible characters at a sentence's edges (format characters such as U+200B, a bidi mark, a soft hyphen) are
 // layout, like whitespace: a model drops them, so they stay outside what it is given. Inside a sentence they stay
 // with it (Thai writes U+200B between words).
@@ -17,10 +17,19 @@ const EDGE_SPACE = /^([\s\p{Cc}\p{Cf}]*)([\s\S]*?)([\s\p{Cc}\p{Cf}]*)$/u;
 // letter of a dotted acronym: `"E.S.E. Electronics"`).
 const ABBREVIATION_END = /(?:^|[\s("'“‘«.])(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|z\.B|bzw|usw|Nr|Hr|Fr|Mme|\p{Lu})\.\s*$/u;
 
+// ICU ends a sentence at "?", "!" or "." even with no space after it, which cuts URLs and addresses
+// (`https://x.com/search?q=1`, `a.b?c=1`, `hi!me@x.org`); an alphabet's sentence ends with a space after it, so a
+// break right after ASCII punctuation with no space is not one. (CJK's 。！？ end sentences without spaces.)
+const UNSPACED_END = /[.?!]$/;
+// Nor does a sentence start with a small letter: ICU ends one after `"Stop!"` in `He said "Stop!" and left.`
+const LOWERCASE_START = /^\p{Ll}/u;
+
 function sentencesOf(segmenter: Intl.Segmenter, line: string): string[] {
   const out: string[] = [];
   for (const { segment } of segmenter.segment(line)) {
-    if (out.length && ABBREVIATION_END.test(out[out.length - 1]!)) out[out.length - 1] += segment;
+    const last = out[out.length - 1];
+    const joined = last !== undefined && (ABBREVIATION_END.test(last) || UNSPACED_END.test(last) || LOWERCASE_START.test(segment));
+    if (joined) out[out.length - 1] += segment;
     else out.push(segment);
   }
   return out;

@@ -55,6 +55,25 @@ describe('dynamic batching (fp32, greedy)', () => {
     expect(r.translations[1]!.length).toBeGreaterThan(0);
     expect(batches.reduce((s, b) => s + b.rows, 0)).toBe(1); // one distinct sentence sent once
   });
+
+  it('returns a segment without letters (number, symbols, emoji, invisible marks) as it is, without the model', async () => {
+    batches.length = 0;
+    const letterless = ['42', '3.14', '!!!', '🙂', '1.', '\u200b', '— 12:30 —'];
+    const r = await engine.translate(letterless, 'eng_Latn', 'deu_Latn');
+    expect(r.translations).toEqual(letterless);
+    expect(batches).toHaveLength(0);
+  });
+
+  it('a segment already being translated for one request is shared with a concurrent one, not run twice', async () => {
+    batches.length = 0;
+    const s = dev[400]!.src;
+    const [a, b] = await Promise.all([
+      engine.translate([s], 'eng_Latn', 'deu_Latn'),
+      engine.translate([dev[401]!.src, s], 'eng_Latn', 'deu_Latn'),
+    ]);
+    expect(b.translations[1]).toBe(a.translations[0]);
+    expect(batches.reduce((n, e) => n + e.rows, 0)).toBe(2); // s once, dev[401] once
+  });
 });
 
 describe('inputs longer than the model allows', () => {

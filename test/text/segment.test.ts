@@ -50,6 +50,19 @@ describe('planText', () => {
     expect(planText('สวัสดี\u200bครับ').segments).toEqual(['สวัสดี\u200bครับ']);
   });
 
+  it('does not cut inside a URL or an address (no space after the punctuation), nor before a small letter', () => {
+    for (const t of ['See https://x.com/search?q=hello for details.', 'Call me at 555-1234!me@x.org is my mail.', 'He said "Stop!" and left.']) {
+      expect(planText(t).segments).toEqual([t]);
+    }
+    expect(planText('Visit https://example.com/a.b?c=1&d=2. Mail me!').segments).toEqual(['Visit https://example.com/a.b?c=1&d=2.', 'Mail me!']);
+  });
+
+  it('cuts at tabs (columns) and keeps them', () => {
+    const plan = planText('Name\tAge\tCity\nAnna\t42\tBerlin');
+    expect(plan.segments).toEqual(['Name', 'Age', 'City', 'Anna', '42', 'Berlin']);
+    expect(plan.assemble(plan.segments.map(fake))).toBe('NAME\tAGE\tCITY\nANNA\t42\tBERLIN');
+  });
+
   it('cuts CJK sentences without spaces', () => {
     expect(planText('今日は晴れです。明日は雨です。').segments).toEqual(['今日は晴れです。', '明日は雨です。']);
   });
