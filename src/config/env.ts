@@ -139,14 +139,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     beam,
     // Each worker holds a replica of every model: past 64 a start only runs out of memory.
     workers: int(env, 'DRAGOMAN_WORKERS', 0, 0, 64),
-    intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0),
+    intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0, 0, 256),
     spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on'] as const, 'run'),
     splitDecoder: onOff(env, 'DRAGOMAN_SPLIT_DECODER', true),
     fuseAttention: onOff(env, 'DRAGOMAN_FUSE_ATTENTION', true),
     greedyTopK: onOff(env, 'DRAGOMAN_GREEDY_TOPK', true),
     beamTopK: onOff(env, 'DRAGOMAN_BEAM_TOPK', true),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
-    batchWaitMs: int(env, 'DRAGOMAN_BATCH_WAIT_MS', 5),
+    // A wait is a timer (at most 2^31 - 1 ms to Node); a batch held longer than a second only adds latency.
+    batchWaitMs: int(env, 'DRAGOMAN_BATCH_WAIT_MS', 5, 0, 1000),
     cacheSize: int(env, 'DRAGOMAN_CACHE_SIZE', 10000),
     maxStrings: int(env, 'DRAGOMAN_MAX_STRINGS', 128, 1),
     maxChars: int(env, 'DRAGOMAN_MAX_CHARS', 100_000, 1),
@@ -162,7 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Checked here so a typo is a clear start-up error instead of pino's exception.
     trustProxy: trustProxy(env),
     logLevel: oneOf(env, 'DRAGOMAN_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    shutdownTimeoutMs: int(env, 'DRAGOMAN_SHUTDOWN_TIMEOUT_MS', 30_000),
+    // A timer too: past 2^31 - 1 ms Node fires it at once, the opposite of waiting. An hour is plenty to drain.
+    shutdownTimeoutMs: int(env, 'DRAGOMAN_SHUTDOWN_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseUrl: databaseUrl(env),
     redisUrl: env.DRAGOMAN_REDIS_URL || undefined,
   };

@@ -10,6 +10,9 @@ import { targetTokenMap, targetTokenPieces } from './target-tokens.ts';
 import type { ModelRuntimeSpec } from './protocol.ts';
 import type { ModelFamily, ModelInfo } from './types.ts';
 
+/** The optional declaration of a model's family and languages (README, "Models"). */
+export const DECLARATION_FILE = 'dragoman.json';
+
 export interface ModelFolder {
   info: ModelInfo;
   /** Present when the files are all there and readable (info.status 'ok' so far). */
@@ -81,7 +84,7 @@ function familyOf(name: string, declared: Declaration | undefined, config: Recor
  * `opus-mt-en-de`, `Xenova--opus-mt-en-de`, `tiny-marian-en-de`, `opus-mt-en-ROMANCE`: the last two dash-separated
  * parts (a part may be a language group, which only the model's target tokens or dragoman.json can resolve).
  */
-function languagesFromName(name: string): [string, string] | undefined {
+export function languagesFromName(name: string): [string, string] | undefined {
   const m = /(?:^|[-_.])([A-Za-z]{2,}(?:_[A-Za-z]{4})?)-([A-Za-z]{2,}(?:_[A-Za-z]{4})?)$/.exec(name);
   return m ? [m[1]!, m[2]!] : undefined;
 }
@@ -134,7 +137,7 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
   const name = basename(path);
   const info: ModelInfo = { name, path, family: undefined, sources: [], targets: [], precision: undefined, sizeBytes: 0, status: 'ok' };
   try {
-    const declared = (await readJson(join(path, 'dragoman.json'), false)) as Declaration | undefined;
+    const declared = (await readJson(join(path, DECLARATION_FILE), false)) as Declaration | undefined;
     const config = (await readJson(join(path, 'config.json'), true))!;
     const generation = (await readJson(join(path, 'generation_config.json'), false)) ?? {};
     const family = familyOf(name, declared, config);

@@ -15,6 +15,7 @@ import { ApiError } from '../service/errors.ts';
 import { createService } from '../service/index.ts';
 import type { Planners } from '../service/types.ts';
 import type { DragomanContext } from './context.ts';
+import { badUrl, clientError } from './connection-errors.ts';
 import { errorBody, logServerFailure, toApiError } from './errors.ts';
 import { opsPlugin } from './ops/index.ts';
 import { installMetering } from './metering.ts';
@@ -64,6 +65,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     // `POST /v1/translate/` is the same endpoint (clients built by string concatenation send it).
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: badUrl,
+    clientErrorHandler: clientError,
+    // A "__proto__" key in a body is dropped, not a 400 that calls valid JSON malformed.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
   });
 
   const accounts = new Accounts(deps.store, clock);

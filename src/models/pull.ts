@@ -4,6 +4,8 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Precision } from '../config/env.ts';
+import { DECLARATION_FILE, languagesFromName } from '../engine/model-folder.ts';
+import { resolveLanguage } from '../languages/catalog.ts';
 import { gitBlobSha1File, sha256File } from './checksum.ts';
 import { downloadToPartial, fileMetadata, HubError, type HubSettings, type RemoteFile } from './hub.ts';
 import { newManifest, writeManifest, type ManifestFile, type ModelManifest } from './manifest.ts';
@@ -173,6 +175,8 @@ export async function pullModel(opts: PullOptions): Promise<PullResult> {
     const entries: ManifestFile[] = [];
     for (const remote of files) entries.push(await fetchOne(opts, staging, remote));
 
+    const identity = await identityForRename(staging, name, repoName, entries);
+    if (identity) entries.push(identity);
     const manifest = newManifest(name, entries, {
       source: { repo, revision, ...(commit ? { commit } : {}), endpoint: opts.hub.endpoint },
       precision,
@@ -185,6 +189,23 @@ export async function pullModel(opts: PullOptions): Promise<PullResult> {
   } finally {
     await unlock();
   }
+}
+
+/**
+ * A Marian model says its languages only through its folder name (`opus-mt-en-de`). Installed under another name
+ * (`--name en-de-fp32`), it would not load: the languages the repository's name gives are written to
+ * dragoman.json (and so into the manifest), unless the repository ships its own or the new name still says them.
+ */
+async function identityForRename(staging: string, name: string, repoName: string, entries: ManifestFile[]): Promise<ManifestFile | undefined> {
+  const named = languagesFromName(name);
+  const nameSaysLanguages = named !== undefined && named.every((code) => resolveLanguage(code) !== undefined);
+  if (name === repoName || entries.some((e) => e.path === DECLARATION_FILE) || nameSaysLanguages) return undefined;
+  const config = JSON.parse(await readFile(join(staging, 'config.json'), 'utf8').catch(() => '{}')) as { model_type?: unknown };
+  const languages = languagesFromName(repoName);
+  if (config.model_type !== 'marian' || !languages) return undefined;
+  const path = join(staging, DECLARATION_FILE);
+  await writeFile(path, `${JSON.stringify({ family: 'marian', source: languages[0], target: languages[1] }, null, 2)}\n`);
+  return { path: DECLARATION_FILE, size: (await stat(path)).size, sha256: await sha256File(path) };
 }
 
 function processAlive(pid: number): boolean {

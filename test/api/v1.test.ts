@@ -88,8 +88,8 @@ describe('POST /v1/translate', () => {
     expect(given.headers.get('x-dragoman-detected-confidence')).toBeNull();
   });
 
-  it('source "auto" or "" means detect, like no source', async () => {
-    for (const source of ['auto', 'AUTO', '']) {
+  it('source "auto", "" or null means detect, like no source', async () => {
+    for (const source of ['auto', 'AUTO', '', null]) {
       const r = await t.call('POST', '/v1/translate', { key, body: { q: [EN[0], DE[0]], source, target: 'de' } });
       expect(r.status).toBe(200);
       expect(r.body.data.translations.map((x: { detectedSourceLanguage: string }) => x.detectedSourceLanguage)).toEqual(['en', 'de']);
@@ -303,6 +303,20 @@ describe('authentication', () => {
     } finally {
       await direct.close();
     }
+  });
+
+  it('errors before routing (an undecodable URL, headers too large) and a "__proto__" key get the error body too', async () => {
+    const bad = await t.call('GET', '/v1/%zz', { key });
+    expect(expectErrorShape(bad, 400, 'invalid_request')).toMatch(/URL .* is not valid/);
+    expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const huge = await t.call('GET', `/v1/languages?x=${'a'.repeat(100_000)}`, { key });
+    expect(expectErrorShape(huge, 431, 'invalid_request')).toMatch(/too large/);
+    expect(huge.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // Valid JSON with a "__proto__" key: the key is dropped, the request is served.
+    const proto = await t.call('POST', '/v1/translate', { key, raw: '{"q":"Hello.","source":"en","target":"de","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
+    expect(proto.status).toBe(200);
+    // The server still serves afterwards.
+    expect((await t.call('GET', '/v1/languages', { key })).status).toBe(200);
   });
 });
 

@@ -1,6 +1,7 @@
 // Settings are checked when the configuration is read: a typo is a clear start-up error, not a surprise later.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, MAX_BEAM } from '../../src/config/env.ts';
@@ -17,6 +18,11 @@ describe('integer settings', () => {
     expect(() => loadConfig({ DRAGOMAN_BEAM: '2048' })).toThrow(`DRAGOMAN_BEAM must be at most ${MAX_BEAM}, got "2048"`);
     expect(() => loadConfig({ DRAGOMAN_PORT: '70000' })).toThrow(/DRAGOMAN_PORT must be at most 65535/);
     expect(() => loadConfig({ DRAGOMAN_WORKERS: '65' })).toThrow(/DRAGOMAN_WORKERS must be at most 64/);
+    // Timers: past 2^31 - 1 ms Node fires at once, so a huge shutdown timeout used to cut requests off at SIGTERM.
+    expect(() => loadConfig({ DRAGOMAN_SHUTDOWN_TIMEOUT_MS: '2147480000' })).toThrow(/DRAGOMAN_SHUTDOWN_TIMEOUT_MS must be at most 3600000/);
+    expect(loadConfig({ DRAGOMAN_SHUTDOWN_TIMEOUT_MS: '3600000' }).shutdownTimeoutMs).toBe(3_600_000);
+    expect(() => loadConfig({ DRAGOMAN_BATCH_WAIT_MS: '3000000000' })).toThrow(/DRAGOMAN_BATCH_WAIT_MS must be at most 1000/);
+    expect(() => loadConfig({ DRAGOMAN_INTRA_OP_THREADS: '100000' })).toThrow(/DRAGOMAN_INTRA_OP_THREADS must be at most 256/);
   });
 });
 
@@ -62,3 +68,36 @@ describe('DRAGOMAN_MODELS_DIR at start', () => {
     }
   });
 });
+
+describe('a start that fails for a reason outside the program', () => {
+  it('says what to change in one line, exit 1, no stack: port in use, host not of this machine, data folder a file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dragoman-env-'));
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    const port = String((taken.address() as AddressInfo).port);
+    const start = async (env: Record<string, string>) => {
+      const err: string[] = [];
+      const base = { DRAGOMAN_MODELS_DIR: join(dir, 'models'), DRAGOMAN_DATA_DIR: join(dir, 'data'), DRAGOMAN_PORT: '0', DRAGOMAN_LOG_LEVEL: 'silent' };
+      const code = await main(['serve'], { env: { ...base, ...env }, out: () => undefined, err: (l) => void err.push(l) });
+      return { code, text: err.join('\n') };
+    };
+    try {
+      const inUse = await start({ DRAGOMAN_HOST: '127.0.0.1', DRAGOMAN_PORT: port });
+      expect(inUse.code).toBe(1);
+      expect(inUse.text).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use (set DRAGOMAN_PORT)`);
+      expect(inUse.text).not.toMatch(/\n\s+at /);
+      const host = await start({ DRAGOMAN_HOST: 'no-such-host.invalid' });
+      expect(host.code).toBe(1);
+      expect(host.text).toMatch(/no-such-host\.invalid is not an address of this machine \(set DRAGOMAN_HOST/);
+      writeFileSync(join(dir, 'a-file'), '');
+      const data = await start({ DRAGOMAN_DATA_DIR: join(dir, 'a-file') });
+      expect(data.code).toBe(1);
+      expect(data.text).toMatch(/cannot start: .*is DRAGOMAN_DATA_DIR .*a-file a writable folder\?/);
+      expect(data.text).not.toMatch(/\n\s+at /);
+    } finally {
+      taken.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/models/manifest.ts';
 import { pullModel } from '../../src/models/pull.ts';
 import { resolveRepo } from '../../src/models/presets.ts';
+import { scanFolders } from '../../src/engine/registry.ts';
 import { startFakeHub, type FakeHub } from './fake-hub.ts';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'models', 'tiny-marian-en-de');
@@ -186,6 +187,20 @@ describe('models pull', () => {
 });
 
 describe('presets', () => {
+  it('installed under another name (--name), a Marian model keeps its languages: dragoman.json from the repository name', async () => {
+    await pull({ name: 'copy-en-de' });
+    const renamed = await pull({ name: 'my-translator' });
+    const dir = join(modelsDir, 'my-translator');
+    expect(JSON.parse(await readFile(join(dir, 'dragoman.json'), 'utf8'))).toEqual({ family: 'marian', source: 'en', target: 'de' });
+    expect(renamed.manifest.files.map((f) => f.path)).toContain('dragoman.json');
+    const [, folder] = await scanFolders(modelsDir, 'int8'); // sorted: copy-en-de, my-translator
+    expect(folder!.info.name).toBe('my-translator');
+    expect(folder!.info.status).toBe('ok');
+    expect([folder!.info.sources, folder!.info.targets]).toEqual([['eng_Latn'], ['deu_Latn']]);
+    // A name that itself ends in <source>-<target> is read as it always was: no declaration is added.
+    expect(await filesUnder(join(modelsDir, 'copy-en-de'))).not.toContain('dragoman.json');
+  });
+
   it('maps short names to repositories', () => {
     expect(resolveRepo('opus-mt-en-de')).toEqual({ repo: 'Xenova/opus-mt-en-de', name: 'opus-mt-en-de' });
     expect(resolveRepo('opus-mt-fr-en').repo).toBe('Xenova/opus-mt-fr-en');

@@ -1,7 +1,7 @@
 // dragoman serve: the HTTP server (what `npm start` runs). Stops cleanly on SIGINT/SIGTERM.
 import { stat } from 'node:fs/promises';
 import { startApp } from '../../app.ts';
-import { ConfigError, loadConfig } from '../../config/env.ts';
+import { type Config, ConfigError, loadConfig } from '../../config/env.ts';
 import { hugePageBytes } from '../../observability/huge-pages.ts';
 import { CliError, parse, type CliIo } from '../io.ts';
 
@@ -21,14 +21,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const models = await stat(config.modelsDir).catch(() => undefined);
   if (models && !models.isDirectory()) throw new CliError(`DRAGOMAN_MODELS_DIR ${config.modelsDir} is not a folder`, 2);
   if (!models) io.err(`dragoman: DRAGOMAN_MODELS_DIR ${config.modelsDir} does not exist: starting with no models (README, "Models")`);
-  const app = await startApp(config);
+  const app = await startApp(config).catch((err: unknown) => {
+    throw startFailure(err, config);
+  });
   const huge = hugePageBytes();
   // Before the listening line, which is what people (and scripts) wait for.
   for (const m of app.engine.models().filter((m) => m.status !== 'ok')) {
     io.err(`dragoman: model ${m.name} (${m.path}) not loaded (${m.status}): ${m.problem ?? 'no reason given'}`);
   }
   io.err(`dragoman: listening on ${app.url} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, ` +
-    `data: ${config.dataDir}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
+    `${config.databaseUrl ? 'accounts: PostgreSQL (DRAGOMAN_DATABASE_URL)' : `data: ${config.dataDir}`}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -52,4 +54,24 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   return -1;
+}
+
+/**
+ * A start that fails for a reason outside the program (the port is taken, the host is not this machine's, the data
+ * folder cannot be used, the database refuses) is one line saying what to change; only a bug keeps its stack.
+ */
+function startFailure(err: unknown, config: Config): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || code.startsWith('ERR_')) return err; // Node's own ERR_* codes are bugs here
+  const message = (err as Error).message;
+  const where = `${config.host}:${config.port}`;
+  if (code === 'EADDRINUSE') return new CliError(`cannot listen on ${where}: the port is in use (set DRAGOMAN_PORT)`, 1);
+  if (code === 'EACCES' && /listen/.test(message)) return new CliError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges; set DRAGOMAN_PORT)`, 1);
+  if (['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL'].includes(code)) {
+    return new CliError(`cannot listen on ${where}: ${config.host} is not an address of this machine (set DRAGOMAN_HOST, e.g. 127.0.0.1 or 0.0.0.0)`, 1);
+  }
+  if (!config.databaseUrl && /^E[A-Z]+$/.test(code)) {
+    return new CliError(`cannot start: ${message} (is DRAGOMAN_DATA_DIR ${config.dataDir} a writable folder?)`, 1);
+  }
+  return new CliError(`cannot start: ${message}`, 1);
 }

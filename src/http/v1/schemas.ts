@@ -31,7 +31,7 @@ export const translateSchema = {
     properties: {
       q,
       target: { type: 'string', description: 'Target language code (GET /v1/languages).' },
-      source: { type: 'string', description: 'Source language code; detected per string when omitted.' },
+      source: { type: ['string', 'null'], description: 'Source language code; detected per string when omitted, null, "" or "auto".' },
       format: { type: 'string', enum: ['text', 'html'], description: 'text (default) or html.' },
     },
   },
