@@ -184,6 +184,12 @@ describe('Google error bodies', () => {
     expectGoogleError(r, 400, 'INVALID_ARGUMENT', 'parseError');
   });
 
+  it('a text/plain body (even holding JSON) is 415 saying which content types work, not "missing q"', async () => {
+    const r = await send(base, { headers: { ...H(), 'content-type': 'text/plain' }, form: JSON.stringify({ q: EN, target: 'de' }) });
+    const msg = expectGoogleError(r, 415, 'INVALID_ARGUMENT', 'badRequest');
+    expect(msg).toMatch(/application\/json.*x-www-form-urlencoded/);
+  });
+
   it('no key: 403 forbidden; wrong key: 400 keyInvalid', async () => {
     expectGoogleError(await send(base, { json: { q: EN, target: 'de' } }), 403, 'PERMISSION_DENIED', 'forbidden');
     const msg = expectGoogleError(
