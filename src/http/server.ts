@@ -17,6 +17,7 @@ import type { Planners } from '../service/types.ts';
 import type { DragomanContext } from './context.ts';
 import { badUrl, clientError } from './connection-errors.ts';
 import { errorBody, logServerFailure, toApiError } from './errors.ts';
+import { installJsonBodyParser } from './json-body.ts';
 import { opsPlugin } from './ops/index.ts';
 import { installMetering } from './metering.ts';
 import { loggerOptions } from '../observability/logger.ts';
@@ -91,6 +92,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   };
   app.decorate('dragoman', context);
 
+  installJsonBodyParser(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

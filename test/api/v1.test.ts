@@ -315,6 +315,16 @@ describe('authentication', () => {
     // Valid JSON with a "__proto__" key: the key is dropped, the request is served.
     const proto = await t.call('POST', '/v1/translate', { key, raw: '{"q":"Hello.","source":"en","target":"de","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
     expect(proto.status).toBe(200);
+    // Bytes that are not UTF-8 (Latin-1 "Grüße.") are refused, not translated and charged as U+FFFD.
+    const before = (await t.call('GET', '/v1/usage', { key })).body.data.charactersUsed;
+    const latin1 = Buffer.concat([Buffer.from('{"q":"Gr'), Buffer.from([0xfc, 0xdf]), Buffer.from('e.","source":"de","target":"en"}')]);
+    const res = await fetch(`${t.url}/v1/translate`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: latin1 });
+    const notUtf8 = { status: res.status, headers: res.headers, body: await res.json() };
+    expect(expectErrorShape(notUtf8, 400, 'invalid_request')).toMatch(/not valid UTF-8/);
+    expect((await t.call('GET', '/v1/usage', { key })).body.data.charactersUsed).toBe(before);
+    // A UTF-8 byte order mark before the JSON is fine.
+    const bom = await t.call('POST', '/v1/detect', { key, raw: '\ufeff{"q":"Guten Morgen, wie geht es Ihnen heute?"}', headers: { 'content-type': 'application/json' } });
+    expect(bom.status).toBe(200);
     // The server still serves afterwards.
     expect((await t.call('GET', '/v1/languages', { key })).status).toBe(200);
   });
