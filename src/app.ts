@@ -54,6 +54,9 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       if (m.status === 'ok') server.log.info({ model: m.name, family: m.family, precision: m.precision, loadMs: m.loadMs }, 'model loaded');
       else server.log.warn({ model: m.name, path: m.path, status: m.status, problem: m.problem }, 'model not loaded');
     }
+    real.events.on('workerExit', (e: { restarts: number }) => server.log.error(e, 'engine worker died; replaced'));
+    real.events.on('workerLoadFailed', (e: { problem: string }) =>
+      server.log.error(e, 'replacement engine worker cannot load the models: translation answers 503 until it can (retried every 5 s)'));
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

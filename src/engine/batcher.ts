@@ -60,6 +60,8 @@ export class Batcher extends EventEmitter {
       this.readyAt = performance.now();
       this.pump();
     });
+    // No worker can load the models: what waits would wait for good.
+    pool.on('unavailable', () => this.failAll(this.unavailable()));
   }
 
   get depth(): number {
@@ -68,6 +70,7 @@ export class Batcher extends EventEmitter {
 
   /** Queues rows of one request; resolves with each row's hypotheses (best first), in the rows' order. */
   submit(model: string, beams: number, nBest: number, rows: GenerationRow[]): Promise<number[][][]> {
+    if (this.pool.loadFailure !== undefined && this.pool.alive() === 0) return Promise.reject(this.unavailable());
     const key = `${model}\u0000${beams}\u0000${nBest}`;
     const now = performance.now();
     const group = {};
@@ -164,14 +167,22 @@ export class Batcher extends EventEmitter {
     );
   }
 
+  private unavailable(): ApiError {
+    return new ApiError(503, 'server_error', 'The translation engine cannot load its models right now (the operator is told in the log); nothing was charged. Retrying later is safe.');
+  }
+
+  private failAll(err: ApiError): void {
+    const waiting = this.queue;
+    this.queue = [];
+    for (const item of waiting) item.reject(err);
+  }
+
   /** Stops batching; sentences still waiting fail with a 503 (nothing is left hanging). */
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.turn) clearImmediate(this.turn);
     this.timer = undefined;
     this.turn = undefined;
-    const waiting = this.queue;
-    this.queue = [];
-    for (const item of waiting) item.reject(new ApiError(503, 'server_error', 'The translation engine is shutting down. Retrying later is safe.'));
+    this.failAll(new ApiError(503, 'server_error', 'The translation engine is shutting down. Retrying later is safe.'));
   }
 }

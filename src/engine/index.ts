@@ -24,7 +24,10 @@ export interface EngineOptions {
   fixedNewTokens?: number;
 }
 
-/** What /metrics can read besides stats(): 'batch' (BatchEvent), 'modelLoaded' ({name, ms, threads}), 'route' (string[]). */
+/**
+ * What /metrics and the log can read besides stats(): 'batch' (BatchEvent), 'modelLoaded' ({name, ms, threads}),
+ * 'route' (string[]), 'workerExit' ({restarts}), 'workerLoadFailed' ({problem}).
+ */
 export interface EngineEvents extends EventEmitter {}
 
 export interface DragomanEngine extends Engine {
@@ -105,6 +108,9 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const inFlight = new Map<string, Promise<Hop>>();
   const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs });
   batcher.on('batch', (e: BatchEvent) => events.emit('batch', e));
+  // For the log: a worker replaced after a crash, or a replacement that could not load the models.
+  pool.on('workerExit', () => events.emit('workerExit', { restarts: pool.restarts }));
+  pool.on('workerLoadFailed', (problem: string) => events.emit('workerLoadFailed', { problem }));
 
   function languageTokenId(model: LoadedModel, token: string | undefined, flores: string): number {
     const id = token === undefined ? undefined : model.tokenizer.tokenId(token);

@@ -31,12 +31,20 @@ export interface LoadReport {
 
 const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
 
+/** How long after a replacement worker failed to load its models the next one is tried. */
+const LOAD_RETRY_MS = 5_000;
+
 export class WorkerPool extends EventEmitter {
   private readonly slots: Slot[] = [];
   private specs: ModelRuntimeSpec[] = [];
   private nextId = 1;
   private closed = false;
   restarts = 0;
+  /**
+   * Why replacement workers cannot load the models (the folder was moved or damaged after start), while that lasts;
+   * with no worker ready, requests fail at once with a 503 instead of waiting for a worker that cannot come.
+   */
+  loadFailure: string | undefined;
 
   constructor(private readonly size: number, private readonly settings: SessionSettings) {
     super();
@@ -45,23 +53,37 @@ export class WorkerPool extends EventEmitter {
   /** Starts the workers and loads every model in each; resolves with the first worker's load report per model. */
   async start(specs: ModelRuntimeSpec[]): Promise<LoadReport[]> {
     this.specs = specs;
-    const reports = await Promise.all(Array.from({ length: this.size }, () => this.spawn()));
+    const reports = await Promise.all(Array.from({ length: this.size }, () => this.spawn(true)));
     // A model that fails in one worker fails in all (same files): keep only those that loaded everywhere.
     const failed = new Set(reports.flat().filter((r) => !r.ok).map((r) => r.name));
     this.specs = specs.filter((s) => !failed.has(s.name));
     return reports[0] ?? [];
   }
 
-  private spawn(): Promise<LoadReport[]> {
+  private spawn(initial = false): Promise<LoadReport[]> {
     const spawnedAt = Date.now();
     const worker = new Worker(ENTRY, { execArgv: [], stdout: false, stderr: false });
     const slot: Slot = { worker, ready: false, busy: undefined };
     this.slots.push(slot);
     const reports: LoadReport[] = [];
+    let loadFailed = false;
     return new Promise((resolveLoad) => {
       const finishLoad = () => {
         if (reports.length < this.specs.length) return;
+        const failed = reports.filter((r) => !r.ok);
+        if (!initial && failed.length > 0) {
+          // A replacement that cannot load what the others serve must not count as a worker: it would take jobs it
+          // can only fail, and /ready would call it alive. It is retired and tried again a little later.
+          loadFailed = true;
+          this.loadFailure = failed.map((r) => `${r.name}: ${r.message ?? 'not loaded'}`).join('; ');
+          this.emit('workerLoadFailed', this.loadFailure);
+          resolveLoad(reports);
+          if (this.alive() === 0) this.emit('unavailable');
+          this.post(slot, { type: 'exit' });
+          return;
+        }
         slot.ready = true;
+        if (!initial) this.loadFailure = undefined;
         resolveLoad(reports);
         this.emit('idle');
       };
@@ -104,10 +126,12 @@ export class WorkerPool extends EventEmitter {
           return;
         }
         p?.reject(new ApiError(500, 'server_error', 'The translation worker stopped unexpectedly while handling this request; it has been replaced. Retrying is safe.'));
-        this.restarts++;
-        this.emit('workerExit');
-        // A worker that keeps dying (out of memory, ...) is not respawned in a tight loop.
-        const delay = Date.now() - spawnedAt < 10_000 && this.restarts > 3 ? 2_000 : 0;
+        if (!loadFailed) {
+          this.restarts++;
+          this.emit('workerExit');
+        }
+        // A worker that keeps dying (out of memory, ...) or cannot load is not respawned in a tight loop.
+        const delay = loadFailed ? LOAD_RETRY_MS : Date.now() - spawnedAt < 10_000 && this.restarts > 3 ? 2_000 : 0;
         setTimeout(() => {
           if (!this.closed) void this.spawn();
         }, delay).unref();

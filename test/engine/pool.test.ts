@@ -1,4 +1,7 @@
 // A worker that dies mid-request fails that request clearly; the pool replaces it and keeps serving.
+import { mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolShape, type DragomanEngine } from '../../src/engine/index.ts';
 import { loadConfig } from '../../src/config/env.ts';
@@ -35,6 +38,34 @@ describe('worker pool', () => {
     await until(() => engine.stats().workerRestarts === 1 && engine.stats().workersAlive === 2);
     const next = await engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn');
     expect(next.translations).toEqual([dev[0]!.beam4]);
+  });
+});
+
+describe('a replacement worker that cannot load the models (the folder went away after start)', () => {
+  it('is not counted alive, requests get a 503 at once instead of waiting, and it is retried until the folder is back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dragoman-pool-'));
+    const link = join(dir, 'tiny-marian-en-de');
+    symlinkSync(join(FIXTURES, 'tiny-marian-en-de'), link);
+    const engine = await engineOver(dir, { DRAGOMAN_WORKERS: '1', DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '1' });
+    const failures: string[] = [];
+    engine.events.on('workerLoadFailed', (e: { problem: string }) => failures.push(e.problem));
+    try {
+      unlinkSync(link);
+      engine.crashWorkerForTest();
+      await until(() => failures.length > 0);
+      expect(failures[0]).toMatch(/tiny-marian-en-de/);
+      expect(engine.stats().workersAlive).toBe(0);
+      await expect(engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn')).rejects.toMatchObject({
+        status: 503,
+        message: expect.stringMatching(/cannot load its models/),
+      });
+      symlinkSync(join(FIXTURES, 'tiny-marian-en-de'), link);
+      await until(() => engine.stats().workersAlive === 1);
+      expect((await engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn')).translations).toEqual([dev[0]!.greedy]);
+    } finally {
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
