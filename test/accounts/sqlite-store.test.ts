@@ -37,6 +37,18 @@ describe('schema', () => {
   });
 });
 
+describe('ping (what /ready asks)', () => {
+  it('commits a write: it fails when the file cannot be written (as on a full disk), not only when it cannot be locked', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+    const reader = new Database(file, { readonly: true });
+    expect(reader.pragma('application_id', { simple: true })).toBe(0x4452474d);
+    reader.close();
+    // Writes refused on the store's own connection: taking the lock and rolling back would still pass.
+    (store as unknown as { db: Database.Database }).db.pragma('query_only = 1');
+    await expect(store.ping()).rejects.toThrow(/readonly|read-only|query_only/i);
+  });
+});
+
 describe('plans and limits', () => {
   it('has the four plans with preset A and B figures', async () => {
     const a = await store.listPlans();
