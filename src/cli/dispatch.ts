@@ -39,7 +39,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err(`dragoman: ${err.message}`);
       return err.exitCode;
     }
-    io.err(`dragoman: ${(err as Error).stack ?? String(err)}`);
+    // A fault outside the program (a full disk, a refused connection: Node's E*, SQLite's, PostgreSQL's codes) is
+    // its message; only a bug (no code, or Node's ERR_*) keeps its stack.
+    const code = (err as { code?: unknown } | null)?.code;
+    const outside = typeof code === 'string' && !code.startsWith('ERR_');
+    io.err(`dragoman: ${outside ? (err as Error).message : ((err as Error).stack ?? String(err))}`);
     return 1;
   }
 }

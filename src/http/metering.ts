@@ -1,6 +1,6 @@
 // Metering wired into Fastify, for every surface: `admit` (authenticate + rate limit, X-RateLimit-* headers),
 // `charge` (the request's characters, before the work) and the refund, done in `onSend` whenever the
-// response status is 4xx/5xx so a failed request never costs characters. onSend runs before the response
+// response status is 4xx/5xx so a failed request never costs characters, or when the client hangs up first. onSend runs before the response
 // leaves, so a client that reads its usage right after a failure already sees the refund.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Admission, Gate } from '../accounts/gate.ts';
@@ -18,18 +18,22 @@ declare module 'fastify' {
   }
 }
 
+async function refundOnce(gate: Gate, request: FastifyRequest, m: RequestMetering): Promise<void> {
+  if (!m.charge || m.refunded) return;
+  m.refunded = true;
+  try {
+    await gate.refund(m.charge);
+  } catch (err) {
+    request.log.error({ err, keyId: m.charge.keyId }, 'refund failed');
+  }
+}
+
 export function installMetering(app: FastifyInstance, gate: Gate): void {
   app.decorateRequest('metering', null);
+
   app.addHook('onSend', async (request, reply, payload) => {
     const m = request.metering;
-    if (m?.charge && !m.refunded && reply.statusCode >= 400) {
-      m.refunded = true;
-      try {
-        await gate.refund(m.charge);
-      } catch (err) {
-        request.log.error({ err, keyId: m.charge.keyId }, 'refund failed');
-      }
-    }
+    if (m && reply.statusCode >= 400) await refundOnce(gate, request, m);
     return payload;
   });
 }
@@ -43,8 +47,17 @@ export async function admit(
   count = true,
 ): Promise<Admission> {
   const admission = await gate.admit(secret, request.ip, count);
-  request.metering = { admission };
+  const m: RequestMetering = { admission };
+  request.metering = m;
   reply.headers(admission.headers);
+  // A client that hung up before its answer got nothing: its characters are given back (the work already under way
+  // still runs: a batch in onnxruntime cannot be cancelled), so a retry is charged once, not twice. (Fastify's
+  // onRequestAbort does not fire once the body has been read, which is when the work starts.)
+  reply.raw.once('close', () => {
+    if (reply.raw.writableFinished) return;
+    request.log.info({ refunded: Boolean(m.charge && !m.refunded) }, 'client closed the connection before the answer');
+    void refundOnce(gate, request, m);
+  });
   return admission;
 }
 

@@ -17,7 +17,7 @@ import type { Planners } from '../service/types.ts';
 import type { DragomanContext } from './context.ts';
 import { badUrl, clientError } from './connection-errors.ts';
 import { errorBody, logServerFailure, toApiError } from './errors.ts';
-import { installJsonBodyParser } from './json-body.ts';
+import { installJsonBodyParser, refuseContentEncodings } from './body-encoding.ts';
 import { opsPlugin } from './ops/index.ts';
 import { installMetering } from './metering.ts';
 import { loggerOptions } from '../observability/logger.ts';
@@ -66,6 +66,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     // `POST /v1/translate/` is the same endpoint (clients built by string concatenation send it).
     routerOptions: { ignoreTrailingSlash: true },
+    // A request must arrive whole within a minute (1 MiB needs 17 KB/s): a client that stalls mid-body would
+    // otherwise hold its connection for ever (Fastify's default is no limit). Answered 408 in the error body.
+    requestTimeout: 60_000,
     frameworkErrors: badUrl,
     clientErrorHandler: clientError,
     // A "__proto__" key in a body is dropped, not a 400 that calls valid JSON malformed.
@@ -93,6 +96,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.decorate('dragoman', context);
 
   installJsonBodyParser(app);
+  refuseContentEncodings(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

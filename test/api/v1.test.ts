@@ -322,11 +322,65 @@ describe('authentication', () => {
     const notUtf8 = { status: res.status, headers: res.headers, body: await res.json() };
     expect(expectErrorShape(notUtf8, 400, 'invalid_request')).toMatch(/not valid UTF-8/);
     expect((await t.call('GET', '/v1/usage', { key })).body.data.charactersUsed).toBe(before);
+    // A compressed body is 415 (not decoded; a plain body labelled gzip is not read as if unlabelled), uncharged.
+    const { gzipSync } = await import('node:zlib');
+    for (const body of [gzipSync('{"q":"Hello.","source":"en","target":"de"}'), Buffer.from('{"q":"Hello.","source":"en","target":"de"}')]) {
+      const zres = await fetch(`${t.url}/v1/translate`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body });
+      const zipped = { status: zres.status, headers: zres.headers, body: await zres.json() };
+      expect(expectErrorShape(zipped, 415, 'invalid_request')).toMatch(/Content-Encoding gzip is not supported/);
+    }
+    expect((await t.call('GET', '/v1/usage', { key })).body.data.charactersUsed).toBe(before);
     // A UTF-8 byte order mark before the JSON is fine.
     const bom = await t.call('POST', '/v1/detect', { key, raw: '\ufeff{"q":"Guten Morgen, wie geht es Ihnen heute?"}', headers: { 'content-type': 'application/json' } });
     expect(bom.status).toBe(200);
     // The server still serves afterwards.
     expect((await t.call('GET', '/v1/languages', { key })).status).toBe(200);
+  });
+});
+
+describe('a client that hangs up before its answer', () => {
+  it('is refunded once (the work under way still finishes), and the server keeps serving', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let started = 0;
+    const app = await startTestApp({}, {
+      wrapEngine: (engine: Engine): Engine =>
+        Object.assign(Object.create(engine) as Engine, {
+          translate: async (...args: Parameters<Engine['translate']>) => {
+            started++;
+            await held;
+            return engine.translate(...args);
+          },
+        }),
+    });
+    try {
+      const { secret } = await app.key({ plan: 'enterprise' });
+      const used = async () => (await app.call('GET', '/v1/usage', { key: secret })).body.data;
+      const abort = new AbortController();
+      const gone = fetch(`${app.url}/v1/translate`, {
+        method: 'POST',
+        signal: abort.signal,
+        headers: { 'x-api-key': secret, 'content-type': 'application/json' },
+        body: JSON.stringify({ q: 'Hello world.', source: 'en', target: 'de' }),
+      }).catch((e: Error) => e.name);
+      for (let i = 0; i < 200 && started === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect((await used()).charactersUsed).toBe(12); // charged before the work
+      abort.abort();
+      expect(await gone).toBe('AbortError');
+      let after = await used();
+      for (let i = 0; i < 200 && after.charactersUsed !== 0; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        after = await used();
+      }
+      expect(after).toMatchObject({ charactersUsed: 0, requests: 0 });
+      release(); // the engine finishes the abandoned work; nothing is charged or refunded twice
+      const next = await app.call('POST', '/v1/translate', { key: secret, body: { q: 'Hello world.', source: 'en', target: 'de' } });
+      expect(next.status).toBe(200);
+      expect((await used()).charactersUsed).toBe(12);
+    } finally {
+      release();
+      await app.close();
+    }
   });
 });
 

@@ -89,7 +89,7 @@ async function cli(env: Record<string, string>, args: string[]): Promise<string>
 }
 
 describe('graceful shutdown', () => {
-  it('SIGTERM during an in-flight translation: it completes, new connections are refused, exit 0, usage recorded', async () => {
+  it('SIGTERM (twice) during an in-flight translation: it completes, new connections are refused, exit 0, usage recorded', async () => {
     const env = { ...setup(true), DRAGOMAN_SHUTDOWN_TIMEOUT_MS: '300000' };
     const key = JSON.parse(await cli(env, ['keys', 'create', '--plan', 'enterprise', '--json'])) as { id: string; key: string };
     const server = await serve(env, [process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'serve']);
@@ -115,6 +115,10 @@ describe('graceful shutdown', () => {
     expect(server.output()).toMatch(/"msg":"incoming request"/);
     server.child.kill('SIGTERM');
     for (let i = 0; i < 1200 && !/shutting down/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 25));
+    // A second SIGTERM (an impatient supervisor) is noted, and kills nothing: the request below still completes.
+    server.child.kill('SIGTERM');
+    for (let i = 0; i < 1200 && !/already shutting down/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(server.output()).toMatch(/already shutting down/);
 
     // The listener closes (a moment after the log line; until then a new request gets 503): new connections are
     // refused while the old request is still being translated. Each try on a fresh socket, never a kept-alive one.

@@ -33,7 +33,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     `${config.databaseUrl ? 'accounts: PostgreSQL (DRAGOMAN_DATABASE_URL)' : `data: ${config.dataDir}`}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    // A second signal (an impatient operator, a supervisor repeating itself) must not kill what is finishing.
+    if (stopping) {
+      app.server.log.warn({ signal }, 'already shutting down: in-flight requests are finishing');
+      return;
+    }
     stopping = true;
     // Graceful: stop accepting, let in-flight requests finish (new ones on kept-alive connections get 503), then
     // close the engine and the database. After DRAGOMAN_SHUTDOWN_TIMEOUT_MS the remaining connections are cut so the
@@ -51,8 +55,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       () => process.exit(1),
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   return -1;
 }
 
@@ -70,7 +74,7 @@ function startFailure(err: unknown, config: Config): unknown {
   if (['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL'].includes(code)) {
     return new CliError(`cannot listen on ${where}: ${config.host} is not an address of this machine (set DRAGOMAN_HOST, e.g. 127.0.0.1 or 0.0.0.0)`, 1);
   }
-  if (!config.databaseUrl && /^E[A-Z]+$/.test(code)) {
+  if (!config.databaseUrl && (/^E[A-Z]+$/.test(code) || code.startsWith('SQLITE_'))) {
     return new CliError(`cannot start: ${message} (is DRAGOMAN_DATA_DIR ${config.dataDir} a writable folder?)`, 1);
   }
   return new CliError(`cannot start: ${message}`, 1);

@@ -1,0 +1,32 @@
+// How a body's bytes become text. JSON bodies must be UTF-8 (RFC 8259): Node would decode other bytes to U+FFFD and
+// the request would be translated — and charged — with characters the client never sent; such a body is a 400.
+// A compressed body (Content-Encoding) is not decoded: 415 (RFC 9110 §15.5.16) instead of "malformed JSON", or of
+// a plain body labelled gzip being read as if the label were not there.
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../service/errors.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+export function installJsonBodyParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('remove', 'remove');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      done(new ApiError(400, 'invalid_request', 'The request body is not valid UTF-8: JSON must be sent as UTF-8.'), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}
+
+export function refuseContentEncodings(app: FastifyInstance): void {
+  app.addHook('preParsing', async (request) => {
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity') {
+      throw new ApiError(415, 'invalid_request', `Content-Encoding ${encoding.slice(0, 40)} is not supported: send the body uncompressed.`);
+    }
+  });
+}
