@@ -22,7 +22,7 @@ import { forEachFeature } from '../src/detect/features.ts';
 import { hanSets } from '../src/detect/han.ts';
 import { letterInventory } from '../src/detect/letters.ts';
 import { LidModel, type LidModelHeader } from '../src/detect/model.ts';
-import { LOW_ORDER_SCRIPTS, possibleScripts, scriptCounts } from '../src/detect/script.ts';
+import { LOW_ORDER_SCRIPTS, possibleScripts, scriptProfile } from '../src/detect/script.ts';
 import { LANGUAGES } from '../src/languages/catalog.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -155,7 +155,7 @@ function fineTune({ model, counts }: Fitted, linesOf: string[][]): void {
     let loss = 0;
     let errors = 0;
     for (const [y, line, isFragment] of order) {
-      const scripts = possibleScripts(scriptCounts(line));
+      const scripts = possibleScripts(scriptProfile(line));
       const candidates = scripts.flatMap((s) => classifier.classesOfScript(s));
       if (candidates.length < 2 || !candidates.includes(y)) continue;
       // Features of the sentence with multiplicity.

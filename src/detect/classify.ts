@@ -6,7 +6,7 @@ import { DistinctFeatures, evidenceShare } from './repetition.ts';
 import { DEFAULT_SPEAKERS, POPULARITY_EXPONENT, SPEAKERS_MILLIONS } from './popularity.ts';
 import { PRIOR_ODDS } from './priors.ts';
 import type { LidModel } from './model.ts';
-import { LOW_ORDER_SCRIPTS, possibleScripts, scriptCounts } from './script.ts';
+import { LOW_ORDER_SCRIPTS, possibleScripts, scriptProfile } from './script.ts';
 
 export interface Ranking {
   /** Candidate class indices (model.header.classes), best first (at most `limit` of them). */
@@ -107,8 +107,9 @@ export class Classifier {
    * script. A script only one variety writes is answered without scoring.
    */
   rank(text: string, tau = this.model.header.tau, limit = Infinity): Ranking | undefined {
-    const counts = scriptCounts(text);
-    const scripts = possibleScripts(counts);
+    const profile = scriptProfile(text);
+    const counts = profile.letters;
+    const scripts = possibleScripts(profile);
     let candidates = scripts.length === 1 ? this.classesOfScript(scripts[0]!) : scripts.flatMap((s) => this.classesOfScript(s));
     if (scripts.length > 1 && this.han) {
       // Han without kana: simplified-only / traditional-only / Cantonese characters narrow it down.

@@ -17,6 +17,15 @@ const UND: Detection = Object.freeze({ language: 'und', confidence: 0, isReliabl
 
 const round = (p: number): number => Math.round(p * 10_000) / 10_000;
 
+/**
+ * Latin, Greek or Cyrillic written decomposed (e + U+0301…, as macOS file names and some keyboards send it) as the
+ * composed letters the training text has. Only then: NFC also rewrites Indic nukta letters (U+0958…, composition
+ * exclusions) that the training text keeps precomposed (measured: kas_Deva 91 → 84 % with NFC on everything).
+ */
+function composed(text: string): string {
+  return /[\u0300-\u036f]/.test(text) ? text.normalize('NFC') : text;
+}
+
 export class Detector implements LanguageDetector {
   private readonly codes: string[];
 
@@ -33,7 +42,7 @@ export class Detector implements LanguageDetector {
   }
 
   detect(text: string): Detection {
-    const input = plainLetters(text.length > MAX_DETECT_CHARS ? text.slice(0, MAX_DETECT_CHARS) : text);
+    const input = plainLetters(composed(text.length > MAX_DETECT_CHARS ? text.slice(0, MAX_DETECT_CHARS) : text));
     let ranking = this.classifier.rank(input, undefined, this.secondOpinion ? REVISED_CANDIDATES : MAX_CANDIDATES);
     if (!ranking) return { ...UND, candidates: [] };
     if (this.secondOpinion) ranking = this.secondOpinion.revise(input, ranking);

@@ -17,13 +17,22 @@ const UNICODE_NAME: Record<ScriptCode, string> = {
   Orya: 'Oriya', Tibt: 'Tibetan', Tfng: 'Tifinagh', Olck: 'Ol_Chiki',
 };
 
+const idx = (s: ScriptCode): number => SCRIPTS.indexOf(s) + 2;
+const HANI = idx('Hani');
+const HIRA = idx('Hira');
+const KANA = idx('Kana');
+
 /** Character classes in the table: 0 = not a letter, 1 = a letter of a script outside SCRIPTS, 2.. = SCRIPTS[i - 2]. */
 export const NOT_LETTER = 0;
 export const OTHER_LETTER = 1;
 const TABLE_SIZE = 0x30000; // BMP + SMP + SIP (CJK extension B..): everything a real text uses
 
+/** Combining marks shared by scripts (Script=Inherited: U+0300 acute…): they belong to the letter before them. */
+let inherited: Uint8Array | undefined;
+
 function buildTable(): Uint8Array {
   const table = new Uint8Array(TABLE_SIZE);
+  inherited = new Uint8Array(TABLE_SIZE);
   // One string holding every code point once; cpAt maps its UTF-16 offsets back to code points, so each class is
   // one native regex scan instead of a test per code point.
   const parts: string[] = [];
@@ -44,7 +53,9 @@ function buildTable(): Uint8Array {
       if (table[cp]) table[cp] = i + 2;
     }
   });
-  // Marks shared by several scripts (Script=Inherited) stay OTHER_LETTER: they join the word without voting.
+  // Marks shared by several scripts (Script=Inherited) stay OTHER_LETTER in the table (features see a letter); the
+  // script count gives them to the letter they follow (a decomposed "ọ́" is Latin, not a vote for another script).
+  for (const m of all.matchAll(/(?=\p{M})\p{Script=Inherited}/gu)) inherited[cpAt[m.index]!] = 1;
   return table;
 }
 
@@ -64,10 +75,23 @@ function OTHER_LETTER_IF_LETTER(cp: number): number {
   return /^[\p{L}\p{M}]$/u.test(String.fromCodePoint(cp)) ? OTHER_LETTER : NOT_LETTER;
 }
 
-/** Letters per script in `text` (index = class number); [0] unused, [1] letters of scripts outside SCRIPTS. */
-export function scriptCounts(text: string): Uint32Array {
+/**
+ * Per script (index = class number; [0] unused, [1] = scripts outside SCRIPTS): how many letters `text` has in it,
+ * and how many words — runs of its letters, Han and kana together (a run of text without spaces counts once here;
+ * `possibleScripts` estimates its words from its letters).
+ */
+export interface ScriptProfile {
+  letters: Uint32Array;
+  words: Uint32Array;
+}
+
+export function scriptProfile(text: string): ScriptProfile {
   const t = charClasses();
-  const counts = new Uint32Array(SCRIPTS.length + 2);
+  const marks = inherited!;
+  const letters = new Uint32Array(SCRIPTS.length + 2);
+  const words = new Uint32Array(SCRIPTS.length + 2);
+  let run = NOT_LETTER; // the class of the word being read (Han for Han and kana)
+  let last = NOT_LETTER; // the class of the letter before, for the marks after it
   const end = text.length;
   for (let i = 0; i < end; i++) {
     let cp = text.charCodeAt(i);
@@ -78,54 +102,64 @@ export function scriptCounts(text: string): Uint32Array {
         i++;
       }
     }
-    counts[cp < TABLE_SIZE ? t[cp]! : OTHER_LETTER_IF_LETTER(cp)]!++;
+    let c = cp < TABLE_SIZE ? t[cp]! : OTHER_LETTER_IF_LETTER(cp);
+    if (c === NOT_LETTER) {
+      run = last = NOT_LETTER;
+      continue;
+    }
+    if (cp < TABLE_SIZE && marks[cp] === 1 && last !== NOT_LETTER) c = last;
+    letters[c]!++;
+    last = c;
+    const group = c === HIRA || c === KANA ? HANI : c;
+    if (group !== run) {
+      words[group]!++;
+      run = group;
+    }
   }
-  return counts;
+  return { letters, words };
 }
 
-const idx = (s: ScriptCode): number => SCRIPTS.indexOf(s) + 2;
-const HANI = idx('Hani');
-const HIRA = idx('Hira');
-const KANA = idx('Kana');
 
 const LATN = idx('Latn');
 const HANG = idx('Hang');
+/** Scripts written without spaces between words, and about how many letters a word has in each. */
+const LETTERS_PER_WORD: ReadonlyMap<number, number> = new Map([
+  [HANI, 1.7],
+  ...(['Thai', 'Laoo', 'Khmr', 'Mymr', 'Tibt'] as const).map((s): [number, number] => [idx(s), 4]),
+]);
 
 /**
- * How much one letter of a script weighs when scripts compete in one text. A Han character or a Hangul syllable
- * carries about what a short word does in an alphabet, so it counts 2; a Latin letter counts ½, because Latin
- * is what every other script borrows — brand names, product names, tech words (`הזמנתי iPhone חדש מ-Amazon`,
- * `오늘 team meeting은 cancel됐어요`): counted raw, those borrowings outvoted the text's own script and the answer
- * was some Latin-script language. An English sentence with one foreign word in it still reads as Latin.
+ * The catalog scripts (FLORES script subtags) a text can be written in: the script most of its words are in.
+ * Code-mixed text is common both ways — a sentence borrowing brand names (`הזמנתי iPhone חדש מ-Amazon`,
+ * `AmazonでNintendo Switchを注文した`) and a sentence with a foreign name in it (`Hi Αλέξανδρος, see you soon`) —
+ * and its own language writes most of the words (the grammar), while the borrowed ones are long; counted by letters,
+ * the borrowings won. Scripts without spaces count letters / LETTERS_PER_WORD words. A tie goes to the non-Latin
+ * script (Latin is what the others borrow), then to more letters (Han and Hangul counting double: a syllable or a
+ * character holds what several letters do). Han with a real share of kana is Japanese; Han alone may be Chinese in
+ * either script, Cantonese or kana-less Japanese. Empty when the text has no letters or is mostly in a script no
+ * catalog variety uses.
  */
-function weight(cls: number, count: number): number {
-  return cls === LATN ? count / 2 : cls === HANG ? count * 2 : count;
-}
-
-/**
- * The catalog scripts (FLORES script subtags) a text can be written in, from its letter counts: the dominant
- * script's (letters weighted, see `weight`), where Han counts together with kana (any real share of kana makes it
- * Japanese; Han alone may be Chinese in either script, Cantonese or kana-less Japanese). Empty when the text has
- * no letters or is mostly in a script no catalog variety uses.
- */
-export function possibleScripts(counts: Uint32Array): string[] {
-  const kana = counts[HIRA]! + counts[KANA]!;
-  const cjk = counts[HANI]! + kana;
-  let best = 0;
+export function possibleScripts(profile: ScriptProfile): string[] {
+  const { letters, words } = profile;
+  const kana = letters[HIRA]! + letters[KANA]!;
+  const cjk = letters[HANI]! + kana;
   let bestClass = 0;
-  for (let i = 2; i < counts.length; i++) {
-    if (i === HANI || i === HIRA || i === KANA) continue;
-    const w = weight(i, counts[i]!);
-    if (w > best) {
-      best = w;
+  let best = [0, 0, 0];
+  for (let i = 2; i < letters.length; i++) {
+    if (i === HIRA || i === KANA) continue;
+    const n = i === HANI ? cjk : letters[i]!;
+    if (n === 0) continue;
+    const perWord = LETTERS_PER_WORD.get(i);
+    const score = [perWord === undefined ? words[i]! : n / perWord, i === LATN ? 0 : 1, i === HANI || i === HANG ? 2 * n : n];
+    if (score[0]! > best[0]! || (score[0] === best[0] && (score[1]! > best[1]! || (score[1] === best[1] && score[2]! > best[2]!)))) {
+      best = score;
       bestClass = i;
     }
   }
-  if (cjk * 2 > best) {
-    if (cjk * 2 < counts[OTHER_LETTER]!) return [];
-    return kana > 0 && kana * 10 >= cjk ? ['Jpan'] : ['Hans', 'Hant', 'Jpan'];
-  }
-  if (best === 0 || best < counts[OTHER_LETTER]!) return [];
+  if (bestClass === 0) return [];
+  const own = bestClass === HANI ? cjk : letters[bestClass]!;
+  if (own < letters[OTHER_LETTER]!) return [];
+  if (bestClass === HANI) return kana > 0 && kana * 10 >= cjk ? ['Jpan'] : ['Hans', 'Hant', 'Jpan'];
   return [SCRIPTS[bestClass - 2]!];
 }
 

@@ -99,9 +99,24 @@ describe('detector', () => {
       ['ru', 'Я купил новый iPhone вчера'],
     ];
     for (const [code, text] of mixed) expect(detector.detect(text).language, text).toBe(code);
-    // The other way round, a Latin sentence with one foreign word stays what it is.
+    // The other way round, a Latin sentence with one foreign word or name stays what it is — also a short one.
     expect(detector.detect('I bought a new שולחן for the living room today').language).toBe('en');
     expect(detector.detect('We ate sushi (寿司) in Tokyo yesterday evening with our friends').language).toBe('en');
+    for (const text of ['Hi Αλέξανδρος, see you soon', 'My name is Ολυμπία', 'Meeting with Владимир', 'We love שלום']) {
+      expect(detector.detect(text).language, text).toBe('en');
+    }
+  });
+
+  it('reads decomposed letters (e + combining accent, as macOS sends them) as the composed ones', () => {
+    for (const [code, text] of [
+      ['yo', 'Ẹ kú àárọ̀. Báwo ni ẹ ṣe wà lónìí?'],
+      ['vi', 'Ếch ở đồng ruộng kêu suốt đêm qua.'],
+      ['fr', 'Nous avons visité le musée pendant les vacances et c\'était vraiment magnifique.'],
+    ] as const) {
+      const composed = detector.detect(text);
+      expect(composed.language).toBe(code);
+      expect(detector.detect(text.normalize('NFD'))).toEqual(composed);
+    }
   });
 
   it('gives short text lower confidence than a full sentence', () => {
