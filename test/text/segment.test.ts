@@ -46,21 +46,40 @@ describe('planText', () => {
       expect(plan.assemble(plan.segments.map(fake))).toBe(`${mark}HELLO WORLD.${mark} ${mark}HOW ARE YOU?${mark}`);
     }
     expect(planText('\u200b\u200b').segments).toEqual([]);
+    // A flag's tag characters are part of the emoji, not an edge: England's flag stays whole.
+    const flag = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}';
+    expect(planText(`I love England ${flag}`).segments).toEqual([`I love England ${flag}`]);
     // Inside a sentence it stays with it: Thai separates words with U+200B.
     expect(planText('สวัสดี\u200bครับ').segments).toEqual(['สวัสดี\u200bครับ']);
   });
 
-  it('does not cut inside a URL or an address (no space after the punctuation), nor before a small letter', () => {
+  it('does not cut inside a URL or an address (no space after the punctuation), nor after a quoted "Stop!" before a small letter', () => {
     for (const t of ['See https://x.com/search?q=hello for details.', 'Call me at 555-1234!me@x.org is my mail.', 'He said "Stop!" and left.']) {
       expect(planText(t).segments).toEqual([t]);
     }
     expect(planText('Visit https://example.com/a.b?c=1&d=2. Mail me!').segments).toEqual(['Visit https://example.com/a.b?c=1&d=2.', 'Mail me!']);
+    // Chinese with ASCII punctuation is still cut (no spaces there), and so is all-lowercase chat.
+    expect(planText('我很好!你呢?谢谢.').segments).toEqual(['我很好!', '你呢?', '谢谢.']);
+    // (ICU itself keeps "there. how" together: a small letter after "." does not start a sentence.)
+    expect(planText('hello there. how are you? fine!').segments).toEqual(['hello there. how are you?', 'fine!']);
   });
 
   it('cuts at tabs (columns) and keeps them', () => {
     const plan = planText('Name\tAge\tCity\nAnna\t42\tBerlin');
     expect(plan.segments).toEqual(['Name', 'Age', 'City', 'Anna', '42', 'Berlin']);
     expect(plan.assemble(plan.segments.map(fake))).toBe('NAME\tAGE\tCITY\nANNA\t42\tBERLIN');
+  });
+
+  it('a long line (read in pieces: the segmenter slows down with length) is cut exactly as its sentences alone', () => {
+    const paragraph = 'Mr. Smith met Dr. J. Jones. They talked about e.g. the weather in St. Louis! 3 dogs ran. "Stop!" he said. 今日は晴れです。明日は雨です。';
+    const one = planText(paragraph).segments;
+    const long = planText(Array.from({ length: 400 }, () => paragraph).join(' '));
+    expect(long.segments).toEqual(Array.from({ length: 400 }, () => one).flat());
+    // Without any sentence end for tens of thousands of characters, pieces are cut at a space; nothing is lost.
+    const run = Array.from({ length: 5000 }, (_, i) => `word${i} and`).join(' ');
+    const plan = planText(run);
+    expect(plan.segments.length).toBeGreaterThan(1);
+    expect(plan.assemble(plan.segments)).toBe(run);
   });
 
   it('cuts CJK sentences without spaces', () => {
