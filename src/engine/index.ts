@@ -219,8 +219,10 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     async translate(segments, source, target, opts = {}): Promise<EngineResult> {
       const route = router.route(source, target);
       if (!route) throw invalidRequest(`No installed model translates ${source} into ${target}.`);
-      events.emit('route', route);
       if (!route.length) return { translations: [...segments], route };
+      // Nothing with a letter (numbers, symbols, list markers): no model runs, and the route says so (X-Dragoman-Model: none).
+      if (!segments.some((s) => HAS_LETTER.test(s))) return { translations: segments.map((s) => (s.trim() ? s : '')), route: [] };
+      events.emit('route', route);
       let texts = segments;
       let alternatives: string[][] | undefined;
       let from = source;

@@ -25,7 +25,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
 export function refuseContentEncodings(app: FastifyInstance): void {
   app.addHook('preParsing', async (request) => {
     const encoding = request.headers['content-encoding']?.trim().toLowerCase();
-    if (encoding && encoding !== 'identity') {
+    const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+    if (hasBody && encoding && encoding !== 'identity') {
       throw new ApiError(415, 'invalid_request', `Content-Encoding ${encoding.slice(0, 40)} is not supported: send the body uncompressed.`);
     }
   });

@@ -6,13 +6,22 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../service/errors.ts';
 import { errorBody } from './errors.ts';
+import { googleError } from './google/errors.ts';
+import { GOOGLE_PREFIX } from './google/index.ts';
+import { CORS_HEADERS } from './libretranslate/cors.ts';
+import { libreError } from './libretranslate/errors.ts';
+import { LIBRETRANSLATE_PREFIX } from './libretranslate/index.ts';
 
 export function badUrl(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
   const path = (request.raw.url ?? '').split('?')[0]!.slice(0, 100);
   const api = error.code === 'FST_ERR_BAD_URL'
     ? new ApiError(400, 'invalid_request', `The URL ${JSON.stringify(path)} is not valid: a "%" must start an escape such as %20.`)
     : new ApiError(400, 'invalid_request', `The request could not be routed: ${error.message}`);
-  void reply.code(400).header('x-request-id', request.id).type('application/json; charset=utf-8').send(errorBody(api));
+  void reply.code(400).header('x-request-id', request.id).type('application/json; charset=utf-8');
+  // In the shape of the surface the URL was meant for (routing failed, so its own error handler never runs).
+  if (path.startsWith(`${LIBRETRANSLATE_PREFIX}/`)) void reply.headers(CORS_HEADERS).send(libreError(api));
+  else if (path.startsWith(GOOGLE_PREFIX)) void reply.send(googleError(api));
+  else void reply.send(errorBody(api));
 }
 
 /** Node's parser errors by code: what the client sent wrong, in its own words. */

@@ -37,7 +37,7 @@ function validationMessage(err: FastifyLikeError): string {
       : `Invalid ${where ?? 'request'}: ${v.message}.`;
   }
   const field = fieldName(v.instancePath, where);
-  if (v.keyword === 'type') return `Field '${field}' must be a ${String(v.params.type)}.`;
+  if (v.keyword === 'type') return `Field '${field}' must be a ${String(v.params.type).split(',').join(' or ')}.`;
   if (v.keyword === 'enum') {
     return `Field '${field}' must be one of: ${(v.params.allowedValues as unknown[]).join(', ')}.`;
   }

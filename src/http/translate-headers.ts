@@ -3,7 +3,7 @@
 export const MODEL_HEADER = 'x-dragoman-model';
 
 export function modelHeaderValue(routes: readonly (readonly string[])[]): string {
-  const names = [...new Set(routes.map((r) => r.join('>')))];
+  const names = [...new Set(routes.filter((r) => r.length > 0).map((r) => r.join('>')))];
   return names.length ? names.join(', ') : 'none';
 }
 

@@ -72,6 +72,10 @@ describe('tiny-marian-en-de + tiny-nllb over HTTP', () => {
     // No model ran: the header says so rather than being absent.
     const same = await t.call('POST', '/v1/translate', { key, body: { q: 'Hallo', source: 'de', target: 'de' } });
     expect(same.headers.get('x-dragoman-model')).toBe('none');
+    // Nor for text without a letter: it comes back as it is.
+    const digits = await t.call('POST', '/v1/translate', { key, body: { q: ['42', '1.\n2.'], source: 'en', target: 'de' } });
+    expect(digits.body.data.translations.map((x: any) => x.translatedText)).toEqual(['42', '1.\n2.']);
+    expect(digits.headers.get('x-dragoman-model')).toBe('none');
 
     const m = await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer metrics-secret' } });
     const text = await m.text();

@@ -183,6 +183,9 @@ describe('POST /v1/translate', () => {
     expect(expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: [], target: 'de' } }), 400, 'invalid_request')).toMatch(/empty/);
     expect(expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: 'a', target: 'de', format: 'pdf' } }), 400, 'invalid_request')).toMatch(/text, html/);
     expect(expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: 'a', target: 3 } }), 400, 'invalid_request')).toMatch(/'target' must be a string/);
+    expect(expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: 'a', target: 'de', source: 5 } }), 400, 'invalid_request')).toMatch(
+      /Field 'source' must be a string or null\./,
+    );
   });
 
   it('an engine failure is a 500 that says retrying is safe, charges nothing, and the service keeps serving', async () => {
@@ -330,6 +333,8 @@ describe('authentication', () => {
       expect(expectErrorShape(zipped, 415, 'invalid_request')).toMatch(/Content-Encoding gzip is not supported/);
     }
     expect((await t.call('GET', '/v1/usage', { key })).body.data.charactersUsed).toBe(before);
+    // A request without a body is not refused for the header (some proxies add it everywhere).
+    expect((await t.call('GET', '/v1/languages', { key, headers: { 'content-encoding': 'gzip' } })).status).toBe(200);
     // A UTF-8 byte order mark before the JSON is fine.
     const bom = await t.call('POST', '/v1/detect', { key, raw: '\ufeff{"q":"Guten Morgen, wie geht es Ihnen heute?"}', headers: { 'content-type': 'application/json' } });
     expect(bom.status).toBe(200);

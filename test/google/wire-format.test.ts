@@ -188,6 +188,9 @@ describe('Google error bodies', () => {
     const r = await send(base, { headers: { ...H(), 'content-type': 'text/plain' }, form: JSON.stringify({ q: EN, target: 'de' }) });
     const msg = expectGoogleError(r, 415, 'INVALID_ARGUMENT', 'badRequest');
     expect(msg).toMatch(/application\/json.*x-www-form-urlencoded/);
+    // A JSON body that is a string is JSON: it lacks q, it is not the wrong content type.
+    const str = await send(base, { headers: { ...H(), 'content-type': 'application/json' }, form: '"Hello"' });
+    expect(expectGoogleError(str, 400, 'INVALID_ARGUMENT', 'required')).toMatch(/'q'/);
   });
 
   it('no key: 403 forbidden; wrong key: 400 keyInvalid', async () => {
@@ -227,6 +230,7 @@ describe('Google error bodies', () => {
 
   it('unknown path 404 notFound; wrong method 405 with Allow', async () => {
     expectGoogleError(await send(`${base}/translate`, { headers: H() }), 404, 'NOT_FOUND', 'notFound');
+    expect(expectGoogleError(await send(`${base}/%zz`, { headers: H() }), 400, 'INVALID_ARGUMENT', 'invalid')).toMatch(/is not valid/);
     const r = await send(`${base}/detect`, { method: 'DELETE', headers: H() });
     expectGoogleError(r, 405, 'INVALID_ARGUMENT', 'httpMethodNotAllowed');
     expect(r.headers.get('allow')).toBe('GET, POST');

@@ -239,6 +239,10 @@ describe('errors in LibreTranslate shape', () => {
     const r = await send(`${base}/translate`);
     expectLibreError(r, 405);
     expect(r.headers.get('allow')).toBe('POST');
+    // A URL that cannot even be decoded: the same shape, with the CORS headers.
+    const bad = await send(`${base}/%zz`);
+    expect(expectLibreError(bad, 400)).toMatch(/is not valid/);
+    expect(bad.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('GET /languages and GET /frontend/settings have no limit of their own (LibreTranslate exempts them)', async () => {

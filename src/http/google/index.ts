@@ -45,6 +45,13 @@ export async function googleRoutes(app: FastifyInstance): Promise<void> {
     return reply.code(e.status).headers(e.headers).type('application/json; charset=utf-8').send(body);
   });
 
+  // Fastify reads text/plain as a string: the parameters are not in it, and "Missing required field 'q'" would mislead.
+  app.addHook('preValidation', async (request) => {
+    if (/^text\/plain\b/i.test(request.headers['content-type'] ?? '') && typeof request.body === 'string' && request.body !== '') {
+      throw new ApiError(415, 'invalid_request', 'Unsupported Content-Type: text/plain.');
+    }
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     if (request.is404) return;
     const secret = googleKey(request, config.googleKeyInQuery);

@@ -2,7 +2,6 @@
 // a JSON body wrapped as {"data": {...}} (the discovery-based Python client), or a form-encoded body. Unset
 // fields may be sent as `null` (the Python cloud client) and `cid` as []. Everything is folded into one flat
 // record here, so the routes read `q`, `target`, ... without caring how they came.
-import { ApiError } from '../../service/errors.ts';
 
 /** The system parameters every Google API accepts and that never carry translation input. */
 const SYSTEM_PARAMS = new Set(['key', 'alt', 'fields', 'prettyPrint', 'quotaUser', 'userIp', 'callback', '$.xgafv']);
@@ -24,10 +23,6 @@ function copyDefined(from: Record<string, unknown>, into: GoogleParams): void {
 
 /** Query string first, then the body (unwrapped from `data` when wrapped) on top of it. */
 export function googleParams(query: unknown, body: unknown): GoogleParams {
-  // Fastify reads text/plain as a string: parameters are not in it, and "Missing required field 'q'" would mislead.
-  if (typeof body === 'string' && body !== '') {
-    throw new ApiError(415, 'invalid_request', 'Unsupported Content-Type: text/plain.');
-  }
   const params: GoogleParams = {};
   if (isRecord(query)) copyDefined(query, params);
   if (isRecord(body)) {
