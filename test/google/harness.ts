@@ -77,9 +77,9 @@ export interface Reply {
   text: string;
 }
 
-export async function send(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; form?: string } = {}): Promise<Reply> {
+export async function send(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; form?: string | Buffer } = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...init.headers };
-  let body: string | undefined;
+  let body: string | Buffer | undefined;
   if (init.json !== undefined) {
     body = JSON.stringify(init.json);
     headers['content-type'] ??= 'application/json';

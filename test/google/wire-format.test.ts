@@ -83,6 +83,18 @@ describe('request shapes', () => {
     });
   });
 
+  it('form fields must be UTF-8: a Latin-1 byte or %FC is a 400, not a U+FFFD translated and charged', async () => {
+    const ok = await send(base, { headers: H(), form: 'q=M%C3%BCnchen+ist+sch%C3%B6n.&target=de&source=de' });
+    expect(ok.body.data.translations[0].translatedText).toBe('München ist schön.'); // source = target: returned as sent
+    for (const form of [Buffer.from('q=M\xfcnchen&target=de&source=de', 'latin1'), 'q=M%FCnchen&target=de&source=de']) {
+      const r = await send(base, { headers: H(), form });
+      expect(expectGoogleError(r, 400, 'INVALID_ARGUMENT', 'invalid')).toMatch(/not valid UTF-8/);
+    }
+    // A "%" that starts no escape stays as it is, as URLSearchParams reads it.
+    const percent = await send(base, { headers: H(), form: 'q=100%+sure&target=de&source=de' });
+    expect(percent.body.data.translations[0].translatedText).toBe('100% sure');
+  });
+
   it('a {"data": {...}} body means the same as the bare body', async () => {
     const fields = { q: [EN, EN2], target: 'de', format: 'text' };
     const wrapped = await send(base, { headers: H(), json: { data: fields } });

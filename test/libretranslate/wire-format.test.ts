@@ -351,6 +351,26 @@ describe('multipart/form-data bodies (a browser FormData)', () => {
     ]);
   });
 
+  it('form and multipart fields must be UTF-8: a Latin-1 byte is a 400, not a U+FFFD translated and charged', async () => {
+    const before = await charactersUsed();
+    const b = 'x-Dragoman-43';
+    const multipart = Buffer.concat([
+      Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="q"\r\n\r\nM`),
+      Buffer.from([0xfc]),
+      Buffer.from(`nchen\r\n--${b}\r\nContent-Disposition: form-data; name="target"\r\n\r\nde\r\n--${b}\r\nContent-Disposition: form-data; name="source"\r\n\r\nde\r\n--${b}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\n${secret}\r\n--${b}--\r\n`),
+    ]);
+    const bad = [
+      await send(`${base}/translate`, { form: `q=M%FCnchen&target=de&source=de&api_key=${secret}` }),
+      await send(`${base}/translate`, { form: Buffer.concat([Buffer.from('q=M'), Buffer.from([0xfc]), Buffer.from(`nchen&target=de&source=de&api_key=${secret}`)]) }),
+      await send(`${base}/translate`, { headers: { 'content-type': `multipart/form-data; boundary=${b}` }, form: multipart }),
+    ];
+    for (const r of bad) expect(expectLibreError(r, 400)).toMatch(/not valid UTF-8/);
+    expect(await charactersUsed()).toBe(before);
+    // A U+FFFD the client really sent is text like any other.
+    const real = await send(`${base}/translate`, { form: `q=%EF%BF%BD&target=de&source=de&api_key=${secret}` });
+    expect(real.body.translatedText).toBe('\ufffd');
+  });
+
   it('a malformed multipart body or one without a boundary is 400 in LibreTranslate shape', async () => {
     const noBoundary = await send(`${base}/translate`, {
       headers: { 'content-type': 'multipart/form-data' },

@@ -1,10 +1,10 @@
 // The Google Translate v2 surface at /language/translate/v2, an encapsulated plugin: its own form parser,
 // error body and 404, and an onRequest hook that finds the key (headers, or ?key= when allowed) and admits
 // the request (authentication + rate limit) through the shared metering before anything is parsed.
-import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../service/errors.ts';
 import { logServerFailure, toApiError } from '../errors.ts';
+import { registerFormParser } from '../form-body.ts';
 import { admit } from '../metering.ts';
 import { detectRoutes } from './detect.ts';
 import { GoogleError, googleError, keyInvalid, missingKey } from './errors.ts';
@@ -18,7 +18,15 @@ const PATHS = new Set(['', '/', '/detect', '/languages']);
 
 export async function googleRoutes(app: FastifyInstance): Promise<void> {
   const { config, gate } = app.dragoman;
-  await app.register(formbody);
+  // Form bodies as the query string reads them: a repeated field is a list (q=a&q=b).
+  registerFormParser(app, (entries) => {
+    const fields: Record<string, string | string[]> = Object.create(null);
+    for (const [name, value] of entries) {
+      const seen = fields[name];
+      fields[name] = seen === undefined ? value : [seen, value].flat();
+    }
+    return fields;
+  });
 
   app.setErrorHandler(async (error, request, reply) => {
     const e = error instanceof GoogleError ? error : toApiError(error, config.maxBodyBytes);

@@ -4,9 +4,9 @@
 // is no /translate_file): their content is skipped. Both bodies are read whole under Fastify's bodyLimit
 // (DRAGOMAN_MAX_BODY_BYTES → 413) before they are parsed, so no field can be larger than the body.
 import { Busboy } from '@fastify/busboy';
-import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../service/errors.ts';
+import { registerFormParser } from '../form-body.ts';
 import type { LibreBody } from './params.ts';
 
 /** The one field whose repetitions are kept: a batch of strings. */
@@ -22,6 +22,8 @@ export function formFields(entries: Iterable<[string, string]>): LibreBody {
   }
   return Object.fromEntries(fields);
 }
+
+const REPLACEMENT_CHARACTER = Buffer.from('\ufffd');
 
 const malformed = (err: unknown) =>
   invalidRequest(
@@ -53,14 +55,21 @@ export function multipartEntries(contentType: string, body: Buffer): Promise<[st
       stream.resume();
     });
     parser.on('error', (err) => reject(malformed(err)));
-    parser.on('finish', () => resolve(entries));
+    parser.on('finish', () => {
+      // busboy turns bytes that are not UTF-8 into U+FFFD; a U+FFFD the client really sent is in the body as EF BF BD.
+      if (entries.some(([, value]) => value.includes('\ufffd')) && !body.includes(REPLACEMENT_CHARACTER)) {
+        reject(invalidRequest('A multipart/form-data field is not valid UTF-8: send the fields as UTF-8.'));
+        return;
+      }
+      resolve(entries);
+    });
     parser.end(body);
   });
 }
 
 /** Registers both form parsers on the surface's (encapsulated) instance; JSON stays Fastify's own. */
 export async function registerFormParsers(app: FastifyInstance): Promise<void> {
-  await app.register(formbody, { parser: (text) => formFields(new URLSearchParams(text)) });
+  registerFormParser(app, formFields);
   app.addContentTypeParser(
     'multipart/form-data',
     { parseAs: 'buffer' },
