@@ -87,7 +87,8 @@ export async function send(url: string, init: { method?: string; headers?: Recor
     body = init.form;
     headers['content-type'] ??= 'application/x-www-form-urlencoded';
   }
-  const res = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const payload = typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
+  const res = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body: payload });
   const text = await res.text();
   let parsed: unknown;
   try {
