@@ -23,6 +23,17 @@ interface Item {
   reject: (err: Error) => void;
 }
 
+/** A request's way to drop its waiting rows: its client's signal, and whether dropping is allowed right now. */
+export interface Cancellation {
+  signal: AbortSignal;
+  /** False while another request waits for the same sentences (they must still be translated). */
+  dropWaiting: () => boolean;
+}
+
+function clientGone(): ApiError {
+  return new ApiError(503, 'server_error', 'The client closed the connection: its sentences still waiting were dropped.');
+}
+
 export interface BatchEvent {
   model: string;
   rows: number;
@@ -68,9 +79,13 @@ export class Batcher extends EventEmitter {
     return this.queue.length;
   }
 
-  /** Queues rows of one request; resolves with each row's hypotheses (best first), in the rows' order. */
-  submit(model: string, beams: number, nBest: number, rows: GenerationRow[]): Promise<number[][][]> {
+  /**
+   * Queues rows of one request; resolves with each row's hypotheses (best first), in the rows' order. `cancel`:
+   * when the request's client has gone, its rows still waiting are dropped (those on a worker finish).
+   */
+  submit(model: string, beams: number, nBest: number, rows: GenerationRow[], cancel?: Cancellation): Promise<number[][][]> {
     if (this.pool.loadFailure !== undefined && this.pool.alive() === 0) return Promise.reject(this.unavailable());
+    if (cancel?.signal.aborted) return Promise.reject(clientGone());
     const key = `${model}\u0000${beams}\u0000${nBest}`;
     const now = performance.now();
     const group = {};
@@ -80,6 +95,13 @@ export class Batcher extends EventEmitter {
     const done = rows.map((row) => new Promise<number[][]>((resolve, reject) => {
       this.queue.push({ key, model, beams, nBest, row, enqueued: now, seq: this.seq++, resolve, reject, group });
     }));
+    const drop = () => {
+      if (!cancel!.dropWaiting()) return;
+      const waiting = this.queue.filter((i) => i.group === group);
+      this.queue = this.queue.filter((i) => i.group !== group);
+      for (const item of waiting) item.reject(clientGone());
+    };
+    if (cancel) cancel.signal.addEventListener('abort', drop, { once: true });
     // A pending gather timer decides; else the end of this turn does: callers answered by the last batch, or a burst
     // of requests read in one poll, submit one after the other in the same turn, and deciding on each arrival would
     // send the first ones off before the rest are in.
@@ -89,10 +111,17 @@ export class Batcher extends EventEmitter {
         this.pump();
       });
     }
-    return Promise.all(done).catch((err: unknown) => {
-      this.queue = this.queue.filter((i) => i.group !== group);
-      throw err;
-    });
+    return Promise.all(done).then(
+      (hypotheses) => {
+        cancel?.signal.removeEventListener('abort', drop);
+        return hypotheses;
+      },
+      (err: unknown) => {
+        cancel?.signal.removeEventListener('abort', drop);
+        this.queue = this.queue.filter((i) => i.group !== group);
+        throw err;
+      },
+    );
   }
 
   private cost(item: Item): number {

@@ -104,8 +104,8 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     targets: new Set(m.info.targets),
   })));
   const cache = new TranslationCache<Hop>(config.cacheSize);
-  /** Segments being translated right now, by cache key (see translateHop). */
-  const inFlight = new Map<string, Promise<Hop>>();
+  /** Segments being translated right now, by cache key, and how many other requests wait for each (see translateHop). */
+  const inFlight = new Map<string, { promise: Promise<Hop>; joiners: number }>();
   const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs });
   batcher.on('batch', (e: BatchEvent) => events.emit('batch', e));
   // For the log: a worker replaced after a crash, or a replacement that could not load the models.
@@ -153,7 +153,8 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
       // the cache entry left behind) agree — an int8 result may depend on which sentences share its batch.
       const pending = inFlight.get(key);
       if (pending) {
-        const joined = pending.then((r) => {
+        pending.joiners++;
+        const joined = pending.promise.then((r) => {
           out.translations[i] = r.translations[0]!;
           out.alternatives[i] = r.alternatives[0]!;
         });
@@ -175,7 +176,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     for (const text of distinct) {
       const promise = new Promise<Hop>((resolve, reject) => settle.set(text, { resolve, reject }));
       promise.catch(() => {}); // a failure is the owner's to report; a joiner sees it through its own await
-      inFlight.set(keyOf(text), promise);
+      inFlight.set(keyOf(text), { promise, joiners: 0 });
     }
     try {
       const limit = maxSourceTokens(model.rules);
@@ -184,7 +185,12 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
         const max = options.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
         return { ids, maxNewTokens: max, minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId };
       });
-      const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows);
+      // A client that has gone drops its waiting rows, unless another request waits for one of its sentences.
+      const cancel = opts.signal && {
+        signal: opts.signal,
+        dropWaiting: () => distinct.every((text) => (inFlight.get(keyOf(text))?.joiners ?? 0) === 0),
+      };
+      const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows, cancel);
       let next = 0;
       distinct.forEach((text, d) => {
         const results = pieces[d]!.map(() => hypotheses[next++]!.map((ids) => model.tokenizer.decode(ids)));
@@ -230,7 +236,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
         const to = h === route.length - 1 ? target : 'eng_Latn';
         const last = h === route.length - 1;
         // Alternatives come from the last hop only; earlier hops pass on their best translation.
-        const hop = await translateHop(loaded.get(route[h]!)!, from, to, texts, last ? opts : { beams: opts.beams });
+        const hop = await translateHop(loaded.get(route[h]!)!, from, to, texts, last ? opts : { beams: opts.beams, signal: opts.signal });
         texts = hop.translations;
         if (last && opts.alternatives) alternatives = hop.alternatives;
         from = to;

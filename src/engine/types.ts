@@ -40,6 +40,8 @@ export interface TranslateOptions {
   beams?: number;
   /** Also return up to N other hypotheses of the beam (n-best), distinct from the best one. */
   alternatives?: number;
+  /** Aborted when the client has gone: sentences not yet on a worker are dropped. */
+  signal?: AbortSignal;
 }
 
 export interface EngineResult {

@@ -10,6 +10,8 @@ interface RequestMetering {
   admission?: Admission;
   charge?: Charge;
   refunded?: boolean;
+  /** Aborted when the client closes the connection before its answer. */
+  gone: AbortController;
 }
 
 declare module 'fastify' {
@@ -47,7 +49,7 @@ export async function admit(
   count = true,
 ): Promise<Admission> {
   const admission = await gate.admit(secret, request.ip, count);
-  const m: RequestMetering = { admission };
+  const m: RequestMetering = { admission, gone: new AbortController() };
   request.metering = m;
   reply.headers(admission.headers);
   // A client that hung up before its answer got nothing: its characters are given back (the work already under way
@@ -56,6 +58,7 @@ export async function admit(
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) return;
     request.log.info({ refunded: Boolean(m.charge && !m.refunded) }, 'client closed the connection before the answer');
+    m.gone.abort();
     void refundOnce(gate, request, m);
   });
   return admission;
@@ -67,6 +70,11 @@ export async function charge(gate: Gate, request: FastifyRequest, chars: number)
   if (!m?.admission) throw new Error('charge() before admit()');
   if (m.charge) throw new Error('a request is charged once');
   m.charge = await gate.charge(m.admission, chars);
+}
+
+/** Aborted when the client of an admitted request has gone: the service drops its work still waiting. */
+export function clientGone(request: FastifyRequest): AbortSignal | undefined {
+  return request.metering?.gone.signal;
 }
 
 /** The X-API-Key header as one string (a repeated header is refused as missing). */

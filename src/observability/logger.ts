@@ -30,8 +30,11 @@ function keyIdOf(request: FastifyRequest): string | undefined {
   return m?.admission?.key?.id;
 }
 
-/** Anything shaped like the start of an API key (`dk_` + base64url), wherever it appears. */
-export const KEY_IN_TEXT = /dk_[A-Za-z0-9_%-]*/g;
+/**
+ * Anything shaped like the start of an API key (`dk_` + base64url), wherever it appears — also percent-encoded as a
+ * URL may carry it (`dk%5F…`, `%64k_…`): paths are logged as sent, before decoding.
+ */
+export const KEY_IN_TEXT = /(?:d|%64)(?:k|%6b)(?:_|%5f)[A-Za-z0-9_%-]*/gi;
 
 function routeOf(request: FastifyRequest): string {
   return request.routeOptions?.url ?? 'unmatched';

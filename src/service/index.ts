@@ -18,7 +18,8 @@ export interface Service {
   readonly deps: ServiceDeps;
   /** Validate and count characters (throws ApiError 400); no work done yet. */
   prepareTranslate(input: TranslateInput, options?: TranslateOptions): TranslateRequest;
-  translate(req: TranslateRequest): Promise<TranslateResult>;
+  /** `signal`: aborted when the client has gone (its sentences still waiting for the engine are dropped). */
+  translate(req: TranslateRequest, signal?: AbortSignal): Promise<TranslateResult>;
   prepareDetect(input: DetectInput): DetectRequest;
   detect(req: DetectRequest): DetectionItem[];
   languages(displayLanguage?: unknown): LanguageEntry[];
@@ -28,7 +29,7 @@ export function createService(deps: ServiceDeps): Service {
   return {
     deps,
     prepareTranslate: (input, options) => prepareTranslate(deps, input, options),
-    translate: (req) => runTranslate(deps, req),
+    translate: (req, signal) => runTranslate(deps, req, signal),
     prepareDetect: (input) => prepareDetect(deps, input),
     detect: (req) => runDetect(deps, req),
     languages: (display) => listLanguages(deps, display),

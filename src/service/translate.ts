@@ -47,7 +47,7 @@ interface Group {
   indexes: number[];
 }
 
-export async function runTranslate(deps: ServiceDeps, req: TranslateRequest): Promise<TranslateResult> {
+export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, signal?: AbortSignal): Promise<TranslateResult> {
   const { strings, target } = req;
   const results: TranslationItem[] = strings.map((input) => ({ translatedText: input, input }));
 
@@ -101,12 +101,10 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest): Pr
         return;
       }
       const alternatives = req.options.alternatives ?? 0;
-      const out = await deps.engine.translate(
-        segments,
-        g.source.flores,
-        target.flores,
-        alternatives > 0 ? { alternatives } : undefined,
-      );
+      const out = await deps.engine.translate(segments, g.source.flores, target.flores, {
+        ...(alternatives > 0 ? { alternatives } : {}),
+        ...(signal ? { signal } : {}),
+      });
       routes.push(out.route);
       let at = 0;
       g.indexes.forEach((i, k) => {

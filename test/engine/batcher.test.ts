@@ -121,3 +121,39 @@ describe('Batcher', () => {
     await done;
   });
 });
+
+describe('Batcher: a request whose client has gone', () => {
+  it('drops its rows still waiting (those on a worker finish) and lets the others through', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 12, batchWaitMs: 0 });
+    const gone = new AbortController();
+    // 6 rows of 5 tokens, at most 12 tokens a batch: two rows leave, four wait.
+    const abandoned = b.submit('m', 1, 1, [1, 2, 3, 4, 5, 6].map((id) => row(id, 5)), { signal: gone.signal, dropWaiting: () => true });
+    const outcome = abandoned.then(() => 'resolved', (e: { message: string }) => e.message);
+    await endOfTurn();
+    expect(pool.jobs).toHaveLength(1);
+    const other = b.submit('m', 1, 1, [row(9, 5)]);
+    gone.abort();
+    expect(await outcome).toMatch(/client closed the connection/);
+    expect(b.depth).toBe(1); // only the other request's row waits
+    pool.finishAll();
+    await endOfTurn();
+    pool.finishAll();
+    expect(await other).toEqual([[[9]]]);
+    expect(pool.jobs.flatMap((j) => j.rows.map((r) => r.ids[0]))).toEqual([1, 2, 9]);
+  });
+
+  it('keeps them while another request waits for the same sentences (dropWaiting false)', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 12, batchWaitMs: 0 });
+    const gone = new AbortController();
+    const kept = b.submit('m', 1, 1, [1, 2, 3].map((id) => row(id, 5)), { signal: gone.signal, dropWaiting: () => false });
+    await endOfTurn();
+    gone.abort();
+    expect(b.depth).toBe(1);
+    pool.finishAll();
+    await endOfTurn();
+    pool.finishAll();
+    expect(await kept).toEqual([[[1]], [[2]], [[3]]]);
+  });
+});

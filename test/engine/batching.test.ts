@@ -91,6 +91,23 @@ describe('inputs longer than the model allows', () => {
     expect(r.translations[1]).toBe(dev[0]!.greedy);
   });
 
+  it('cuts a very long text into chunks first, so each character is encoded a few times, not once per halving', () => {
+    let encoded = 0;
+    const encode = (t: string) => {
+      encoded += t.length;
+      return [...[...t].map(() => 7), 0];
+    };
+    for (const text of ['a'.repeat(100_000), Array.from({ length: 20_000 }, (_, i) => `w${i}`).join(' ')]) {
+      encoded = 0;
+      const pieces = fitPieces(text, encode, 512);
+      expect(pieces.every((p) => p.ids.length <= 512)).toBe(true);
+      expect(pieces.map((p) => p.text).join('').replace(/\s/g, '')).toBe(text.replace(/\s/g, ''));
+      // One id per character (the worst case) still halves 2048-character chunks down to 256: 4-5 encodings each,
+      // where halving the whole 100,000 characters took 9.
+      expect(encoded).toBeLessThanOrEqual(5 * text.length);
+    }
+  });
+
   it('splits at whitespace nearest the middle until every piece fits', () => {
     const encode = (t: string) => [...t.split(' ').map(() => 7), 0];
     const pieces = fitPieces('a b c d e f g h i j', encode, 4);

@@ -215,6 +215,11 @@ describe('ops routes with models and a metrics token', () => {
     const lines = s.logs.map((l) => JSON.parse(l) as { req?: { path?: string }; reqId?: string });
     expect(lines.find((l) => l.req?.path)?.req?.path).toBe('/v1/translate/dk_[redacted]');
     expect(s.logs.join('\n')).not.toContain(key.secret.slice(3));
+    // Percent-encoded, as a URL may carry it: the path is logged before decoding.
+    s.logs.length = 0;
+    await fetch(`${s.app.url}/zz/dk%5F${key.secret.slice(3)}`);
+    await fetch(`${s.app.url}/zz/%64%6B_${key.secret.slice(3)}`);
+    expect(s.logs.join('\n')).not.toContain(key.secret.slice(3));
   });
 
   it('counts a worker that died and was replaced; /ready is 200 again once it is back', async () => {

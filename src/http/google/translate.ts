@@ -1,6 +1,6 @@
 // Translate at the bare path, GET and POST: POST {base}?key=K is what the official Node client sends.
 import type { FastifyInstance } from 'fastify';
-import { charge } from '../metering.ts';
+import { charge, clientGone } from '../metering.ts';
 import { googleParams } from './params.ts';
 import { routeDoc } from './schemas.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
@@ -16,7 +16,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
       // Google's default is html: plain text comes back entity-escaped, like Google's does.
       const req = service.prepareTranslate({ q: p.q, target: p.target, source: p.source, format: p.format ?? 'html' });
       await charge(gate, request, req.chars);
-      const result = await service.translate(req);
+      const result = await service.translate(req, clientGone(request));
       reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
       // `model` is accepted for compatibility; the only model there is answers as Google's neural one.
       const model = p.model !== undefined ? { model: 'nmt' } : {};

@@ -1,7 +1,7 @@
 // POST /translate: q (string or array), source (code or auto), target, format, alternatives (n-best).
 import type { FastifyInstance } from 'fastify';
 import type { TranslationItem } from '../../service/types.ts';
-import { charge } from '../metering.ts';
+import { charge, clientGone } from '../metering.ts';
 import { libreAlternatives, libreBody, libreCode, libreQ, libreSource, percent } from './params.ts';
 import { routeDoc } from './schemas.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
@@ -27,7 +27,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
       alternatives > 0 ? { alternatives } : {},
     );
     await charge(gate, request, req.chars);
-    const result = await service.translate(req);
+    const result = await service.translate(req, clientGone(request));
     reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
     const items = result.translations;
     const one = <T>(f: (t: TranslationItem) => T): T | T[] => (req.single ? f(items[0]!) : items.map(f));

@@ -1,7 +1,7 @@
 // POST /v1/translate
 import type { FastifyInstance } from 'fastify';
 import type { TranslateInput } from '../../service/types.ts';
-import { charge } from '../metering.ts';
+import { charge, clientGone } from '../metering.ts';
 import { translateSchema } from './schemas.ts';
 import { DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
@@ -11,7 +11,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     const body = request.body as TranslateInput;
     const req = service.prepareTranslate({ q: body.q, target: body.target, source: body.source, format: body.format });
     await charge(gate, request, req.chars);
-    const result = await service.translate(req);
+    const result = await service.translate(req, clientGone(request));
     reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
     // The detection behind each detectedSourceLanguage, in the order of q, so a client (the web page) that shows it
     // needs no second request to /v1/detect.
