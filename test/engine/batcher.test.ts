@@ -94,7 +94,7 @@ describe('Batcher', () => {
     await Promise.all([a, late, again]);
   });
 
-  it('cuts under the token budget (rows x beams x longest) and keeps models and settings apart', async () => {
+  it('cuts under the token budget (rows x beams x longest), keeps models and settings apart, serves requests in turn', async () => {
     const pool = new FakePool();
     const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 40, batchWaitMs: 0 });
     const all = b.submit('m', 1, 1, Array.from({ length: 8 }, (_, i) => row(i, 10)));
@@ -104,7 +104,8 @@ describe('Batcher', () => {
       await tick(5);
       pool.finishAll(); // one job at a time: each finish lets the next batch go
     }
-    expect(pool.jobs.map((j) => `${j.model}/${j.beams}:${j.rows.length}`)).toEqual(['m/1:4', 'm/1:4', 'm/4:1', 'm/4:1', 'n/1:1']);
+    // Each request in turn (the least served first), not all of the first one before the others.
+    expect(pool.jobs.map((j) => `${j.model}/${j.beams}:${j.rows.length}`)).toEqual(['m/1:4', 'm/4:1', 'n/1:1', 'm/1:4', 'm/4:1']);
     expect((await all).map((h) => h[0]![0])).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect((await beam).map((h) => h[0]![0])).toEqual([100, 101]);
     expect(await other).toEqual([[[200]]]);
@@ -157,3 +158,23 @@ describe('Batcher: a request whose client has gone', () => {
     expect(await kept).toEqual([[[1]], [[2]], [[3]]]);
   });
 });
+
+describe('Batcher: fairness between requests', () => {
+  it('a one-sentence request arriving behind a 100-sentence one goes in the very next batch', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 20, batchWaitMs: 0 });
+    const big = b.submit('m', 1, 1, Array.from({ length: 100 }, (_, i) => row(i, 5))); // 4 rows a batch
+    await endOfTurn();
+    const small = b.submit('m', 1, 1, [row(500, 5)]);
+    pool.finishAll();
+    await endOfTurn();
+    expect(pool.jobs[1]!.rows.map((r) => r.ids[0])).toContain(500);
+    for (let i = 0; i < 40; i++) {
+      pool.finishAll();
+      await endOfTurn();
+    }
+    expect(await small).toEqual([[[500]]]);
+    expect((await big).map((h) => h[0]![0])).toEqual(Array.from({ length: 100 }, (_, i) => i));
+  });
+});
+
