@@ -52,13 +52,13 @@ interface Hop {
   alternatives: string[][];
 }
 
+/** A segment with no letter in any script has nothing for a model to translate. */
+const HAS_LETTER = /\p{L}/u;
+
 /**
  * Defaults for the pool on this machine: one worker per two cores, at most 4 (each worker holds a full replica of
  * every model: 4 x NLLB-600M int8 is already ~4 GB), the cores shared out as onnxruntime threads.
  */
-/** A segment with no letter in any script has nothing for a model to translate. */
-const HAS_LETTER = /\p{L}/u;
-
 export function poolShape(config: Pick<Config, 'workers' | 'intraOpThreads'>, cores = availableParallelism()) {
   const workers = config.workers || Math.min(4, Math.max(1, Math.floor(cores / 2)));
   const intraOp = config.intraOpThreads || Math.max(1, Math.floor(cores / workers));

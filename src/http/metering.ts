@@ -1,6 +1,7 @@
 // Metering wired into Fastify, for every surface: `admit` (authenticate + rate limit, X-RateLimit-* headers),
 // `charge` (the request's characters, before the work) and the refund, done in `onSend` whenever the
-// response status is 4xx/5xx so a failed request never costs characters, or when the client hangs up first. onSend runs before the response
+// response status is 4xx/5xx so a failed request never costs characters (or when the client hangs up first). onSend
+// runs before the response
 // leaves, so a client that reads its usage right after a failure already sees the refund.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Admission, Gate } from '../accounts/gate.ts';
@@ -52,9 +53,9 @@ export async function admit(
   const m: RequestMetering = { admission, gone: new AbortController() };
   request.metering = m;
   reply.headers(admission.headers);
-  // A client that hung up before its answer got nothing: its characters are given back (the work already under way
-  // still runs: a batch in onnxruntime cannot be cancelled), so a retry is charged once, not twice. (Fastify's
-  // onRequestAbort does not fire once the body has been read, which is when the work starts.)
+  // A client that hung up before its answer got nothing: its characters are given back, so a retry is charged once,
+  // not twice, and its sentences still waiting for the engine are dropped (`gone`; a batch already in onnxruntime
+  // cannot be cancelled). Fastify's onRequestAbort does not fire once the body has been read, when the work starts.
   reply.raw.once('close', () => {
     if (reply.raw.writableFinished) return;
     request.log.info({ refunded: Boolean(m.charge && !m.refunded) }, 'client closed the connection before the answer');
