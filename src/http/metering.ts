@@ -1,8 +1,8 @@
 // Metering wired into Fastify, for every surface: `admit` (authenticate + rate limit, X-RateLimit-* headers),
 // `charge` (the request's characters, before the work) and the refund, done in `onSend` whenever the
-// response status is 4xx/5xx so a failed request never costs characters (or when the client hangs up first). onSend
-// runs before the response
-// leaves, so a client that reads its usage right after a failure already sees the refund.
+// response status is 4xx/5xx so a failed request never costs characters (and when the client hangs up first).
+// onSend runs before the response leaves, so a client that reads its usage right after a failure already sees
+// the refund.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Admission, Gate } from '../accounts/gate.ts';
 import type { Charge } from '../accounts/types.ts';
