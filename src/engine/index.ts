@@ -52,6 +52,9 @@ interface Hop {
   alternatives: string[][];
 }
 
+/** Longest segment (UTF-16 units) the translation cache keeps: with the default 10,000 entries, at most ~100 MB. */
+export const MAX_CACHED_CHARS = 2_000;
+
 /** A segment with no letter in any script has nothing for a model to translate. */
 const HAS_LETTER = /\p{L}/u;
 
@@ -199,7 +202,8 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
           ? [...new Set(results[0]!.slice(1))].filter((s) => s !== best).slice(0, alternatives)
           : [];
         const result: Hop = { translations: [best], alternatives: [others] };
-        cache.set(keyOf(text), result);
+        // A very long segment is not kept: it rarely comes again, and 10,000 of them would hold gigabytes.
+        if (text.length <= MAX_CACHED_CHARS) cache.set(keyOf(text), result);
         inFlight.delete(keyOf(text));
         settle.get(text)!.resolve(result);
         for (const i of todo.get(text)!) {

@@ -1,7 +1,7 @@
 // Batching must not change results (fp32, padding masked), concurrent callers get their own results in order,
 // and the cache returns what the model returned.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fitPieces, type BatchEvent, type DragomanEngine } from '../../src/engine/index.ts';
+import { fitPieces, MAX_CACHED_CHARS, type BatchEvent, type DragomanEngine } from '../../src/engine/index.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');
@@ -136,5 +136,15 @@ describe('translation cache', () => {
     expect(batches).toBe(1);
     await engine.translate([b!, c!], 'eng_Latn', 'deu_Latn');
     expect(engine.cacheStats().size).toBe(2);
+  });
+
+  it('does not keep a segment longer than MAX_CACHED_CHARS (it would rarely come again and costs memory)', async () => {
+    const long = Array.from({ length: Math.ceil(MAX_CACHED_CHARS / 8) + 1 }, () => 'The dog.').join(' ');
+    const sizeBefore = engine.cacheStats().size;
+    const hitsBefore = engine.cacheStats().hits;
+    await engine.translate([long], 'eng_Latn', 'deu_Latn');
+    await engine.translate([long], 'eng_Latn', 'deu_Latn');
+    expect(engine.cacheStats().hits).toBe(hitsBefore);
+    expect(engine.cacheStats().size).toBe(sizeBefore);
   });
 });
