@@ -19,6 +19,7 @@ interface Started {
   accounts: Accounts;
   logs: string[];
   dataDir: string;
+  clock: ManualClock;
 }
 
 async function start(env: Record<string, string>): Promise<Started> {
@@ -40,7 +41,7 @@ async function start(env: Record<string, string>): Promise<Started> {
   const logs: string[] = [];
   const clock = new ManualClock();
   const app = await startApp(config, { clock, logger: { ...(loggerOptions(config) as object), stream: { write: (l: string) => void logs.push(l) } } });
-  return { app, accounts: new Accounts(app.store, clock), logs, dataDir };
+  return { app, accounts: new Accounts(app.store, clock), logs, dataDir, clock };
 }
 
 async function stop(s: Started | undefined): Promise<void> {
@@ -102,6 +103,16 @@ describe('ops routes with models and a metrics token', () => {
     const ok = await get('/metrics', { authorization: `Bearer ${TOKEN}` });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  });
+
+  it('throttles wrong /metrics tokens per address like wrong API keys (20 a minute), then lets the right one in', async () => {
+    s.clock.advance(61_000); // the wrong tokens of the test above are out of the window
+    for (let i = 0; i < 20; i++) expect((await get('/metrics', { authorization: `Bearer guess-${i}` })).status).toBe(401);
+    const blocked = await get('/metrics', { authorization: `Bearer ${TOKEN}` });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    s.clock.advance(60_000);
+    expect((await get('/metrics', { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
   });
 
   it('counters move after a translation: requests, latency, characters by direction, route, batches', async () => {

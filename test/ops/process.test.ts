@@ -197,6 +197,8 @@ describe('a fresh install with an empty models directory', () => {
     expect(await health.json()).toEqual({ status: 'ok', models: [{ name: 'opus-mt-fr-en', status: 'incomplete' }], modelsLoaded: 0 });
     const tokenizerPath = join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en', 'tokenizer.json');
     expect(server.output()).toContain(`dragoman: model opus-mt-fr-en (${join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en')}) not loaded (incomplete): ${tokenizerPath} is missing`);
+    // The JSON log is written asynchronously: wait for the line rather than race it.
+    for (let i = 0; i < 200 && !server.output().includes('"msg":"model not loaded"'); i++) await new Promise((r) => setTimeout(r, 25));
     const notLoaded = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'model not loaded');
     expect(notLoaded).toMatchObject({ level: 40, model: 'opus-mt-fr-en', status: 'incomplete', problem: `${tokenizerPath} is missing` });
 

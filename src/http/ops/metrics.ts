@@ -2,6 +2,7 @@
 // from language codes the catalog knows; everything a client could make up becomes `other`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hashesEqual, hashSecret } from '../../accounts/keys.ts';
+import { RollingWindow } from '../../accounts/rolling-window.ts';
 import { resolveLanguage } from '../../languages/catalog.ts';
 import type { DragomanMetrics } from '../../observability/metrics.ts';
 import '../metering.ts'; // request.metering (the charge of the request)
@@ -51,11 +52,21 @@ export async function metricsRoute(app: FastifyInstance, opts: { metrics: Dragom
   const token = app.dragoman.config.metricsToken;
   // Off unless a token is configured: then the route does not exist at all (404, like any unknown path).
   if (!token) return;
+  // Wrong tokens are throttled per address as wrong API keys are (20 a minute): the token is a guessable secret too.
+  const wrongTokens = new RollingWindow(20, 60_000);
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    const now = app.dragoman.clock.now();
+    const blocked = wrongTokens.blockedFor(request.ip, now);
+    if (blocked > 0) {
+      throw new ApiError(429, 'rate_limit', `Too many wrong /metrics tokens from this address in the past 60 seconds. Retry after ${blocked} seconds.`, {
+        'retry-after': String(blocked),
+      });
+    }
     const auth = request.headers.authorization;
     const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '') : undefined;
     // Compared as hashes, in constant time (same as API keys): neither the token nor its length leaks.
     if (given === undefined || !hashesEqual(hashSecret(given), hashSecret(token))) {
+      if (given !== undefined) wrongTokens.record(request.ip, now);
       throw new ApiError(401, 'authentication_error', '/metrics needs the header Authorization: Bearer <DRAGOMAN_METRICS_TOKEN>.', {
         'www-authenticate': 'Bearer realm="dragoman-metrics"',
       });
