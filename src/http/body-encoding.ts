@@ -7,15 +7,24 @@ import { ApiError } from '../service/errors.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/** `bytes` as UTF-8 text (a leading BOM dropped), or `invalid()` thrown when they are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array, invalid: () => ApiError): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw invalid();
+  }
+}
+
 export function installJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('remove', 'remove');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
     try {
-      text = utf8.decode(body as Buffer);
-    } catch {
-      done(new ApiError(400, 'invalid_request', 'The request body is not valid UTF-8: JSON must be sent as UTF-8.'), undefined);
+      text = decodeUtf8(body as Buffer, () => new ApiError(400, 'invalid_request', 'The request body is not valid UTF-8: JSON must be sent as UTF-8.'));
+    } catch (err) {
+      done(err as ApiError, undefined);
       return;
     }
     parseJson(request, text, done);

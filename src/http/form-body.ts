@@ -4,8 +4,8 @@
 // URLSearchParams keeps it).
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../service/errors.ts';
+import { decodeUtf8 } from './body-encoding.ts';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
 function notUtf8(): ApiError {
@@ -28,21 +28,12 @@ function decodeComponent(raw: string): string {
       i += ch.length - 1;
     }
   }
-  try {
-    return utf8.decode(Uint8Array.from(bytes));
-  } catch {
-    throw notUtf8();
-  }
+  return decodeUtf8(Uint8Array.from(bytes), notUtf8);
 }
 
 /** The fields of a form body, in order. */
 export function formEntries(body: Buffer): [string, string][] {
-  let text: string;
-  try {
-    text = utf8.decode(body);
-  } catch {
-    throw notUtf8();
-  }
+  const text = decodeUtf8(body, notUtf8);
   const entries: [string, string][] = [];
   for (const pair of text.split('&')) {
     if (pair === '') continue;
