@@ -1,6 +1,6 @@
 // Dispatch of the `dragoman` command to commands/<name>.ts (main.ts is the entry that calls it). To add a command, add its file and one line to
 // COMMANDS; each exports `run(args, io): Promise<exitCode>`.
-import { CliError, processIo, type CliIo } from './io.ts';
+import { CliError, outsideFaultCode, processIo, type CliIo } from './io.ts';
 
 interface Command {
   run(args: string[], io: CliIo): Promise<number>;
@@ -39,10 +39,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err(`dragoman: ${err.message}`);
       return err.exitCode;
     }
-    // A fault outside the program (a full disk, a refused connection: Node's E*, SQLite's, PostgreSQL's codes) is
-    // its message; only a bug (no code, or Node's ERR_*) keeps its stack.
-    const code = (err as { code?: unknown } | null)?.code;
-    const outside = typeof code === 'string' && !code.startsWith('ERR_');
+    const outside = outsideFaultCode(err) !== undefined;
     io.err(`dragoman: ${outside ? (err as Error).message : ((err as Error).stack ?? String(err))}`);
     return 1;
   }

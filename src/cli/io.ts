@@ -15,6 +15,16 @@ export const processIo: CliIo = {
 };
 
 /** A failure to report as `dragoman: <message>` with this exit code (2 = bad arguments). */
+/**
+ * The code of a fault outside the program (a full disk, a port in use, a refused connection: Node's E* codes,
+ * SQLite's, PostgreSQL's), said to the user as its message; undefined for a bug (no code, or Node's own ERR_*),
+ * which keeps its stack.
+ */
+export function outsideFaultCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && !code.startsWith('ERR_') ? code : undefined;
+}
+
 export class CliError extends Error {
   constructor(
     message: string,

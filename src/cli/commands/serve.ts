@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { startApp } from '../../app.ts';
 import { type Config, ConfigError, loadConfig } from '../../config/env.ts';
 import { hugePageBytes } from '../../observability/huge-pages.ts';
-import { CliError, parse, type CliIo } from '../io.ts';
+import { CliError, outsideFaultCode, parse, type CliIo } from '../io.ts';
 
 export const summary = 'run the HTTP server (DRAGOMAN_HOST:DRAGOMAN_PORT)';
 
@@ -65,8 +65,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
  * folder cannot be used, the database refuses) is one line saying what to change; only a bug keeps its stack.
  */
 function startFailure(err: unknown, config: Config): unknown {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || code.startsWith('ERR_')) return err; // Node's own ERR_* codes are bugs here
+  const code = outsideFaultCode(err);
+  if (code === undefined) return err;
   const message = (err as Error).message;
   const where = `${config.host}:${config.port}`;
   if (code === 'EADDRINUSE') return new CliError(`cannot listen on ${where}: the port is in use (set DRAGOMAN_PORT)`, 1);
