@@ -119,7 +119,6 @@ export function scriptProfile(text: string): ScriptProfile {
   return { letters, words };
 }
 
-
 const LATN = idx('Latn');
 const HANG = idx('Hang');
 /** Scripts written without spaces between words, and about how many letters a word has in each. */
@@ -127,6 +126,12 @@ const LETTERS_PER_WORD: ReadonlyMap<number, number> = new Map([
   [HANI, 1.7],
   ...(['Thai', 'Laoo', 'Khmr', 'Mymr', 'Tibt'] as const).map((s): [number, number] => [idx(s), 4]),
 ]);
+
+/** Whether `a` comes before `b` in order of their first differing element, larger first (words, non-Latin, letters). */
+function ranksAbove(a: readonly number[], b: readonly number[]): boolean {
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k]! > b[k]!;
+  return false;
+}
 
 /**
  * The catalog scripts (FLORES script subtags) a text can be written in: the script most of its words are in.
@@ -151,7 +156,7 @@ export function possibleScripts(profile: ScriptProfile): string[] {
     if (n === 0) continue;
     const perWord = LETTERS_PER_WORD.get(i);
     const score = [perWord === undefined ? words[i]! : n / perWord, i === LATN ? 0 : 1, i === HANI || i === HANG ? 2 * n : n];
-    if (score[0]! > best[0]! || (score[0] === best[0] && (score[1]! > best[1]! || (score[1] === best[1] && score[2]! > best[2]!)))) {
+    if (ranksAbove(score, best)) {
       best = score;
       bestClass = i;
     }

@@ -30,7 +30,7 @@ export interface Cancellation {
   dropWaiting: () => boolean;
 }
 
-function clientGone(): ApiError {
+function clientGoneError(): ApiError {
   return new ApiError(503, 'server_error', 'The client closed the connection: its sentences still waiting were dropped.');
 }
 
@@ -87,7 +87,7 @@ export class Batcher extends EventEmitter {
    */
   submit(model: string, beams: number, nBest: number, rows: GenerationRow[], cancel?: Cancellation): Promise<number[][][]> {
     if (this.pool.loadFailure !== undefined && this.pool.alive() === 0) return Promise.reject(this.unavailable());
-    if (cancel?.signal.aborted) return Promise.reject(clientGone());
+    if (cancel?.signal.aborted) return Promise.reject(clientGoneError());
     const key = `${model}\u0000${beams}\u0000${nBest}`;
     const now = performance.now();
     const group = {};
@@ -101,7 +101,7 @@ export class Batcher extends EventEmitter {
       if (!cancel!.dropWaiting()) return;
       const waiting = this.queue.filter((i) => i.group === group);
       this.queue = this.queue.filter((i) => i.group !== group);
-      for (const item of waiting) item.reject(clientGone());
+      for (const item of waiting) item.reject(clientGoneError());
     };
     if (cancel) cancel.signal.addEventListener('abort', drop, { once: true });
     // A pending gather timer decides; else the end of this turn does: callers answered by the last batch, or a burst

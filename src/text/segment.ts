@@ -94,7 +94,7 @@ function sentencesOf(segmenter: Intl.Segmenter, line: string): string[] {
     let joined = false;
     if (out.length > 0) {
       const end = recent.trimEnd();
-      const tail = end.length > TAIL ? end.slice(-TAIL) : end;
+      const tail = end.slice(-TAIL);
       const spaced = end.length < recent.length;
       joined =
         ABBREVIATION_END.test(tail) ||
