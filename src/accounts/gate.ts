@@ -44,8 +44,8 @@ export class Gate {
     return this.accounts.clock.now();
   }
 
-  /** `count: false` authenticates without using the key's rate limit (GET /v1/usage: reading your own meter). */
-  async admit(secret: string | undefined, address: string, count = true): Promise<Admission> {
+  /** Authenticate and count the request in the key's rolling window (every keyed endpoint, GET /v1/usage too). */
+  async admit(secret: string | undefined, address: string): Promise<Admission> {
     const now = this.now();
     const blocked = this.failedAuth.blockedFor(address, now);
     if (blocked > 0) {
@@ -68,7 +68,6 @@ export class Gate {
       throw err;
     }
     const limits = await this.accounts.limits(key.id);
-    if (!count) return { key, limits, headers: {} };
     const outcome = await this.accounts.store.hitRateLimit(key.id, limits.rpm, now);
     const headers = rateLimitHeaders(outcome);
     if (!outcome.ok) {

@@ -41,15 +41,14 @@ export function installMetering(app: FastifyInstance, gate: Gate): void {
   });
 }
 
-/** Authenticate `secret` and count the request against the key's rate limit (unless `count` is false); headers go on the reply. */
+/** Authenticate `secret` and count the request against the key's rate limit; X-RateLimit-* headers go on the reply. */
 export async function admit(
   gate: Gate,
   request: FastifyRequest,
   reply: FastifyReply,
   secret: string | undefined,
-  count = true,
 ): Promise<Admission> {
-  const admission = await gate.admit(secret, request.ip, count);
+  const admission = await gate.admit(secret, request.ip);
   const m: RequestMetering = { admission, gone: new AbortController() };
   request.metering = m;
   reply.headers(admission.headers);

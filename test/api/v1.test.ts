@@ -419,15 +419,17 @@ describe('rate limit (rolling 60 s)', () => {
     expect(next.headers.get('retry-after')).toBe('2');
   });
 
-  it('GET /v1/usage needs the key but does not spend its rate limit (reading the meter costs nothing)', async () => {
-    const k = (await t.key({ plan: 'free', rpm: 1 })).secret;
-    for (let i = 0; i < 5; i++) {
-      const u = await t.call('GET', '/v1/usage', { key: k });
-      expect(u.status).toBe(200);
-      expect(u.headers.get('x-ratelimit-remaining')).toBeNull();
-    }
+  it('GET /v1/usage counts against the rate limit like every keyed endpoint, and costs no characters', async () => {
+    const k = (await t.key({ plan: 'free', rpm: 2 })).secret;
+    const first = await t.call('GET', '/v1/usage', { key: k });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('2');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect(first.headers.get('x-ratelimit-reset')).toBe('60');
     expect((await t.call('POST', '/v1/translate', { key: k, body: { q: 'Hallo', source: 'de', target: 'de' } })).status).toBe(200);
-    expect((await t.call('GET', '/v1/usage', { key: k })).status).toBe(200);
+    const refused = await t.call('GET', '/v1/usage', { key: k });
+    expect(expectErrorShape(refused, 429, 'rate_limit')).toMatch(/past 60 seconds/);
+    expect(refused.headers.get('retry-after')).toBe('60');
     expect((await t.call('GET', '/v1/languages', { key: k })).status).toBe(429);
     expect((await t.call('GET', '/v1/usage', { key: 'dk_' + 'y'.repeat(32) })).status).toBe(401);
   });
@@ -444,7 +446,6 @@ describe('rate limit (rolling 60 s)', () => {
   it('a per-key override and an edited plan change the limit', async () => {
     const k = (await t.key({ plan: 'free', rpm: 2 })).secret;
     expect((await t.call('GET', '/v1/usage', { key: k })).body.data.requestsPerMinute).toBe(2);
-    await t.call('GET', '/v1/languages', { key: k });
     await t.call('GET', '/v1/languages', { key: k });
     expect((await t.call('GET', '/v1/languages', { key: k })).status).toBe(429);
     await t.accounts.store.setPlan('basic', { rpm: 1 });
@@ -548,7 +549,7 @@ describe('GET /v1/languages', () => {
 });
 
 describe('GET /v1/usage and POST /v1/signup', () => {
-  it('usage reports plan, period and limits, and costs neither characters nor requests', async () => {
+  it('usage reports plan, period and limits, costs no characters and counts as one request', async () => {
     const k = await t.key({ plan: 'basic' });
     const r = await t.call('GET', '/v1/usage', { key: k.secret });
     expect(r.body.data).toMatchObject({
@@ -559,9 +560,10 @@ describe('GET /v1/usage and POST /v1/signup', () => {
       charactersRemaining: 5_000_000,
       requestsPerMinute: 60,
     });
-    expect(r.headers.get('x-ratelimit-remaining')).toBeNull();
+    expect(r.headers.get('x-ratelimit-remaining')).toBe('59');
     const next = await t.call('GET', '/v1/languages', { key: k.secret });
-    expect(next.headers.get('x-ratelimit-remaining')).toBe('59');
+    expect(next.headers.get('x-ratelimit-remaining')).toBe('58');
+    expect((await t.call('GET', '/v1/usage', { key: k.secret })).body.data.charactersUsed).toBe(0);
   });
 
   it('signup gives a working free key (201), a few per address per hour', async () => {

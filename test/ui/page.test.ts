@@ -67,13 +67,9 @@ async function translateViaButton(page: Page, text: string): Promise<string> {
   return page.getByLabel('Translation').inputValue();
 }
 
+/** The key is stored and the pickers are loaded (the key itself is checked by the first translation). */
 async function ready(page: Page): Promise<void> {
-  await page.getByText('Key accepted.').waitFor();
-}
-
-async function usageFromApi(key: string): Promise<{ charactersUsed: number }> {
-  const res = await fetch(`${server.url}/v1/usage`, { headers: { 'x-api-key': key } });
-  return ((await res.json()) as { data: { charactersUsed: number } }).data;
+  await page.getByText('Key saved: it is checked by your first translation.').waitFor();
 }
 
 describe('the page at /', () => {
@@ -177,10 +173,17 @@ describe('the page at /', () => {
   it('a wrong key gets the words asking for a valid key, and the focus goes to the key field', async () => {
     const { context, page } = await openPage(browser, server.url);
     await enterKey(page, server.url, 'dk_thisisnotakeythisisnotakey0000000000');
+    await ready(page);
+    await pick(page, 'From', 'en');
+    await pick(page, 'To', 'de');
+    await page.getByLabel('Text', { exact: true }).fill(EN.src);
+    await page.getByRole('button', { name: 'Translate', exact: true }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain('This API key was not accepted. Enter a valid key');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('key');
+    expect(await page.getByText('Key not accepted.').count()).toBe(1);
+    expect(await page.getByLabel('Translation').inputValue()).toBe('');
     await context.close();
   });
 
@@ -194,6 +197,8 @@ describe('the page at /', () => {
     await pick(page, 'From', 'en');
     await pick(page, 'To', 'de');
     expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
+    // The minute's one request is spent: usage is not read (it would be refused), the panel says why.
+    await expect.poll(() => page.locator('#usage-note').textContent(), POLL).toContain('All 1 requests of this minute are used');
     const button = page.getByRole('button', { name: 'Translate', exact: true });
     await button.click();
     const alert = page.getByRole('alert');
@@ -220,19 +225,30 @@ describe('the page at /', () => {
     const { context, page } = await openPage(browser, server.url);
     await enterKey(page, server.url, key);
     await ready(page);
+    // Entering the key spends none of its requests: usage is read after the first translation.
+    expect(await page.locator('#usage-details').isHidden()).toBe(true);
+    expect(await page.locator('#usage-empty').textContent()).toContain('Usage appears after your first translation');
     const bar = page.locator('#usage-bar');
-    expect(await bar.evaluate((b: HTMLProgressElement) => [b.value, b.max])).toEqual([0, 500_000]);
-    expect(await page.locator('#usage-plan').textContent()).toBe('free');
-    expect(await page.locator('#usage-rpm').textContent()).toBe('10 requests per minute');
     await pick(page, 'From', 'en');
     await pick(page, 'To', 'de');
     await translateViaButton(page, EN.src);
-    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value), POLL).toBe([...EN.src].length);
-    expect((await usageFromApi(key)).charactersUsed).toBe([...EN.src].length);
-    // A fresh read from /v1/usage agrees with the page's own count.
+    const n = [...EN.src].length;
+    await expect.poll(() => page.locator('#usage-plan').textContent(), POLL).toBe('free');
+    expect(await page.locator('#usage-rpm').textContent()).toBe('10 requests per minute');
+    expect(await page.getByText('Key accepted.').count()).toBe(1);
+    expect(await bar.evaluate((b: HTMLProgressElement) => [b.value, b.max])).toEqual([n, 500_000]);
+    // The second translation moves the bar by what it was charged, without another /v1/usage call.
+    await page.getByLabel('Translation').evaluate((t: HTMLTextAreaElement) => (t.value = ''));
+    await translateViaButton(page, EN.src);
+    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value), POLL).toBe(2 * n);
+    // A fresh read from /v1/usage agrees with the page's own count; the server counted 2 translations + 2 usage reads.
     await page.getByRole('button', { name: 'Refresh usage' }).click();
-    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value), POLL).toBe([...EN.src].length);
-    expect(await page.locator('#usage-chars').textContent()).toContain(`${[...EN.src].length} of 500,000 characters used`);
+    await expect.poll(() => page.locator('#usage-note').textContent(), POLL).toBe('');
+    expect(await bar.evaluate((b: HTMLProgressElement) => b.value)).toBe(2 * n);
+    expect(await page.locator('#usage-chars').textContent()).toContain(`${2 * n} of 500,000 characters used`);
+    const fromApi = await fetch(`${server.url}/v1/usage`, { headers: { 'x-api-key': key } });
+    expect(((await fromApi.json()) as { data: { charactersUsed: number } }).data.charactersUsed).toBe(2 * n);
+    expect(fromApi.headers.get('x-ratelimit-remaining')).toBe(String(10 - 5));
     await context.close();
   });
 
@@ -375,19 +391,20 @@ describe('the page at /', () => {
     const { context, page } = await openPage(browser, server.url);
     await page.goto(server.url + '/');
     await page.getByRole('button', { name: 'Get a free key' }).click();
-    // Once the key is checked, the one-time warning stays in view (not "Key accepted.").
+    // The one-time warning stays in view (not replaced by "Key saved…" or "Key accepted.").
     await page.getByText('Store it now: it is shown only once.').waitFor();
-    await expect.poll(() => page.locator('#usage-plan').textContent(), POLL).toBe('free');
+    await page.getByLabel('From', { exact: true }).locator('option[value="en"]').waitFor({ state: 'attached' });
     const key = await page.getByLabel('Your API key').inputValue();
     expect(key).toMatch(/^dk_/);
     expect(await page.evaluate(() => sessionStorage.getItem('dragoman.apiKey'))).toBe(key);
-    expect(await page.locator('#usage-plan').textContent()).toBe('free');
     await pick(page, 'From', 'en');
     await pick(page, 'To', 'de');
     await page.getByLabel('HTML').check();
     const html = `<p>${EN.src}</p>`;
     const out = await translateViaButton(page, html);
     expect(out).toBe(`<p>${EN.beam4}</p>`);
+    await expect.poll(() => page.locator('#usage-plan').textContent(), POLL).toBe('free');
+    expect(await page.getByText('Store it now: it is shown only once.').count()).toBe(1);
     await context.close();
   });
 

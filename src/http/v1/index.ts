@@ -14,8 +14,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Route needs no API key (signup). */
     public?: boolean;
-    /** Route needs the key but does not use its rate limit (usage: a client checking its meter must not spend it). */
-    uncounted?: boolean;
   }
 }
 
@@ -33,7 +31,7 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
       );
     }
     if (request.routeOptions.config.public) return;
-    await admit(app.dragoman.gate, request, reply, apiKeyHeader(request), !request.routeOptions.config.uncounted);
+    await admit(app.dragoman.gate, request, reply, apiKeyHeader(request));
   });
 
   await app.register(translateRoutes);

@@ -1,11 +1,11 @@
-// GET /v1/usage: the calling key's plan, limits and characters used this month. Needs the key; neither charged nor
-// counted against the key's rate limit (like GitHub's GET /rate_limit): a client, or the web page, checking its own
-// meter must not spend the allowance it is checking. Wrong keys still count towards the per-address throttle.
+// GET /v1/usage: the calling key's plan, limits and characters used this month. Needs the key; counts against the
+// key's rate limit like every keyed endpoint (issue 3: "counts against the rate limit, not the quota"), so it
+// answers with the X-RateLimit-* headers, and costs no characters.
 import type { FastifyInstance } from 'fastify';
 import { usageSchema } from './schemas.ts';
 
 export async function usageRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/usage', { schema: usageSchema, config: { uncounted: true } }, async (request) => {
+  app.get('/usage', { schema: usageSchema }, async (request) => {
     const key = request.metering!.admission!.key;
     return { data: await app.dragoman.accounts.usage(key) };
   });

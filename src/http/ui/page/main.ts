@@ -1,6 +1,7 @@
 // The page at `/`: wires the controls of index.html to the /v1 API. One module, no framework: the page is
 // small and must run offline under a strict Content-Security-Policy (no inline scripts or styles).
 import {
+  type ApiAnswer,
   ApiFailure,
   callApi,
   type DetectResponse,
@@ -18,6 +19,8 @@ import { UsagePanel } from './usage-panel.ts';
 /** The /v1 limit on strings per request (DRAGOMAN_MAX_STRINGS default); extra lines are not sent. */
 const MAX_LINES = 128;
 const LAST_PAIR = 'dragoman.languages';
+const KEY_SAVED = 'Key saved: it is checked by your first translation.';
+const USAGE_LATER = 'Usage appears after your first translation (“Refresh usage” reads it now; like every call, it counts as one of the key’s requests per minute).';
 
 function $<T extends HTMLElement = HTMLElement>(id: string): T {
   const el = document.getElementById(id);
@@ -139,6 +142,7 @@ function fail(err: unknown): void {
     startCountdown(failure.retryAfter);
     return;
   }
+  if (failure.kind === 'auth') ui.keyStatus.textContent = 'Key not accepted.';
   const { text, retry, focusKey } = explain(failure);
   showError(text, retry);
   if (focusKey) ui.key.focus();
@@ -203,6 +207,7 @@ async function loadUsage(): Promise<void> {
   try {
     const answer = await callApi<UsageResponse>('/v1/usage', apiKey);
     usage.show(answer.body.data);
+    if (ui.keyStatus.textContent === KEY_SAVED) ui.keyStatus.textContent = 'Key accepted.';
   } catch (err) {
     if (err instanceof ApiFailure && err.kind === 'rate') {
       usage.note(`Usage can be read again in ${err.retryAfter} s (the key's per-minute limit).`);
@@ -214,17 +219,27 @@ async function loadUsage(): Promise<void> {
 
 async function useKey(key: string): Promise<void> {
   apiKey = key;
-  ui.keyStatus.textContent = 'Checking the key…';
+  usage.clear(USAGE_LATER);
   await run('Loading languages…', async () => {
-    try {
-      await loadLanguages();
-      await loadUsage();
-      ui.keyStatus.textContent = 'Key accepted.';
-    } catch (err) {
-      ui.keyStatus.textContent = err instanceof ApiFailure && err.kind === 'auth' ? 'Key not accepted.' : '';
-      throw err;
-    }
+    await loadLanguages();
+    // Not checked here: every keyed call, /v1/usage too, spends one of the key's requests of the minute, and a
+    // 1-request key must be able to translate on its first click. The first translation checks it.
+    ui.keyStatus.textContent = KEY_SAVED;
   });
+}
+
+/** After a successful keyed call: the key works; usage is read once, if the minute has a request left for it. */
+async function afterCharge(chars: number, rate: ApiAnswer<unknown>['rate']): Promise<void> {
+  if (ui.keyStatus.textContent === KEY_SAVED) ui.keyStatus.textContent = 'Key accepted.';
+  if (usage.loaded) {
+    usage.charged(chars, rate);
+    return;
+  }
+  if (rate === null || rate.remaining > 0) {
+    await loadUsage();
+    return;
+  }
+  usage.note(`All ${formatCount(rate.limit)} requests of this minute are used: “Refresh usage” reads it when the minute is over.`);
 }
 
 function readPair(): { source: string; target: string } | null {
@@ -272,8 +287,8 @@ async function translate(): Promise<void> {
     const item = answer.body.data.translations[0]!;
     ui.result.value = item.translatedText;
     ui.copy.disabled = false;
-    usage.charged(codePoints(text), answer.rate);
     savePair();
+    await afterCharge(codePoints(text), answer.rate);
     if (!source && item.detectedSourceLanguage) showDetected(item.detectedSourceLanguage, answer.detectedConfidence[0]);
   });
 }
@@ -308,7 +323,7 @@ async function detectLines(): Promise<void> {
   const sent = lines.slice(0, MAX_LINES);
   await run('Detecting…', async () => {
     const answer = await callApi<DetectResponse>('/v1/detect', apiKey, { q: sent });
-    usage.charged(
+    await afterCharge(
       sent.reduce((n, l) => n + codePoints(l), 0),
       answer.rate,
     );
@@ -379,8 +394,8 @@ async function signup(): Promise<void> {
   });
   if (!ui.key.value) return;
   await useKey(ui.key.value);
-  // useKey says "Key accepted."; the one-time warning is what must stay in view.
-  if (created && ui.keyStatus.textContent === 'Key accepted.') ui.keyStatus.textContent = created;
+  // useKey says the key is saved; the one-time warning is what must stay in view.
+  if (created && ui.keyStatus.textContent === KEY_SAVED) ui.keyStatus.textContent = created;
 }
 
 function updateCount(): void {

@@ -1,8 +1,8 @@
 // The usage panel: plan, characters used of the monthly limit as a bar, requests-per-minute limit.
-// It is loaded from GET /v1/usage when a key is entered (or on "Refresh usage"); after each translation the
-// page adds the characters the server charged (code points of q, the documented rule) and reads the
-// X-RateLimit-* headers instead of calling /v1/usage again, because every call counts against the per-minute
-// limit of the key and would halve the translations a free key can make.
+// It is read from GET /v1/usage after the first translation (when the minute has a request left for it) or on
+// "Refresh usage"; after that each translation adds the characters the server charged (code points of q, the
+// documented rule) and reads the X-RateLimit-* headers instead of calling /v1/usage again, because every call,
+// /v1/usage too, counts against the per-minute limit of the key.
 import type { ApiAnswer, Usage } from './api.ts';
 import { formatCount, formatPercent } from './messages.ts';
 
@@ -15,14 +15,19 @@ export class UsagePanel {
     return this.root.querySelector<T>(`#${id}`)!;
   }
 
-  clear(note = 'Enter a key to see its plan and usage.'): void {
+  get loaded(): boolean {
+    return this.usage !== null;
+  }
+
+  /** No usage shown; with a key entered (`note` given) "Refresh usage" can read it. */
+  clear(note?: string): void {
     this.usage = null;
     this.el('usage-details').hidden = true;
-    this.el('usage-refresh').hidden = true;
+    this.el('usage-refresh').hidden = note === undefined;
     this.el('usage-note').textContent = '';
     const empty = this.el('usage-empty');
     empty.hidden = false;
-    empty.textContent = note;
+    empty.textContent = note ?? 'Enter a key to see its plan and usage.';
   }
 
   note(text: string): void {
