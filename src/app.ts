@@ -19,6 +19,8 @@ export interface AppOptions {
   gate?: GateOptions;
   /** Tests only: wrap the real engine (e.g. to make one call fail and check the 500 path). */
   wrapEngine?: (engine: Engine) => Engine;
+  /** Tests only: how long a request may take to arrive whole (60 s). */
+  requestTimeoutMs?: number;
 }
 
 export interface RunningApp {
@@ -46,6 +48,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       clock: options.clock,
       logger: options.logger,
       gate: options.gate,
+      requestTimeoutMs: options.requestTimeoutMs,
     });
     await server.listen({ host: config.host, port: config.port });
     // Every folder the engine found, once: a model that did not load says where and why (the reason names files and

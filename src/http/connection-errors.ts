@@ -1,9 +1,10 @@
-// Errors raised before a request reaches a route — a URL that cannot be decoded (Fastify's frameworkErrors) or a
-// request Node's HTTP parser refuses (headers too large, malformed) — answered in the /v1 error body with an
-// X-Request-Id like every other response, instead of Fastify's own `{"error","code","statusCode"}`.
+// Errors raised before a request reaches a route — a URL that cannot be decoded (Fastify's frameworkErrors), a
+// request Node's HTTP parser refuses (headers too large, malformed) or one that does not arrive in time — answered
+// in the error body of the surface the URL was meant for (/v1, Google, LibreTranslate with its CORS headers) with
+// an X-Request-Id like every other response, instead of Fastify's or Node's own.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../service/errors.ts';
 import { errorBody } from './errors.ts';
 import { googleError } from './google/errors.ts';
@@ -12,16 +13,20 @@ import { CORS_HEADERS } from './libretranslate/cors.ts';
 import { libreError } from './libretranslate/errors.ts';
 import { LIBRETRANSLATE_PREFIX } from './libretranslate/index.ts';
 
+/** The error body and extra headers of the surface `path` belongs to (routing failed: no surface handler runs). */
+function surfaceError(path: string, api: ApiError): { body: unknown; headers: Record<string, string> } {
+  if (path.startsWith(`${LIBRETRANSLATE_PREFIX}/`)) return { body: libreError(api), headers: CORS_HEADERS };
+  if (path.startsWith(GOOGLE_PREFIX)) return { body: googleError(api), headers: {} };
+  return { body: errorBody(api), headers: {} };
+}
+
 export function badUrl(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
   const path = (request.raw.url ?? '').split('?')[0]!.slice(0, 100);
   const api = error.code === 'FST_ERR_BAD_URL'
     ? new ApiError(400, 'invalid_request', `The URL ${JSON.stringify(path)} is not valid: a "%" must start an escape such as %20.`)
     : new ApiError(400, 'invalid_request', `The request could not be routed: ${error.message}`);
-  void reply.code(400).header('x-request-id', request.id).type('application/json; charset=utf-8');
-  // In the shape of the surface the URL was meant for (routing failed, so its own error handler never runs).
-  if (path.startsWith(`${LIBRETRANSLATE_PREFIX}/`)) void reply.headers(CORS_HEADERS).send(libreError(api));
-  else if (path.startsWith(GOOGLE_PREFIX)) void reply.send(googleError(api));
-  else void reply.send(errorBody(api));
+  const { body, headers } = surfaceError(path, api);
+  void reply.code(400).header('x-request-id', request.id).type('application/json; charset=utf-8').headers(headers).send(body);
 }
 
 /** Node's parser errors by code: what the client sent wrong, in its own words. */
@@ -29,23 +34,49 @@ function parserError(code: string | undefined): ApiError {
   if (code === 'HPE_HEADER_OVERFLOW') {
     return new ApiError(431, 'invalid_request', 'The request line and headers are too large (over 16 KiB): send long input in the body.');
   }
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError(408, 'invalid_request', 'The request was not received in time.');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new ApiError(408, 'invalid_request', 'The request was not received in time: a request must arrive whole within 60 seconds.');
+  }
   return new ApiError(400, 'invalid_request', 'The request is not valid HTTP/1.1.');
 }
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
-export function clientError(error: Error & { code?: string }, socket: Socket): void {
+// The path of the request a connection is receiving, from the moment its headers are read until it is answered
+// and read whole: a body that stalls (408) belongs to a route whose handler never runs, or that answered early.
+const receiving = new WeakMap<Socket, string>();
+
+export function trackRequestPaths(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    receiving.set(request.raw.socket, request.raw.url ?? '');
+  });
+  app.addHook('onResponse', async (request) => {
+    if (request.raw.complete) receiving.delete(request.raw.socket);
+  });
+}
+
+/** The request path a failed connection was sending: its headers were read, or its request line is in the bytes. */
+function pathOf(error: Error & { rawPacket?: unknown }, socket: Socket): string {
+  const known = receiving.get(socket);
+  if (known !== undefined) return known.split('?')[0]!;
+  if (!Buffer.isBuffer(error.rawPacket)) return '';
+  const line = /^[A-Z]+ (\S+) HTTP\//.exec(error.rawPacket.subarray(0, 8192).toString('latin1'));
+  return line ? line[1]!.split('?')[0]! : '';
+}
+
+export function clientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   // A client that went away needs no answer; one that has already been answered must not get a second.
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy(error);
     return;
   }
   const api = parserError(error.code);
-  const body = JSON.stringify(errorBody(api));
+  const { body, headers } = surfaceError(pathOf(error, socket), api);
+  const json = JSON.stringify(body);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
     `HTTP/1.1 ${api.status} ${REASONS[api.status]}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\n${extra}Connection: close\r\n\r\n${json}`,
   );
 }

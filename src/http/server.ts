@@ -15,7 +15,7 @@ import { ApiError } from '../service/errors.ts';
 import { createService } from '../service/index.ts';
 import type { Planners } from '../service/types.ts';
 import type { DragomanContext } from './context.ts';
-import { badUrl, clientError } from './connection-errors.ts';
+import { badUrl, clientError, trackRequestPaths } from './connection-errors.ts';
 import { errorBody, logServerFailure, toApiError } from './errors.ts';
 import { installJsonBodyParser, refuseContentEncodings } from './body-encoding.ts';
 import { opsPlugin } from './ops/index.ts';
@@ -36,6 +36,8 @@ export interface ServerDeps {
   /** Fastify logger options; false in tests. Defaults to JSON lines at config.logLevel. */
   logger?: FastifyServerOptions['logger'];
   gate?: GateOptions;
+  /** Tests only: how long a request may take to arrive whole (60 s). */
+  requestTimeoutMs?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -50,6 +52,7 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const clock = deps.clock ?? systemClock;
+  const requestTimeoutMs = deps.requestTimeoutMs ?? 60_000;
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config),
     bodyLimit: config.maxBodyBytes,
@@ -68,7 +71,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     // A request must arrive whole within a minute (1 MiB needs 17 KB/s): a client that stalls mid-body would
     // otherwise hold its connection for ever (Fastify's default is no limit). Answered 408 in the error body.
-    requestTimeout: 60_000,
+    requestTimeout: requestTimeoutMs,
+    // Node looks for late requests every 30 s by default (a stalled request was cut at 60-90 s), and its headers
+    // timeout (60 s) must not exceed the request timeout for the latter to apply.
+    http: { connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs), headersTimeout: Math.min(60_000, requestTimeoutMs) },
     frameworkErrors: badUrl,
     clientErrorHandler: clientError,
     // A "__proto__" key in a body is dropped, not a 400 that calls valid JSON malformed.
@@ -97,6 +103,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   installJsonBodyParser(app);
   refuseContentEncodings(app);
+  trackRequestPaths(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
