@@ -11,6 +11,8 @@ import type { Charge, KeyRecord, Limits, RateOutcome } from './types.ts';
 export interface GateOptions {
   /** Failed authentications (a key was sent but is wrong) per address per minute before 429. */
   failedAuthPerMinute?: number;
+  /** Requests per address per rolling minute to endpoints that need no key; null or absent = no limit. */
+  keylessPerMinute?: number | null;
 }
 
 /** A request that passed authentication and the rate limit. */
@@ -32,12 +34,35 @@ export function rateLimitHeaders(outcome: RateOutcome): Record<string, string> {
 
 export class Gate {
   private readonly failedAuth: RollingWindow;
+  private readonly keyless: RollingWindow | null;
 
   constructor(
     readonly accounts: Accounts,
     options: GateOptions = {},
   ) {
     this.failedAuth = new RollingWindow(options.failedAuthPerMinute ?? 20, 60_000);
+    this.keyless = options.keylessPerMinute ? new RollingWindow(options.keylessPerMinute, 60_000) : null;
+  }
+
+  /**
+   * A request to an endpoint that needs no key (LibreTranslate's languages and settings, the page's languages):
+   * there is no key to count it against, so it is counted per client address. ApiError 429 past the limit
+   * (refused requests are not counted, as for keys).
+   */
+  admitKeyless(address: string): void {
+    if (!this.keyless) return;
+    const now = this.now();
+    const wait = this.keyless.blockedFor(address, now);
+    if (wait > 0) {
+      throw new ApiError(
+        429,
+        'rate_limit',
+        `Too many requests from this address to endpoints that need no key: at most ${this.keyless.limit} in the ` +
+          `past 60 seconds. Retry after ${wait} seconds.`,
+        { 'retry-after': String(wait) },
+      );
+    }
+    this.keyless.record(address, now);
   }
 
   private now(): number {

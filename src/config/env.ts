@@ -43,6 +43,8 @@ export interface Config {
   /** Which per-plan requests-per-minute figures are the defaults: A (10/60/300) or B (100/300/1000). */
   ratePreset: 'A' | 'B';
   signup: OnOff;
+  /** Requests per rolling minute per client address to the endpoints that need no key; null = no limit. */
+  keylessPerMinute: number | null;
   googleCompat: OnOff;
   googleKeyInQuery: OnOff;
   libreTranslateCompat: OnOff;
@@ -154,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: int(env, 'DRAGOMAN_MAX_BODY_BYTES', 1_048_576, 1024),
     ratePreset: oneOf(env, 'DRAGOMAN_RATE_PRESET', ['A', 'B'] as const, 'A'),
     signup: onOff(env, 'DRAGOMAN_SIGNUP', true),
+    keylessPerMinute: /^\s*unlimited\s*$/i.test(env.DRAGOMAN_KEYLESS_RPM ?? '') ? null : int(env, 'DRAGOMAN_KEYLESS_RPM', 1200, 1),
     googleCompat: onOff(env, 'DRAGOMAN_GOOGLE_COMPAT', true),
     googleKeyInQuery: onOff(env, 'DRAGOMAN_GOOGLE_KEY_IN_QUERY', false),
     libreTranslateCompat: onOff(env, 'DRAGOMAN_LIBRETRANSLATE_COMPAT', true),

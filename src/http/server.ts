@@ -83,7 +83,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
 
   const accounts = new Accounts(deps.store, clock);
-  const gate = new Gate(accounts, deps.gate);
+  const gate = new Gate(accounts, { keylessPerMinute: config.keylessPerMinute, ...deps.gate });
   const service = createService({
     config,
     engine: deps.engine,

@@ -454,6 +454,23 @@ describe('rate limit (rolling 60 s)', () => {
     expect((await t.call('GET', '/v1/languages', { key: b })).status).toBe(429);
     await t.accounts.store.resetPlan('basic', { rpm: true });
   });
+  it("the page's keyless GET /ui/languages is limited per client address (DRAGOMAN_KEYLESS_RPM)", async () => {
+    const limited = await startTestApp({ DRAGOMAN_KEYLESS_RPM: '2' });
+    try {
+      expect((await limited.call('GET', '/ui/languages')).status).toBe(200);
+      expect((await limited.call('GET', '/ui/languages?target=de')).status).toBe(200);
+      const refused = await limited.call('GET', '/ui/languages');
+      expect(expectErrorShape(refused, 429, 'rate_limit')).toMatch(/at most 2 in the past 60 seconds/);
+      expect(refused.headers.get('retry-after')).toBe('60');
+      // A key's own requests are not touched by it.
+      const { secret } = await limited.key({ plan: 'pro' });
+      expect((await limited.call('GET', '/v1/languages', { key: secret })).status).toBe(200);
+      limited.clock.advance(60_001);
+      expect((await limited.call('GET', '/ui/languages')).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
 });
 
 describe('monthly quota', () => {

@@ -24,6 +24,14 @@ describe('integer settings', () => {
     expect(() => loadConfig({ DRAGOMAN_BATCH_WAIT_MS: '3000000000' })).toThrow(/DRAGOMAN_BATCH_WAIT_MS must be at most 1000/);
     expect(() => loadConfig({ DRAGOMAN_INTRA_OP_THREADS: '100000' })).toThrow(/DRAGOMAN_INTRA_OP_THREADS must be at most 256/);
   });
+
+  it('DRAGOMAN_KEYLESS_RPM: 1200 by default, a positive count or unlimited', () => {
+    expect(loadConfig({}).keylessPerMinute).toBe(1200);
+    expect(loadConfig({ DRAGOMAN_KEYLESS_RPM: '30' }).keylessPerMinute).toBe(30);
+    expect(loadConfig({ DRAGOMAN_KEYLESS_RPM: 'Unlimited' }).keylessPerMinute).toBeNull();
+    expect(() => loadConfig({ DRAGOMAN_KEYLESS_RPM: '0' })).toThrow(/DRAGOMAN_KEYLESS_RPM must be an integer >= 1/);
+    expect(() => loadConfig({ DRAGOMAN_KEYLESS_RPM: 'none' })).toThrow(/DRAGOMAN_KEYLESS_RPM/);
+  });
 });
 
 describe('DRAGOMAN_DATABASE_URL', () => {

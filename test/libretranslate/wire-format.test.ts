@@ -245,8 +245,37 @@ describe('errors in LibreTranslate shape', () => {
     expect(bad.headers.get('access-control-allow-origin')).toBe('*');
   });
 
-  it('GET /languages and GET /frontend/settings have no limit of their own (LibreTranslate exempts them)', async () => {
-    // The npm client asks for /languages before every translate(): a key's plan must be what limits it.
+  it('GET /languages and GET /frontend/settings need no key and are limited per client address instead', async () => {
+    const limited = await startCompatServer({ DRAGOMAN_KEYLESS_RPM: '4', DRAGOMAN_TRUST_PROXY: 'on' });
+    try {
+      const lt = `${limited.url}/libretranslate`;
+      const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+      for (const path of ['/languages', '/frontend/settings', '/languages', '/frontend/settings']) {
+        expect((await send(`${lt}${path}`, from('198.51.100.1'))).status).toBe(200);
+      }
+      for (const path of ['/languages', '/frontend/settings']) {
+        const refused = await send(`${lt}${path}`, from('198.51.100.1'));
+        expect(refused.status).toBe(429);
+        expect(refused.body).toEqual({ error: expect.stringMatching(/at most 4 in the past 60 seconds/) });
+        expect(refused.headers.get('retry-after')).toBe('60');
+        expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+      }
+      // Another address has its own allowance; a CORS preflight is not counted; a minute later the first is back.
+      expect((await send(`${lt}/languages`, from('198.51.100.2'))).status).toBe(200);
+      expect((await send(`${lt}/translate`, { method: 'OPTIONS', ...from('198.51.100.1') })).status).toBe(204);
+      limited.clock.advance(60_001);
+      expect((await send(`${lt}/languages`, from('198.51.100.1'))).status).toBe(200);
+      // The keyed surface is not touched by it: a key is limited by its plan alone.
+      const { secret: k } = await limited.key();
+      for (let i = 0; i < 4; i++) await send(`${lt}/languages`, from('198.51.100.3'));
+      const keyed = await send(`${lt}/translate`, { json: { q: EN2, source: 'en', target: 'de', api_key: k }, ...from('198.51.100.3') });
+      expect(keyed.status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('the default allowance (1200 a minute) lets a client ask for /languages before each of many translations', async () => {
     for (let i = 0; i < 150; i++) {
       expect((await send(`${base}/languages`)).status).toBe(200);
       expect((await send(`${base}/frontend/settings`)).status).toBe(200);

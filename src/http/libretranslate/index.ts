@@ -1,8 +1,7 @@
 // The LibreTranslate surface at /libretranslate, an encapsulated plugin: its own form parsers, CORS, error
 // body and 404. Keyed routes are admitted (key + rate limit, shared metering) in preHandler, because the key
-// is in the body. The keyless ones (languages, frontend settings) have no limit of their own, as
-// LibreTranslate exempts them from its limiter: the npm client asks for /languages before every translate(),
-// so any limit there would cap a key below its own plan.
+// is in the body. The keyless ones (languages, frontend settings) are limited per client address instead
+// (DRAGOMAN_KEYLESS_RPM, generous by default: the npm client asks for /languages before every translate()).
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../service/errors.ts';
 import { logServerFailure, toApiError } from '../errors.ts';
@@ -54,7 +53,12 @@ export async function libreTranslateRoutes(app: FastifyInstance): Promise<void> 
   });
 
   app.addHook('preHandler', async (request, reply) => {
-    if (request.is404 || request.routeOptions.config.keyless) return;
+    if (request.is404) return;
+    if (request.routeOptions.config.keyless) {
+      // A CORS preflight is the browser's, before a keyed request that is counted anyway.
+      if (request.method !== 'OPTIONS') gate.admitKeyless(request.ip);
+      return;
+    }
     const secret = libreKey(request);
     if (secret === undefined) {
       throw new ApiError(403, 'authentication_error', `Missing API key. ${KEY_HINT}`);

@@ -36,6 +36,8 @@ export async function uiRoutes(app: FastifyInstance): Promise<void> {
   // 1-request-a-minute key still gets its first translation. What the server translates is no secret (/health
   // names the installed models to anyone).
   app.get(UI_LANGUAGES_PATH, async (request, reply) => {
+    // No key to count it against: counted per client address (DRAGOMAN_KEYLESS_RPM).
+    app.dragoman.gate.admitKeyless(request.ip);
     const { target } = request.query as { target?: unknown };
     if (target !== undefined && typeof target !== 'string') throw invalidRequest(`Query parameter 'target' must be one language code.`);
     reply.headers(SECURITY_HEADERS);
