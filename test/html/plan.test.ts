@@ -140,6 +140,21 @@ describe('inline tags in a translation (documented heuristic)', () => {
     expect(out).toBe('<p><em>Lies</em>.</p>');
   });
 
+  it('a final "." the model added does not empty the last element (words map onto words)', () => {
+    // The audit's cases: tiny models add a final period the source did not have.
+    const links = '<p><a href="/">Home</a> <a href="/about">About</a> <a href="/contact">Contact</a></p>';
+    expect(planHtml(links).assemble(['Un Cumme de Conimme.'])).toBe(
+      '<p><a href="/">Un Cumme</a> <a href="/about">de</a> <a href="/contact">Conimme.</a></p>',
+    );
+    // (An element that closes where the sentence ends takes the added "." with it: no tag stood before it.)
+    expect(planHtml('<b>Good</b> <i>morning</i>').assemble(['Ein Pränt.'])).toBe('<b>Ein</b> <i>Pränt.</i>');
+    expect(planHtml('<em>Thank</em> <strong>you</strong>').assemble(['Ein Trumensamen.'])).toBe(
+      '<em>Ein</em> <strong>Trumensamen.</strong>',
+    );
+    // ...and one the model dropped does not either.
+    expect(planHtml('<p>Say <b>hello</b> <i>now</i>.</p>').assemble(['Sag jetzt hallo'])).toBe('<p>Sag <b>jetzt</b> <i>hallo</i></p>');
+  });
+
   it('keeps every tag, in order, even when the translation is empty', () => {
     const html = '<p><b>Note:</b> save <i>often</i> and <a href="#">back up</a>.</p>';
     const out = planHtml(html).assemble(['']);
@@ -194,7 +209,7 @@ describe('inline tags in a translation (documented heuristic)', () => {
     expect(tagEvents(firstTry)).not.toEqual(tagEvents(html));
     const plan = planHtml(html);
     const out = plan.assemble(plan.segments.map(reverse));
-    expect(out).toBe('<p>seven. <b><i>six</b></i><i> five threefour two One</i></p>');
+    expect(out).toBe('<p>seven. <b><i>six five</b></i><i> threefour two One</i></p>');
     expect(tagEvents(out)).toEqual(tagEvents(html));
   });
 });

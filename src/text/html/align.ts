@@ -5,7 +5,8 @@
 //     URLs, "GitHub") is wrapped around that occurrence;
 //  2. the other tags are placed proportionally: a tag after k of the n source words goes after
 //     k·m/n of the m translated words (open tags rounded down, close tags up, so a non-empty element keeps
-//     at least one word when the translation has one), kept in source order between the anchors;
+//     at least one word when the translation has one; edge punctuation only one side has — a "." the model
+//     added — is left out of k, n and m), kept in source order between the anchors;
 //     and tags that stood among the words stay out of leading/trailing punctuation ("¿…", "…</b>."), and
 //     punctuation next to a tag stays on the side it had in the source ("docs</a>," not "docs,</a>");
 //  3. open tags go right before a word, close tags right after one; opaque tokens (code, images, comments)
@@ -56,14 +57,22 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
   // A tag that stood between words keeps out of the leading/trailing punctuation ("¿", "…start</b>.").
   const srcEdges = punctuationEdges(source, src);
   const tgtEdges = punctuationEdges(translation, tgt);
+  // Punctuation at a sentence's edges that only one side has (a final "." the model added or dropped) is left out of
+  // the proportion: otherwise it shifts every tag towards one end and can leave the last element empty.
+  const extraLead = Math.max(0, tgtEdges.lead - srcEdges.lead);
+  const extraTrail = Math.max(0, tgtEdges.trail - srcEdges.trail);
+  const missingLead = Math.max(0, srcEdges.lead - tgtEdges.lead);
+  const missingTrail = Math.max(0, srcEdges.trail - tgtEdges.trail);
+  const nSpan = Math.max(n - missingLead - missingTrail, 1);
+  const mSpan = m - extraLead - extraTrail;
+  const tgtHi = m - tgtEdges.trail;
   const proportional = boundaries.map((b) => {
     const k = b.kind === 'close' ? countStartingBefore(src, b.pos) : countEndingBy(src, b.pos);
-    const scaled = (k * m) / n;
+    const scaled = extraLead + (Math.min(Math.max(k - missingLead, 0), nSpan) * mSpan) / nSpan;
     const gap = b.kind === 'open' ? Math.floor(scaled) : b.kind === 'close' ? Math.ceil(scaled) : Math.round(scaled);
     const amongWords = k >= srcEdges.lead && k <= src.length - srcEdges.trail;
     const low = tgtEdges.lead;
-    const high = m - tgtEdges.trail;
-    return amongWords && low <= high ? Math.min(Math.max(gap, low), high) : gap;
+    return amongWords && low <= tgtHi ? Math.min(Math.max(gap, low), tgtHi) : gap;
   });
 
   const fixed: (number | undefined)[] = boundaries.map((_, i) => {
@@ -97,12 +106,23 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
       if (b.kind === 'open' && !isPunctuation(source.charAt(b.pos))) {
         while (gap < high && gap < m && isPunctuationToken(translation, tgt[gap]!)) gap++;
       }
+      // An element that had words and closes after the sentence (or after its last word) keeps the last word.
+      if (b.kind === 'open' && gap > tgtHi - 1 && tgtHi - 1 >= low && wordsAfterOpen(src, source, boundaries, i) > 0) {
+        gap = tgtHi - 1;
+      }
     }
     gaps.push(gap);
     floor = gap;
   });
 
   return render(source, boundaries, translation, tgt, gaps, exact);
+}
+
+/** Source words inside the element opened by boundary `i` (up to its close, or to the sentence's end). */
+function wordsAfterOpen(src: Token[], source: string, boundaries: readonly SentenceBoundary[], i: number): number {
+  const b = boundaries[i]!;
+  const end = b.partner > i ? boundaries[b.partner]!.pos : source.length;
+  return src.filter((t) => t.start >= b.pos && t.end <= end && /[\p{L}\p{N}]/u.test(source.slice(t.start, t.end))).length;
 }
 
 /** How many tokens at each end of a sentence are punctuation only (no letter or digit). */
