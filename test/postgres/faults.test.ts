@@ -93,6 +93,26 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL store faults', () => {
     expect(await direct.usage('k1', '2026-01')).toMatchObject({ chars: 10, requests: 1 });
   });
 
+  it('ping (/ready) fails while the database refuses writes, and passes again once it accepts them', async () => {
+    const store = await open(db.url);
+    stores.push(store);
+    await store.ping();
+    const name = new URL(db.url).pathname.slice(1);
+    // From the server's own database (a session of the read-only one could not undo it); new sessions get the
+    // setting, so the store's pooled ones are closed.
+    const admin = TEST_DATABASE_URL!;
+    const terminate = 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1';
+    await sql(admin, `ALTER DATABASE ${name} SET default_transaction_read_only = on`);
+    await sql(admin, terminate, [name]);
+    // Reads still work (a SELECT-only ping passed here), the write is refused: ping fails, /ready says not ready.
+    expect(await store.getKey('nobody')).toBeUndefined();
+    await expect(store.ping()).rejects.toThrow();
+    await expect(store.ping()).rejects.toThrow();
+    await sql(admin, `ALTER DATABASE ${name} SET default_transaction_read_only = off`);
+    await sql(admin, terminate, [name]);
+    expect(await until(async () => store.ping().then(() => true, () => false), 5_000)).toBe(true);
+  });
+
   it('an outage is not taken for wrong keys: the gate answers 503, never the 429 of the failed-auth throttle', async () => {
     const viaProxy = await open(proxy.url(db.url));
     stores.push(viaProxy);

@@ -24,6 +24,7 @@ import type {
   RateOutcome,
   UsageRow,
 } from '../types.ts';
+import { ApiError } from '../../service/errors.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
 import { decode, encode, toKey, UNLIMITED, type KeyRow, type Stored } from '../stored-row.ts';
@@ -380,10 +381,24 @@ export class PgAccountStore implements AccountStore {
     return rows.map((r) => ({ keyId: r.key_id, period, chars: r.chars, requests: r.requests }));
   }
 
-  /** Throws unless the database answers and accepts writes (for /ready). */
+  /**
+   * Throws unless the database answers and accepts writes (for /ready): one row of schema_migrations is rewritten
+   * unchanged and committed, so a standby, a read-only role or database, revoked rights or a full disk show here
+   * and not only as failing charges (a SELECT alone kept /ready green while every charge was refused).
+   */
   async ping(): Promise<void> {
     const { rows } = await this.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby', [], NO_RETRIES);
     if (rows[0]?.standby) throw new Error('the account database is a read-only standby');
+    try {
+      await this.query(
+        'UPDATE schema_migrations SET applied_at = applied_at WHERE version = (SELECT min(version) FROM schema_migrations)',
+        [],
+        NO_RETRIES,
+      );
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw new Error(`the account database refuses writes: ${(err as Error).message}`);
+    }
   }
 
   /** Charges waiting to be cancelled because the database was away (for tests and /ready details). */
