@@ -146,6 +146,33 @@ describe('the page at /', () => {
     await context.close();
   });
 
+  it('a regional browser language gets its own names and target: zh-TW and zh-HK Traditional, not zh', async () => {
+    const key = await server.key();
+    for (const [locale, german] of [['zh-TW', '德文 (de)'], ['zh-HK', '德文 (de)'], ['zh-CN', '德语 (de)']] as const) {
+      const { context, page } = await openPage(browser, server.url, { locale });
+      await enterKey(page, server.url, key);
+      await ready(page);
+      const options = await page.getByLabel('To', { exact: true }).evaluate((s: HTMLSelectElement) => Array.from(s.options, (o) => o.text));
+      expect(options, locale).toContain(german);
+      expect(await page.getByLabel('To', { exact: true }).inputValue(), locale).toBe(locale === 'zh-CN' ? 'zh-CN' : 'zh-TW');
+      await context.close();
+    }
+  });
+
+  it('a pasted key with quotes or an invisible character is refused in words, not stored, nothing sent', async () => {
+    const key = await server.key();
+    const { context, page, requests } = await openPage(browser, server.url);
+    await page.goto(server.url + '/');
+    for (const pasted of [`${key}\u200b`, `“${key}”`]) {
+      await page.getByLabel('Your API key').fill(pasted);
+      await page.getByRole('button', { name: 'Use key' }).click();
+      await page.getByText('This key has characters an API key never has').waitFor();
+      expect(await page.evaluate(() => [sessionStorage.getItem('dragoman.apiKey'), localStorage.getItem('dragoman.apiKey')])).toEqual([null, null]);
+    }
+    expect(requests.filter((u) => u.includes('/v1/'))).toEqual([]);
+    await context.close();
+  });
+
   it('every control has a name and the page has no positive tabindex (keyboard order = reading order)', async () => {
     const { context, page } = await openPage(browser, server.url);
     await page.goto(server.url + '/');

@@ -51,6 +51,22 @@ export class LanguagePicker {
     return this.languages.some((l) => l.language === code);
   }
 
+  /**
+   * The listed code a browser language tag means: itself (any case), else a listed variant of its base in the same
+   * script (`zh-HK` → `zh-TW`, both Traditional; `de-AT` → `de`), else the first variant of the base. Undefined
+   * when none is listed.
+   */
+  match(tag: string): string | undefined {
+    const lower = tag.toLowerCase();
+    const base = lower.split('-')[0]!;
+    const codes = this.languages.map((l) => l.language);
+    const exact = codes.find((c) => c.toLowerCase() === lower);
+    if (exact) return exact;
+    const variants = codes.filter((c) => c.toLowerCase() === base || c.toLowerCase().startsWith(`${base}-`));
+    const script = scriptOf(tag);
+    return variants.find((c) => script !== undefined && scriptOf(c) === script) ?? variants[0];
+  }
+
   private render(): void {
     const query = fold(this.filter.value.trim());
     const previous = this.select.value;
@@ -64,5 +80,14 @@ export class LanguagePicker {
     if (options.some((o) => o.value === previous)) this.select.value = previous;
     else if (query !== '' && matches.length > 0) this.select.value = matches[0]!.language;
     this.select.dispatchEvent(new Event('change'));
+  }
+}
+
+/** The likely script of a language tag (`zh-HK` → Hant), from the browser's CLDR data. */
+function scriptOf(tag: string): string | undefined {
+  try {
+    return new Intl.Locale(tag).maximize().script;
+  } catch {
+    return undefined;
   }
 }

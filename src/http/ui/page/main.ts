@@ -175,28 +175,34 @@ async function run(what: string, action: () => Promise<void>): Promise<void> {
 
 // ── key, languages, usage ─────────────────────────────────────────────────────────────────────────────
 
+/** The browser's languages, most preferred first, each as given (`zh-TW`) and then its base (`zh`). */
 function browserLanguages(): string[] {
   const all = navigator.languages?.length ? navigator.languages : [navigator.language];
-  return [...new Set(all.filter(Boolean).map((l) => l.split('-')[0]!.toLowerCase()))];
+  return [...new Set(all.filter(Boolean).flatMap((l) => [l, l.split('-')[0]!.toLowerCase()]))];
 }
 
 async function loadLanguages(): Promise<void> {
-  const display = browserLanguages()[0];
+  // Names in the browser's first language: `zh-TW` gets Traditional names, not those of `zh`; a language the
+  // server has no names for falls back to its base, then to English.
+  const [tag, base] = browserLanguages();
   let answer;
-  try {
-    // The page's keyless copy of /v1/languages (ui/index.ts): loading the pickers spends none of the key's requests.
-    answer = await callApi<LanguagesResponse>(display ? `/ui/languages?target=${encodeURIComponent(display)}` : '/ui/languages', null);
-  } catch (err) {
-    // The browser's language may have no names: fall back to English names rather than fail.
-    if (!(err instanceof ApiFailure) || err.kind !== 'invalid' || !display) throw err;
-    answer = await callApi<LanguagesResponse>('/ui/languages', null);
+  for (const display of [...new Set([tag, base, undefined])]) {
+    try {
+      // The page's keyless copy of /v1/languages (ui/index.ts): loading the pickers spends none of the key's requests.
+      answer = await callApi<LanguagesResponse>(display ? `/ui/languages?target=${encodeURIComponent(display)}` : '/ui/languages', null);
+      break;
+    } catch (err) {
+      if (!(err instanceof ApiFailure) || err.kind !== 'invalid' || !display) throw err;
+    }
   }
-  const languages = answer.body.data.languages;
+  const languages = answer!.body.data.languages;
   sourcePicker.setLanguages(languages);
   targetPicker.setLanguages(languages);
   const saved = readPair();
   if (saved && (saved.source === '' || sourcePicker.has(saved.source))) sourcePicker.value = saved.source;
-  const preferredTarget = [saved?.target, ...browserLanguages()].find((c) => c && targetPicker.has(c));
+  const preferredTarget = [saved?.target, ...browserLanguages()]
+    .map((c) => (c ? targetPicker.match(c) : undefined))
+    .find((c) => c !== undefined);
   if (preferredTarget) targetPicker.value = preferredTarget;
   if (languages.length === 0) {
     showError('No translation model is installed on this server yet: ask the operator to install one.', false);
@@ -412,6 +418,14 @@ ui.keyForm.addEventListener('submit', (event) => {
   const key = ui.key.value.trim();
   if (!key) {
     ui.keyStatus.textContent = 'Enter a key first.';
+    ui.key.focus();
+    return;
+  }
+  // A key is printable ASCII (dk_ + letters, digits, "_", "-"); anything else — quotes or an invisible character
+  // picked up when copying — could not even be sent in a header (the browser would refuse the request).
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    ui.keyStatus.textContent =
+      'This key has characters an API key never has (quotes, spaces or invisible characters): paste the key again, just the dk_… part.';
     ui.key.focus();
     return;
   }
