@@ -82,7 +82,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
       candidates.push({ folder, tokenizer: await ModelTokenizer.load(folder.info.path) });
     } catch (err) {
       folder.info.status = 'corrupt';
-      folder.info.problem = `${folder.info.path}/tokenizer.json cannot be used: ${(err as Error).message}`;
+      folder.info.problem = (err as Error).message; // names the file (tokenizer.ts)
     }
   }
   const reports = await pool.start(candidates.map((c) => c.folder.runtime as ModelRuntimeSpec));

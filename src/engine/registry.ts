@@ -17,8 +17,9 @@ export async function scanFolders(dir: string, precision: 'int8' | 'fp32'): Prom
 }
 
 /**
- * Every model folder with its status, from file checks only (the CLI's `dragoman models list`). An ONNX file that
- * exists but does not load is found when the engine starts (createEngine reports it the same way).
+ * Every model folder with its status, from file checks only (the CLI's `dragoman models list`, which adds
+ * load-check.ts: the tokenizer and the graphs' inputs and outputs). An ONNX file that exists but does not load is
+ * found when the engine starts (createEngine reports it the same way).
  */
 export async function scanModels(dir: string, precision: 'int8' | 'fp32'): Promise<ModelInfo[]> {
   return (await scanFolders(dir, precision)).map((f) => f.info);

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import { fuseAttention } from './attention-fusion.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
+import { graphIoProblem } from './graph-io.ts';
 import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
 import { SEARCH, TOP_IDS, withSearchOutputs } from './top-candidates.ts';
 import type { DecoderDims } from './family.ts';
@@ -126,8 +127,10 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
     }
   }
   const session = await ort.InferenceSession.create(path, options);
-  for (const name of ['input_ids', 'encoder_hidden_states', 'use_cache_branch', 'past_key_values.0.decoder.key']) {
-    if (!session.inputNames.includes(name)) throw new Error(`${path}: not a merged decoder with KV cache (no input "${name}")`);
+  const problem = graphIoProblem(path, 'decoder', { inputs: session.inputNames, outputs: session.outputNames });
+  if (problem) {
+    await session.release();
+    throw new Error(problem);
   }
   return { kind: 'merged', session };
 }
@@ -240,11 +243,10 @@ export class Seq2SeqModel {
       throw new Error(`${encoderPath}: onnxruntime cannot load it: ${err.message}`);
     });
     // A valid graph of the wrong kind (the decoder copied over the encoder) would load and fail on every request.
-    for (const name of ['input_ids', 'attention_mask']) {
-      if (!encoder.inputNames.includes(name)) {
-        await encoder.release();
-        throw new Error(`${encoderPath}: not a seq2seq encoder (no input "${name}"; its inputs are ${encoder.inputNames.slice(0, 4).join(', ')})`);
-      }
+    const problem = graphIoProblem(encoderPath, 'encoder', { inputs: encoder.inputNames, outputs: encoder.outputNames });
+    if (problem) {
+      await encoder.release();
+      throw new Error(problem);
     }
     const decoder = await openDecoder(decoderPath, options, settings, dims, candidates).catch(async (err: Error) => {
       await encoder.release();

@@ -24,22 +24,34 @@ export class ModelTokenizer {
     readonly eosId: number,
   ) {}
 
-  /** Reads the folder's tokenizer files (no network, no cache directory). */
+  /**
+   * Reads the folder's tokenizer files (no network, no cache directory). The server loads each model's tokenizer
+   * with this and `dragoman models list | pack | import` check folders with it (load-check.ts), so an error names
+   * the file and why it cannot be used: one message in both places.
+   */
   static async load(folder: string): Promise<ModelTokenizer> {
-    const json = JSON.parse(await readFile(join(folder, 'tokenizer.json'), 'utf8')) as unknown;
+    const configPath = join(folder, 'tokenizer_config.json');
     let config: Record<string, unknown> = {};
     try {
-      config = JSON.parse(await readFile(join(folder, 'tokenizer_config.json'), 'utf8')) as Record<string, unknown>;
+      const parsed = JSON.parse(await readFile(configPath, 'utf8')) as unknown;
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+      config = parsed as Record<string, unknown>;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${configPath} cannot be used: ${(err as Error).message}`);
     }
-    const className = String(config.tokenizer_class ?? '').replace(/Fast$/, '');
-    const all = transformers as unknown as Record<string, TokenizerClass | undefined>;
-    const Cls = all[className] ?? (transformers.PreTrainedTokenizer as unknown as TokenizerClass);
-    const tok = new Cls(json, config);
-    const eos = tok.convert_tokens_to_ids(['</s>'])[0];
-    if (typeof eos !== 'number') throw new Error(`${folder}/tokenizer.json has no </s> token`);
-    return new ModelTokenizer(tok, eos);
+    const path = join(folder, 'tokenizer.json');
+    try {
+      const json = JSON.parse(await readFile(path, 'utf8')) as unknown;
+      const className = String(config.tokenizer_class ?? '').replace(/Fast$/, '');
+      const all = transformers as unknown as Record<string, TokenizerClass | undefined>;
+      const Cls = all[className] ?? (transformers.PreTrainedTokenizer as unknown as TokenizerClass);
+      const tok = new Cls(json, config);
+      const eos = tok.convert_tokens_to_ids(['</s>'])[0];
+      if (typeof eos !== 'number') throw new Error('it has no </s> token');
+      return new ModelTokenizer(tok, eos);
+    } catch (err) {
+      throw new Error(`${path} cannot be used: ${(err as Error).message}`);
+    }
   }
 
   /**

@@ -1,9 +1,11 @@
 // `dragoman models list`: the engine's own reading of each folder (family, languages, status from the files it
-// needs) plus what the manifest says (a file missing or of the wrong size downgrades the status). Sizes only, no
-// hashing, so it stays fast on multi-GB models; `verify` does the hashing.
+// needs), what the manifest says (a file missing or of the wrong size downgrades the status), then the engine's load
+// check (tokenizer, each graph's inputs and outputs: src/engine/load-check.ts, the check `pack` and `import` use), so
+// `ok` means the server would load it. Sizes only, no hashing, so it stays fast on multi-GB models; `verify` hashes.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Precision } from '../config/env.ts';
+import { loadProblem } from '../engine/load-check.ts';
 import { scanModels } from '../engine/registry.ts';
 import type { ModelInfo } from '../engine/types.ts';
 import { checkAgainstManifest, listModelFiles, readManifest } from './manifest.ts';
@@ -44,6 +46,12 @@ export async function listModels(modelsDir: string, precision: Precision): Promi
         listed.status = 'corrupt';
         listed.problem = (e as Error).message;
       }
+    }
+    // Whole files that still would not load (the encoder and decoder swapped, JSON that is no tokenizer).
+    const problem = listed.status === 'ok' ? await loadProblem(info.path) : undefined;
+    if (problem) {
+      listed.status = 'corrupt';
+      listed.problem = problem;
     }
     out.push(listed);
   }
