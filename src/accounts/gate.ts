@@ -116,12 +116,15 @@ export class Gate {
     if (outcome.ok) return outcome.charge;
     const left = outcome.limit === null ? 0 : Math.max(0, outcome.limit - outcome.used);
     const resets = periodBounds(period).end.toISOString();
+    // Whose figure it is: the key's own limit (keys create/set-limits --monthly-chars) or its plan's.
+    const own = admission.key.overrides.monthlyChars !== undefined;
     throw new ApiError(
       403,
       'quota_exceeded',
       `Monthly character quota exceeded: this request has ${chars} character${chars === 1 ? '' : 's'} but only ${left} of the ` +
-        `${outcome.limit} characters of the ${admission.key.plan} plan are left this month (resets ${resets}). ` +
-        `Upgrade the plan to get more characters.`,
+        `${outcome.limit} characters ${own ? `this key is allowed (its own limit, on the ${admission.key.plan} plan)` : `of the ${admission.key.plan} plan`} ` +
+        `are left this month (resets ${resets}). ` +
+        (own ? `Upgrade the plan or ask the operator to raise this key's limit to get more characters.` : `Upgrade the plan to get more characters.`),
     );
   }
 

@@ -182,6 +182,10 @@ describe('POST /v1/translate', () => {
     expect(expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: ['a', 7], target: 'de' } }), 400, 'invalid_request')).toMatch(/q\[1\]/);
     expect(expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: [], target: 'de' } }), 400, 'invalid_request')).toMatch(/empty/);
     expect(expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: 'a', target: 'de', format: 'pdf' } }), 400, 'invalid_request')).toMatch(/text, html/);
+    // null is the default, like "source": null (a client serializing an unset option).
+    const nullFormat = await t.call('POST', '/v1/translate', { key, body: { q: '<b>a</b>', source: 'de', target: 'de', format: null } });
+    expect(nullFormat.status).toBe(200);
+    expect(nullFormat.body.data.translations[0].translatedText).toBe('<b>a</b>');
     expect(expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: 'a', target: 3 } }), 400, 'invalid_request')).toMatch(/'target' must be a string/);
     expect(expectErrorShape(await t.call('POST', '/v1/translate', { key, body: { q: 'a', target: 'de', source: 5 } }), 400, 'invalid_request')).toMatch(
       /Field 'source' must be a string or null\./,
@@ -454,6 +458,7 @@ describe('rate limit (rolling 60 s)', () => {
     expect((await t.call('GET', '/v1/languages', { key: b })).status).toBe(429);
     await t.accounts.store.resetPlan('basic', { rpm: true });
   });
+
   it("the page's keyless GET /ui/languages is limited per client address (DRAGOMAN_KEYLESS_RPM)", async () => {
     const limited = await startTestApp({ DRAGOMAN_KEYLESS_RPM: '2' });
     try {
@@ -482,7 +487,10 @@ describe('monthly quota', () => {
     expect(await used()).toBe(14);
     // 7 more would make 21 > 20: refused whole, nothing charged.
     const over = await t.call('POST', '/v1/translate', { key: k, body: { q: 'sieben!', source: 'de', target: 'de' } });
-    expect(expectErrorShape(over, 403, 'quota_exceeded')).toMatch(/[Uu]pgrade/);
+    // The 20 is the key's own limit, not the free plan's 500,000: the message says whose it is.
+    expect(expectErrorShape(over, 403, 'quota_exceeded')).toMatch(
+      /only 6 of the 20 characters this key is allowed \(its own limit, on the free plan\) are left .*Upgrade the plan/,
+    );
     expect(await used()).toBe(14);
     // Failures: bad target (400), engine failure (500), unknown route: none is charged.
     await t.call('POST', '/v1/translate', { key: k, body: { q: 'x', target: 'nope' } });

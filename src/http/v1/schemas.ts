@@ -32,7 +32,7 @@ export const translateSchema = {
       q,
       target: { type: 'string', description: 'Target language code (GET /v1/languages).' },
       source: { type: ['string', 'null'], description: 'Source language code; detected per string when omitted, null, "" or "auto".' },
-      format: { type: 'string', enum: ['text', 'html'], description: 'text (default) or html.' },
+      format: { type: ['string', 'null'], enum: ['text', 'html', null], description: 'text (default; also when null) or html.' },
     },
   },
   response: {
