@@ -56,6 +56,8 @@ async function planFiles(opts: Required<Pick<PullOptions, 'hub' | 'precision' | 
     let meta = await fileMetadata(hub, repo, revision, wanted.path);
     if (meta?.commit && !commit) {
       commit = meta.commit;
+      // This first file too is fetched at the commit, not at the branch it was asked for.
+      if (commit !== revision) meta = (await fileMetadata(hub, repo, commit, wanted.path)) ?? meta;
       revision = commit;
     }
     if (meta) {

@@ -71,10 +71,14 @@ describe('models pull', () => {
     expect(manifest?.files.find((f) => f.path === DECODER)?.size).toBe((await stat(join(FIXTURE, DECODER))).size);
     // Only the model folder remains: no .pull-* staging, no .partial files.
     expect(await readdir(modelsDir)).toEqual(['tiny-marian-en-de']);
-    // Every file after the first was asked for at the pinned commit, with the token.
+    // Only the first question names the branch (its answer gives the commit); every file, the first too, is then
+    // asked for and downloaded at the pinned commit, with the token.
     const heads = hub.requests.filter((r) => r.method === 'HEAD');
     expect(heads[0]!.path).toContain('/resolve/main/');
     expect(heads.slice(1).every((r) => r.path.includes(`/resolve/${hub.commit}/`))).toBe(true);
+    const gets = hub.requests.filter((r) => r.method === 'GET' && r.path.includes('/resolve/'));
+    expect(gets.map((r) => r.path)).toContain(`/${REPO}/resolve/${hub.commit}/config.json`);
+    expect(gets.every((r) => r.path.includes(`/resolve/${hub.commit}/`))).toBe(true);
     expect(hub.requests.filter((r) => r.path.includes('/resolve/')).every((r) => r.authorization === 'Bearer hf_test_token')).toBe(true);
     // Non-TTY progress: one line per file start and end, no carriage returns.
     expect(log.join('')).toContain(`${DECODER}: done`);
