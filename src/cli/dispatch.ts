@@ -1,6 +1,8 @@
 // Dispatch of the `dragoman` command to commands/<name>.ts (main.ts is the entry that calls it). To add a command, add its file and one line to
 // COMMANDS; each exports `run(args, io): Promise<exitCode>`.
+import { readFileSync } from 'node:fs';
 import { CliError, outsideFaultCode, processIo, type CliIo } from './io.ts';
+import { HelpRequest } from './syntax.ts';
 
 interface Command {
   run(args: string[], io: CliIo): Promise<number>;
@@ -18,7 +20,13 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
 async function help(io: CliIo): Promise<void> {
   io.out('usage: dragoman <command> [options]\n\ncommands:');
   for (const [name, c] of Object.entries(COMMANDS)) io.out(`  ${name.padEnd(8)} ${c.summary}`);
-  io.out('\nSettings come from DRAGOMAN_* environment variables (see README, Configuration).');
+  io.out('\n"dragoman <command> --help" describes a command; "dragoman --version" prints the version.');
+  io.out('Settings come from DRAGOMAN_* environment variables (see README, Configuration).');
+}
+
+/** package.json is two folders up from both src/cli/ and the built dist/cli/ (the image copies it beside dist/). */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
@@ -26,6 +34,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     await help(io);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version') {
+    io.out(version());
+    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {
@@ -35,6 +47,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     return await (await command.load()).run(args, io);
   } catch (err) {
+    if (err instanceof HelpRequest) {
+      io.out(err.text);
+      return 0;
+    }
     if (err instanceof CliError) {
       io.err(`dragoman: ${err.message}`);
       return err.exitCode;

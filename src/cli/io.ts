@@ -1,7 +1,5 @@
 // What a command needs from its surroundings: the environment (for the config) and where to write. Tests pass
 // their own, so a command runs in-process with a temp data dir and captured output.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-
 export interface CliIo {
   env: NodeJS.ProcessEnv;
   out(line: string): void;
@@ -36,14 +34,6 @@ export class CliError extends Error {
 
 export const usageError = (message: string) => new CliError(message, 2);
 
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, allowPositionals = true) {
-  try {
-    return parseArgs({ args, options, allowPositionals, strict: true });
-  } catch (err) {
-    throw usageError((err as Error).message);
-  }
-}
-
 /** A limit argument: a non-negative integer or `unlimited`. */
 export function parseLimit(flag: string, value: string | undefined): number | null | undefined {
   if (value === undefined) return undefined;
@@ -63,16 +53,4 @@ export function formatLimit(v: number | null): string {
 export function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
   return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
-}
-
-/**
- * The end of every command's subcommand switch: no subcommand prints the help and exits 2, `help` prints it
- * and exits 0, anything else is a usage error naming it.
- */
-export function helpOrUnknown(io: CliIo, command: string, sub: string | undefined, help: string): number {
-  if (sub === undefined || sub === 'help' || sub === '--help') {
-    io.out(help);
-    return sub === undefined ? 2 : 0;
-  }
-  throw usageError(`unknown subcommand "${command} ${sub}"\n${help}`);
 }

@@ -2,26 +2,67 @@
 import { isEmailAddress } from '../../accounts/accounts.ts';
 import { isPlanName, PLAN_NAMES, type KeyRecord, type PlanName } from '../../accounts/types.ts';
 import { withAccounts } from '../accounts-context.ts';
-import { CliError, formatLimit, parse, parseLimit, table, usageError, helpOrUnknown, type CliIo } from '../io.ts';
+import { CliError, formatLimit, parseLimit, table, usageError, type CliIo } from '../io.ts';
+import { groupHelp, helpOrUnknown, misuse, parse, syntax, type Syntax } from '../syntax.ts';
 
 export const summary = 'create, list and revoke API keys';
 
-const HELP = `usage:
-  dragoman keys create --plan PLAN [--name N] [--email E] [--monthly-chars N|unlimited] [--rpm N|unlimited] [--json]
-  dragoman keys list [--json]
-  dragoman keys revoke ID
-  dragoman keys set-plan ID PLAN
-  dragoman keys set-limits ID [--monthly-chars N|unlimited|plan] [--rpm N|unlimited|plan]
-plans: ${PLAN_NAMES.join(', ')}`;
+const PLANS = PLAN_NAMES.join('|');
+
+const CREATE = syntax({
+  command: 'keys create',
+  about: 'Create an API key and print it. It is shown only once; clients send it in the X-API-Key header.\n' +
+    'The first key creates the account database when there is none yet.',
+  flags: {
+    plan: { type: 'string', value: PLANS, required: true, about: "the key's plan" },
+    name: { type: 'string', value: 'N', about: 'a name to recognise the key by in "keys list"' },
+    email: { type: 'string', value: 'E', about: "the owner's email address" },
+    'monthly-chars': { type: 'string', value: 'N|unlimited', about: "characters a month for this key (default: its plan's)" },
+    rpm: { type: 'string', value: 'N|unlimited', about: "requests per minute for this key (default: its plan's)" },
+    json: { type: 'boolean', about: 'print {"id","key","plan"} as JSON' },
+  },
+});
+
+const LIST = syntax({
+  command: 'keys list',
+  about: 'List the keys: ID, prefix, plan, status, creation time, name, limits of their own.',
+  flags: { json: { type: 'boolean', about: 'print the keys as JSON' } },
+});
+
+const REVOKE = syntax({
+  command: 'keys revoke',
+  args: 'ID',
+  about: 'Revoke a key (IDs: "dragoman keys list"): it is refused from its next request on.',
+  flags: {},
+});
+
+const SET_PLAN = syntax({
+  command: 'keys set-plan',
+  args: 'ID PLAN',
+  about: `Move a key to another plan (${PLAN_NAMES.join(', ')}).`,
+  flags: {},
+});
+
+const SET_LIMITS = syntax({
+  command: 'keys set-limits',
+  args: 'ID',
+  about: 'Give a key limits of its own (at least one of the two); "plan" removes one, so the key follows its plan again.',
+  flags: {
+    'monthly-chars': { type: 'string', value: 'N|unlimited|plan', about: 'characters a month for this key' },
+    rpm: { type: 'string', value: 'N|unlimited|plan', about: 'requests per minute for this key' },
+  },
+});
+
+const HELP = groupHelp('keys', [CREATE, LIST, REVOKE, SET_PLAN, SET_LIMITS], [`plans: ${PLAN_NAMES.join(', ')}`]);
 
 function plan(value: string | undefined): PlanName {
-  if (value === undefined) throw usageError(`--plan is required (one of ${PLAN_NAMES.join(', ')})\n${HELP}`);
+  if (value === undefined) throw misuse(CREATE, `--plan is required (one of ${PLAN_NAMES.join(', ')})`);
   if (!isPlanName(value)) throw usageError(`unknown plan "${value}": use one of ${PLAN_NAMES.join(', ')}`);
   return value;
 }
 
-function one(positionals: string[], what: string): string {
-  if (positionals.length !== 1) throw usageError(`expected ${what}\n${HELP}`);
+function oneId(positionals: string[], s: Syntax): string {
+  if (positionals.length !== 1) throw misuse(s, 'expected one key ID');
   return positionals[0]!;
 }
 
@@ -36,15 +77,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'create': {
-      const { values, positionals } = parse(rest, {
-        plan: { type: 'string' },
-        name: { type: 'string' },
-        email: { type: 'string' },
-        'monthly-chars': { type: 'string' },
-        rpm: { type: 'string' },
-        json: { type: 'boolean' },
-      });
-      if (positionals.length) throw usageError(`unexpected argument "${positionals[0]}"\n${HELP}`);
+      const { values } = parse(CREATE, rest);
       const input = {
         plan: plan(values.plan),
         name: values.name,
@@ -62,7 +95,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     case 'list': {
-      const { values } = parse(rest, { json: { type: 'boolean' } }, false);
+      const { values } = parse(LIST, rest);
       const keys = await withAccounts(io, (a) => a.store.listKeys());
       if (values.json) {
         io.out(JSON.stringify(keys));
@@ -88,8 +121,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     case 'revoke': {
-      const { positionals } = parse(rest, {});
-      const id = one(positionals, 'one key ID');
+      const id = oneId(parse(REVOKE, rest).positionals, REVOKE);
       const ok = await withAccounts(io, async (a) => {
         const key = await a.store.getKey(id);
         if (!key) throw new CliError(`no key with ID "${id}" (see dragoman keys list)`);
@@ -100,8 +132,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return ok ? 0 : 1;
     }
     case 'set-plan': {
-      const { positionals } = parse(rest, {});
-      if (positionals.length !== 2) throw usageError(`expected ID and PLAN\n${HELP}`);
+      const { positionals } = parse(SET_PLAN, rest);
+      if (positionals.length !== 2) throw misuse(SET_PLAN, 'expected ID and PLAN');
       const [id, name] = positionals as [string, string];
       const p = plan(name);
       const ok = await withAccounts(io, (a) => a.store.setKeyPlan(id, p));
@@ -110,14 +142,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     case 'set-limits': {
-      const { values, positionals } = parse(rest, { 'monthly-chars': { type: 'string' }, rpm: { type: 'string' } });
-      const id = one(positionals, 'one key ID');
+      const { values, positionals } = parse(SET_LIMITS, rest);
+      const id = oneId(positionals, SET_LIMITS);
       // `plan` removes the override: the key follows its plan again.
       const lim = (flag: string, v: string | undefined) =>
         v?.toLowerCase() === 'plan' ? ('plan' as const) : parseLimit(flag, v);
       const m = lim('--monthly-chars', values['monthly-chars']);
       const r = lim('--rpm', values.rpm);
-      if (m === undefined && r === undefined) throw usageError(`give --monthly-chars and/or --rpm\n${HELP}`);
+      if (m === undefined && r === undefined) throw misuse(SET_LIMITS, 'give --monthly-chars and/or --rpm');
       const ok = await withAccounts(io, async (a) => {
         const patch: { monthlyChars?: number | null; rpm?: number | null } = {};
         if (m !== undefined && m !== 'plan') patch.monthlyChars = m;

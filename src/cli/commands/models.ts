@@ -7,18 +7,65 @@ import { importPack, packModels } from '../../models/pack.ts';
 import { formatBytes, type ProgressSink } from '../../models/progress.ts';
 import { pullModel } from '../../models/pull.ts';
 import { verifyModels } from '../../models/verify.ts';
-import { CliError, parse, processIo, table, usageError, helpOrUnknown, type CliIo } from '../io.ts';
+import { CliError, processIo, table, usageError, type CliIo } from '../io.ts';
+import { groupHelp, helpOrUnknown, misuse, parse, syntax } from '../syntax.ts';
 
 export const summary = 'install and check models: list, pull, pack, import, verify';
 
-const HELP = `usage:
-  dragoman models list [--json]
-  dragoman models pull REPO|PRESET [--revision R] [--precision int8|fp32] [--name N] [--force]
-  dragoman models pack NAME... -o FILE.tar
-  dragoman models import FILE.tar [--force]
-  dragoman models verify [NAME...]
-presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M)
-models live in DRAGOMAN_MODELS_DIR; pull reads HF_ENDPOINT and HF_TOKEN`;
+const DIR_NOTE = 'Models live in DRAGOMAN_MODELS_DIR (default ./models).';
+
+const LIST = syntax({
+  command: 'models list',
+  about: 'The installed models: name, family, languages, precision, size on disk and status ok / incomplete / corrupt\n' +
+    '(exit code 1 when one is not ok).',
+  flags: { json: { type: 'boolean', about: 'print the models as JSON' } },
+  notes: [DIR_NOTE],
+});
+
+const PULL = syntax({
+  command: 'models pull',
+  args: 'REPO|PRESET',
+  about: 'Download a model from the Hugging Face hub (connected machines only) into DRAGOMAN_MODELS_DIR, checking every file.',
+  flags: {
+    revision: { type: 'string', value: 'R', about: 'branch, tag or commit (default: main)' },
+    precision: { type: 'string', value: 'int8|fp32', about: 'which graphs (default: DRAGOMAN_PRECISION, int8)' },
+    name: { type: 'string', value: 'N', about: "the model's folder name (default: the repository's name)" },
+    force: { type: 'boolean', about: 'replace an installed model of the same name' },
+  },
+  notes: [
+    'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M)',
+    `${DIR_NOTE} Downloads come from HF_ENDPOINT (default https://huggingface.co), with HF_TOKEN when set.`,
+  ],
+});
+
+const PACK = syntax({
+  command: 'models pack',
+  args: 'NAME...',
+  about: 'Write installed models and a manifest of their files (size, sha256) to one archive, for "models import" elsewhere.',
+  flags: { output: { type: 'string', short: 'o', value: 'FILE.tar', required: true, about: 'the archive to write' } },
+  notes: [DIR_NOTE],
+});
+
+const IMPORT = syntax({
+  command: 'models import',
+  args: 'FILE.tar',
+  about: 'Check every file of an archive made by "models pack", then install its models; a damaged archive installs nothing.',
+  flags: { force: { type: 'boolean', about: 'replace installed models of the same name (default: refuse)' } },
+  notes: [`${DIR_NOTE} A running server loads new models when restarted.`],
+});
+
+const VERIFY = syntax({
+  command: 'models verify',
+  args: '[NAME...]',
+  about: 'Re-hash installed models (default: all of them) against their dragoman-manifest.json (exit code 1 on a mismatch).',
+  flags: {},
+  notes: [DIR_NOTE],
+});
+
+const HELP = groupHelp('models', [LIST, PULL, PACK, IMPORT, VERIFY], [
+  'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M)',
+  'models live in DRAGOMAN_MODELS_DIR; pull reads HF_ENDPOINT and HF_TOKEN',
+]);
 
 /** Progress goes to the real stderr (a TTY gets a redrawn bar); a test's io gets plain lines. */
 function progressSink(io: CliIo): ProgressSink {
@@ -63,7 +110,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case 'list': {
-      const { values } = parse(rest, { json: { type: 'boolean' } }, false);
+      const { values } = parse(LIST, rest);
       const config = loadConfig(io.env);
       const models = await friendly(() => listModels(config.modelsDir, config.precision));
       if (values.json) {
@@ -83,13 +130,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return models.every((m) => m.status === 'ok') ? 0 : 1;
     }
     case 'pull': {
-      const { values, positionals } = parse(rest, {
-        revision: { type: 'string' },
-        precision: { type: 'string' },
-        name: { type: 'string' },
-        force: { type: 'boolean' },
-      });
-      if (positionals.length !== 1) throw usageError(`expected one REPO or preset\n${HELP}`);
+      const { values, positionals } = parse(PULL, rest);
+      if (positionals.length !== 1) throw misuse(PULL, 'expected one REPO or preset');
       const config = loadConfig(io.env);
       await friendly(() =>
         pullModel({
@@ -106,9 +148,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     case 'pack': {
-      const { values, positionals } = parse(rest, { output: { type: 'string', short: 'o' } });
-      if (!values.output) throw usageError(`give the archive to write with -o FILE.tar\n${HELP}`);
-      if (positionals.length === 0) throw usageError(`name at least one installed model\n${HELP}`);
+      const { values, positionals } = parse(PACK, rest);
+      if (!values.output) throw misuse(PACK, 'give the archive to write with -o FILE.tar');
+      if (positionals.length === 0) throw misuse(PACK, 'name at least one installed model');
       const config = loadConfig(io.env);
       const packed = await friendly(() =>
         packModels({ modelsDir: config.modelsDir, names: positionals, output: values.output!, log: progressSink(io) }),
@@ -117,8 +159,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     case 'import': {
-      const { values, positionals } = parse(rest, { force: { type: 'boolean' } });
-      if (positionals.length !== 1) throw usageError(`expected one FILE.tar\n${HELP}`);
+      const { values, positionals } = parse(IMPORT, rest);
+      if (positionals.length !== 1) throw misuse(IMPORT, 'expected one FILE.tar');
       const config = loadConfig(io.env);
       const done = await friendly(() =>
         importPack({ modelsDir: config.modelsDir, file: positionals[0]!, force: values.force, log: progressSink(io) }),
@@ -127,7 +169,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       return 0;
     }
     case 'verify': {
-      const { positionals } = parse(rest, {});
+      const { positionals } = parse(VERIFY, rest);
       const config = loadConfig(io.env);
       const results = await friendly(() => verifyModels(config.modelsDir, positionals));
       if (results.length === 0) {

@@ -1,15 +1,23 @@
 // dragoman serve: the HTTP server (what `npm start` runs). Stops cleanly on SIGINT/SIGTERM.
 import { stat } from 'node:fs/promises';
-import { startApp } from '../../app.ts';
 import { type Config, ConfigError, loadConfig } from '../../config/env.ts';
 import { hugePageBytes } from '../../observability/huge-pages.ts';
-import { CliError, outsideFaultCode, parse, type CliIo } from '../io.ts';
+import { CliError, outsideFaultCode, type CliIo } from '../io.ts';
+import { parse, syntax } from '../syntax.ts';
 
 export const summary = 'run the HTTP server (DRAGOMAN_HOST:DRAGOMAN_PORT)';
 
+const SERVE = syntax({
+  command: 'serve',
+  about: 'Run the HTTP server on DRAGOMAN_HOST:DRAGOMAN_PORT (default 127.0.0.1:8080) with the models in\n' +
+    'DRAGOMAN_MODELS_DIR (default ./models); SIGINT or SIGTERM stops it after the requests in flight.',
+  flags: {},
+  notes: ['Every setting is a DRAGOMAN_* environment variable (README, "Configuration").'],
+});
+
 /** -1 = still running (the process lives on in the server). */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  parse(args, {}, false);
+  parse(SERVE, args);
   let config;
   try {
     config = loadConfig(io.env);
@@ -21,6 +29,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const models = await stat(config.modelsDir).catch(() => undefined);
   if (models && !models.isDirectory()) throw new CliError(`DRAGOMAN_MODELS_DIR ${config.modelsDir} is not a folder`, 2);
   if (!models) io.err(`dragoman: DRAGOMAN_MODELS_DIR ${config.modelsDir} does not exist: starting with no models (README, "Models")`);
+  // Loaded here, not at the top: the engine takes seconds to import, which `serve --help` or a bad argument need not wait.
+  const { startApp } = await import('../../app.ts');
   const app = await startApp(config).catch((err: unknown) => {
     throw startFailure(err, config);
   });

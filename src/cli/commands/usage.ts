@@ -1,17 +1,23 @@
 // dragoman usage [--key ID] [--month YYYY-MM] [--json]
 import { periodOf, isPeriod } from '../../accounts/period.ts';
 import { withAccounts } from '../accounts-context.ts';
-import { CliError, formatLimit, parse, table, usageError, type CliIo } from '../io.ts';
+import { CliError, formatLimit, table, usageError, type CliIo } from '../io.ts';
+import { parse, syntax } from '../syntax.ts';
 
 export const summary = 'characters and requests per key for a month';
 
+const USAGE = syntax({
+  command: 'usage',
+  about: 'Characters and requests of each key in one calendar month (UTC), with the character limit.',
+  flags: {
+    key: { type: 'string', value: 'ID', about: 'only this key (default: every key)' },
+    month: { type: 'string', value: 'YYYY-MM', about: 'the month (default: the current one, UTC)' },
+    json: { type: 'boolean', about: 'print the reports as JSON' },
+  },
+});
+
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(args, {
-    key: { type: 'string' },
-    month: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  if (positionals.length) throw usageError(`unexpected argument "${positionals[0]}" (usage: dragoman usage [--key ID] [--month YYYY-MM] [--json])`);
+  const { values } = parse(USAGE, args);
   if (values.month !== undefined && !isPeriod(values.month)) {
     throw usageError(`--month must be YYYY-MM (a calendar month in UTC), got "${values.month}"`);
   }
