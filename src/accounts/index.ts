@@ -21,12 +21,22 @@ export async function openAccountStore(config: Config): Promise<AccountStore> {
       // Unreachable (503): start anyway; /ready says so and the first call that reaches it migrates.
       if ((err as { status?: number }).status !== 503) {
         await store.close();
-        throw tlsAdvice(err as Error);
+        throw databaseRefusal(tlsAdvice(err as Error));
       }
     }
     return store;
   }
   return new SqliteAccountStore(databaseFile(config), defaults);
+}
+
+/**
+ * The database answered but refused the start (password, database name, TLS, rights): a setting to fix, said in one
+ * line by `serve` like a port in use — an error with a code of its own (PostgreSQL's SQLSTATE when it gave one).
+ */
+function databaseRefusal(err: Error): Error {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && !code.startsWith('ERR_')) return err;
+  return Object.assign(new Error(`the account database (DRAGOMAN_DATABASE_URL) refused: ${err.message}`), { code: 'EDATABASE' });
 }
 
 /**

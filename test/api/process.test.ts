@@ -78,6 +78,29 @@ function tempDir(): string {
 }
 
 describe('the real process', () => {
+  it('bound to every address (DRAGOMAN_HOST=0.0.0.0), the listening line says so, with the local URL', async () => {
+    const child = spawn('node', ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+      cwd: ROOT,
+      env: { ...envFor(tempDir()), DRAGOMAN_HOST: '0.0.0.0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    children.push(child);
+    const line = await new Promise<string>((done, fail) => {
+      let log = '';
+      child.stderr!.on('data', (chunk: Buffer) => {
+        log += chunk.toString();
+        const m = /listening on .*/.exec(log);
+        if (m) done(m[0]);
+      });
+      child.once('exit', (code) => fail(new Error(`exited ${code}: ${log}`)));
+    });
+    const m = /^listening on 0\.0\.0\.0:(\d+), all addresses \((http:\/\/127\.0\.0\.1:(\d+)) from this machine\)/.exec(line);
+    expect(m, line).not.toBeNull();
+    expect(m![3]).toBe(m![1]);
+    expect((await call(m![2]!, 'GET', '/health')).status).toBe(200);
+  });
+
   it('npx dragoman keys create --plan pro --json, then translate against a running npm start', async () => {
     const data = tempDir();
     const server = await serve(data, ['npm', 'start', '--silent']);

@@ -76,6 +76,16 @@ describe('dragoman keys', () => {
     expect(again.code).toBe(1);
     expect(again.err).toMatch(/already revoked/);
     expect((await run('keys', 'list')).out).toMatch(/revoked/);
+    // A revoked key's plan and limits are not changed (most likely the wrong ID): exit 1, nothing written.
+    for (const args of [['set-plan', id, 'pro'], ['set-limits', id, '--rpm', '9']]) {
+      const r = await run('keys', ...args);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/is revoked: it cannot be used again/);
+    }
+    await withStore(async (s) => {
+      expect((await s.getKey(id))!.plan).toBe('basic');
+      expect(await s.limitsFor(id)).toEqual({ monthlyChars: 5_000_000, rpm: 7 });
+    });
   });
 
   it('bad arguments exit 2 with a clear message; unknown ids exit 1', async () => {

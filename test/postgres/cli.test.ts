@@ -62,4 +62,18 @@ describe.skipIf(!TEST_DATABASE_URL)('dragoman keys/plans/usage on PostgreSQL', (
     expect(r.code).toBe(1);
     expect(r.err).toBe('dragoman: cannot reach the account database (DRAGOMAN_DATABASE_URL); try again when it is back');
   });
+
+  it('serve: a database that refuses the start (TLS asked of a server without it) is one line and exit 1, no stack', async () => {
+    const url = `${db.url}${db.url.includes('?') ? '&' : '?'}sslmode=require`;
+    const err: string[] = [];
+    const code = await main(['serve'], {
+      env: { DRAGOMAN_DATABASE_URL: url, DRAGOMAN_PORT: '0', DRAGOMAN_MODELS_DIR: '/nonexistent-models', DRAGOMAN_LOG_LEVEL: 'silent' },
+      out: () => undefined,
+      err: (l) => void err.push(l),
+    });
+    expect(code).toBe(1);
+    const text = err.join('\n');
+    expect(text).toMatch(/cannot start: the account database \(DRAGOMAN_DATABASE_URL\) refused: .*SSL/);
+    expect(text).not.toMatch(/\n\s+at /);
+  });
 });

@@ -1,5 +1,5 @@
 // dragoman keys create|list|revoke|set-plan|set-limits
-import { isEmailAddress } from '../../accounts/accounts.ts';
+import { type Accounts, isEmailAddress } from '../../accounts/accounts.ts';
 import { isPlanName, PLAN_NAMES, type KeyRecord, type PlanName } from '../../accounts/types.ts';
 import { withAccounts } from '../accounts-context.ts';
 import { CliError, formatLimit, parseLimit, table, usageError, type CliIo } from '../io.ts';
@@ -136,7 +136,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       if (positionals.length !== 2) throw misuse(SET_PLAN, 'expected ID and PLAN');
       const [id, name] = positionals as [string, string];
       const p = plan(name);
-      const ok = await withAccounts(io, (a) => a.store.setKeyPlan(id, p));
+      const ok = await withAccounts(io, async (a) => {
+        await refuseRevoked(a, id);
+        return a.store.setKeyPlan(id, p);
+      });
       if (!ok) throw new CliError(`no key with ID "${id}" (see dragoman keys list)`);
       io.out(`Key ${id} is now on plan ${p}.`);
       return 0;
@@ -151,6 +154,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       const r = lim('--rpm', values.rpm);
       if (m === undefined && r === undefined) throw misuse(SET_LIMITS, 'give --monthly-chars and/or --rpm');
       const ok = await withAccounts(io, async (a) => {
+        await refuseRevoked(a, id);
         const patch: { monthlyChars?: number | null; rpm?: number | null } = {};
         if (m !== undefined && m !== 'plan') patch.monthlyChars = m;
         if (r !== undefined && r !== 'plan') patch.rpm = r;
@@ -173,4 +177,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 function checkedEmail(email: string | undefined): string | undefined {
   if (email !== undefined && !isEmailAddress(email)) throw usageError(`--email "${email}" is not an email address`);
   return email;
+}
+
+/** A revoked key never authenticates again: changing its plan or limits is a mistake (the wrong ID), said as one. */
+async function refuseRevoked(a: Accounts, id: string): Promise<void> {
+  const key = await a.store.getKey(id);
+  if (key && key.revokedAt !== null) throw new CliError(`key ${id} is revoked: it cannot be used again, so its plan and limits are not changed`);
 }
