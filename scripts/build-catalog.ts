@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODE_OVERRIDES, NAME_TAG_OVERRIDES } from '../src/languages/decisions.ts';
+import { cldrName } from '../src/languages/names.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const tsvPath = process.argv[2] ?? resolve(root, '../shared/languages/flores200-codes.tsv');
@@ -45,12 +46,11 @@ function publicCode(r: TsvRow): string {
   return r.script === defaultScript ? base : `${base}-${r.script}`;
 }
 
-const english = new Intl.DisplayNames('en', { type: 'language', fallback: 'none', languageDisplay: 'standard' });
 const out = rows.map((r) => {
   const code = publicCode(r);
   const nameTag = NAME_TAG_OVERRIDES[r.flores] ?? code;
-  const cldrName = nameTag ? english.of(nameTag) : undefined;
-  return { ...r, code, nameTag, name: cldrName ?? r.datasetName, nameSource: cldrName ? 'CLDR' : 'FLORES' };
+  const english = nameTag ? cldrName('en', nameTag) : undefined;
+  return { ...r, code, nameTag, name: english ?? r.datasetName, nameSource: english ? 'CLDR' : 'FLORES' };
 });
 
 const codes = new Set(out.map((r) => r.code.toLowerCase()));

@@ -152,7 +152,7 @@ export const CATALOG_ROWS: readonly CatalogRow[] = [
   ['mg', 'plt_Latn', 'plt', 'Latn', 'Malagasy', 'plt_Latn', 'mg', 'mg', 'Plateau Malagasy'],
   ['pl', 'pol_Latn', 'pol', 'Latn', 'Polish', 'pol_Latn', 'pl', 'pl', 'Polish'],
   ['pt', 'por_Latn', 'por', 'Latn', 'Portuguese', 'por_Latn', 'pt', 'pt', 'Portuguese'],
-  ['prs', 'prs_Arab', 'prs', 'Arab', 'Persian (Afghanistan)', 'prs_Arab', 'fa-AF', 'prs', 'Dari'],
+  ['prs', 'prs_Arab', 'prs', 'Arab', 'Dari', 'prs_Arab', 'fa-AF', 'prs', 'Dari'],
   ['qu', 'quy_Latn', 'quy', 'Latn', 'Quechua', 'quy_Latn', 'qu', 'qu', 'Ayacucho Quechua'],
   ['ro', 'ron_Latn', 'ron', 'Latn', 'Romanian', 'ron_Latn', 'ro', 'ro', 'Romanian'],
   ['rn', 'run_Latn', 'run', 'Latn', 'Rundi', 'run_Latn', 'rn', 'rn', 'Rundi'],

@@ -4,17 +4,30 @@ import type { Language } from './types.ts';
 
 const displayNames = new Map<string, Intl.DisplayNames | null>();
 
-function namesIn(locale: string): Intl.DisplayNames | null {
-  let names = displayNames.get(locale);
+function namesIn(locale: string, languageDisplay: 'standard' | 'dialect' = 'standard'): Intl.DisplayNames | null {
+  const cacheKey = `${languageDisplay}:${locale}`;
+  let names = displayNames.get(cacheKey);
   if (names === undefined) {
     try {
-      names = new Intl.DisplayNames(locale, { type: 'language', fallback: 'none', languageDisplay: 'standard' });
+      names = new Intl.DisplayNames(locale, { type: 'language', fallback: 'none', languageDisplay });
     } catch {
       names = null;
     }
-    displayNames.set(locale, names);
+    displayNames.set(cacheKey, names);
   }
   return names;
+}
+
+/**
+ * CLDR's name of `tag` in `locale`, undefined when it has none. Standard names ("Chinese (Simplified)"), except for
+ * a bare language code that CLDR aliases to a regional variant — `prs` is read as `fa-AF`, "Persian (Afghanistan)" —
+ * which keeps the name of the language it is: "Dari" (the dialect name).
+ */
+export function cldrName(locale: string, tag: string): string | undefined {
+  const standard = namesIn(locale)?.of(tag);
+  if (standard === undefined || tag.includes('-')) return standard;
+  const dialect = namesIn(locale, 'dialect')?.of(tag);
+  return dialect !== undefined && dialect !== standard && /[(（]/.test(standard) ? dialect : standard;
 }
 
 /** A bracketed part holding a colon: a CLDR translator's note that reached the data (ks: "(translation hint: …)"). */
@@ -42,7 +55,7 @@ export function localizedName(lang: Language, displayLocale: string): string {
   if (!tag) return lang.name;
   let name: string | undefined;
   try {
-    const cldr = namesIn(locale)?.of(tag);
+    const cldr = cldrName(locale, tag);
     name = cldr === undefined ? undefined : cleanName(cldr);
   } catch {
     name = undefined;

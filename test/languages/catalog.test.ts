@@ -74,6 +74,11 @@ describe('names', () => {
     expect(localizedName(resolveLanguage('zh-TW')!, 'en')).toBe('Chinese (Traditional)');
     expect(localizedName(resolveLanguage('acm')!, 'de')).toBe('Mesopotamian Arabic');
     expect(localizedName(resolveLanguage('tw')!, 'de')).toBe('Twi');
+    // CLDR reads prs as fa-AF ("Persian (Afghanistan)"): the language keeps its own name, as FLORES calls it.
+    const dari = resolveLanguage('prs')!;
+    expect(dari.name).toBe('Dari');
+    expect([localizedName(dari, 'en'), localizedName(dari, 'de'), localizedName(dari, 'fr')]).toEqual(['Dari', 'Dari', 'dari']);
+    expect(localizedName(resolveLanguage('fa')!, 'en')).toBe('Persian');
   });
 
   it('leaves out what CLDR data carries beside a name: translator notes, a second name, a trailing colon', () => {
