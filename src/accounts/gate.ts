@@ -32,6 +32,11 @@ export function rateLimitHeaders(outcome: RateOutcome): Record<string, string> {
   };
 }
 
+/** 429 for a client address (no key to count against): `message`, then when to retry, with Retry-After. */
+export function addressLimited(wait: number, message: string, how = ''): ApiError {
+  return new ApiError(429, 'rate_limit', `${message} Retry after ${wait} seconds${how}.`, { 'retry-after': String(wait) });
+}
+
 export class Gate {
   private readonly failedAuth: RollingWindow;
   private readonly keyless: RollingWindow | null;
@@ -54,12 +59,9 @@ export class Gate {
     const now = this.now();
     const wait = this.keyless.blockedFor(address, now);
     if (wait > 0) {
-      throw new ApiError(
-        429,
-        'rate_limit',
-        `Too many requests from this address to endpoints that need no key: at most ${this.keyless.limit} in the ` +
-          `past 60 seconds. Retry after ${wait} seconds.`,
-        { 'retry-after': String(wait) },
+      throw addressLimited(
+        wait,
+        `Too many requests from this address to endpoints that need no key: at most ${this.keyless.limit} in the past 60 seconds.`,
       );
     }
     this.keyless.record(address, now);
@@ -74,13 +76,7 @@ export class Gate {
     const now = this.now();
     const blocked = this.failedAuth.blockedFor(address, now);
     if (blocked > 0) {
-      throw new ApiError(
-        429,
-        'rate_limit',
-        `Too many requests with an invalid API key were sent from this address in the past 60 seconds. ` +
-          `Retry after ${blocked} seconds with a valid API key.`,
-        { 'retry-after': String(blocked) },
-      );
+      throw addressLimited(blocked, 'Too many requests with an invalid API key were sent from this address in the past 60 seconds.', ' with a valid API key');
     }
     let key: KeyRecord;
     try {

@@ -2,8 +2,9 @@
 // hour) so nobody can mint keys in bulk to escape the per-key limits.
 import type { FastifyInstance } from 'fastify';
 import { isEmailAddress } from '../../accounts/accounts.ts';
+import { addressLimited } from '../../accounts/gate.ts';
 import { RollingWindow } from '../../accounts/rolling-window.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../service/errors.ts';
 import { signupSchema } from './schemas.ts';
 
 export const SIGNUPS_PER_HOUR = 5;
@@ -14,14 +15,7 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
   app.post('/signup', { schema: signupSchema, config: { public: true } }, async (request, reply) => {
     const now = clock.now();
     const wait = window.blockedFor(request.ip, now);
-    if (wait > 0) {
-      throw new ApiError(
-        429,
-        'rate_limit',
-        `Too many signups from this address: at most ${SIGNUPS_PER_HOUR} keys per hour. Retry after ${wait} seconds.`,
-        { 'retry-after': String(wait) },
-      );
-    }
+    if (wait > 0) throw addressLimited(wait, `Too many signups from this address: at most ${SIGNUPS_PER_HOUR} keys per hour.`);
     const body = (request.body ?? {}) as { email?: string; name?: string };
     if (body.email !== undefined && !isEmailAddress(body.email)) {
       throw invalidRequest(`Field 'email' is not an email address.`);
