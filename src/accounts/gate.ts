@@ -6,13 +6,20 @@ import { ApiError } from '../service/errors.ts';
 import type { Accounts } from './accounts.ts';
 import { periodBounds, periodOf } from './period.ts';
 import { RollingWindow } from './rolling-window.ts';
-import type { Charge, KeyRecord, Limits, RateOutcome } from './types.ts';
+import type { Charge, KeyRecord, Limit, Limits, RateOutcome } from './types.ts';
 
 export interface GateOptions {
   /** Failed authentications (a key was sent but is wrong) per address per minute before 429. */
   failedAuthPerMinute?: number;
   /** Requests per address per rolling minute to endpoints that need no key; null or absent = no limit. */
   keylessPerMinute?: number | null;
+}
+
+/** A request's charge, and the key's characters used this month with it and its limit (null = none). */
+export interface Charged {
+  charge: Charge;
+  used: number;
+  limit: Limit;
 }
 
 /** A request that passed authentication and the rate limit. */
@@ -106,10 +113,10 @@ export class Gate {
   }
 
   /** Charge `chars` to the key's current month, or ApiError 403 (nothing charged) when they do not fit. */
-  async charge(admission: Admission, chars: number): Promise<Charge> {
+  async charge(admission: Admission, chars: number): Promise<Charged> {
     const period = periodOf(this.now());
     const outcome = await this.accounts.store.charge(admission.key.id, period, chars);
-    if (outcome.ok) return outcome.charge;
+    if (outcome.ok) return { charge: outcome.charge, used: outcome.used, limit: outcome.limit };
     const left = outcome.limit === null ? 0 : Math.max(0, outcome.limit - outcome.used);
     const resets = periodBounds(period).end.toISOString();
     // Whose figure it is: the key's own limit (keys create/set-limits --monthly-chars) or its plan's.

@@ -10,6 +10,8 @@ import type { Charge } from '../accounts/types.ts';
 interface RequestMetering {
   admission?: Admission;
   charge?: Charge;
+  /** X-Dragoman-Plan / -Characters-Used / -Characters-Limit, sent with a successful answer. */
+  quota?: Record<string, string>;
   refunded?: boolean;
   /** Aborted when the client closes the connection before its answer. */
   gone: AbortController;
@@ -37,6 +39,9 @@ export function installMetering(app: FastifyInstance, gate: Gate): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const m = request.metering;
     if (m && reply.statusCode >= 400) await refundOnce(gate, request, m);
+    // The month's characters after this request, so a client (the web page) shows its meter without asking
+    // GET /v1/usage, which would cost a request of the minute. Not on a failure: that was refunded.
+    else if (m?.quota) void reply.headers(m.quota);
     return payload;
   });
 }
@@ -69,7 +74,13 @@ export async function charge(gate: Gate, request: FastifyRequest, chars: number)
   const m = request.metering;
   if (!m?.admission) throw new Error('charge() before admit()');
   if (m.charge) throw new Error('a request is charged once');
-  m.charge = await gate.charge(m.admission, chars);
+  const { charge: charged, used, limit } = await gate.charge(m.admission, chars);
+  m.charge = charged;
+  m.quota = {
+    'x-dragoman-plan': m.admission.key.plan,
+    'x-dragoman-characters-used': String(used),
+    'x-dragoman-characters-limit': limit === null ? 'unlimited' : String(limit),
+  };
 }
 
 /** Aborted when the client of an admitted request has gone: the service drops its work still waiting. */

@@ -89,7 +89,8 @@ describe('Gate.charge and refund', () => {
   it('charges the current UTC month, refuses past the quota with 403, refunds', async () => {
     const { secret, key } = await accounts.createKey({ plan: 'free', monthlyChars: 10 });
     const admission = await gate.admit(secret, 'a');
-    const c = await gate.charge(admission, 10);
+    const { charge: c, used, limit } = await gate.charge(admission, 10);
+    expect([used, limit]).toEqual([10, 10]);
     // (toMatchObject: the PostgreSQL backend adds the charge's ledger id.)
     expect(c).toMatchObject({ keyId: key.id, period: '2026-03', chars: 10 });
     const e = await apiError(gate.charge(admission, 1));
@@ -99,6 +100,6 @@ describe('Gate.charge and refund', () => {
     expect((await accounts.usage(key)).charactersUsed).toBe(0);
     // One minute later it is April: a fresh quota.
     clock.advance(60_000);
-    expect((await gate.charge(admission, 10)).period).toBe('2026-04');
+    expect((await gate.charge(admission, 10)).charge.period).toBe('2026-04');
   });
 });

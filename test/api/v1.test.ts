@@ -192,6 +192,21 @@ describe('POST /v1/translate', () => {
     );
   });
 
+  it("a successful answer says the month's characters after it (plan, used, limit); a failed one does not", async () => {
+    const k = await t.key({ plan: 'basic' });
+    const first = await t.call('POST', '/v1/translate', { key: k.secret, body: { q: ['Hallo', 'Welt 😀'], source: 'de', target: 'de' } });
+    expect([first.headers.get('x-dragoman-plan'), first.headers.get('x-dragoman-characters-used'), first.headers.get('x-dragoman-characters-limit')])
+      .toEqual(['basic', '11', '5000000']);
+    const detect = await t.call('POST', '/v1/detect', { key: k.secret, body: { q: 'Guten Morgen' } });
+    expect(detect.headers.get('x-dragoman-characters-used')).toBe('23');
+    const failed = await t.call('POST', '/v1/translate', { key: k.secret, body: { q: `Hello ${BOOM}.`, source: 'en', target: 'de' } });
+    expect(failed.status).toBe(500);
+    expect(failed.headers.get('x-dragoman-characters-used')).toBeNull();
+    const unlimited = await t.key({ plan: 'enterprise' });
+    const u = await t.call('POST', '/v1/detect', { key: unlimited.secret, body: { q: 'abc' } });
+    expect([u.headers.get('x-dragoman-plan'), u.headers.get('x-dragoman-characters-limit')]).toEqual(['enterprise', 'unlimited']);
+  });
+
   it('an engine failure is a 500 that says retrying is safe, charges nothing, and the service keeps serving', async () => {
     const k = await t.key({ plan: 'pro' });
     const r = await t.call('POST', '/v1/translate', { key: k.secret, body: { q: `Hello ${BOOM}.`, source: 'en', target: 'de' } });

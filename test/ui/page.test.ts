@@ -224,8 +224,8 @@ describe('the page at /', () => {
     await pick(page, 'From', 'en');
     await pick(page, 'To', 'de');
     expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
-    // The minute's one request is spent: usage is not read (it would be refused), the panel says why.
-    await expect.poll(() => page.locator('#usage-note').textContent(), POLL).toContain('All 1 requests of this minute are used');
+    // The panel is filled from the answer: no request of its own.
+    await expect.poll(() => page.locator('#usage-note').textContent(), POLL).toBe('0 of 1 requests left in this minute.');
     const button = page.getByRole('button', { name: 'Translate', exact: true });
     await button.click();
     const alert = page.getByRole('alert');
@@ -247,14 +247,14 @@ describe('the page at /', () => {
     await context.close();
   });
 
-  it('the usage bar moves after a translation, to what the server counted', async () => {
+  it('the usage bar moves after a translation, to what the server counted, without a request of its own', async () => {
     const key = await server.key({ plan: 'free' });
-    const { context, page } = await openPage(browser, server.url);
+    const { context, page, requests } = await openPage(browser, server.url);
     await enterKey(page, server.url, key);
     await ready(page);
-    // Entering the key spends none of its requests: usage is read after the first translation.
+    // Entering the key spends none of its requests: usage comes with the first translation's answer.
     expect(await page.locator('#usage-details').isHidden()).toBe(true);
-    expect(await page.locator('#usage-empty').textContent()).toContain('Usage appears after your first translation');
+    expect(await page.locator('#usage-empty').textContent()).toContain('Usage appears with your first translation');
     const bar = page.locator('#usage-bar');
     await pick(page, 'From', 'en');
     await pick(page, 'To', 'de');
@@ -264,18 +264,17 @@ describe('the page at /', () => {
     expect(await page.locator('#usage-rpm').textContent()).toBe('10 requests per minute');
     expect(await page.getByText('Key accepted.').count()).toBe(1);
     expect(await bar.evaluate((b: HTMLProgressElement) => [b.value, b.max])).toEqual([n, 500_000]);
-    // The second translation moves the bar by what it was charged, without another /v1/usage call.
+    expect(await page.locator('#usage-note').textContent()).toBe('9 of 10 requests left in this minute.');
+    // Characters another client of the same key spent show with the next answer: the server's count, not the page's.
+    await fetch(`${server.url}/v1/detect`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ q: 'abc' }) });
     await page.getByLabel('Translation').evaluate((t: HTMLTextAreaElement) => (t.value = ''));
     await translateViaButton(page, EN.src);
-    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value), POLL).toBe(2 * n);
-    // A fresh read from /v1/usage agrees with the page's own count; the server counted 2 translations + 2 usage reads.
+    await expect.poll(() => bar.evaluate((b: HTMLProgressElement) => b.value), POLL).toBe(2 * n + 3);
+    expect(requests.filter((u) => u.includes('/v1/usage'))).toEqual([]);
+    // "Refresh usage" reads GET /v1/usage, which agrees.
     await page.getByRole('button', { name: 'Refresh usage' }).click();
-    await expect.poll(() => page.locator('#usage-note').textContent(), POLL).toBe('');
-    expect(await bar.evaluate((b: HTMLProgressElement) => b.value)).toBe(2 * n);
-    expect(await page.locator('#usage-chars').textContent()).toContain(`${2 * n} of 500,000 characters used`);
-    const fromApi = await fetch(`${server.url}/v1/usage`, { headers: { 'x-api-key': key } });
-    expect(((await fromApi.json()) as { data: { charactersUsed: number } }).data.charactersUsed).toBe(2 * n);
-    expect(fromApi.headers.get('x-ratelimit-remaining')).toBe(String(10 - 5));
+    await expect.poll(() => requests.filter((u) => u.includes('/v1/usage')).length, POLL).toBe(1);
+    await expect.poll(() => page.locator('#usage-chars').textContent(), POLL).toContain(`${2 * n + 3} of 500,000 characters used`);
     await context.close();
   });
 

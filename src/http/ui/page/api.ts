@@ -43,6 +43,17 @@ export interface ApiAnswer<T> {
   rate: { limit: number; remaining: number } | null;
   /** X-Dragoman-Detected-Confidence of /v1/translate without source, one per string of q; else empty. */
   detectedConfidence: number[];
+  /** X-Dragoman-Plan / -Characters-Used / -Characters-Limit of a charged answer (null limit = none); else null. */
+  quota: { plan: string; used: number; limit: number | null } | null;
+}
+
+function quotaOf(headers: Headers): ApiAnswer<unknown>['quota'] {
+  const plan = headers.get('x-dragoman-plan');
+  const used = Number(headers.get('x-dragoman-characters-used') ?? NaN);
+  const rawLimit = headers.get('x-dragoman-characters-limit');
+  const limit = rawLimit === 'unlimited' ? null : Number(rawLimit ?? NaN);
+  if (!plan || !Number.isFinite(used) || (limit !== null && !Number.isFinite(limit))) return null;
+  return { plan, used, limit };
 }
 
 function confidencesOf(headers: Headers): number[] {
@@ -78,7 +89,10 @@ export async function callApi<T>(path: string, key: string | null, body?: unknow
   } catch {
     // A proxy's HTML error page or an empty body: the status alone decides.
   }
-  if (response.ok) return { body: parsed as T, rate: rateOf(response.headers), detectedConfidence: confidencesOf(response.headers) };
+  if (response.ok) {
+    const h = response.headers;
+    return { body: parsed as T, rate: rateOf(h), detectedConfidence: confidencesOf(h), quota: quotaOf(h) };
+  }
   const error = (parsed as ErrorBody | null)?.error;
   throw new ApiFailure(
     kindOf(response.status, error?.type),

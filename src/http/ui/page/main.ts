@@ -20,7 +20,7 @@ import { UsagePanel } from './usage-panel.ts';
 const MAX_LINES = 128;
 const LAST_PAIR = 'dragoman.languages';
 const KEY_SAVED = 'Key saved: it is checked by your first translation.';
-const USAGE_LATER = 'Usage appears after your first translation (“Refresh usage” reads it now; like every call, it counts as one of the key’s requests per minute).';
+const USAGE_LATER = 'Usage appears with your first translation (“Refresh usage” reads it now; like every call, it counts as one of the key’s requests per minute).';
 
 function $<T extends HTMLElement = HTMLElement>(id: string): T {
   const el = document.getElementById(id);
@@ -234,18 +234,11 @@ async function useKey(key: string): Promise<void> {
   });
 }
 
-/** After a successful keyed call: the key works; usage is read once, if the minute has a request left for it. */
-async function afterCharge(chars: number, rate: ApiAnswer<unknown>['rate']): Promise<void> {
+/** After a successful keyed call: the key works, and the answer's headers fill the usage panel (no extra request). */
+function afterCharge(chars: number, answer: ApiAnswer<unknown>): void {
   if (ui.keyStatus.textContent === KEY_SAVED) ui.keyStatus.textContent = 'Key accepted.';
-  if (usage.loaded) {
-    usage.charged(chars, rate);
-    return;
-  }
-  if (rate === null || rate.remaining > 0) {
-    await loadUsage();
-    return;
-  }
-  usage.note(`All ${formatCount(rate.limit)} requests of this minute are used: “Refresh usage” reads it when the minute is over.`);
+  if (answer.quota) usage.fromAnswer(answer.quota, answer.rate);
+  else usage.charged(chars, answer.rate);
 }
 
 function readPair(): { source: string; target: string } | null {
@@ -294,7 +287,7 @@ async function translate(): Promise<void> {
     ui.result.value = item.translatedText;
     ui.copy.disabled = false;
     savePair();
-    await afterCharge(codePoints(text), answer.rate);
+    afterCharge(codePoints(text), answer);
     if (!source && item.detectedSourceLanguage) showDetected(item.detectedSourceLanguage, answer.detectedConfidence[0]);
   });
 }
@@ -329,9 +322,9 @@ async function detectLines(): Promise<void> {
   const sent = lines.slice(0, MAX_LINES);
   await run('Detecting…', async () => {
     const answer = await callApi<DetectResponse>('/v1/detect', apiKey, { q: sent });
-    await afterCharge(
+    afterCharge(
       sent.reduce((n, l) => n + codePoints(l), 0),
-      answer.rate,
+      answer,
     );
     const rows = answer.body.data.detections.map((d, i) => {
       const tr = document.createElement('tr');

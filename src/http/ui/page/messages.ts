@@ -49,7 +49,7 @@ export function explain(failure: ApiFailure): Explained {
 }
 
 // 429 in words: the page puts a live countdown between the two halves.
-export const RATE_BEFORE = 'Too many requests in the past minute for this key. You can try again in ';
+export const RATE_BEFORE = 'Too many requests in the past minute. You can try again in ';
 export const RATE_AFTER = ' s.';
 export const TRY_AGAIN_NOW = 'You can try again now.';
 

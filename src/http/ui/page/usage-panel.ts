@@ -1,8 +1,7 @@
 // The usage panel: plan, characters used of the monthly limit as a bar, requests-per-minute limit.
-// It is read from GET /v1/usage after the first translation (when the minute has a request left for it) or on
-// "Refresh usage"; after that each translation adds the characters the server charged (code points of q, the
-// documented rule) and reads the X-RateLimit-* headers instead of calling /v1/usage again, because every call,
-// /v1/usage too, counts against the per-minute limit of the key.
+// Filled from the headers of each translation or detection (X-Dragoman-Plan / -Characters-Used / -Characters-Limit
+// and X-RateLimit-*), and from GET /v1/usage only on "Refresh usage": every call, /v1/usage too, counts against the
+// key's requests per minute, so reading the meter by itself would cost the user a translation.
 import type { ApiAnswer, Usage } from './api.ts';
 import { formatCount, formatPercent } from './messages.ts';
 
@@ -48,6 +47,22 @@ export class UsagePanel {
       timeStyle: 'short',
     });
     this.note('');
+  }
+
+  /** What a charged answer's headers say: the month's characters after it, the plan, the minute's requests. */
+  fromAnswer(quota: NonNullable<ApiAnswer<unknown>['quota']>, rate: ApiAnswer<unknown>['rate']): void {
+    const now = new Date();
+    const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+    this.show({
+      ...(this.usage ?? { keyId: '', period: '', periodStart: '', requests: 0 }),
+      plan: quota.plan,
+      periodEnd: nextMonth.toISOString(),
+      charactersUsed: quota.used,
+      characterLimit: quota.limit,
+      charactersRemaining: quota.limit === null ? null : Math.max(0, quota.limit - quota.used),
+      requestsPerMinute: rate ? rate.limit : null,
+    });
+    if (rate) this.note(`${formatCount(rate.remaining)} of ${formatCount(rate.limit)} requests left in this minute.`);
   }
 
   /** A successful request charged `chars`; its X-RateLimit headers say how many requests are left. */
