@@ -39,7 +39,8 @@ function validationMessage(err: FastifyLikeError): string {
   const field = fieldName(v.instancePath, where);
   if (v.keyword === 'type') return `Field '${field}' must be a ${String(v.params.type).split(',').join(' or ')}.`;
   if (v.keyword === 'enum') {
-    return `Field '${field}' must be one of: ${(v.params.allowedValues as unknown[]).join(', ')}.`;
+    // null may be allowed (it means the default) but is not a value to name.
+    return `Field '${field}' must be one of: ${(v.params.allowedValues as unknown[]).filter((x) => x !== null).join(', ')}.`;
   }
   if (v.keyword === 'additionalProperties') {
     return `Unknown field '${String(v.params.additionalProperty)}' in the ${where ?? 'request'}.`;
