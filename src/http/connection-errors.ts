@@ -42,26 +42,35 @@ function parserError(code: string | undefined): ApiError {
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
-// The path of the request a connection is receiving, from the moment its headers are read until it is answered
-// and read whole: a body that stalls (408) belongs to a route whose handler never runs, or that answered early.
-const receiving = new WeakMap<Socket, string>();
+// The path of the last request a connection sent, from the moment its headers were read: a body that stalls (408)
+// belongs to a route whose handler never runs, and a connection's next request is most likely for the same surface.
+const lastPath = new WeakMap<Socket, string>();
 
 export function trackRequestPaths(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
-    receiving.set(request.raw.socket, request.raw.url ?? '');
+    lastPath.set(request.raw.socket, request.raw.url ?? '');
   });
-  app.addHook('onResponse', async (request) => {
-    if (request.raw.complete) receiving.delete(request.raw.socket);
+  // Answered before its body arrived (a 401 on the headers alone): the rest of the body is of no use, and waiting
+  // for it would end in a second, unasked-for 408 on the same connection. Close it after this answer instead.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.raw.complete) void reply.header('connection', 'close');
+    return payload;
   });
 }
 
-/** The request path a failed connection was sending: its headers were read, or its request line is in the bytes. */
+/**
+ * The request path a failed connection was sending: from the request line in the bytes Node refused when they hold
+ * it, else from the connection's last request (its headers were read, or an earlier request on it). Unknown — a
+ * fresh connection whose headers stall, or whose request line came in an earlier packet — is the /v1 body.
+ */
 function pathOf(error: Error & { rawPacket?: unknown }, socket: Socket): string {
-  const known = receiving.get(socket);
-  if (known !== undefined) return known.split('?')[0]!;
-  if (!Buffer.isBuffer(error.rawPacket)) return '';
-  const line = /^[A-Z]+ (\S+) HTTP\//.exec(error.rawPacket.subarray(0, 8192).toString('latin1'));
-  return line ? line[1]!.split('?')[0]! : '';
+  if (Buffer.isBuffer(error.rawPacket)) {
+    const bytes = error.rawPacket;
+    const end = bytes.indexOf('\r\n');
+    const line = /^[A-Z]+ (\S+) HTTP\//.exec(bytes.subarray(0, end < 0 ? bytes.length : end).toString('latin1'));
+    if (line) return line[1]!.split('?')[0]!;
+  }
+  return (lastPath.get(socket) ?? '').split('?')[0]!;
 }
 
 export function clientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {

@@ -9,6 +9,7 @@ const TIMEOUT_MS = 1_000;
 
 beforeAll(async () => {
   t = await startTestApp({}, { requestTimeoutMs: TIMEOUT_MS });
+  key = (await t.key()).secret;
 });
 
 afterAll(async () => {
@@ -43,9 +44,12 @@ function exchange(bytes: string): Promise<RawReply> {
   });
 }
 
-/** A body that stops after a few bytes (no key: the surfaces that read it from headers answer 401/403 first). */
-function stalled(path: string): string {
-  return `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"q":"Hel`;
+let key = '';
+
+/** A body that stops after a few bytes, with a valid key in the headers (so no surface can answer before the body). */
+function stalled(path: string, withKey = true): string {
+  const auth = withKey ? `X-API-Key: ${key}\r\n` : '';
+  return `POST ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"q":"Hel`;
 }
 
 function oversized(path: string): string {
@@ -86,6 +90,31 @@ describe('errors before routing, per surface', () => {
         expect(r.ms).toBeLessThan(TIMEOUT_MS * 3 + 500);
       }
     }
+  });
+
+  it('a request answered before its body arrived (no key) gets that one answer and the connection closes: no later 408', async () => {
+    for (const [path, status] of [['/v1/translate', 401], ['/language/translate/v2', 403]] as const) {
+      const r = await exchange(stalled(path, false));
+      expect(r.raw.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+      expect(r.status).toBe(status);
+      expect(r.ms).toBeLessThan(TIMEOUT_MS);
+    }
+    // Requests read whole keep their connection.
+    const whole = await fetch(`${t.url}/v1/detect`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: '{"q":"Hallo"}' });
+    expect(whole.headers.get('connection')).toBe('keep-alive');
+    expect((await fetch(`${t.url}/health`)).headers.get('connection')).toBe('keep-alive');
+  });
+
+  it('a request line longer than the header limit, and headers that stall after an answered request, keep their surface', async () => {
+    const longLine = await exchange(`GET /language/translate/v2?target=de&q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(longLine.status).toBe(431);
+    expect(longLine.body.error.errors).toBeDefined();
+    // The second request's headers never end: its surface is the connection's last one (LibreTranslate, with CORS).
+    const stalledHeaders = await exchange('GET /libretranslate/languages HTTP/1.1\r\nHost: x\r\n\r\nGET /libretranslate/languages HTTP/1.1\r\nHost: x\r\n');
+    expect(stalledHeaders.raw.startsWith('HTTP/1.1 200')).toBe(true);
+    expect(stalledHeaders.status).toBe(408);
+    expect(stalledHeaders.body).toEqual({ error: expect.any(String) });
+    expect(stalledHeaders.headers.get('access-control-allow-origin')).toBe('*');
   });
 
   it('a keep-alive connection answered once is not taken for its old path', async () => {
