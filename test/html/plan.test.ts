@@ -140,7 +140,7 @@ describe('inline tags in a translation (documented heuristic)', () => {
     expect(out).toBe('<p><em>Lies</em>.</p>');
   });
 
-  it('a final "." the model added does not empty the last element (words map onto words)', () => {
+  it('no element that had words comes back empty while the translation has a word for it (added or dropped final ".")', () => {
     // The audit's cases: tiny models add a final period the source did not have.
     const links = '<p><a href="/">Home</a> <a href="/about">About</a> <a href="/contact">Contact</a></p>';
     expect(planHtml(links).assemble(['Un Cumme de Conimme.'])).toBe(
@@ -151,8 +151,43 @@ describe('inline tags in a translation (documented heuristic)', () => {
     expect(planHtml('<em>Thank</em> <strong>you</strong>').assemble(['Ein Trumensamen.'])).toBe(
       '<em>Ein</em> <strong>Trumensamen.</strong>',
     );
+    // Fewer translated words than the source had: each element that had words keeps one, none is left empty.
+    expect(planHtml('A <i>sings</i> <em>here friend</em>.').assemble(['Ein singt.'])).toBe('<i>Ein</i> <em>singt</em>.');
+    expect(planHtml('Reads friend <b>home</b> <i>she</i>.').assemble(['Ein Hühnssss.'])).toBe('<b>Ein</b> <i>Hühnssss</i>.');
+    expect(planHtml('<u>Walk morning</u> <b>the</b>?').assemble(['Ein Peumenschammen.'])).toBe('<u>Ein</u> <b>Peumenschammen</b>.');
+    expect(planHtml('Today <a href="x">dog book</a> <span class="k">book</span>').assemble(['Ein rärrm Hund.'])).toBe(
+      '<a href="x">Ein rärrm</a> <span class="k">Hund.</span>',
+    );
     // ...and one the model dropped does not either.
     expect(planHtml('<p>Say <b>hello</b> <i>now</i>.</p>').assemble(['Sag jetzt hallo'])).toBe('<p>Sag <b>jetzt</b> <i>hallo</i></p>');
+  });
+
+  it('2,000 random inline documents: no element that had words is empty when the translation has a word for each', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const empty: string[] = [];
+    for (let n = 0; n < 2000; n++) {
+      const words = Array.from({ length: 2 + Math.floor(random() * 5) }, () => pick(['dog', 'cat', 'house', 'runs', 'fast', 'big', 'friend']));
+      const parts: string[] = [];
+      let elements = 0;
+      for (let i = 0; i < words.length; ) {
+        if (random() < 0.5) {
+          const len = 1 + Math.floor(random() * 2);
+          const tag = pick(['b', 'i', 'em', 'a', 'span']);
+          parts.push(`<${tag}>${words.slice(i, i + len).join(' ')}</${tag}>`);
+          i += len;
+          elements++;
+        } else parts.push(words[i++]!);
+      }
+      if (elements === 0) continue;
+      const source = parts.join(' ') + (random() < 0.5 ? '.' : '');
+      const translation = Array.from({ length: elements + Math.floor(random() * 4) }, (_, j) => `W${j}`).join(' ') + (random() < 0.6 ? '.' : '');
+      const out = planHtml(source).assemble([translation]);
+      expect(tagEvents(out), source).toEqual(tagEvents(source));
+      if (/<(\w+)[^>]*>[.?!]?<\/\1>/.test(out)) empty.push(`${source} | ${translation} => ${out}`);
+    }
+    expect(empty).toEqual([]);
   });
 
   it('keeps every tag, in order, even when the translation is empty', () => {

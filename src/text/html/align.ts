@@ -4,9 +4,10 @@
 //  1. anchors: an element whose source words occur unchanged and once in the translation (names, numbers,
 //     URLs, "GitHub") is wrapped around that occurrence;
 //  2. the other tags are placed proportionally: a tag after k of the n source words goes after
-//     k·m/n of the m translated words (open tags rounded down, close tags up, so a non-empty element keeps
-//     at least one word when the translation has one; edge punctuation only one side has — a "." the model
-//     added — is left out of k, n and m), kept in source order between the anchors;
+//     k·m/n of the m translated words (open tags rounded down, close tags up; every element that had words keeps
+//     at least one while the translation has a word for each — words are kept back for the elements still to
+//     open; edge punctuation only one side has — a "." the model added — is left out of k, n and m), kept in
+//     source order between the anchors;
 //     and tags that stood among the words stay out of leading/trailing punctuation ("¿…", "…</b>."), and
 //     punctuation next to a tag stays on the side it had in the source ("docs</a>," not "docs,</a>");
 //  3. open tags go right before a word, close tags right after one; opaque tokens (code, images, comments)
@@ -85,6 +86,16 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
   const ceiling: number[] = new Array(boundaries.length + 1).fill(m);
   for (let i = boundaries.length - 1; i >= 0; i--) ceiling[i] = Math.min(ceiling[i + 1]!, fixed[i] ?? m);
 
+  // reserve[i]: how many of the translation's last words the elements opening after boundary i need (one per source
+  // position where an element with words opens; nested ones opening at the same word share it).
+  const hasWords = boundaries.map((b, i) => b.kind === 'open' && wordsAfterOpen(src, source, boundaries, i) > 0);
+  const reserve: number[] = new Array(boundaries.length).fill(0);
+  const starts = new Set<number>();
+  for (let i = boundaries.length - 1; i >= 0; i--) {
+    reserve[i] = starts.size;
+    if (hasWords[i] && fixed[i] === undefined) starts.add(countEndingBy(src, boundaries[i]!.pos));
+  }
+
   const gaps: number[] = [];
   let floor = 0;
   boundaries.forEach((b, i) => {
@@ -106,10 +117,10 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
       if (b.kind === 'open' && !isPunctuation(source.charAt(b.pos))) {
         while (gap < high && gap < m && isPunctuationToken(translation, tgt[gap]!)) gap++;
       }
-      // An element that had words and closes after the sentence (or after its last word) keeps the last word.
-      if (b.kind === 'open' && gap > tgtHi - 1 && tgtHi - 1 >= low && wordsAfterOpen(src, source, boundaries, i) > 0) {
-        gap = tgtHi - 1;
-      }
+      // Words are kept back for the elements still to open that had words (one each), so rounding up here cannot
+      // leave a later one empty: "<i>sings</i> <em>here friend</em>." in two words gives each element one.
+      const cap = tgtHi - reserve[i]! - (b.kind === 'open' && hasWords[i] ? 1 : 0);
+      if (cap >= low && gap > cap) gap = cap;
     }
     gaps.push(gap);
     floor = gap;
