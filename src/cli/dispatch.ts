@@ -30,6 +30,8 @@ function version(): string {
 }
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  // `dragoman help keys [create]` is `dragoman keys [create] --help`.
+  if (argv[0] === 'help' && argv.length > 1 && COMMANDS[argv[1]!]) return main([...argv.slice(1), '--help'], io);
   const [name, ...args] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     await help(io);

@@ -108,7 +108,7 @@ describe('dragoman <command> --help / -h', () => {
 
   for (const group of ['keys', 'plans', 'models']) {
     it(`${group}: --help, -h and help list each subcommand's usage line, exit 0`, async () => {
-      const runs = [await dragoman(group, '--help'), await dragoman(group, '-h'), await dragoman(group, 'help')];
+      const runs = [await dragoman(group, '--help'), await dragoman(group, '-h'), await dragoman(group, 'help'), await dragoman('help', group)];
       for (const r of runs) {
         expect(r.code).toBe(0);
         expect(r.stdout).toBe(runs[0]!.stdout);

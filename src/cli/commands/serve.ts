@@ -40,7 +40,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.err(`dragoman: model ${m.name} (${m.path}) not loaded (${m.status}): ${m.problem ?? 'no reason given'}`);
   }
   // Bound to every address (0.0.0.0, ::), the line says so; app.url is how this machine itself reaches it.
-  const where = ['0.0.0.0', '::'].includes(config.host) ? `${config.host}:${new URL(app.url).port}, all addresses (${app.url} from this machine)` : app.url;
+  const port = new URL(app.url).port;
+  const where = config.host === '0.0.0.0' ? `0.0.0.0:${port}, all addresses (http://127.0.0.1:${port} from this machine)`
+    : config.host === '::' ? `[::]:${port}, all addresses (http://[::1]:${port} from this machine)` : app.url;
   io.err(`dragoman: listening on ${where} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, ` +
     `${config.databaseUrl ? 'accounts: PostgreSQL (DRAGOMAN_DATABASE_URL)' : `data: ${config.dataDir}`}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
   let stopping = false;
