@@ -235,10 +235,9 @@ async function useKey(key: string): Promise<void> {
 }
 
 /** After a successful keyed call: the key works, and the answer's headers fill the usage panel (no extra request). */
-function afterCharge(chars: number, answer: ApiAnswer<unknown>): void {
+function afterCharge(answer: ApiAnswer<unknown>): void {
   if (ui.keyStatus.textContent === KEY_SAVED) ui.keyStatus.textContent = 'Key accepted.';
   if (answer.quota) usage.fromAnswer(answer.quota, answer.rate);
-  else usage.charged(chars, answer.rate);
 }
 
 function readPair(): { source: string; target: string } | null {
@@ -287,7 +286,7 @@ async function translate(): Promise<void> {
     ui.result.value = item.translatedText;
     ui.copy.disabled = false;
     savePair();
-    afterCharge(codePoints(text), answer);
+    afterCharge(answer);
     if (!source && item.detectedSourceLanguage) showDetected(item.detectedSourceLanguage, answer.detectedConfidence[0]);
   });
 }
@@ -322,10 +321,7 @@ async function detectLines(): Promise<void> {
   const sent = lines.slice(0, MAX_LINES);
   await run('Detecting…', async () => {
     const answer = await callApi<DetectResponse>('/v1/detect', apiKey, { q: sent });
-    afterCharge(
-      sent.reduce((n, l) => n + codePoints(l), 0),
-      answer,
-    );
+    afterCharge(answer);
     const rows = answer.body.data.detections.map((d, i) => {
       const tr = document.createElement('tr');
       const cells = [

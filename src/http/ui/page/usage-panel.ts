@@ -65,17 +65,6 @@ export class UsagePanel {
     if (rate) this.note(`${formatCount(rate.remaining)} of ${formatCount(rate.limit)} requests left in this minute.`);
   }
 
-  /** A successful request charged `chars`; its X-RateLimit headers say how many requests are left. */
-  charged(chars: number, rate: ApiAnswer<unknown>['rate']): void {
-    if (!this.usage) return;
-    this.usage.charactersUsed += chars;
-    if (this.usage.characterLimit !== null) {
-      this.usage.charactersRemaining = Math.max(0, this.usage.characterLimit - this.usage.charactersUsed);
-    }
-    this.renderChars();
-    if (rate) this.note(`${formatCount(rate.remaining)} of ${formatCount(rate.limit)} requests left in this minute.`);
-  }
-
   private renderChars(): void {
     const u = this.usage!;
     const bar = this.el<HTMLProgressElement>('usage-bar');
