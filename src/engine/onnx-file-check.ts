@@ -33,36 +33,18 @@ export async function onnxGraphIo(path: string): Promise<GraphIo> {
     const outputs: string[] = [];
     const bad = (at: number) => new Error(`${path} is not an ONNX model (bad field at byte ${at}, inside its graph)`);
     for (let pos = top.start; pos < top.end;) {
-      const head = await window.at(pos, Math.min(20, top.end - pos));
-      const tag = varint(head, 0, head.length);
-      if (!tag || tag.value < 8) throw bad(pos);
-      const no = Math.floor(tag.value / 8);
-      const wire = tag.value % 8;
-      let start = pos + tag.end;
-      let next: number;
-      if (wire === 0) {
-        const v = varint(head, tag.end, head.length);
-        if (!v) throw bad(pos);
-        next = pos + v.end;
-      } else if (wire === 2) {
-        const len = varint(head, tag.end, head.length);
-        if (!len) throw bad(pos);
-        start = pos + len.end;
-        next = start + len.value;
-      } else if (wire === 1 || wire === 5) {
-        next = start + (wire === 1 ? 8 : 4);
-      } else throw bad(pos);
-      if (next <= pos || next > top.end) throw bad(pos);
-      if (wire === 2 && (no === GRAPH.input || no === GRAPH.output)) {
+      const field = readField(await window.at(pos, Math.min(HEAD, top.end - pos)), pos);
+      if ('fault' in field || field.next > top.end) throw bad(pos);
+      if (field.wire === 2 && (field.no === GRAPH.input || field.no === GRAPH.output)) {
         let name: string | undefined;
         try {
-          name = strings(fields(await window.bytes(start, next - start)), VALUE_INFO_NAME)[0];
+          name = strings(fields(await window.bytes(field.value, field.next - field.value)), VALUE_INFO_NAME)[0];
         } catch {
           throw bad(pos);
         }
-        (no === GRAPH.input ? inputs : outputs).push(name ?? '');
+        (field.no === GRAPH.input ? inputs : outputs).push(name ?? '');
       }
-      pos = next;
+      pos = field.next;
     }
     return { inputs, outputs };
   } finally {
@@ -99,46 +81,66 @@ class Window {
 /** Walks the ModelProto's top-level fields: a problem in words, or where the graph's bytes lie. */
 async function topLevel(file: FileHandle, path: string): Promise<string | { start: number; end: number }> {
   const size = (await file.stat()).size;
-  const head = Buffer.alloc(20);
+  const head = Buffer.alloc(HEAD);
   let pos = 0;
   let graph: { start: number; end: number } | undefined;
   let ir = false;
   while (pos < size) {
     const { bytesRead } = await file.read(head, 0, head.length, pos);
-    const at = pos;
-    const tag = varint(head, 0, bytesRead);
-    if (!tag) return `${path} is not an ONNX model (bad field at byte ${at})`;
-    const no = Math.floor(tag.value / 8);
-    const wire = tag.value % 8;
-    if (no === 0) return `${path} is not an ONNX model (bad field at byte ${at})`;
-    let next: number;
-    let value = at; // where a length-delimited field's bytes start
-    if (wire === 0) {
-      const v = varint(head, tag.end, bytesRead);
-      if (!v) return truncatedOrBad(path, at, size, bytesRead);
-      next = at + v.end;
-    } else if (wire === 2) {
-      const len = varint(head, tag.end, bytesRead);
-      if (!len) return truncatedOrBad(path, at, size, bytesRead);
-      value = at + len.end;
-      next = value + len.value;
-    } else if (wire === 1 || wire === 5) {
-      next = at + tag.end + (wire === 1 ? 8 : 4);
-    } else {
-      return `${path} is not an ONNX model (protobuf wire type ${wire} at byte ${at})`;
+    const field = readField(head.subarray(0, bytesRead), pos);
+    if ('fault' in field) {
+      if (field.fault === 'wire') return `${path} is not an ONNX model (protobuf wire type ${field.wire} at byte ${pos})`;
+      if (field.fault === 'short') return truncatedOrBad(path, pos, size, bytesRead);
+      return `${path} is not an ONNX model (bad field at byte ${pos})`;
     }
-    // A length read as a negative int64 would walk backwards: not a file protobuf wrote.
-    if (next <= at) return `${path} is not an ONNX model (bad field at byte ${at})`;
-    if (next > size) {
-      const what = no === MODEL.graph ? 'graph' : `field ${no}`;
-      return `${path} is truncated (an interrupted copy?): its ${what} at byte ${at} runs to byte ${next}, the file has ${size} bytes`;
+    if (field.next > size) {
+      const what = field.no === MODEL.graph ? 'graph' : `field ${field.no}`;
+      return `${path} is truncated (an interrupted copy?): its ${what} at byte ${pos} runs to byte ${field.next}, the file has ${size} bytes`;
     }
-    if (no === MODEL.graph && wire === 2) graph = { start: value, end: next };
-    if (no === MODEL.irVersion && wire === 0) ir = true;
-    pos = next;
+    if (field.no === MODEL.graph && field.wire === 2) graph = { start: field.value, end: field.next };
+    if (field.no === MODEL.irVersion && field.wire === 0) ir = true;
+    pos = field.next;
   }
   if (!graph || !ir) return `${path} is not an ONNX model (no ${graph ? 'ir_version' : 'graph'})`;
   return graph;
+}
+
+/** Bytes enough for any field's tag and length (two 10-byte varints). */
+const HEAD = 20;
+
+/** One protobuf field starting at byte `at`: its number, wire type, where its bytes start and where the next begins. */
+interface FieldAt {
+  no: number;
+  wire: number;
+  value: number;
+  next: number;
+}
+
+/**
+ * The field whose first bytes are `head` (up to HEAD of them from byte `at`; fewer where the file or message ends),
+ * or why it cannot be one: `short` when a varint runs past `head`, `wire` for a wire type no file protobuf writes
+ * (3, 4: groups), `bad` for field number 0 or a length that walks backwards (a negative int64).
+ */
+function readField(head: Uint8Array, at: number): FieldAt | { fault: 'bad' | 'short' | 'wire'; wire?: number } {
+  const tag = varint(head, 0, head.length);
+  if (!tag || tag.value < 8) return { fault: 'bad' };
+  const no = Math.floor(tag.value / 8);
+  const wire = tag.value % 8;
+  let value = at + tag.end;
+  let next: number;
+  if (wire === 0) {
+    const v = varint(head, tag.end, head.length);
+    if (!v) return { fault: 'short' };
+    next = at + v.end;
+  } else if (wire === 2) {
+    const len = varint(head, tag.end, head.length);
+    if (!len) return { fault: 'short' };
+    value = at + len.end;
+    next = value + len.value;
+  } else if (wire === 1 || wire === 5) {
+    next = value + (wire === 1 ? 8 : 4);
+  } else return { fault: 'wire', wire };
+  return next <= at ? { fault: 'bad' } : { no, wire, value, next };
 }
 
 function truncatedOrBad(path: string, at: number, size: number, read: number): string {
