@@ -12,7 +12,6 @@ export const processIo: CliIo = {
   err: (line) => process.stderr.write(line + '\n'),
 };
 
-/** A failure to report as `dragoman: <message>` with this exit code (2 = bad arguments). */
 /**
  * The code of a fault outside the program (a full disk, a port in use, a refused connection: Node's E* codes,
  * SQLite's, PostgreSQL's), said to the user as its message; undefined for a bug (no code, or Node's own ERR_*),
@@ -23,6 +22,7 @@ export function outsideFaultCode(err: unknown): string | undefined {
   return typeof code === 'string' && !code.startsWith('ERR_') ? code : undefined;
 }
 
+/** A failure to report as `dragoman: <message>` with this exit code (2 = bad arguments). */
 export class CliError extends Error {
   constructor(
     message: string,

@@ -213,7 +213,7 @@ async function loadUsage(): Promise<void> {
   try {
     const answer = await callApi<UsageResponse>('/v1/usage', apiKey);
     usage.show(answer.body.data);
-    if (ui.keyStatus.textContent === KEY_SAVED) ui.keyStatus.textContent = 'Key accepted.';
+    keyWorked();
   } catch (err) {
     if (err instanceof ApiFailure && err.kind === 'rate') {
       usage.note(`Usage can be read again in ${err.retryAfter} s (the key's per-minute limit).`);
@@ -234,9 +234,14 @@ async function useKey(key: string): Promise<void> {
   });
 }
 
+/** A keyed call succeeded: the key entered is accepted (a one-time warning after signup stays in view). */
+function keyWorked(): void {
+  if (ui.keyStatus.textContent === KEY_SAVED) ui.keyStatus.textContent = 'Key accepted.';
+}
+
 /** After a successful keyed call: the key works, and the answer's headers fill the usage panel (no extra request). */
 function afterCharge(answer: ApiAnswer<unknown>): void {
-  if (ui.keyStatus.textContent === KEY_SAVED) ui.keyStatus.textContent = 'Key accepted.';
+  keyWorked();
   if (answer.quota) usage.fromAnswer(answer.quota, answer.rate);
 }
 
