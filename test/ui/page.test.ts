@@ -1,7 +1,7 @@
 // The web page at `/`, driven in Debian's Chromium (playwright-core) against the real app with the fixture
 // models: what a person sees and can do, error words, keyboard use, themes, and that the page never talks to
 // anything but its own origin.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -156,6 +156,30 @@ describe('the page at /', () => {
       expect(options, locale).toContain(german);
       expect(await page.getByLabel('To', { exact: true }).inputValue(), locale).toBe(locale === 'zh-CN' ? 'zh-CN' : 'zh-TW');
       await context.close();
+    }
+  });
+
+  it('a browser set to fa-AF gets Dari (prs) as its target, as the API reads fa-AF, not Persian (fa)', async () => {
+    // A models folder where copies of the tiny Marian model are declared en→fa and en→prs (output meaningless).
+    const models = mkdtempSync(join(tmpdir(), 'dragoman-ui-models-'));
+    for (const [folder, target] of [['en-fa', 'fa'], ['en-prs', 'prs']] as const) {
+      mkdirSync(join(models, folder));
+      for (const f of readdirSync(join(FIXTURE_MODELS, 'tiny-marian-en-de')))
+        symlinkSync(join(FIXTURE_MODELS, 'tiny-marian-en-de', f), join(models, folder, f));
+      writeFileSync(join(models, folder, 'dragoman.json'), JSON.stringify({ family: 'marian', source: 'en', target }));
+    }
+    const dari = await startUiServer({ DRAGOMAN_MODELS_DIR: models });
+    try {
+      for (const [locale, expected] of [['fa-AF', 'prs'], ['fa-IR', 'fa']] as const) {
+        const { context, page } = await openPage(browser, dari.url, { locale });
+        await enterKey(page, dari.url, await dari.key());
+        await ready(page);
+        expect(await page.getByLabel('To', { exact: true }).inputValue(), locale).toBe(expected);
+        await context.close();
+      }
+    } finally {
+      await dari.close();
+      rmSync(models, { recursive: true, force: true });
     }
   });
 

@@ -2,8 +2,9 @@
 // Content-Security-Policy: nothing inline, nothing from another origin, so the page works air-gapped and an
 // injected string can never run as script.
 import type { FastifyInstance } from 'fastify';
+import { languageByFlores } from '../../languages/catalog.ts';
+import type { Service } from '../../service/index.ts';
 import { invalidRequest } from '../../service/errors.ts';
-import { languagesBody } from '../v1/languages.ts';
 import { loadAssets } from './assets.ts';
 
 export const CONTENT_SECURITY_POLICY = [
@@ -31,6 +32,18 @@ const SECURITY_HEADERS = {
 /** The page's own copy of GET /v1/languages, without a key (see uiRoutes). */
 export const UI_LANGUAGES_PATH = '/ui/languages';
 
+/**
+ * /v1/languages' entries, each with `google` where Google's code differs from ours: a browser set to `fa-AF`
+ * means Dari (`prs`, which the API also reads `fa-AF` as), not the `fa` the tag's base would pick.
+ */
+function uiLanguagesBody(service: Service, target: string | undefined) {
+  const languages = service.languages(target).map(({ language, name, flores }) => {
+    const google = languageByFlores(flores)?.google;
+    return google && google !== language ? { language, name, google } : { language, name };
+  });
+  return { data: { languages } };
+}
+
 export async function uiRoutes(app: FastifyInstance): Promise<void> {
   // The pickers are the page's own data, not an API call: fetched without a key they cost the key nothing, so a
   // 1-request-a-minute key still gets its first translation. What the server translates is no secret (/health
@@ -41,7 +54,7 @@ export async function uiRoutes(app: FastifyInstance): Promise<void> {
     const { target } = request.query as { target?: unknown };
     if (target !== undefined && typeof target !== 'string') throw invalidRequest(`Query parameter 'target' must be one language code.`);
     reply.headers(SECURITY_HEADERS);
-    return languagesBody(app.dragoman.service, target);
+    return uiLanguagesBody(app.dragoman.service, target);
   });
   const assets = await loadAssets();
   for (const [path, file] of assets) {

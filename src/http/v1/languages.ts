@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Service } from '../../service/index.ts';
 import { languagesSchema } from './schemas.ts';
 
-/** The listing's body, `{"data":{"languages":[{language, name}]}}` (also the web page's keyless copy, ui/index.ts). */
+/** The listing's body, `{"data":{"languages":[{language, name}]}}` (the web page's keyless copy adds Google's code: ui/index.ts). */
 export function languagesBody(service: Service, target: string | undefined) {
   return { data: { languages: service.languages(target).map(({ language, name }) => ({ language, name })) } };
 }

@@ -106,6 +106,8 @@ export async function callApi<T>(path: string, key: string | null, body?: unknow
 export interface LanguageEntry {
   language: string;
   name: string;
+  /** Google's code where it differs (`fa-AF` for `prs`); only in the page's copy, /ui/languages. */
+  google?: string;
 }
 export interface LanguagesResponse {
   data: { languages: LanguageEntry[] };

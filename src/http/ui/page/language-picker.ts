@@ -52,15 +52,17 @@ export class LanguagePicker {
   }
 
   /**
-   * The listed code a browser language tag means: itself (any case), else a listed variant of its base in the same
-   * script (`zh-HK` → `zh-TW`, both Traditional; `de-AT` → `de`), else the first variant of the base. Undefined
-   * when none is listed.
+   * The listed code a browser language tag means: itself (any case), else the language whose Google code it is
+   * (`fa-AF` → `prs`, as the API reads it), else a listed variant of its base in the same script (`zh-HK` →
+   * `zh-TW`, both Traditional; `de-AT` → `de`), else the first variant of the base. Undefined when none is listed.
    */
   match(tag: string): string | undefined {
     const lower = tag.toLowerCase();
     const base = lower.split('-')[0]!;
     const codes = this.languages.map((l) => l.language);
-    const exact = codes.find((c) => c.toLowerCase() === lower);
+    const exact =
+      codes.find((c) => c.toLowerCase() === lower) ??
+      this.languages.find((l) => l.google?.toLowerCase() === lower)?.language;
     if (exact) return exact;
     const variants = codes.filter((c) => c.toLowerCase() === base || c.toLowerCase().startsWith(`${base}-`));
     const script = scriptOf(tag);
