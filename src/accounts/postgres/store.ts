@@ -73,6 +73,16 @@ const types = {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * node-postgres 8 treats `sslmode=prefer|require|verify-ca` as `verify-full` (README, TLS) and says so in a
+ * multi-line warning on stderr, among the JSON log lines. Spelling the mode it applies anyway keeps the same
+ * behaviour without that warning (and keeps it when a later node-postgres gives these modes libpq's weaker sense).
+ */
+export function withVerifiedSslMode(url: string): string {
+  if (/[?&]uselibpqcompat=true(&|$)/i.test(url)) return url;
+  return url.replace(/([?&]sslmode=)(prefer|require|verify-ca)(?=&|#|$)/i, '$1verify-full');
+}
+
 export class PgAccountStore implements AccountStore {
   private readonly pool: pg.Pool;
   private readonly monthlyDefaults: string;
@@ -91,7 +101,7 @@ export class PgAccountStore implements AccountStore {
     options: PgStoreOptions = {},
   ) {
     this.pool = new pg.Pool({
-      connectionString: url,
+      connectionString: withVerifiedSslMode(url),
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2000,
       query_timeout: options.queryTimeoutMs ?? 10_000,
