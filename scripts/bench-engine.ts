@@ -141,7 +141,7 @@ async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Tr
   if (!spec) throw new Error(`${dir}: no loadable model for the floor measurement`);
   const ids = (await ModelTokenizer.load(folder.info.path)).encode(SENTENCE);
   const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
-    { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, splitDecoder: settings.splitDecoder, fuseAttention: settings.fuseAttention, greedyTopK: settings.greedyTopK, beamTopK: settings.beamTopK },
+    { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, poolThreads: threads, splitDecoder: settings.splitDecoder, fuseAttention: settings.fuseAttention, greedyTopK: settings.greedyTopK, beamTopK: settings.beamTopK },
     candidatesNeeded(processorsFor(spec.rules)));
   // The engine's decoder graph (with its TopK when greedy top-k is on), its best token taken with no rules around it.
   const run = async () => {
@@ -162,6 +162,8 @@ async function dragoman(dir: string): Promise<DragomanEngine> {
 type Row = [string, string, string, string];
 const rows: Row[] = [];
 let floorNote = '';
+/** Other processes' cores each time DRAGOMAN_SPINNING=auto stopped the engine's spinning. */
+const spinningOff: number[] = [];
 const fmt = (x: number, unit: string) => `${x.toFixed(x >= 100 ? 0 : 1)} ${unit}`;
 const ratio = (ours: number, theirs: number, lowerIsBetter: boolean) =>
   `${(lowerIsBetter ? theirs / ours : ours / theirs).toFixed(2)}x`;
@@ -182,6 +184,10 @@ async function main(): Promise<void> {
     const engineThreads = marianInfo?.threads ?? engine.threads.intraOp;
     let generated = 0;
     engine.events.on('batch', (e: BatchEvent) => (generated += e.generatedTokens));
+    // DRAGOMAN_SPINNING=auto: whether another process took the cores during the run (it changes what was measured).
+    engine.events.on('spinning', (e: { spinning: boolean; othersCores: number }) => {
+      if (!e.spinning) spinningOff.push(e.othersCores);
+    });
     const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
     console.log(`dragoman: ${engine.threads.workers} worker(s) x ${engine.threads.intraOp} onnxruntime thread(s), spinning ${settings.spinning}, load ${engineLoad.toFixed(0)} ms, ` +
       `decoder ${marianInfo?.decoder}, ${marianInfo?.fusedAttention ?? 0} attention blocks fused, greedy top-${marianInfo?.topCandidates ?? 0} in the graph, this process on huge pages: ${((hugePageBytes() ?? 0) / 2 ** 20).toFixed(0)} MB`);
@@ -251,7 +257,11 @@ async function main(): Promise<void> {
   const header: Row = ['measure', 'dragoman engine', 'transformers.js pipeline', 'dragoman advantage'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: Row) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  console.log(['', line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line), '', floorNote].join('\n'));
+  const contention = settings.spinning !== 'auto' ? '' : spinningOff.length === 0
+    ? 'spinning auto: no other process took the cores during the run (the engine spun within runs throughout)'
+    : `spinning auto: other processes took the cores ${spinningOff.length} time(s) (${spinningOff.map((c) => c.toFixed(2)).join(', ')} cores): ` +
+      'the engine stopped spinning then, so its rows were measured on a shared machine';
+  console.log(['', line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line), '', floorNote, contention].join('\n'));
 }
 
 await main();

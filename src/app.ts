@@ -60,6 +60,11 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     real.events.on('workerExit', (e: { restarts: number }) => server.log.error(e, 'engine worker died; replaced'));
     real.events.on('workerLoadFailed', (e: { problem: string }) =>
       server.log.error(e, 'replacement engine worker cannot load the models: translation answers 503 until it can (retried every 5 s)'));
+    // DRAGOMAN_SPINNING=auto changing its mind (engine/contention.ts): a shared machine explains slower translations.
+    real.events.on('spinning', (e: { spinning: boolean; othersCores: number }) =>
+      server.log.info({ spinning: e.spinning, othersCores: Math.round(e.othersCores * 100) / 100 }, e.spinning
+        ? 'the cores are free again: onnxruntime threads spin within a run'
+        : 'other processes use the cores: onnxruntime threads stop spinning'));
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export type Precision = 'int8' | 'fp32';
-export type Spinning = 'off' | 'run' | 'on';
+export type Spinning = 'off' | 'run' | 'on' | 'auto';
 export type OnOff = boolean;
 
 export interface Config {
@@ -20,7 +20,10 @@ export interface Config {
   workers: number;
   /** onnxruntime intra-op threads per worker; 0 = chosen from cores / workers. */
   intraOpThreads: number;
-  /** onnxruntime threads spinning while they wait: off, run (between the operators of one run only), on (also between runs). */
+  /**
+   * onnxruntime threads spinning while they wait: off, run (between the operators of one run only), on (also between
+   * runs), auto (run while no other process uses the cores, else off: engine/contention.ts).
+   */
   spinning: Spinning;
   /** Run optimum's merged decoder as two models without its If (faster; off = the file as it is). */
   splitDecoder: boolean;
@@ -142,7 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Each worker holds a replica of every model: past 64 a start only runs out of memory.
     workers: int(env, 'DRAGOMAN_WORKERS', 0, 0, 64),
     intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0, 0, 256),
-    spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on'] as const, 'run'),
+    spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on', 'auto'] as const, 'auto'),
     splitDecoder: onOff(env, 'DRAGOMAN_SPLIT_DECODER', true),
     fuseAttention: onOff(env, 'DRAGOMAN_FUSE_ATTENTION', true),
     greedyTopK: onOff(env, 'DRAGOMAN_GREEDY_TOPK', true),

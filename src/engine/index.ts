@@ -26,7 +26,8 @@ export interface EngineOptions {
 
 /**
  * What /metrics and the log can read besides stats(): 'batch' (BatchEvent), 'modelLoaded' ({name, ms, threads}),
- * 'route' (string[]), 'workerExit' ({restarts}), 'workerLoadFailed' ({problem}).
+ * 'route' (string[]), 'workerExit' ({restarts}), 'workerLoadFailed' ({problem}), 'spinning' ({spinning, othersCores}:
+ * DRAGOMAN_SPINNING=auto changed its mind in a worker).
  */
 export interface EngineEvents extends EventEmitter {}
 
@@ -72,7 +73,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const events: EngineEvents = new EventEmitter();
   const folders = await scanFolders(config.modelsDir, config.precision);
   const threads = poolShape(config);
-  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, splitDecoder: config.splitDecoder, fuseAttention: config.fuseAttention, greedyTopK: config.greedyTopK, beamTopK: config.beamTopK });
+  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, poolThreads: threads.workers * threads.intraOp, splitDecoder: config.splitDecoder, fuseAttention: config.fuseAttention, greedyTopK: config.greedyTopK, beamTopK: config.beamTopK });
   const loaded = new Map<string, LoadedModel>();
 
   const candidates: { folder: (typeof folders)[number]; tokenizer: ModelTokenizer }[] = [];
@@ -114,6 +115,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   // For the log: a worker replaced after a crash, or a replacement that could not load the models.
   pool.on('workerExit', () => events.emit('workerExit', { restarts: pool.restarts }));
   pool.on('workerLoadFailed', (problem: string) => events.emit('workerLoadFailed', { problem }));
+  pool.on('spinning', (e: { spinning: boolean; othersCores: number }) => events.emit('spinning', e));
 
   function languageTokenId(model: LoadedModel, token: string | undefined, flores: string): number {
     const id = token === undefined ? undefined : model.tokenizer.tokenId(token);

@@ -101,6 +101,9 @@ export class WorkerPool extends EventEmitter {
             reports.push({ name: msg.name, ok: false, ms: 0, message: msg.message });
             finishLoad();
             break;
+          case 'spinning':
+            this.emit('spinning', { spinning: msg.spinning, othersCores: msg.othersCores });
+            break;
           case 'result':
           case 'failed': {
             const p = slot.busy;

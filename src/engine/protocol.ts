@@ -17,6 +17,8 @@ export interface SessionSettings {
   /** The thread count was chosen by Dragoman, not configured: small models then run on one thread (seq2seq.ts). */
   threadsAuto: boolean;
   spinning: Spinning;
+  /** onnxruntime threads the whole pool runs at once (workers × threads): what `auto` spinning weighs others against. */
+  poolThreads: number;
   /** Run a merged decoder cut in two without its If (decoder-split.ts). */
   splitDecoder: boolean;
   /** Replace the split decoder's attention blocks by MultiHeadAttention (attention-fusion.ts). */
@@ -59,4 +61,6 @@ export type FromWorker =
   | { type: 'loadFailed'; name: string; message: string }
   /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }
-  | { type: 'failed'; id: number; message: string };
+  | { type: 'failed'; id: number; message: string }
+  /** DRAGOMAN_SPINNING=auto changed its mind: `spinning` false while other processes use the cores (contention.ts). */
+  | { type: 'spinning'; spinning: boolean; othersCores: number };

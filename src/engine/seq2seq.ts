@@ -5,10 +5,12 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import { fuseAttention } from './attention-fusion.ts';
+import { CpuContention } from './contention.ts';
+import { StepSessions } from './step-sessions.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { graphIoProblem } from './graph-io.ts';
-import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
-import { SEARCH, TOP_IDS, withSearchOutputs } from './top-candidates.ts';
+import { signedStepModel, stepModelInThread, withSearch } from './step-model.ts';
+import { SEARCH, TOP_IDS } from './top-candidates.ts';
 import type { DecoderDims } from './family.ts';
 import type { SessionSettings } from './protocol.ts';
 import type { LoadedRuntime } from './types.ts';
@@ -54,7 +56,8 @@ export function sessionOptions(settings: SessionSettings, threads = settings.int
       session: {
         intra_op: { allow_spinning: settings.spinning === 'off' ? '0' : '1' },
         inter_op: { allow_spinning: '0' },
-        force_spinning_stop: settings.spinning === 'run' ? '1' : '0',
+        // 'auto' opens its sessions as 'run'; the step model gets a non-spinning twin when the cores are shared.
+        force_spinning_stop: settings.spinning === 'run' || settings.spinning === 'auto' ? '1' : '0',
       },
     },
   };
@@ -65,6 +68,8 @@ type Decoder =
   | { kind: 'merged'; session: ort.InferenceSession }
   | {
     kind: 'split'; withPast: ort.InferenceSession; crossKv: ort.InferenceSession; signedWeights: boolean; fusedAttention: number;
+    /** The with-past model's bytes again, exactly as `withPast` was made from them (for a twin with other options). */
+    rebuild: () => Promise<Uint8Array>;
     /** k of the `top_ids` output (top-candidates.ts); 0 when the model has none. */
     topCandidates: number;
     /** It has beam search's outputs (SEARCH of top-candidates.ts) and DRAGOMAN_BEAM_TOPK is on. */
@@ -84,11 +89,6 @@ const NO_SEARCH = searchFeeds(1, 1);
 
 /** Beyond any vocabulary: Slice clamps it to the row. */
 const WHOLE_ROW = 2 ** 40;
-
-/** The with-past model with the search outputs when a search uses them (else, or where they cannot be added, as it is). */
-function withSearch(model: Uint8Array, search: boolean): Uint8Array {
-  return (search ? withSearchOutputs(model) : undefined) ?? model;
-}
 
 /** The feeds a session declares (the split models take fewer inputs than the merged one). */
 function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
@@ -110,9 +110,7 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
     let crossKv: ort.InferenceSession | undefined;
     try {
       crossKv = await ort.InferenceSession.create(parts.crossKv, options);
-      // On a VNNI CPU the uint8 output projection is stored as int8 (same products, a faster kernel: signed-weights.ts).
-      const signed = cpuHasVnni() ? signedMatMulWeights(parts.withPast) : undefined;
-      const plain = signed ?? parts.withPast;
+      const { plain, signed } = signedStepModel(parts.withPast);
       const k = settings.greedyTopK ? candidates : 0;
       const search = settings.greedyTopK || settings.beamTopK;
       const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims, search) : undefined;
@@ -120,7 +118,11 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
       const searchOutputs = withPast.outputNames.includes(SEARCH.ids);
       const topCandidates = searchOutputs ? k : 0;
       const beamCandidates = searchOutputs && settings.beamTopK;
-      return { kind: 'split', withPast, crossKv, signedWeights: !!signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates };
+      // The same stages again (all deterministic), only when asked: keeping 50+ MB of bytes for a twin that a quiet
+      // machine never needs would cost more than reading the file again.
+      const recipe = { decoderPath: path, fuseHeads: fused ? dims.heads : 0, search };
+      const rebuild = () => stepModelInThread(recipe);
+      return { kind: 'split', withPast, crossKv, signedWeights: signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates, rebuild };
     } catch {
       // The cut did not load: the merged file still works, only slower.
       await crossKv?.release();
@@ -203,6 +205,8 @@ export class Seq2SeqModel {
     private readonly padId: number,
     /** onnxruntime threads these sessions use. */
     private readonly threads: number,
+    /** DRAGOMAN_SPINNING=auto with the split decoder: the step model's spinning and non-spinning sessions. */
+    private readonly steps?: StepSessions,
   ) {
     for (let i = 0; i < dims.layers; i++) {
       for (const kv of ['key', 'value']) {
@@ -234,8 +238,11 @@ export class Seq2SeqModel {
     return this.decoder.kind === 'split' ? this.decoder.topCandidates : 0;
   }
 
-  /** `candidates`: greedy search's top-k from the decoder (candidatesNeeded of the model's rules), 0 for none. */
-  static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings, candidates = 0) {
+  /**
+   * `candidates`: greedy search's top-k from the decoder (candidatesNeeded of the model's rules), 0 for none.
+   * `contention`: the worker's one reading of the machine for DRAGOMAN_SPINNING=auto (else one of the model's own).
+   */
+  static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings, candidates = 0, contention?: CpuContention) {
     const threads = threadsFor(settings, statSync(decoderPath).size);
     const options = sessionOptions(settings, threads);
     // Each file's problem is reported with that file's path (a folder report must say which one to replace).
@@ -252,7 +259,17 @@ export class Seq2SeqModel {
       await encoder.release();
       throw err.message.startsWith(decoderPath) ? err : new Error(`${decoderPath}: onnxruntime cannot load it: ${err.message}`);
     });
-    return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
+    if (settings.spinning !== 'auto' || decoder.kind !== 'split') return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
+    const steps = new StepSessions(decoder.withPast, contention ?? new CpuContention(settings.poolThreads || threads), decoder.rebuild, {
+      spin: options,
+      calm: sessionOptions({ ...settings, spinning: 'off' }, threads),
+    });
+    return new Seq2SeqModel(encoder, decoder, dims, padId, threads, steps);
+  }
+
+  /** DRAGOMAN_SPINNING=auto: the step model's sessions (undefined otherwise). */
+  get stepSessions(): StepSessions | undefined {
+    return this.steps;
   }
 
   /** Runs the encoder on right-padded rows. */
@@ -313,8 +330,7 @@ export class Seq2SeqModel {
    */
   async stepBeam(state: DecoderState, tokens: number[], m: number): Promise<BeamStep> {
     if (!this.beamCandidates || this.decoder.kind !== 'split') throw new Error('this decoder has no beam search outputs');
-    const session = this.decoder.withPast;
-    const { out, feeds } = await this.advanceWith(state, tokens, 'beam', searchFeeds(m, WHOLE_ROW));
+    const { out, feeds, session } = await this.advanceWith(state, tokens, 'beam', searchFeeds(m, WHOLE_ROW));
     const data = (name: string) => (out[name] as ort.Tensor).data;
     return {
       m,
@@ -322,7 +338,7 @@ export class Seq2SeqModel {
       logSum: data(SEARCH.logSum) as Float32Array,
       values: data(SEARCH.values) as Float32Array,
       ids: data(SEARCH.ids) as BigInt64Array,
-      logits: async () => (await session.run(feeds!, ['logits'])).logits!.data as Float32Array,
+      logits: async () => (await session!.run(feeds!, ['logits'])).logits!.data as Float32Array,
     };
   }
 
@@ -334,6 +350,7 @@ export class Seq2SeqModel {
   /** advance, with the search inputs' feeds (split decoder), returning also the feeds it ran (split decoder only). */
   private async advanceWith(state: DecoderState, tokens: number[], result: Result, search: Record<string, ort.Tensor>) {
     let used: Record<string, ort.Tensor> | undefined;
+    let usedSession: ort.InferenceSession | undefined;
     const feeds: Record<string, ort.Tensor> = {
       encoder_attention_mask: state.encoded.mask,
       input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]),
@@ -349,11 +366,12 @@ export class Seq2SeqModel {
       // First step: the cross-attention K/V from the encoder output, then every step (the first with an empty
       // self-attention cache) on the with-past model.
       if (state.step === 0) cross(await this.decoder.crossKv.run(feedsFor(this.decoder.crossKv, feeds)));
-      const session = this.decoder.withPast;
+      const session = this.steps?.pick() ?? this.decoder.withPast;
       const run: Record<string, ort.Tensor> = {};
       for (const name of session.inputNames) run[name] = feeds[name] ?? state.past[name] ?? search[name]!;
       out = await session.run(run, this.fetches[result]);
       used = run;
+      usedSession = session;
     } else {
       out = await this.decoder.session.run({
         ...feeds,
@@ -364,7 +382,7 @@ export class Seq2SeqModel {
     }
     this.selfPast.forEach((key, i) => (state.past[key] = out[this.selfPresent[i]!] as ort.Tensor));
     state.step++;
-    return { out, feeds: used };
+    return { out, feeds: used, session: usedSession };
   }
 
   /** Beam search: row i of the self-attention cache becomes old row `from[i]`. Cross K/V rows of one source are equal. */
@@ -382,7 +400,9 @@ export class Seq2SeqModel {
   async release(): Promise<void> {
     await this.encoder.release();
     if (this.decoder.kind === 'split') {
-      await this.decoder.withPast.release();
+      // With auto spinning, the step sessions own withPast (it may already have been released as the idle one).
+      if (this.steps) await this.steps.release();
+      else await this.decoder.withPast.release();
       await this.decoder.crossKv.release();
     } else await this.decoder.session.release();
   }

@@ -3,6 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { beamSearch } from './beam.ts';
 import { greedySearch } from './greedy.ts';
 import { candidatesNeeded, processorsFor, type LogitsProcessor } from './logits-processors.ts';
+import { CpuContention } from './contention.ts';
 import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
 import { Seq2SeqModel } from './seq2seq.ts';
 
@@ -15,15 +16,18 @@ interface Loaded {
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
 const models = new Map<string, Loaded>();
-let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true };
+let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', poolThreads: 1, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true };
 
 const send = (m: FromWorker) => port.postMessage(m);
+
+/** DRAGOMAN_SPINNING=auto: one reading of the machine for all of this worker's models, made on `init`. */
+let contention: CpuContention | undefined;
 
 async function load(spec: ModelRuntimeSpec): Promise<void> {
   const t0 = performance.now();
   try {
     const processors = processorsFor(spec.rules);
-    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors));
+    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention);
     models.set(spec.name, { spec, model, processors });
     send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
   } catch (err) {
@@ -51,6 +55,11 @@ port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'init':
       settings = msg.settings;
+      if (settings.spinning === 'auto') {
+        contention = new CpuContention(settings.poolThreads, undefined, (contended, othersCores) =>
+          send({ type: 'spinning', spinning: !contended, othersCores }),
+        );
+      }
       send({ type: 'ready' });
       break;
     case 'load':

@@ -92,7 +92,7 @@ describe('pool shape', () => {
 
 
 describe('onnxruntime threads per model', () => {
-  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: 'off', splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
+  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: 'off', poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
 
   it('gives a small model one thread when the count is Dragoman\'s choice, and keeps a configured count', () => {
     expect(threadsFor(settings, SMALL_DECODER_BYTES - 1)).toBe(1);
@@ -116,25 +116,27 @@ describe('onnxruntime threads per model', () => {
 });
 
 describe('spinning', () => {
-  const spinOf = (spinning: 'off' | 'run' | 'on') =>
-    (sessionOptions({ intraOpThreads: 2, threadsAuto: false, spinning, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true }).extra as { session: Record<string, unknown> }).session;
+  const spinOf = (spinning: 'off' | 'run' | 'on' | 'auto') =>
+    (sessionOptions({ intraOpThreads: 2, threadsAuto: false, spinning, poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true }).extra as { session: Record<string, unknown> }).session;
 
-  it('defaults to spinning within a run only, and accepts off / run / on', () => {
-    expect(loadConfig({}).spinning).toBe('run');
-    for (const v of ['off', 'run', 'on'] as const) expect(loadConfig({ DRAGOMAN_SPINNING: v }).spinning).toBe(v);
-    expect(() => loadConfig({ DRAGOMAN_SPINNING: 'fast' })).toThrow(/DRAGOMAN_SPINNING must be one of off, run, on, got "fast"/);
+  it('defaults to auto (spinning within a run while the cores are free), and accepts off / run / on / auto', () => {
+    expect(loadConfig({}).spinning).toBe('auto');
+    for (const v of ['off', 'run', 'on', 'auto'] as const) expect(loadConfig({ DRAGOMAN_SPINNING: v }).spinning).toBe(v);
+    expect(() => loadConfig({ DRAGOMAN_SPINNING: 'fast' })).toThrow(/DRAGOMAN_SPINNING must be one of off, run, on, auto, got "fast"/);
   });
 
   it('maps each setting to onnxruntime session entries', () => {
     expect(spinOf('off')).toMatchObject({ intra_op: { allow_spinning: '0' }, force_spinning_stop: '0' });
     expect(spinOf('run')).toMatchObject({ intra_op: { allow_spinning: '1' }, force_spinning_stop: '1' });
     expect(spinOf('on')).toMatchObject({ intra_op: { allow_spinning: '1' }, force_spinning_stop: '0' });
+    // auto opens its sessions as run (its non-spinning twin as off: contention.test.ts).
+    expect(spinOf('auto')).toMatchObject({ intra_op: { allow_spinning: '1' }, force_spinning_stop: '1' });
   });
 
   it('translates the same with every setting (fp32 tiny model, 2 threads)', async () => {
     const texts = dev.slice(0, 12).map((d) => d.src);
     const results: string[][] = [];
-    for (const spinning of ['off', 'run', 'on']) {
+    for (const spinning of ['off', 'run', 'on', 'auto']) {
       const engine = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '2', DRAGOMAN_SPINNING: spinning, DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
       try {
         results.push((await engine.translate(texts, 'eng_Latn', 'deu_Latn')).translations);
@@ -145,5 +147,6 @@ describe('spinning', () => {
     expect(results[0]).toEqual(dev.slice(0, 12).map((d) => d.greedy));
     expect(results[1]).toEqual(results[0]);
     expect(results[2]).toEqual(results[0]);
+    expect(results[3]).toEqual(results[0]);
   });
 });
