@@ -9,7 +9,7 @@ import { CpuContention } from './contention.ts';
 import { StepSessions } from './step-sessions.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { graphIoProblem } from './graph-io.ts';
-import { signedStepModel, stepModelInThread, withSearch } from './step-model.ts';
+import { fileStamp, signedStepModel, stepModelInThread, withSearch } from './step-model.ts';
 import { SEARCH, TOP_IDS } from './top-candidates.ts';
 import type { DecoderDims } from './family.ts';
 import type { SessionSettings } from './protocol.ts';
@@ -101,7 +101,9 @@ function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tenso
  */
 async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, dims: DecoderDims, candidates: number): Promise<Decoder> {
   let parts;
+  let stamp = '';
   try {
+    stamp = fileStamp(path);
     parts = settings.splitDecoder ? splitMergedDecoder(await readFile(path)) : undefined;
   } catch {
     // Not a protobuf we can read: onnxruntime's own error below says what is wrong with the file.
@@ -120,7 +122,7 @@ async function openDecoder(path: string, options: ort.InferenceSession.SessionOp
       const beamCandidates = searchOutputs && settings.beamTopK;
       // The same stages again (all deterministic), only when asked: keeping 50+ MB of bytes for a twin that a quiet
       // machine never needs would cost more than reading the file again.
-      const recipe = { decoderPath: path, fuseHeads: fused ? dims.heads : 0, search };
+      const recipe = { decoderPath: path, stamp, fuseHeads: fused ? dims.heads : 0, search };
       const rebuild = () => stepModelInThread(recipe);
       return { kind: 'split', withPast, crossKv, signedWeights: signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates, rebuild };
     } catch {

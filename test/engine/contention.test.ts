@@ -1,5 +1,6 @@
 // DRAGOMAN_SPINNING=auto: the reading of the machine (contention.ts) and the step model's non-spinning twin
 // (seq2seq.ts), which must translate exactly as the spinning session does.
+import { copyFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CpuContention, readProcStat, WINDOW_MS, type ContentionSources } from '../../src/engine/contention.ts';
@@ -7,8 +8,9 @@ import { greedySearch } from '../../src/engine/greedy.ts';
 import { candidatesNeeded, processorsFor } from '../../src/engine/logits-processors.ts';
 import { readModelFolder } from '../../src/engine/model-folder.ts';
 import { Seq2SeqModel } from '../../src/engine/seq2seq.ts';
+import { fileStamp, stepModelBytes, stepModelInThread } from '../../src/engine/step-model.ts';
 import { IDLE_RELEASE_MS, StepSessions } from '../../src/engine/step-sessions.ts';
-import { FIXTURES, readDev, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 /** A machine of `cpus` cores on which other processes use `others()` cores and we use `ours` cores. */
 function machine(cpus: number, others: () => number, ours = 1) {
@@ -132,6 +134,25 @@ describe('the non-spinning twin of the step model', () => {
       } finally {
         await model.release();
       }
+    }
+  });
+});
+
+describe('remaking the step model', () => {
+  it('gives the bytes of the file loaded, and refuses a file replaced since (another model under the same name)', async () => {
+    const dir = tempDir();
+    try {
+      const decoderPath = join(dir.path, 'decoder_model_merged.onnx');
+      copyFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx'), decoderPath);
+      const recipe = { decoderPath, stamp: fileStamp(decoderPath), fuseHeads: 4, search: true };
+      const bytes = await stepModelInThread(recipe);
+      expect(Buffer.from(bytes).equals(Buffer.from(stepModelBytes(recipe)))).toBe(true);
+      // `models pull --force` writes a new file in place of the old one.
+      copyFileSync(join(FIXTURES, 'tiny-marian-de-en/onnx/decoder_model_merged.onnx'), `${decoderPath}.new`);
+      renameSync(`${decoderPath}.new`, decoderPath);
+      await expect(stepModelInThread(recipe)).rejects.toThrow(/changed since it was loaded/);
+    } finally {
+      dir.remove();
     }
   });
 });

@@ -41,9 +41,10 @@ describe('npm run build', () => {
       DRAGOMAN_LOG_LEVEL: 'warn',
     };
     // The thread that remakes a step model (DRAGOMAN_SPINNING=auto on a shared machine) starts from the compiled entry.
-    const { stepModelInThread } = (await import(join(dist, 'engine/step-model.js'))) as typeof import('../../src/engine/step-model.ts');
+    const { fileStamp, stepModelInThread } = (await import(join(dist, 'engine/step-model.js'))) as typeof import('../../src/engine/step-model.ts');
     const decoderPath = join(ROOT, 'test/fixtures/models/tiny-marian-en-de/onnx/decoder_model_merged.onnx');
-    expect((await stepModelInThread({ decoderPath, fuseHeads: 0, search: true })).byteLength).toBeGreaterThan(100_000);
+    const stamp = fileStamp(decoderPath);
+    expect((await stepModelInThread({ decoderPath, stamp, fuseHeads: 0, search: true })).byteLength).toBeGreaterThan(100_000);
     const list = await run(process.execPath, [join(dist, 'cli/main.js'), 'models', 'list'], { cwd: ROOT, env });
     expect(list.stdout).toMatch(/^No models in /);
     // One model, so the engine's worker thread starts from the compiled worker entry too.
