@@ -1,11 +1,11 @@
 // createEngine: the registry, tokenizers, router, cache and batcher in the main thread; generation on the pool.
 import { EventEmitter } from 'node:events';
-import { availableParallelism } from 'node:os';
 import type { Config } from '../config/env.ts';
 import { languageByFlores } from '../languages/catalog.ts';
 import { invalidRequest } from '../service/errors.ts';
 import { Batcher, type BatchEvent } from './batcher.ts';
 import { TranslationCache } from './cache.ts';
+import { usableCores } from './cpu-limit.ts';
 import { maxNewTokens, maxSourceTokens, type GenerationRules } from './family.ts';
 import { WorkerPool } from './pool.ts';
 import type { GenerationRow, ModelRuntimeSpec } from './protocol.ts';
@@ -61,9 +61,10 @@ const HAS_LETTER = /\p{L}/u;
 
 /**
  * Defaults for the pool on this machine: one worker per two cores, at most 4 (each worker holds a full replica of
- * every model: 4 x NLLB-600M int8 is already ~4 GB), the cores shared out as onnxruntime threads.
+ * every model: 4 x NLLB-600M int8 is already ~4 GB), the cores shared out as onnxruntime threads. Cores = the CPUs
+ * this process may use, a container's CPU quota included (cpu-limit.ts).
  */
-export function poolShape(config: Pick<Config, 'workers' | 'intraOpThreads'>, cores = availableParallelism()) {
+export function poolShape(config: Pick<Config, 'workers' | 'intraOpThreads'>, cores = usableCores()) {
   const workers = config.workers || Math.min(4, Math.max(1, Math.floor(cores / 2)));
   const intraOp = config.intraOpThreads || Math.max(1, Math.floor(cores / workers));
   return { workers, intraOp };
