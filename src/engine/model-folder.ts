@@ -5,6 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { languageByNllb, resolveLanguage } from '../languages/catalog.ts';
 import { decoderDims, generationRules } from './family.ts';
+import { fileStamp } from './file-stamp.ts';
 import { onnxFileProblem } from './onnx-file-check.ts';
 import { targetTokenMap, targetTokenPieces } from './target-tokens.ts';
 import type { ModelRuntimeSpec } from './protocol.ts';
@@ -179,15 +180,11 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
     const rules = generationRules(family, config, generation);
     const dims = decoderDims(config);
     if (!dims.layers || !dims.heads) throw new FolderProblem('corrupt', `${join(path, 'config.json')} lacks decoder_layers / decoder_attention_heads / d_model`);
+    const encoderPath = join(path, `onnx/encoder_model${suffix}.onnx`);
+    const decoderPath = join(path, `onnx/decoder_model_merged${suffix}.onnx`);
     return {
       info,
-      runtime: {
-        name,
-        encoderPath: join(path, `onnx/encoder_model${suffix}.onnx`),
-        decoderPath: join(path, `onnx/decoder_model_merged${suffix}.onnx`),
-        rules,
-        dims,
-      },
+      runtime: { name, encoderPath, decoderPath, rules, dims, stamps: { encoder: fileStamp(encoderPath), decoder: fileStamp(decoderPath) } },
       ...(targetTokens ? { targetTokens } : {}),
     };
   } catch (err) {

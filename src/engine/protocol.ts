@@ -10,6 +10,8 @@ export interface ModelRuntimeSpec {
   decoderPath: string;
   rules: GenerationRules;
   dims: DecoderDims;
+  /** fileStamp (file-stamp.ts) of both files when the folder was read: a worker loading later checks them. */
+  stamps: { encoder: string; decoder: string };
 }
 
 export interface SessionSettings {

@@ -3,9 +3,10 @@
 // (attention-fusion.ts) and the search outputs added (top-candidates.ts). seq2seq.ts makes it once at load, checking
 // each stage; step-sessions.ts needs the same bytes again later for a twin session and gets them from a thread of
 // their own: the ~0.6 s of synchronous JavaScript (OPUS-MT-base) would otherwise hold up the decoding worker's steps.
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { fuseAttention } from './attention-fusion.ts';
+import { assertUnchanged } from './file-stamp.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
 import { withSearchOutputs } from './top-candidates.ts';
@@ -24,22 +25,15 @@ export function withSearch(model: Uint8Array, search: boolean): Uint8Array {
 /** What was done to the step model at load, to do again. */
 export interface StepModelRecipe {
   decoderPath: string;
-  /** The file as it was at load (fileStamp): a file replaced since (`models pull --force` into a served folder) is
-   * another model, whose step model would run against the old encoder: refused rather than rebuilt. */
+  /** The file as it was read at start (file-stamp.ts): a file replaced since is refused rather than rebuilt. */
   stamp: string;
   /** Attention heads when attention was fused at load, 0 when not. */
   fuseHeads: number;
   search: boolean;
 }
 
-/** Identity of a file's content for as long as nobody rewrites it: device, inode, size, modification time. */
-export function fileStamp(path: string): string {
-  const st = statSync(path);
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
-}
-
 export function stepModelBytes(recipe: StepModelRecipe): Uint8Array {
-  if (fileStamp(recipe.decoderPath) !== recipe.stamp) throw new Error(`${recipe.decoderPath}: changed since it was loaded`);
+  assertUnchanged(recipe.decoderPath, recipe.stamp);
   const parts = splitMergedDecoder(readFileSync(recipe.decoderPath));
   if (!parts) throw new Error(`${recipe.decoderPath}: cannot be cut any more`);
   const { plain } = signedStepModel(parts.withPast);

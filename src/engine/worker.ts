@@ -4,6 +4,7 @@ import { beamSearch } from './beam.ts';
 import { greedySearch } from './greedy.ts';
 import { candidatesNeeded, processorsFor, type LogitsProcessor } from './logits-processors.ts';
 import { CpuContention } from './contention.ts';
+import { assertUnchanged } from './file-stamp.ts';
 import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
 import { Seq2SeqModel } from './seq2seq.ts';
 
@@ -26,6 +27,9 @@ let contention: CpuContention | undefined;
 async function load(spec: ModelRuntimeSpec): Promise<void> {
   const t0 = performance.now();
   try {
+    // The files read at start, not others put in their place since (a replacement worker loads long after start).
+    assertUnchanged(spec.encoderPath, spec.stamps.encoder);
+    assertUnchanged(spec.decoderPath, spec.stamps.decoder);
     const processors = processorsFor(spec.rules);
     const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention);
     models.set(spec.name, { spec, model, processors });

@@ -8,7 +8,8 @@ import { greedySearch } from '../../src/engine/greedy.ts';
 import { candidatesNeeded, processorsFor } from '../../src/engine/logits-processors.ts';
 import { readModelFolder } from '../../src/engine/model-folder.ts';
 import { Seq2SeqModel } from '../../src/engine/seq2seq.ts';
-import { fileStamp, stepModelBytes, stepModelInThread } from '../../src/engine/step-model.ts';
+import { fileStamp } from '../../src/engine/file-stamp.ts';
+import { stepModelBytes, stepModelInThread } from '../../src/engine/step-model.ts';
 import { IDLE_RELEASE_MS, StepSessions } from '../../src/engine/step-sessions.ts';
 import { FIXTURES, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
@@ -150,7 +151,7 @@ describe('remaking the step model', () => {
       // `models pull --force` writes a new file in place of the old one.
       copyFileSync(join(FIXTURES, 'tiny-marian-de-en/onnx/decoder_model_merged.onnx'), `${decoderPath}.new`);
       renameSync(`${decoderPath}.new`, decoderPath);
-      await expect(stepModelInThread(recipe)).rejects.toThrow(/changed since it was loaded/);
+      await expect(stepModelInThread(recipe)).rejects.toThrow(/changed since the server started/);
     } finally {
       dir.remove();
     }

@@ -1,5 +1,5 @@
 // A worker that dies mid-request fails that request clearly; the pool replaces it and keeps serving.
-import { mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,37 @@ describe('a replacement worker that cannot load the models (the folder went away
         message: expect.stringMatching(/cannot load its models/),
       });
       symlinkSync(join(FIXTURES, 'tiny-marian-en-de'), link);
+      await until(() => engine.stats().workersAlive === 1);
+      expect((await engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn')).translations).toEqual([dev[0]!.greedy]);
+    } finally {
+      await engine.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a replacement worker when a model file was replaced after start', () => {
+  it('refuses the new file (another model beside the old tokenizer) until the old one is back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dragoman-pool-'));
+    const model = join(dir, 'tiny-marian-en-de');
+    mkdirSync(join(model, 'onnx'), { recursive: true });
+    for (const f of readdirSync(join(FIXTURES, 'tiny-marian-en-de'))) {
+      if (f !== 'onnx') symlinkSync(join(FIXTURES, 'tiny-marian-en-de', f), join(model, f));
+    }
+    for (const f of readdirSync(join(FIXTURES, 'tiny-marian-en-de', 'onnx'))) copyFileSync(join(FIXTURES, 'tiny-marian-en-de', 'onnx', f), join(model, 'onnx', f));
+    const engine = await engineOver(dir, { DRAGOMAN_WORKERS: '1', DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '1', DRAGOMAN_PRECISION: 'fp32' });
+    const failures: string[] = [];
+    engine.events.on('workerLoadFailed', (e: { problem: string }) => failures.push(e.problem));
+    const decoder = join(model, 'onnx', 'decoder_model_merged.onnx');
+    try {
+      // `models pull --force` of another model: a new file where the loaded one was.
+      renameSync(decoder, `${decoder}.loaded`);
+      copyFileSync(join(FIXTURES, 'tiny-marian-de-en', 'onnx', 'decoder_model_merged.onnx'), decoder);
+      engine.crashWorkerForTest();
+      await until(() => failures.length > 0);
+      expect(failures[0]).toMatch(/decoder_model_merged\.onnx: changed since the server started; restart it/);
+      await expect(engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn')).rejects.toMatchObject({ status: 503 });
+      renameSync(`${decoder}.loaded`, decoder);
       await until(() => engine.stats().workersAlive === 1);
       expect((await engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn')).translations).toEqual([dev[0]!.greedy]);
     } finally {

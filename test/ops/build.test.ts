@@ -41,7 +41,8 @@ describe('npm run build', () => {
       DRAGOMAN_LOG_LEVEL: 'warn',
     };
     // The thread that remakes a step model (DRAGOMAN_SPINNING=auto on a shared machine) starts from the compiled entry.
-    const { fileStamp, stepModelInThread } = (await import(join(dist, 'engine/step-model.js'))) as typeof import('../../src/engine/step-model.ts');
+    const { stepModelInThread } = (await import(join(dist, 'engine/step-model.js'))) as typeof import('../../src/engine/step-model.ts');
+    const { fileStamp } = (await import(join(dist, 'engine/file-stamp.js'))) as typeof import('../../src/engine/file-stamp.ts');
     const decoderPath = join(ROOT, 'test/fixtures/models/tiny-marian-en-de/onnx/decoder_model_merged.onnx');
     const stamp = fileStamp(decoderPath);
     expect((await stepModelInThread({ decoderPath, stamp, fuseHeads: 0, search: true })).byteLength).toBeGreaterThan(100_000);
