@@ -61,8 +61,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     real.events.on('workerLoadFailed', (e: { problem: string }) =>
       server.log.error(e, 'replacement engine worker cannot load the models: translation answers 503 until it can (retried every 5 s)'));
     // DRAGOMAN_SPINNING=auto changing its mind (engine/contention.ts): a shared machine explains slower translations.
-    real.events.on('spinning', (e: { spinning: boolean; othersCores: number }) =>
-      server.log.info({ spinning: e.spinning, othersCores: Math.round(e.othersCores * 100) / 100 }, e.spinning
+    real.events.on('spinning', (e: { spinning: boolean; othersCores: number; worker: number }) =>
+      server.log.info({ spinning: e.spinning, othersCores: Math.round(e.othersCores * 100) / 100, worker: e.worker }, e.spinning
         ? 'the cores are free again: onnxruntime threads spin within a run'
         : 'other processes use the cores: onnxruntime threads stop spinning'));
     const address = server.server.address();

@@ -26,8 +26,8 @@ export interface EngineOptions {
 
 /**
  * What /metrics and the log can read besides stats(): 'batch' (BatchEvent), 'modelLoaded' ({name, ms, threads}),
- * 'route' (string[]), 'workerExit' ({restarts}), 'workerLoadFailed' ({problem}), 'spinning' ({spinning, othersCores}:
- * DRAGOMAN_SPINNING=auto changed its mind in a worker).
+ * 'route' (string[]), 'workerExit' ({restarts}), 'workerLoadFailed' ({problem}), 'spinning' ({spinning, othersCores,
+ * worker}: DRAGOMAN_SPINNING=auto changed its mind in that worker thread).
  */
 export interface EngineEvents extends EventEmitter {}
 
@@ -116,7 +116,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   // For the log: a worker replaced after a crash, or a replacement that could not load the models.
   pool.on('workerExit', () => events.emit('workerExit', { restarts: pool.restarts }));
   pool.on('workerLoadFailed', (problem: string) => events.emit('workerLoadFailed', { problem }));
-  pool.on('spinning', (e: { spinning: boolean; othersCores: number }) => events.emit('spinning', e));
+  pool.on('spinning', (e: { spinning: boolean; othersCores: number; worker: number }) => events.emit('spinning', e));
 
   function languageTokenId(model: LoadedModel, token: string | undefined, flores: string): number {
     const id = token === undefined ? undefined : model.tokenizer.tokenId(token);

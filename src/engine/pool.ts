@@ -102,7 +102,7 @@ export class WorkerPool extends EventEmitter {
             finishLoad();
             break;
           case 'spinning':
-            this.emit('spinning', { spinning: msg.spinning, othersCores: msg.othersCores });
+            this.emit('spinning', { spinning: msg.spinning, othersCores: msg.othersCores, worker: worker.threadId });
             break;
           case 'result':
           case 'failed': {

@@ -9,7 +9,7 @@ import { CpuContention } from './contention.ts';
 import { StepSessions } from './step-sessions.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { graphIoProblem } from './graph-io.ts';
-import { fileStamp } from './file-stamp.ts';
+import { assertUnchanged, fileStamp } from './file-stamp.ts';
 import { signedStepModel, stepModelInThread, withSearch } from './step-model.ts';
 import { SEARCH, TOP_IDS } from './top-candidates.ts';
 import type { DecoderDims } from './family.ts';
@@ -36,6 +36,12 @@ export interface DecoderState {
  * sentence, 59 vs 61 ms for 32), while OPUS-MT-base (56 MB int8) gains from two.
  */
 export const SMALL_DECODER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * DRAGOMAN_SPINNING=auto gives a decoder at most this large a second (non-spinning) session for shared machines:
+ * OPUS-MT models (56 MB int8, ~200 MB fp32) but not NLLB-200, whose second session would cost gigabytes.
+ */
+export const MAX_TWIN_DECODER_BYTES = 256 * 1024 * 1024;
 
 /** onnxruntime threads for a model: as configured, or one for a small model when the count is Dragoman's choice. */
 export function threadsFor(settings: SessionSettings, decoderBytes: number): number {
@@ -100,11 +106,9 @@ function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tenso
  * `candidates`: greedy search's top-k (candidatesNeeded of the model's rules; 0 = none). Only the split decoder gets the
  * search outputs: the merged file is the fallback for what could not be cut, left as it is.
  */
-async function openDecoder(path: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, dims: DecoderDims, candidates: number): Promise<Decoder> {
+async function openDecoder(path: string, stamp: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, dims: DecoderDims, candidates: number): Promise<Decoder> {
   let parts;
-  let stamp = '';
   try {
-    stamp = fileStamp(path);
     parts = settings.splitDecoder ? splitMergedDecoder(await readFile(path)) : undefined;
   } catch {
     // Not a protobuf we can read: onnxruntime's own error below says what is wrong with the file.
@@ -246,7 +250,9 @@ export class Seq2SeqModel {
    * `contention`: the worker's one reading of the machine for DRAGOMAN_SPINNING=auto (else one of the model's own).
    */
   static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings, candidates = 0, contention?: CpuContention) {
-    const threads = threadsFor(settings, statSync(decoderPath).size);
+    const decoderBytes = statSync(decoderPath).size;
+    const stamp = fileStamp(decoderPath);
+    const threads = threadsFor(settings, decoderBytes);
     const options = sessionOptions(settings, threads);
     // Each file's problem is reported with that file's path (a folder report must say which one to replace).
     const encoder = await ort.InferenceSession.create(encoderPath, options).catch((err: Error) => {
@@ -258,12 +264,21 @@ export class Seq2SeqModel {
       await encoder.release();
       throw new Error(problem);
     }
-    const decoder = await openDecoder(decoderPath, options, settings, dims, candidates).catch(async (err: Error) => {
+    const decoder = await openDecoder(decoderPath, stamp, options, settings, dims, candidates).catch(async (err: Error) => {
       await encoder.release();
       throw err.message.startsWith(decoderPath) ? err : new Error(`${decoderPath}: onnxruntime cannot load it: ${err.message}`);
     });
-    if (settings.spinning !== 'auto' || decoder.kind !== 'split') return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
-    const steps = new StepSessions(decoder.withPast, contention ?? new CpuContention(settings.poolThreads || threads), decoder.rebuild, {
+    // auto: a non-spinning twin of the step model for when the cores are shared. Not for one thread (nothing spins),
+    // nor a decoder past MAX_TWIN_DECODER_BYTES (NLLB-200: a second session would be gigabytes): those spin within runs.
+    if (settings.spinning !== 'auto' || threads < 2 || decoderBytes > MAX_TWIN_DECODER_BYTES) {
+      return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
+    }
+    const step = decoder.kind === 'split' ? decoder.withPast : decoder.session;
+    const rebuild = decoder.kind === 'split' ? decoder.rebuild : async () => {
+      assertUnchanged(decoderPath, stamp);
+      return new Uint8Array(await readFile(decoderPath));
+    };
+    const steps = new StepSessions(step, contention ?? new CpuContention(settings.poolThreads || threads), rebuild, {
       spin: options,
       calm: sessionOptions({ ...settings, spinning: 'off' }, threads),
     });
@@ -376,7 +391,7 @@ export class Seq2SeqModel {
       used = run;
       usedSession = session;
     } else {
-      out = await this.decoder.session.run({
+      out = await (this.steps?.pick() ?? this.decoder.session).run({
         ...feeds,
         use_cache_branch: new ort.Tensor('bool', Uint8Array.from([state.step > 0 ? 1 : 0]), [1]),
         ...state.past,
@@ -402,12 +417,10 @@ export class Seq2SeqModel {
 
   async release(): Promise<void> {
     await this.encoder.release();
-    if (this.decoder.kind === 'split') {
-      // With auto spinning, the step sessions own withPast (it may already have been released as the idle one).
-      if (this.steps) await this.steps.release();
-      else await this.decoder.withPast.release();
-      await this.decoder.crossKv.release();
-    } else await this.decoder.session.release();
+    // With auto spinning, the step sessions own the step model's session (it may already be released as the idle one).
+    if (this.steps) await this.steps.release();
+    else await (this.decoder.kind === 'split' ? this.decoder.withPast : this.decoder.session).release();
+    if (this.decoder.kind === 'split') await this.decoder.crossKv.release();
   }
 }
 

@@ -1,9 +1,9 @@
-// The split decoder's step model under DRAGOMAN_SPINNING=auto: a spinning session while the cores are free, a
-// non-spinning one of the same graph while other processes use them (contention.ts). Only how idle threads wait
-// differs, not the arithmetic, so either gives the same tokens.
+// The decoder's step model (split: its with-past model; else the merged file) under DRAGOMAN_SPINNING=auto: a
+// spinning session while the cores are free, a non-spinning one of the same graph while other processes use them
+// (contention.ts). Only how idle threads wait differs, not the arithmetic, so either gives the same tokens.
 //
-// The one not in use is released after IDLE_RELEASE_MS: a twin of OPUS-MT-base's step model is ~130 MB resident,
-// NLLB-600M's several hundred, and a machine that was busy once should not pay that for ever. Opening one (reading
+// The one not in use is released after IDLE_RELEASE_MS: both OPUS-MT-base step sessions open are +240-270 MB
+// resident, and a machine that was busy once should not pay that for ever (glibc may keep part of it all the same). Opening one (reading
 // the decoder file again, cutting, fusing, onnxruntime's own load) takes ~0.5-1 s on OPUS-MT-base; it happens in
 // the background while steps go on on the other, and at most once per IDLE_RELEASE_MS per direction.
 import ort from 'onnxruntime-node';

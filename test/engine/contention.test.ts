@@ -106,16 +106,16 @@ describe('reading the machine', () => {
 });
 
 describe('the non-spinning twin of the step model', () => {
-  it('is opened when the cores are shared and translates exactly as the spinning session (fp32 and int8)', async () => {
+  it('is opened when the cores are shared and translates exactly as the spinning session (fp32 and int8, split or merged decoder)', async () => {
     const dev = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 16);
-    for (const precision of ['fp32', 'int8'] as const) {
+    for (const [precision, splitDecoder] of [['fp32', true], ['int8', true], ['fp32', false], ['int8', false]] as const) {
       const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), precision);
       const spec = folder.runtime!;
       const processors = processorsFor(spec.rules);
       let shared = false;
       const m = machine(2, () => (shared ? 2 : 0));
       const contention = new CpuContention(2, m.sources);
-      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
+      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
       const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention);
       try {
         const rows = dev.map((d) => ({ ids: d.src_ids, maxNewTokens: 64, minNewTokens: 0, forcedFirstId: undefined }));
@@ -128,13 +128,25 @@ describe('the non-spinning twin of the step model', () => {
         // The first contended step asks for the twin; steps go on on the spinning session until it is open.
         await greedySearch(model, spec.rules, processors, rows.slice(0, 1));
         for (let i = 0; i < 300 && steps.current !== 'calm'; i++) await new Promise((r) => setTimeout(r, 20));
-        expect([steps.current, steps.openCount], precision).toEqual(['calm', 2]);
+        expect([steps.current, steps.openCount], `${precision} split ${splitDecoder}`).toEqual(['calm', 2]);
         const calm = await greedySearch(model, spec.rules, processors, rows);
-        expect(calm, precision).toEqual(spinning);
+        expect(calm, `${precision} split ${splitDecoder}`).toEqual(spinning);
         if (precision === 'fp32') expect(spinning.map((h) => h[0])).toEqual(dev.map((d) => d.greedy_ids));
       } finally {
         await model.release();
       }
+    }
+  });
+
+  it('is not made for a model on one onnxruntime thread (nothing spins there)', async () => {
+    const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), 'fp32');
+    const spec = folder.runtime!;
+    const settings = { intraOpThreads: 1, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
+    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
+    try {
+      expect(model.stepSessions).toBeUndefined();
+    } finally {
+      await model.release();
     }
   });
 });

@@ -164,6 +164,7 @@ describe('translate', () => {
     expect((await post('/translate', { ...fields, apiKey: '' }, { 'x-api-key': secret })).status).toBe(200);
     // The same key twice is one key; two different ones are refused rather than one of them charged.
     expect((await post('/translate', { ...fields, api_key: secret }, { 'x-api-key': secret })).status).toBe(200);
+    expect((await post('/translate', { ...fields, apiKey: `${secret} ` }, { 'x-api-key': secret })).status).toBe(200);
     const two = await post('/translate', { ...fields, api_key: secret }, { 'x-api-key': 'dk_other_key_000000000000000' });
     expect(expectLibreError(two, 400)).toMatch(/two different API keys/);
   });

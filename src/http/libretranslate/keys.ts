@@ -5,8 +5,9 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../service/errors.ts';
 import { libreBody } from './params.ts';
 
+/** The key as the accounts read it (trimmed), or undefined for none. */
 function nonEmpty(v: unknown): string | undefined {
-  return typeof v === 'string' && v.trim() !== '' ? v : undefined;
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
 }
 
 /** The key this request presents, or undefined when it presents none. */
