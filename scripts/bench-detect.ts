@@ -12,12 +12,16 @@
 // and on the dev sentences cut to their first 1..5 words (sentence i of a variety keeps 1 + i mod 5 words;
 // unspaced scripts keep 3 characters per "word").
 //
+// Text typed without diacritics: the dev sentences of the Latin-script varieties stripping changes (at least half
+// of a variety's sentences), stripped by src/detect/diacritics.ts, whole and cut to their first 8 and 3 words.
+//
 // Time: wall-clock per detect() call (hrtime around each call) and process CPU time over the whole run divided
 // by the sentences; both include whatever else the machine runs at the same moment, so read them as upper bounds.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ExternalDetector, loadCld3, loadFastText } from '../src/detect/external.ts';
+import { stripDiacritics } from '../src/detect/diacritics.ts';
 import { createDetector } from '../src/detect/index.ts';
 import { LANGUAGES, resolveLanguage } from '../src/languages/catalog.ts';
 
@@ -38,8 +42,11 @@ interface Contender {
   title: string;
   /** FLORES codes it can answer. */
   canOutput: Set<string>;
-  /** FLORES code of the answer, or a raw label in brackets when it maps to no variety. */
-  detect(text: string): string;
+  /**
+   * FLORES code of the answer, or a raw label in brackets when it maps to no variety; and whether the detector
+   * calls it reliable (Dragoman: isReliable; cld3: its is_reliable; fastText: probability >= 0.5).
+   */
+  answer(text: string): { flores: string; reliable: boolean };
 }
 
 const varieties = LANGUAGES.map((l) => l.flores).sort();
@@ -66,9 +73,9 @@ for (const [key, title, load] of [
     key,
     title,
     canOutput: new Set(ext.labels.map((l) => ext.toFlores(l)).filter((f): f is string => f !== null)),
-    detect: (text) => {
-      const { label } = ext.detect(text);
-      return ext.toFlores(label) ?? `[${label}]`;
+    answer: (text) => {
+      const { label, reliable } = ext.detect(text);
+      return { flores: ext.toFlores(label) ?? `[${label}]`, reliable };
     },
   });
 }
@@ -82,7 +89,15 @@ for (const [key, title, d] of [
   ['dragoman', "Dragoman's detector (model + fastText's opinion on short text)", detector],
 ] as const) {
   if (!wanted(key)) continue;
-  contenders.push({ key, title, canOutput: new Set(varieties), detect: (text) => asFlores(d.detect(text).language) });
+  contenders.push({
+    key,
+    title,
+    canOutput: new Set(varieties),
+    answer: (text) => {
+      const { language, isReliable } = d.detect(text);
+      return { flores: asFlores(language), reliable: isReliable };
+    },
+  });
 }
 if (wanted('combined')) {
   // The combination the issue suggests, measured rather than assumed: where Dragoman is not reliable, take the
@@ -93,17 +108,17 @@ if (wanted('combined')) {
     key: 'combined',
     title: "Dragoman's model, asking cld3 then fastText when unsure",
     canOutput: new Set(varieties),
-    detect: (text) => {
+    answer: (text) => {
       const d = modelAlone.detect(text);
-      if (d.language === 'und') return '[und]';
+      if (d.language === 'und') return { flores: '[und]', reliable: false };
       const own = asFlores(d.language);
-      if (d.isReliable) return own;
+      if (d.isReliable) return { flores: own, reliable: true };
       for (const ext of externals.values()) {
         const { label, reliable } = ext.detect(text);
         const flores = ext.toFlores(label);
-        if (reliable && flores && scriptOf.get(flores) === scriptOf.get(own)) return flores;
+        if (reliable && flores && scriptOf.get(flores) === scriptOf.get(own)) return { flores, reliable: true };
       }
-      return own;
+      return { flores: own, reliable: false };
     },
   });
 }
@@ -120,7 +135,7 @@ interface Result {
 const results: Result[] = [];
 for (const c of contenders) {
   // Warm-up (JIT, WebAssembly tiers) on a few sentences of every variety.
-  for (const flores of varieties) for (const s of sentences.get(flores)!.slice(0, 5)) c.detect(s);
+  for (const flores of varieties) for (const s of sentences.get(flores)!.slice(0, 5)) c.answer(s);
   const accuracy = new Map<string, number>();
   const topAnswer = new Map<string, string>();
   const confusions = new Map<string, number>();
@@ -131,7 +146,7 @@ for (const c of contenders) {
     let right = 0;
     for (const s of sentences.get(flores)!) {
       const t0 = process.hrtime.bigint();
-      const answer = c.detect(s);
+      const answer = c.answer(s).flores;
       wallNs += process.hrtime.bigint() - t0;
       answers.set(answer, (answers.get(answer) ?? 0) + 1);
       if (answer === flores) right++;
@@ -208,12 +223,24 @@ const truncate = (s: string, i: number): string => {
   return words.length < 4 ? [...s].slice(0, 3 * k).join('') : words.slice(0, k).join(' ');
 };
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** Reliable answers of `c` on phrase rows: [right, all]. */
+const reliableCount = (c: Contender, rows: (readonly [string, string])[]): [number, number] => {
+  let right = 0;
+  let all = 0;
+  for (const [flores, text] of rows) {
+    const a = c.answer(text);
+    if (!a.reliable) continue;
+    all++;
+    if (a.flores === flores) right++;
+  }
+  return [right, all];
+};
 /** Micro and macro (over languages) accuracy of `c` on phrase rows. */
 const phraseAccuracy = (c: Contender, rows: (readonly [string, string])[]): [number, number] => {
   const perLang = new Map<string, [number, number]>();
   let right = 0;
   for (const [flores, text] of rows) {
-    const ok = c.detect(text) === flores;
+    const ok = c.answer(text).flores === flores;
     if (ok) right++;
     const p = perLang.get(flores) ?? [0, 0];
     perLang.set(flores, [p[0] + (ok ? 1 : 0), p[1] + 1]);
@@ -228,14 +255,16 @@ L.push(
     `held-out phrases (\`${heldoutFile.replace(root + '/', '')}\`: ${heldoutRows.length} phrases of 1–10 words in ` +
     `${heldoutVarieties.length} languages, written separately and never used to choose anything) and FLORES dev ` +
     'sentences cut to their first 1–5 words (sentence i keeps 1 + i mod 5 words; Chinese, Japanese, Thai, … keep 3 ' +
-    'characters per word). Strict accuracy.',
+    'characters per word). Strict accuracy. Reliable: of the answers on both phrase files the detector calls reliable, ' +
+    'how many are right.',
 );
 L.push('');
 L.push(
   `| detector | phrases (micro) | phrases (macro over ${shortVarieties.length} languages) | held-out phrases (micro) | ` +
-    `held-out (macro over ${heldoutVarieties.length}) | cut FLORES, macro all 204 | cut FLORES, macro over the ${shortVarieties.length} phrase languages |`,
+    `held-out (macro over ${heldoutVarieties.length}) | cut FLORES, macro all 204 | cut FLORES, macro over the ${shortVarieties.length} phrase languages | ` +
+    'reliable answers right, both phrase files |',
 );
-L.push('|---|---|---|---|---|---|---|');
+L.push('|---|---|---|---|---|---|---|---|');
 for (const c of contenders) {
   const [micro, macro] = phraseAccuracy(c, shortRows);
   const [heldMicro, heldMacro] = phraseAccuracy(c, heldoutRows);
@@ -243,15 +272,94 @@ for (const c of contenders) {
   for (const f of varieties) {
     const lines = sentences.get(f)!;
     let ok = 0;
-    lines.forEach((s, i) => (ok += c.detect(truncate(s, i)) === f ? 1 : 0));
+    lines.forEach((s, i) => (ok += c.answer(truncate(s, i)).flores === f ? 1 : 0));
     cut.set(f, ok / lines.length);
   }
   L.push(
     `| ${c.title} | ${pct(micro)} | ${pct(macro)} | ${pct(heldMicro)} | ${pct(heldMacro)} | ` +
-      `${pct(mean(varieties.map((f) => cut.get(f)!)))} | ${pct(mean(shortVarieties.map((f) => cut.get(f)!)))} |`,
+      `${pct(mean(varieties.map((f) => cut.get(f)!)))} | ${pct(mean(shortVarieties.map((f) => cut.get(f)!)))} | ` +
+      `${reliableCount(c, [...shortRows, ...heldoutRows]).join(' of ')} |`,
   );
   console.error(`${c.key}: short text done`);
 }
+L.push('');
+// Text typed without diacritics.
+const firstWords = (s: string, n: number): string => (n === 0 ? s : s.split(' ').slice(0, n).join(' '));
+const strippedVarieties = varieties.filter((f) => {
+  if (!f.endsWith('_Latn')) return false;
+  const lines = sentences.get(f)!;
+  return lines.filter((s) => stripDiacritics(s) !== s).length * 2 >= lines.length;
+});
+const LENGTHS = [0, 8, 3] as const; // 0: the whole sentence
+/** Per length: the variety's texts (whole or first n words) that stripping changes, as [with diacritics, stripped]. */
+const strippedTexts = LENGTHS.map((n) =>
+  new Map(
+    strippedVarieties.map((f) => [
+      f,
+      sentences
+        .get(f)!
+        .map((s) => firstWords(s, n))
+        .map((s) => [s, stripDiacritics(s)] as const)
+        .filter(([a, b]) => a !== b),
+    ]),
+  ),
+);
+L.push('## Text typed without diacritics');
+L.push('');
+L.push(
+  `The dev sentences of the ${strippedVarieties.length} Latin-script varieties where stripping changes at least half ` +
+    'of the sentences, stripped as a user typing without diacritics would write them (`stripDiacritics`, ' +
+    '`src/detect/diacritics.ts`: NFD, combining marks U+0300–U+036F removed, ł ø đ ħ ı ß → l o d h i ss; æ œ ð þ ə ŋ ɛ ɔ ' +
+    'kept): the whole sentence and its first 8 and first 3 words, counting only the texts stripping changes (' +
+    LENGTHS.map((n, i) => `${[...strippedTexts[i]!.values()].reduce((a, t) => a + t.length, 0)} ${n === 0 ? 'sentences' : `${n}-word prefixes`}`).join(', ') +
+    '). Strict accuracy, macro over the varieties; in brackets the same texts with their diacritics. Reliable: of the ' +
+    'answers on the stripped texts (all three lengths) the detector calls reliable, how many are right.',
+);
+L.push('');
+L.push(
+  `| detector | whole sentences, stripped (with diacritics) | first 8 words, stripped (with) | first 3 words, stripped (with) | ` +
+    'reliable answers right, stripped |',
+);
+L.push('|---|---|---|---|---|');
+const strippedConfusions = new Map<string, number>();
+for (const c of contenders) {
+  const cells: string[] = [];
+  let reliable = 0;
+  let reliableRight = 0;
+  LENGTHS.forEach((n, i) => {
+    const plain: number[] = [];
+    const stripped: number[] = [];
+    for (const [f, texts] of strippedTexts[i]!) {
+      if (texts.length === 0) continue;
+      let ok = 0;
+      let okPlain = 0;
+      for (const [withMarks, without] of texts) {
+        if (c.answer(withMarks).flores === f) okPlain++;
+        const a = c.answer(without);
+        if (a.flores === f) ok++;
+        else if (c.key === 'dragoman' && n === 3) strippedConfusions.set(`${f} → ${a.flores}`, (strippedConfusions.get(`${f} → ${a.flores}`) ?? 0) + 1);
+        if (a.reliable) {
+          reliable++;
+          if (a.flores === f) reliableRight++;
+        }
+      }
+      stripped.push(ok / texts.length);
+      plain.push(okPlain / texts.length);
+    }
+    cells.push(`${pct(mean(stripped))} (${pct(mean(plain))})`);
+  });
+  L.push(`| ${c.title} | ${cells.join(' | ')} | ${reliableRight} of ${reliable} |`);
+  console.error(`${c.key}: stripped text done`);
+}
+if (strippedConfusions.size > 0) {
+  L.push('');
+  L.push("Most frequent confusions of Dragoman's detector on the stripped first 3 words:");
+  L.push('');
+  L.push('| true variety → answer | prefixes |');
+  L.push('|---|---|');
+  for (const [pair, n] of [...strippedConfusions].sort((a, b) => b[1] - a[1]).slice(0, 15)) L.push(`| ${pair} | ${n} |`);
+}
+L.push('');
 L.push('## Accuracy per variety');
 L.push('');
 L.push(`| variety | ${results.map((r) => r.c.key).join(' | ')} | ${results.map((r) => `most frequent answer (${r.c.key})`).join(' | ')} |`);
@@ -270,4 +378,5 @@ L.push(
 const text = L.join('\n') + '\n';
 if (outFile) writeFileSync(outFile, text);
 const shortAt = L.indexOf('## Short text');
-console.log(outFile ? [...L.slice(0, 4 + results.length + 2), ...L.slice(shortAt, shortAt + 6 + results.length)].join('\n') : text);
+const perVarietyAt = L.indexOf('## Accuracy per variety');
+console.log(outFile ? [...L.slice(0, 4 + results.length + 2), ...L.slice(shortAt, perVarietyAt)].join('\n') : text);

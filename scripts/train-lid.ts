@@ -2,7 +2,7 @@
 //
 //   node --max-old-space-size=6000 --import tsx scripts/train-lid.ts [--train ../shared/lid/train]
 //        [--out src/detect/model/lid.bin.gz] [--min 5] [--alpha 0.1] [--max-postings 60] [--epochs 3] [--rate 0.1] [--bias-rate 10]
-//        [--holdout 100] [--holdout-out FILE]
+//        [--holdout 100] [--holdout-out FILE] [--strip 0] [--strip-mode novel] [--strip-tune 1] [--strip-bias]
 //
 // 1. Naive Bayes: count hashed features per variety, keep (feature, variety) pairs seen >= min times, drop
 //    features kept for more than max-postings varieties.
@@ -18,6 +18,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Classifier } from '../src/detect/classify.ts';
+import { stripDiacritics } from '../src/detect/diacritics.ts';
 import { forEachFeature } from '../src/detect/features.ts';
 import { hanSets } from '../src/detect/han.ts';
 import { letterInventory } from '../src/detect/letters.ts';
@@ -49,11 +50,24 @@ const WEIGHT_SCALE = 16;
 // Off by default: measured with 1 per sentence, training loss grew each epoch and the everyday-phrase accuracy
 // fell (82.0% -> 80.4% at exponent 0.3) while cut FLORES sentences gained (78.9% -> 79.6%); see src/detect/README.md.
 const FRAGMENTS = Number(opt('fragments', '0'));
+// Text typed without diacritics ("Dnes je krasne pocasi"): for a Latin-script variety, each training line that
+// stripDiacritics() changes also counts in its stripped form, with weight STRIP (0 = off). STRIP_MODE 'novel'
+// counts only the stripped copy's features the line itself does not have (the n-grams and words around a stripped
+// letter), 'all' every feature of the copy. STRIP_TUNE: share of the stripped copies that are also fine-tuning
+// rows (they move weights only, like fragments, unless --strip-bias). Leave-one-out takes out both forms.
+// lid.bin.gz is trained without (0); lid-unaccented.bin.gz with --strip 0.5 --strip-mode all (npm run
+// train:lid-unaccented; src/detect/README.md, "Text typed without diacritics").
+const STRIP = Number(opt('strip', '0'));
+const STRIP_MODE = opt('strip-mode', 'novel');
+const STRIP_TUNE = Number(opt('strip-tune', '1'));
+const STRIP_BIAS = args.includes('--strip-bias');
+const STRIP_CALIBRATE = args.includes('--strip-calibrate');
 
 const classes = LANGUAGES.map((l) => l.flores);
 const corpus = classes.map((c) => readFileSync(`${trainDir}/${c}.txt`, 'utf8').split('\n').filter((l) => l.length > 0));
 const minOrderOf = (flores: string): number => (LOW_ORDER_SCRIPTS.has(flores.slice(flores.indexOf('_') + 1)) ? 1 : 3);
-const nbWeight = (n: number): number => (n >= MIN_COUNT ? Math.log((n + ALPHA) / ALPHA) : 0);
+/** Weight of a feature counted n times (raw: occurrences, for the MIN_COUNT test; n itself unless --strip-mode mix). */
+const nbWeight = (n: number, raw = n): number => (raw >= MIN_COUNT ? Math.log((n + ALPHA) / ALPHA) : 0);
 const t0 = performance.now();
 const log = (msg: string): void => console.log(`[${((performance.now() - t0) / 1000).toFixed(0)} s] ${msg}`);
 
@@ -61,50 +75,61 @@ interface Fitted {
   model: LidModel;
   /** Training count of each posting (for leave-one-out scores). */
   counts: Float32Array;
+  /** Occurrences behind each count (for the MIN_COUNT test; the count itself unless --strip-mode mix). */
+  raws: Float32Array;
 }
 
 function countFeatures(linesOf: string[][]): Fitted {
-  const postings = new Map<number, [number, number][]>();
+  const postings = new Map<number, [number, number, number][]>();
   const totals = new Float64Array(classes.length);
+  // Per feature, how many varieties keep it counting the training lines alone (without stripped copies): the
+  // vocabulary size in the unseen-feature probability is taken from these, so that stripped copies leave the
+  // varieties of other scripts exactly as they were.
+  const plainVarieties = new Map<number, number>();
   linesOf.forEach((lines, ci) => {
-    const counts = new Map<number, number>();
+    const counts = new Map<number, [number, number]>();
+    const plain = new Map<number, number>();
     const minOrder = minOrderOf(classes[ci]!);
     for (const line of lines) {
-      forEachFeature(line, minOrder, (h) => {
-        counts.set(h, (counts.get(h) ?? 0) + 1);
-        totals[ci]!++;
-      });
+      for (const [h, [n, raw]] of contributions(line, ci)) {
+        const c = counts.get(h);
+        if (c) {
+          c[0] += n;
+          c[1] += raw;
+        } else counts.set(h, [n, raw]);
+        totals[ci]! += n;
+      }
+      if (strippable(ci)) forEachFeature(line, minOrder, (h) => void plain.set(h, (plain.get(h) ?? 0) + 1));
     }
-    for (const [h, n] of counts) {
-      if (n < MIN_COUNT) continue;
+    for (const [h, [n, raw]] of counts) {
+      if (raw < MIN_COUNT) continue;
       let list = postings.get(h);
       if (!list) postings.set(h, (list = []));
-      list.push([ci, n]);
+      list.push([ci, n, raw]);
     }
+    if (!strippable(ci)) for (const [h, [n]] of counts) plain.set(h, n);
+    for (const [h, n] of plain) if (n >= MIN_COUNT) plainVarieties.set(h, (plainVarieties.get(h) ?? 0) + 1);
   });
   // Dropped features stay in the table with no postings, as "ignore" markers: counting them as unseen for every
   // variety would favour the varieties with the least training text.
-  let ignored = 0;
-  for (const list of postings.values()) {
-    if (list.length > MAX_POSTINGS) {
-      list.length = 0;
-      ignored++;
-    }
-  }
-  const vocabulary = postings.size - ignored;
+  for (const list of postings.values()) if (list.length > MAX_POSTINGS) list.length = 0;
+  let vocabulary = 0;
+  for (const n of plainVarieties.values()) if (n <= MAX_POSTINGS) vocabulary++;
   const keys = Uint32Array.from(postings.keys()).sort();
   const lengths = new Uint8Array(keys.length);
   let p = 0;
   keys.forEach((k, i) => (p += lengths[i] = postings.get(k)!.length));
   const postClass = new Uint8Array(p);
   const counts = new Float32Array(p);
+  const raws = new Float32Array(p);
   const weights = new Float32Array(p);
   let at = 0;
   for (const k of keys) {
-    for (const [c, n] of postings.get(k)!) {
+    for (const [c, n, raw] of postings.get(k)!) {
       postClass[at] = c;
       counts[at] = n;
-      weights[at++] = nbWeight(n);
+      raws[at] = raw;
+      weights[at++] = nbWeight(n, raw);
     }
   }
   const header: LidModelHeader = {
@@ -124,37 +149,106 @@ function countFeatures(linesOf: string[][]): Fitted {
       rate: RATE,
       biasRate: BIAS_RATE,
       ...(FRAGMENTS > 0 ? { fragments: FRAGMENTS } : {}),
+      ...(STRIP > 0
+        ? { stripped: { weight: STRIP, mode: STRIP_MODE, tune: STRIP_TUNE, bias: STRIP_BIAS, calibrate: STRIP_CALIBRATE } }
+        : {}),
     },
   };
   const linesOfVariety = (flores: string): string[] => linesOf[classes.indexOf(flores)] ?? [];
   header.han = hanSets(linesOfVariety('zho_Hans'), [...linesOfVariety('zho_Hant'), ...linesOfVariety('yue_Hant')]);
   header.letters = Object.fromEntries(classes.map((flores, c) => [flores, letterInventory(linesOf[c] ?? [])]));
-  return { model: new LidModel(header, keys, lengths, postClass, weights), counts };
+  return { model: new LidModel(header, keys, lengths, postClass, weights), counts, raws };
 }
 
-function fineTune({ model, counts }: Fitted, linesOf: string[][]): void {
+const strippable = (ci: number): boolean => STRIP > 0 && classes[ci]!.endsWith('_Latn');
+
+/**
+ * What one training line adds to its variety's feature counts, per feature [count, occurrences]: its features, plus
+ * its stripped copy's (STRIP_MODE: 'all' adds weight x every feature of the copy, 'novel' weight x the features the
+ * line lacks; 'mix' counts (line + weight x copy) / (1 + weight), so a feature the two forms share keeps its count
+ * and the forms share the rest, with the occurrences of either form for the MIN_COUNT test).
+ */
+function contributions(line: string, ci: number): Map<number, [number, number]> {
+  const own = new Map<number, number>();
+  const minOrder = minOrderOf(classes[ci]!);
+  forEachFeature(line, minOrder, (h) => void own.set(h, (own.get(h) ?? 0) + 1));
+  const stripped = strippable(ci) ? stripDiacritics(line) : line;
+  const out = new Map<number, [number, number]>();
+  if (stripped === line) {
+    // 'every': a line without diacritics is its own stripped copy, so every Latin variety's counts grow alike.
+    const k = STRIP_MODE === 'every' && strippable(ci) ? 1 + STRIP : 1;
+    for (const [h, n] of own) out.set(h, [k * n, k * n]);
+    return out;
+  }
+  const copy = new Map<number, number>();
+  forEachFeature(stripped, minOrder, (h) => void copy.set(h, (copy.get(h) ?? 0) + 1));
+  if (STRIP_MODE === 'mix') {
+    for (const h of new Set([...own.keys(), ...copy.keys()])) {
+      const a = own.get(h) ?? 0;
+      const b = copy.get(h) ?? 0;
+      out.set(h, [(a + STRIP * b) / (1 + STRIP), Math.max(a, b)]);
+    }
+    return out;
+  }
+  for (const [h, n] of own) out.set(h, [n, n]);
+  for (const [h, n] of copy) {
+    const add = STRIP * (STRIP_MODE === 'novel' ? Math.max(0, n - (own.get(h) ?? 0)) : n);
+    if (add <= 0) continue;
+    const c = out.get(h);
+    if (c) {
+      c[0] += add;
+      c[1] += add;
+    } else out.set(h, [add, add]);
+  }
+  return out;
+}
+
+function fineTune({ model, counts, raws }: Fitted, linesOf: string[][]): void {
   const classifier = new Classifier(model);
   const { starts, postClass, postWeight, header } = model;
   const delta = new Float32Array(postWeight.length);
   const scores = new Float64Array(classes.length);
   let seed = 12345;
   const random = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-  // [class, text, is a fragment]
-  const order: [number, string, boolean][] = linesOf.flatMap((lines, ci) =>
+  type Row = [y: number, text: string, movesNoBias: boolean, source: string];
+  const order: Row[] = linesOf.flatMap((lines, ci) =>
     lines.flatMap((l) => {
-      const rows: [number, string, boolean][] = [[ci, l, false]];
-      for (let k = 0; k < FRAGMENTS; k++) rows.push([ci, fragment(l, minOrderOf(classes[ci]!) === 1, random), true]);
+      const rows: Row[] = [[ci, l, false, l]];
+      for (let k = 0; k < FRAGMENTS; k++) rows.push([ci, fragment(l, minOrderOf(classes[ci]!) === 1, random), true, l]);
       return rows;
     }),
   );
-  for (let epoch = 1; epoch <= EPOCHS; epoch++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [order[i], order[j]] = [order[j]!, order[i]!];
+  // Stripped copies: drawn and shuffled with a random sequence of their own, and spread evenly among the other
+  // rows, so the other rows come in the same order as without them (the other scripts train exactly as before).
+  let stripSeed = 54321;
+  const stripRandom = (): number => ((stripSeed = (Math.imul(stripSeed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const strippedRows: Row[] = linesOf.flatMap((lines, ci) =>
+    lines.flatMap((l): Row[] => {
+      if (!strippable(ci) || stripRandom() >= STRIP_TUNE) return [];
+      const stripped = stripDiacritics(l);
+      return stripped === l ? [] : [[ci, stripped, !STRIP_BIAS, l]];
+    }),
+  );
+  const shuffle = (rows: Row[], rand: () => number): void => {
+    for (let i = rows.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [rows[i], rows[j]] = [rows[j]!, rows[i]!];
     }
+  };
+  function* pass(): Generator<Row> {
+    let k = 0;
+    for (let i = 0; i < order.length; i++) {
+      yield order[i]!;
+      for (const end = Math.floor(((i + 1) * strippedRows.length) / order.length); k < end; k++) yield strippedRows[k]!;
+    }
+  }
+  const rowCount = order.length + strippedRows.length;
+  for (let epoch = 1; epoch <= EPOCHS; epoch++) {
+    shuffle(order, random);
+    shuffle(strippedRows, stripRandom);
     let loss = 0;
     let errors = 0;
-    for (const [y, line, isFragment] of order) {
+    for (const [y, line, isFragment, source] of pass()) {
       const scripts = possibleScripts(scriptProfile(line));
       const candidates = scripts.flatMap((s) => classifier.classesOfScript(s));
       if (candidates.length < 2 || !candidates.includes(y)) continue;
@@ -167,12 +261,27 @@ function fineTune({ model, counts }: Fitted, linesOf: string[][]): void {
         features++;
         if (f >= 0) multiplicity.set(f, (multiplicity.get(f) ?? 0) + 1);
       });
+      // What the source line added to its class's counts (with its stripped copy, when that was counted too).
+      let own: Map<number, [number, number]> | undefined;
+      if (strippable(y)) {
+        own = new Map();
+        for (const [h, [n, raw]] of contributions(source, y)) {
+          const f = model.find(h);
+          if (f < 0) continue;
+          const o = own.get(f);
+          if (o) {
+            o[0] += n;
+            o[1] += raw;
+          } else own.set(f, [n, raw]);
+        }
+      }
       scores.fill(0);
       for (const [f, k] of multiplicity) {
+        const [taken, takenRaw] = own ? (own.get(f) ?? [0, 0]) : [k, k];
         for (let p = starts[f]!; p < starts[f + 1]!; p++) {
           const c = postClass[p]!;
           // Leave-one-out: the sentence's own occurrences are taken out of its own class's counts.
-          const w = c === y ? nbWeight(counts[p]! - k) + delta[p]! : postWeight[p]!;
+          const w = c === y ? nbWeight(counts[p]! - taken, raws[p]! - takenRaw) + delta[p]! : postWeight[p]!;
           scores[c]! += k * w;
         }
       }
@@ -198,13 +307,13 @@ function fineTune({ model, counts }: Fitted, linesOf: string[][]): void {
           const g = step[postClass[p]!]!;
           if (g !== 0) {
             delta[p]! += g * k;
-            postWeight[p] = Math.max(0, nbWeight(counts[p]!) + delta[p]!);
+            postWeight[p] = Math.max(0, nbWeight(counts[p]!, raws[p]!) + delta[p]!);
           }
         }
       }
       if (!isFragment) for (const c of candidates) header.bias[c]! += step[c]! * BIAS_RATE;
     }
-    log(`fine-tuning epoch ${epoch}: training loss ${(loss / order.length).toFixed(4)}, leave-one-out errors ${errors} of ${order.length}`);
+    log(`fine-tuning epoch ${epoch}: training loss ${(loss / rowCount).toFixed(4)}, leave-one-out errors ${errors} of ${rowCount}`);
   }
 }
 
@@ -242,6 +351,32 @@ function calibrate(model: LidModel, held: string[][]): number {
   const samples: { deltas: number[]; truth: number }[] = [];
   let macro = 0;
   const wrong = new Map<string, number>();
+  // Stripped held-out lines (Latin varieties, lines stripDiacritics changes): accuracy on the line and its first
+  // 3 words, for the log; with --strip-calibrate also samples for tau.
+  const strippedOk = [0, 0, 0];
+  const strippedAll = [0, 0, 0];
+  held.forEach((lines, ci) => {
+    if (!classes[ci]!.endsWith('_Latn')) return;
+    for (const line of lines) {
+      const stripped = stripDiacritics(line);
+      if (stripped === line) continue;
+      const texts = [stripped, ...prefixes(stripped, false)];
+      for (const [k, text] of texts.entries()) {
+        const r = classifier.rank(text, 1);
+        if (!r) continue;
+        const truth = r.classes.indexOf(ci);
+        if (STRIP_CALIBRATE && truth >= 0 && r.classes.length > 1) samples.push({ deltas: r.deltas, truth });
+        if (k === 1) continue;
+        const j = k === 0 ? 0 : k - 1;
+        strippedAll[j]!++;
+        if (r.classes[0] === ci) strippedOk[j]!++;
+      }
+    }
+  });
+  log(
+    `held-out stripped lines: ${strippedAll[0]} (micro) whole ${((100 * strippedOk[0]!) / strippedAll[0]!).toFixed(2)}%, ` +
+      `3 words ${((100 * strippedOk[1]!) / strippedAll[1]!).toFixed(2)}%, 8 words ${((100 * strippedOk[2]!) / strippedAll[2]!).toFixed(2)}%`,
+  );
   held.forEach((lines, ci) => {
     let ok = 0;
     for (const line of lines) {

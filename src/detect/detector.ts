@@ -1,6 +1,7 @@
 // Dragoman's language detector: script check + the naive-Bayes model, with calibrated confidence.
 import { languageByFlores } from '../languages/catalog.ts';
 import type { Classifier } from './classify.ts';
+import { isUnaccentedLatin } from './diacritics.ts';
 import type { SecondOpinion } from './second-opinion.ts';
 import { plainLetters } from './styled-letters.ts';
 import type { Detection, LanguageDetector } from './types.ts';
@@ -26,15 +27,30 @@ function composed(text: string): string {
   return /[\u0300-\u036f]/.test(text) ? text.normalize('NFC') : text;
 }
 
+/** One model and, optionally, fastText's opinion on short text over the same classes. */
+export interface Reader {
+  classifier: Classifier;
+  /** fastText's opinion on short text (second-opinion.ts); without it the model alone decides. */
+  secondOpinion?: SecondOpinion;
+}
+
 export class Detector implements LanguageDetector {
   private readonly codes: string[];
 
   constructor(
-    private readonly classifier: Classifier,
-    /** fastText's opinion on short text (second-opinion.ts); without it the model alone decides. */
-    private readonly secondOpinion?: SecondOpinion,
+    private readonly main: Reader,
+    /**
+     * Read Latin-script text that carries no diacritic at all with this model instead (trained with stripped copies
+     * of its Latin lines, diacritics.ts): "Dnes je krasne pocasi" is how many people type Czech. Text with even one
+     * accented letter keeps the main model, which that letter is evidence for.
+     */
+    private readonly unaccented?: Reader,
   ) {
-    this.codes = classifier.model.header.classes.map((flores) => {
+    const classes = main.classifier.model.header.classes;
+    if (unaccented && unaccented.classifier.model.header.classes.join() !== classes.join()) {
+      throw new Error('the unaccented LID model has other classes than the main one');
+    }
+    this.codes = classes.map((flores) => {
       const lang = languageByFlores(flores);
       if (!lang) throw new Error(`LID model class ${flores} is not in the catalog`);
       return lang.code;
@@ -43,9 +59,10 @@ export class Detector implements LanguageDetector {
 
   detect(text: string): Detection {
     const input = plainLetters(composed(text.length > MAX_DETECT_CHARS ? text.slice(0, MAX_DETECT_CHARS) : text));
-    let ranking = this.classifier.rank(input, undefined, this.secondOpinion ? REVISED_CANDIDATES : MAX_CANDIDATES);
+    const { classifier, secondOpinion } = this.unaccented && isUnaccentedLatin(input) ? this.unaccented : this.main;
+    let ranking = classifier.rank(input, undefined, secondOpinion ? REVISED_CANDIDATES : MAX_CANDIDATES);
     if (!ranking) return { ...UND, candidates: [] };
-    if (this.secondOpinion) ranking = this.secondOpinion.revise(input, ranking);
+    if (secondOpinion) ranking = secondOpinion.revise(input, ranking);
     let probabilities = ranking.probabilities;
     if (ranking.classes.length === 1) {
       // Only one catalog variety writes this script: certain for real text, less so for a letter or two
