@@ -38,9 +38,11 @@ const classifierOf = (url: URL) =>
   });
 const sharedClassifiers = { main: classifierOf(MODEL_URL), unaccented: classifierOf(UNACCENTED_MODEL_URL) };
 
+// One fastText for both models' second opinions.
+const sharedFastText = shared(loadFastText);
 const secondOpinionOf = (classifier: () => Promise<Classifier>) =>
   shared(async () => {
-    const [c, fastText] = await Promise.all([classifier(), loadFastText()]);
+    const [c, fastText] = await Promise.all([classifier(), sharedFastText()]);
     const { header } = c.model;
     return new SecondOpinion(fastText, header.classes, SHORT_TEXT.features, header.tau);
   });
