@@ -29,6 +29,8 @@ export interface SessionSettings {
   greedyTopK: boolean;
   /** Beam search's candidates from the decoder (top-candidates.ts) instead of JavaScript over all logits. */
   beamTopK: boolean;
+  /** Greedy search runs several steps in one onnxruntime run (greedy-loop.ts); absent = off. */
+  greedyLoop?: boolean;
 }
 
 /** One source sentence, already tokenized, with its own limits. */

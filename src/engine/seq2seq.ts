@@ -10,6 +10,7 @@ import { StepSessions } from './step-sessions.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { graphIoProblem } from './graph-io.ts';
 import { assertUnchanged, fileStamp } from './file-stamp.ts';
+import { LOOP, withGreedyLoop } from './greedy-loop.ts';
 import { signedStepModel, stepModelInThread, withSearch } from './step-model.ts';
 import { SEARCH, TOP_IDS } from './top-candidates.ts';
 import type { DecoderDims } from './family.ts';
@@ -81,6 +82,8 @@ type Decoder =
     topCandidates: number;
     /** It has beam search's outputs (SEARCH of top-candidates.ts) and DRAGOMAN_BEAM_TOPK is on. */
     beamCandidates: boolean;
+    /** The step model is greedy-loop.ts's Loop (every run feeds its inputs), with the logits' length; else undefined. */
+    loop: { vocab: number } | undefined;
   };
 
 /** Feeds of the search inputs (top-candidates.ts): k best logits per row, statistics over statsLen of each row. */
@@ -96,6 +99,9 @@ const NO_SEARCH = searchFeeds(1, 1);
 
 /** Beyond any vocabulary: Slice clamps it to the row. */
 const WHOLE_ROW = 2 ** 40;
+/** greedy-loop.ts's `logits` scan output: whole rows (beam search's check), or none. */
+const wholeRowLength = new ort.Tensor('int64', BigInt64Array.of(BigInt(WHOLE_ROW)), [1]);
+const noLogits = new ort.Tensor('int64', BigInt64Array.of(0n), [1]);
 
 /** The feeds a session declares (the split models take fewer inputs than the merged one). */
 function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
@@ -106,7 +112,10 @@ function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tenso
  * `candidates`: greedy search's top-k (candidatesNeeded of the model's rules; 0 = none). Only the split decoder gets the
  * search outputs: the merged file is the fallback for what could not be cut, left as it is.
  */
-async function openDecoder(path: string, stamp: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, dims: DecoderDims, candidates: number): Promise<Decoder> {
+async function openDecoder(
+  path: string, stamp: string, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, dims: DecoderDims, candidates: number,
+  ids: { padId: number; eosId?: number },
+): Promise<Decoder> {
   let parts;
   try {
     parts = settings.splitDecoder ? splitMergedDecoder(await readFile(path)) : undefined;
@@ -121,15 +130,27 @@ async function openDecoder(path: string, stamp: string, options: ort.InferenceSe
       const k = settings.greedyTopK ? candidates : 0;
       const search = settings.greedyTopK || settings.beamTopK;
       const fused = settings.fuseAttention ? await openFused(plain, crossKv, options, dims, search) : undefined;
-      const withPast = fused?.session ?? await ort.InferenceSession.create(withSearch(plain, search), options);
+      const stepBytes = fused?.bytes ?? withSearch(plain, search);
+      let withPast = fused?.session ?? await ort.InferenceSession.create(stepBytes, options);
       const searchOutputs = withPast.outputNames.includes(SEARCH.ids);
       const topCandidates = searchOutputs ? k : 0;
       const beamCandidates = searchOutputs && settings.beamTopK;
+      // Greedy search's Loop replaces the step model (one session: it runs single steps too) when it builds and runs.
+      const looped = settings.greedyLoop && topCandidates > 0 && ids.eosId !== undefined
+        ? await openLoop(stepBytes, withPast, ids.padId, ids.eosId, crossKv, options, dims) : undefined;
+      if (looped) {
+        await withPast.release();
+        withPast = looped.session;
+      }
       // The same stages again (all deterministic), only when asked: keeping 50+ MB of bytes for a twin that a quiet
       // machine never needs would cost more than reading the file again.
-      const recipe = { decoderPath: path, stamp, fuseHeads: fused ? dims.heads : 0, search };
+      const recipe = {
+        decoderPath: path, stamp, fuseHeads: fused ? dims.heads : 0, search,
+        ...(looped ? { loop: { padId: ids.padId, eosId: ids.eosId! } } : {}),
+      };
       const rebuild = () => stepModelInThread(recipe);
-      return { kind: 'split', withPast, crossKv, signedWeights: signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates, rebuild };
+      const loop = looped ? { vocab: looped.vocab } : undefined;
+      return { kind: 'split', withPast, crossKv, signedWeights: signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates, loop, rebuild };
     } catch {
       // The cut did not load: the merged file still works, only slower.
       await crossKv?.release();
@@ -152,28 +173,87 @@ async function openDecoder(path: string, stamp: string, options: ort.InferenceSe
 export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession, options: ort.InferenceSession.SessionOptions, dims: DecoderDims, search = false) {
   const fused = dims.heads > 0 ? fuseAttention(model, dims.heads) : undefined;
   if (!fused) return undefined;
-  const session = await ort.InferenceSession.create(withSearch(fused.model, search), options).catch(() => undefined);
+  const bytes = withSearch(fused.model, search);
+  const session = await ort.InferenceSession.create(bytes, options).catch(() => undefined);
   if (!session) return undefined;
   try {
-    const { layers, heads, headDim } = dims;
-    const mask = new ort.Tensor('int64', BigInt64Array.of(1n, 1n, 1n, 1n, 1n, 0n), [2, 3]);
-    const hidden = new ort.Tensor('float32', new Float32Array(2 * 3 * heads * headDim).fill(0.5), [2, 3, heads * headDim]);
-    const base = { encoder_attention_mask: mask, encoder_hidden_states: hidden, input_ids: new ort.Tensor('int64', BigInt64Array.of(0n, 0n), [2, 1]) };
-    const cross = await crossKv.run(feedsFor(crossKv, base));
-    const past: Record<string, ort.Tensor> = {};
-    for (let i = 0; i < layers; i++) {
-      for (const kv of ['key', 'value']) {
-        past[`past_key_values.${i}.encoder.${kv}`] = cross[`present.${i}.encoder.${kv}`] as ort.Tensor;
-        past[`past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [2, heads, 0, headDim]);
-      }
-    }
+    const feeds = await testFeeds(crossKv, dims);
+    const input = new ort.Tensor('int64', BigInt64Array.of(0n, 0n), [2, 1]);
     for (let step = 0; step < 2; step++) {
-      const out = await session.run(feedsFor(session, { ...base, ...past, ...NO_SEARCH }));
+      const out = await session.run(feedsFor(session, { ...feeds, ...NO_SEARCH, input_ids: input }));
       const logits = out.logits as ort.Tensor;
       if (logits.dims[0] !== 2 || !(logits.data as Float32Array).every(Number.isFinite)) throw new Error('fused decoder: unexpected logits');
-      for (let i = 0; i < layers; i++) for (const kv of ['key', 'value']) past[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
+      for (let i = 0; i < dims.layers; i++) {
+        for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
+      }
     }
-    return { session, blocks: fused.blocks };
+    return { session, blocks: fused.blocks, bytes };
+  } catch {
+    await session.release();
+    return undefined;
+  }
+}
+
+/** Feeds of a test batch: two rows, one padded, three source positions (openFused, openLoop). */
+async function testFeeds(crossKv: ort.InferenceSession, dims: DecoderDims, pastPrefix = '') {
+  const { layers, heads, headDim } = dims;
+  const mask = new ort.Tensor('int64', BigInt64Array.of(1n, 1n, 1n, 1n, 1n, 0n), [2, 3]);
+  const hidden = new ort.Tensor('float32', new Float32Array(2 * 3 * heads * headDim).fill(0.5), [2, 3, heads * headDim]);
+  const cross = await crossKv.run({ encoder_hidden_states: hidden });
+  const feeds: Record<string, ort.Tensor> = { encoder_attention_mask: mask };
+  for (let i = 0; i < layers; i++) {
+    for (const kv of ['key', 'value']) {
+      feeds[`past_key_values.${i}.encoder.${kv}`] = cross[`present.${i}.encoder.${kv}`] as ort.Tensor;
+      feeds[`${pastPrefix}past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [2, heads, 0, headDim]);
+    }
+  }
+  return feeds;
+}
+
+/**
+ * The step model in greedy-loop.ts's Loop, if it loads and runs three steps of a two-row batch (one row padded) exactly
+ * as the step model `step` runs them one by one, with the length of the logits (the ban vector must cover every id).
+ */
+async function openLoop(
+  bytes: Uint8Array, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession,
+  options: ort.InferenceSession.SessionOptions, dims: DecoderDims,
+) {
+  const looped = withGreedyLoop(bytes, padId, eosId);
+  if (!looped) return undefined;
+  const session = await ort.InferenceSession.create(looped, options).catch(() => undefined);
+  if (!session) return undefined;
+  try {
+    // The step model one step at a time, padding fed first, each row's best candidate (nothing banned) next.
+    const feeds = await testFeeds(crossKv, dims);
+    let ids = BigInt64Array.of(BigInt(padId), BigInt(padId));
+    const expected: bigint[] = [];
+    let vocab = 0;
+    for (let s = 0; s < 3; s++) {
+      const out = await step.run(feedsFor(step, { ...feeds, ...NO_SEARCH, input_ids: new ort.Tensor('int64', ids, [2, 1]) }));
+      vocab = (out.logits as ort.Tensor).dims[2]!;
+      ids = BigInt64Array.from((out[TOP_IDS] as ort.Tensor).data as BigInt64Array);
+      expected.push(...ids);
+      for (let i = 0; i < dims.layers; i++) {
+        for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
+      }
+    }
+    const out = await session.run({
+      ...await testFeeds(crossKv, dims, LOOP.pastPrefix),
+      ...NO_SEARCH,
+      [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(3n), []),
+      [LOOP.ids]: new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]),
+      [LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
+      [LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
+      [LOOP.logitsLen]: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
+    }, [LOOP.chosen]);
+    const chosen = (out[LOOP.chosen] as ort.Tensor).data as BigInt64Array;
+    // A row that chose EOS is fed padding afterwards: steps are compared up to the first that holds an EOS.
+    for (let s = 0; s < 3; s++) {
+      const want = expected.slice(2 * s, 2 * s + 2);
+      if (chosen[2 * s] !== want[0] || chosen[2 * s + 1] !== want[1]) throw new Error('greedy loop: other tokens');
+      if (want.includes(BigInt(eosId))) break;
+    }
+    return { session, vocab };
   } catch {
     await session.release();
     return undefined;
@@ -229,14 +309,28 @@ export class Seq2SeqModel {
       [TOP_IDS]: [TOP_IDS, ...this.selfPresent],
       beam: [SEARCH.max, SEARCH.logSum, SEARCH.values, SEARCH.ids, ...this.selfPresent],
     };
+    const loopPresent = this.selfPresent.map((n) => LOOP.presentPrefix + n);
+    this.loopFetches = {
+      logits: [LOOP.logits, ...loopPresent],
+      [TOP_IDS]: [LOOP.topIds, ...loopPresent],
+      beam: [LOOP.max, LOOP.logSum, LOOP.values, LOOP.topIds, ...loopPresent],
+    };
   }
+
+  /** The same fetches from greedy-loop.ts's Loop, and the step model's name of each of its outputs. */
+  private readonly loopFetches: Record<Result, string[]>;
+  private static readonly FROM_LOOP: Record<string, string> = {
+    [LOOP.logits]: 'logits', [LOOP.topIds]: TOP_IDS, [LOOP.values]: SEARCH.values, [LOOP.max]: SEARCH.max, [LOOP.logSum]: SEARCH.logSum,
+  };
+  /** Greedy search's ban vectors by banned ids (pad; pad and EOS), made once. */
+  private readonly bans = new Map<string, ort.Tensor>();
 
   /** Threads, decoder kind, int8 output projection (signed-weights.ts), fused attention blocks (attention-fusion.ts). */
   get runtime(): LoadedRuntime {
     const split = this.decoder.kind === 'split' ? this.decoder : undefined;
     return {
       threads: this.threads, decoder: this.decoder.kind, signedWeights: !!split?.signedWeights, fusedAttention: split?.fusedAttention ?? 0,
-      topCandidates: this.topCandidates,
+      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop,
     };
   }
 
@@ -248,8 +342,12 @@ export class Seq2SeqModel {
   /**
    * `candidates`: greedy search's top-k from the decoder (candidatesNeeded of the model's rules), 0 for none.
    * `contention`: the worker's one reading of the machine for DRAGOMAN_SPINNING=auto (else one of the model's own).
+   * `eosId`: the model's EOS, for greedy search's Loop (settings.greedyLoop; without it, no loop).
    */
-  static async load(encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings, candidates = 0, contention?: CpuContention) {
+  static async load(
+    encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings, candidates = 0,
+    contention?: CpuContention, eosId?: number,
+  ) {
     const decoderBytes = statSync(decoderPath).size;
     const stamp = fileStamp(decoderPath);
     const threads = threadsFor(settings, decoderBytes);
@@ -264,7 +362,7 @@ export class Seq2SeqModel {
       await encoder.release();
       throw new Error(problem);
     }
-    const decoder = await openDecoder(decoderPath, stamp, options, settings, dims, candidates).catch(async (err: Error) => {
+    const decoder = await openDecoder(decoderPath, stamp, options, settings, dims, candidates, { padId, eosId }).catch(async (err: Error) => {
       await encoder.release();
       throw err.message.startsWith(decoderPath) ? err : new Error(`${decoderPath}: onnxruntime cannot load it: ${err.message}`);
     });
@@ -356,7 +454,9 @@ export class Seq2SeqModel {
       logSum: data(SEARCH.logSum) as Float32Array,
       values: data(SEARCH.values) as Float32Array,
       ids: data(SEARCH.ids) as BigInt64Array,
-      logits: async () => (await session!.run(feeds!, ['logits'])).logits!.data as Float32Array,
+      logits: async () => this.decoder.kind === 'split' && this.decoder.loop
+        ? (await session!.run({ ...feeds!, [LOOP.logitsLen]: wholeRowLength }, [LOOP.logits]))[LOOP.logits]!.data as Float32Array
+        : (await session!.run(feeds!, ['logits'])).logits!.data as Float32Array,
     };
   }
 
@@ -385,10 +485,18 @@ export class Seq2SeqModel {
       // self-attention cache) on the with-past model.
       if (state.step === 0) cross(await this.decoder.crossKv.run(feedsFor(this.decoder.crossKv, feeds)));
       const session = this.steps?.pick() ?? this.decoder.withPast;
-      const run: Record<string, ort.Tensor> = {};
-      for (const name of session.inputNames) run[name] = feeds[name] ?? state.past[name] ?? search[name]!;
-      out = await session.run(run, this.fetches[result]);
-      used = run;
+      if (this.decoder.loop) {
+        // The Loop run for one step: its outputs under the step model's names ([1, rows, ...] is [rows, ...]'s data).
+        const run = this.loopFeeds(session, state, feeds.input_ids!, 1, [], undefined, search, result === 'logits' ? WHOLE_ROW : 0);
+        const raw = await session.run(run, this.loopFetches[result]);
+        out = Object.fromEntries(Object.entries(raw).map(([name, tensor]) => [Seq2SeqModel.FROM_LOOP[name] ?? name.slice(LOOP.presentPrefix.length), tensor]));
+        used = run;
+      } else {
+        const run: Record<string, ort.Tensor> = {};
+        for (const name of session.inputNames) run[name] = feeds[name] ?? state.past[name] ?? search[name]!;
+        out = await session.run(run, this.fetches[result]);
+        used = run;
+      }
       usedSession = session;
     } else {
       out = await (this.steps?.pick() ?? this.decoder.session).run({
@@ -401,6 +509,68 @@ export class Seq2SeqModel {
     this.selfPast.forEach((key, i) => (state.past[key] = out[this.selfPresent[i]!] as ort.Tensor));
     state.step++;
     return { out, feeds: used, session: usedSession };
+  }
+
+  /** Whether greedySteps is available: the step model is greedy-loop.ts's Loop. */
+  get greedyLoop(): boolean {
+    return this.decoder.kind === 'split' && !!this.decoder.loop;
+  }
+
+  /**
+   * Greedy search for up to `steps` steps in one onnxruntime run (greedy-loop.ts): each row not `done` takes its best
+   * candidate that is not `banned` (the same ids for every row and step), a row that chooses EOS is done and fed
+   * padding from then on; the run ends early when every row is done. Returns the tokens chosen, one array per step
+   * run ([rows] each, padding for done rows), and advances the cache by that many steps.
+   */
+  async greedySteps(state: DecoderState, tokens: number[], steps: number, banned: readonly number[], done: readonly boolean[]): Promise<number[][]> {
+    if (this.decoder.kind !== 'split' || !this.decoder.loop) throw new Error('this decoder has no greedy loop');
+    const feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]) };
+    if (state.step === 0) {
+      const cross = await this.decoder.crossKv.run({ encoder_hidden_states: state.encoded.hidden });
+      this.crossNames.forEach((n, i) => (state.past[this.crossPast[i]!] = cross[`present.${n}`] as ort.Tensor));
+    }
+    const session = this.steps?.pick() ?? this.decoder.withPast;
+    const run = this.loopFeeds(session, state, feeds.input_ids, steps, banned, done, searchFeeds(this.topCandidates, 1), 0);
+    const out = await session.run(run, [LOOP.chosen, ...this.loopFetches[TOP_IDS].slice(1)]);
+    this.selfPast.forEach((key, i) => (state.past[key] = out[LOOP.presentPrefix + this.selfPresent[i]!] as ort.Tensor));
+    const chosen = out[LOOP.chosen] as ort.Tensor;
+    const ran = chosen.dims[0]!;
+    state.step += ran;
+    const data = chosen.data as BigInt64Array;
+    return Array.from({ length: ran }, (_, s) => Array.from(data.subarray(s * state.rows, (s + 1) * state.rows), Number));
+  }
+
+  /** A Loop run's feeds, in the session's input order (greedy-loop.ts). */
+  private loopFeeds(
+    session: ort.InferenceSession, state: DecoderState, ids: ort.Tensor, steps: number, banned: readonly number[],
+    done: readonly boolean[] | undefined, search: Record<string, ort.Tensor>, logitsLen: number,
+  ): Record<string, ort.Tensor> {
+    const own: Record<string, ort.Tensor> = {
+      [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(steps)), []),
+      [LOOP.ids]: ids,
+      [LOOP.done]: new ort.Tensor('bool', done ? Uint8Array.from(done, Number) : new Uint8Array(state.rows), [state.rows, 1]),
+      [LOOP.ban]: this.banVector(banned),
+      [LOOP.logitsLen]: logitsLen === WHOLE_ROW ? wholeRowLength : logitsLen === 0 ? noLogits : new ort.Tensor('int64', BigInt64Array.of(BigInt(logitsLen)), [1]),
+      encoder_attention_mask: state.encoded.mask,
+    };
+    const run: Record<string, ort.Tensor> = {};
+    for (const name of session.inputNames) {
+      run[name] = own[name] ?? (name.startsWith(LOOP.pastPrefix) ? state.past[name.slice(LOOP.pastPrefix.length)] : state.past[name] ?? search[name])!;
+    }
+    return run;
+  }
+
+  private banVector(banned: readonly number[]): ort.Tensor {
+    const key = banned.join(',');
+    let tensor = this.bans.get(key);
+    if (!tensor) {
+      const vocab = this.decoder.kind === 'split' ? this.decoder.loop?.vocab ?? 0 : 0;
+      const data = new Float32Array(vocab);
+      for (const id of banned) if (id >= 0 && id < vocab) data[id] = -Infinity;
+      tensor = new ort.Tensor('float32', data, [vocab]);
+      this.bans.set(key, tensor);
+    }
+    return tensor;
   }
 
   /** Beam search: row i of the self-attention cache becomes old row `from[i]`. Cross K/V rows of one source are equal. */

@@ -9,6 +9,7 @@ import { fuseAttention } from './attention-fusion.ts';
 import { assertUnchanged } from './file-stamp.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
+import { withGreedyLoop } from './greedy-loop.ts';
 import { withSearchOutputs } from './top-candidates.ts';
 
 /** On a VNNI CPU the uint8 output projection is stored as int8 (same products, a faster kernel: signed-weights.ts). */
@@ -30,6 +31,8 @@ export interface StepModelRecipe {
   /** Attention heads when attention was fused at load, 0 when not. */
   fuseHeads: number;
   search: boolean;
+  /** The step wrapped in greedy search's Loop (greedy-loop.ts), with the model's padding and EOS ids; absent when not. */
+  loop?: { padId: number; eosId: number };
 }
 
 export function stepModelBytes(recipe: StepModelRecipe): Uint8Array {
@@ -39,7 +42,11 @@ export function stepModelBytes(recipe: StepModelRecipe): Uint8Array {
   const { plain } = signedStepModel(parts.withPast);
   const fused = recipe.fuseHeads > 0 ? fuseAttention(plain, recipe.fuseHeads)?.model : plain;
   if (!fused) throw new Error(`${recipe.decoderPath}: attention cannot be fused any more`);
-  return withSearch(fused, recipe.search);
+  const step = withSearch(fused, recipe.search);
+  if (!recipe.loop) return step;
+  const looped = withGreedyLoop(step, recipe.loop.padId, recipe.loop.eosId);
+  if (!looped) throw new Error(`${recipe.decoderPath}: the greedy loop cannot be built any more`);
+  return looped;
 }
 
 const ENTRY = new URL('./worker-entry.mjs', import.meta.url);

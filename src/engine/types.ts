@@ -16,6 +16,8 @@ export interface LoadedRuntime {
   fusedAttention: number;
   /** Greedy search's candidates per row from the decoder's TopK (DRAGOMAN_GREEDY_TOPK); 0 = it reads all logits. */
   topCandidates: number;
+  /** Greedy search runs its steps several to an onnxruntime run, in an ONNX Loop (DRAGOMAN_GREEDY_LOOP). */
+  greedyLoop: boolean;
 }
 
 /** A model folder as scanned, and once loaded, how it runs. */

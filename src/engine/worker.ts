@@ -31,7 +31,7 @@ async function load(spec: ModelRuntimeSpec): Promise<void> {
     assertUnchanged(spec.encoderPath, spec.stamps.encoder);
     assertUnchanged(spec.decoderPath, spec.stamps.decoder);
     const processors = processorsFor(spec.rules);
-    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention);
+    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId);
     models.set(spec.name, { spec, model, processors });
     send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
   } catch (err) {

@@ -115,9 +115,11 @@ describe('the non-spinning twin of the step model', () => {
       let shared = false;
       const m = machine(2, () => (shared ? 2 : 0));
       const contention = new CpuContention(2, m.sources);
-      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
-      const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention);
+      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder, fuseAttention: true, greedyTopK: true, beamTopK: true, greedyLoop: true } as const;
+      const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId);
       try {
+        // The split decoder's step model is greedy search's Loop (greedy-loop.ts): the twin is made of it too.
+        expect(model.greedyLoop).toBe(splitDecoder);
         const rows = dev.map((d) => ({ ids: d.src_ids, maxNewTokens: 64, minNewTokens: 0, forcedFirstId: undefined }));
         const steps = model.stepSessions!;
         const spinning = await greedySearch(model, spec.rules, processors, rows);

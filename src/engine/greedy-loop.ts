@@ -1,0 +1,164 @@
+// The with-past step model (with its search outputs, top-candidates.ts) wrapped in an ONNX Loop, so that greedy
+// search runs many steps in one onnxruntime run. Each step as its own run cost, besides the step itself, a copy of
+// every output into a fresh JavaScript buffer, fresh input buffers the next step (src/engine/README.md, fifth
+// pass), and the threads' sleep and wake-up between runs; inside a Loop the cache stays in onnxruntime's buffers and
+// the threads spin from one step to the next. Measured on OPUS-MT-base int8, 32 steps in one process: 1 row 100-108
+// → 78-95 ms, 32 rows 828 → 664 ms, the same tokens (eighth pass).
+//
+// One model serves every search: a run of M = 1 is the plain step (beam search reads its search outputs, M = 1 rows
+// of each scan output), a run of M > 1 is greedy search over steps whose rules only ban (the same tokens banned for
+// every row: pad always, EOS while a minimum length holds), chosen in the graph exactly as greedy.ts chooses from the
+// candidates: the best of the k best logits that is not banned (ties to the lower id).
+import {
+  ATTRIBUTE, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
+  tensorInfoField, varintField, type Field,
+} from './onnx-proto.ts';
+import { SEARCH } from './top-candidates.ts';
+
+const BOOL = 9;
+const ATTRIBUTE_GRAPH = 5;
+
+/** greedy.ts drops finished rows from the batch once this share of it is done (the loop ends there too). */
+export const DROP_FINISHED_SHARE = 4;
+
+/** The loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
+export const LOOP = {
+  /** int64 scalar: steps to run at most (the loop ends earlier when every row is done). */
+  steps: 'loop/steps',
+  /** The first step's tokens [rows, 1] and the rows already done [rows, 1] (bool: fed padding, never chosen for). */
+  ids: 'loop/ids',
+  done: 'loop/done',
+  /** float [vocab]: 0, or -Infinity for a banned token (the same for every row and step of the run). */
+  ban: 'loop/ban',
+  /** int64 [1]: how much of each row's logits the `logits` scan output carries (0, or the vocabulary for beam search's check). */
+  logitsLen: 'loop/logits_len',
+  /** Scan outputs, one row per step run: chosen tokens [steps, rows, 1], and the step model's outputs. */
+  chosen: 'loop/chosen',
+  logits: 'loop/logits',
+  values: 'loop/top_values',
+  topIds: 'loop/top_ids',
+  max: 'loop/max',
+  logSum: 'loop/log_sum',
+  /** The self-attention cache after the last step, under the step model's `present.*` name with this prefix. */
+  presentPrefix: 'loop/',
+  /** The carried cache inputs: the step model's `past_key_values.*.decoder.*` names with this prefix. */
+  pastPrefix: 'loop/',
+} as const;
+
+function scalarInfo(field: number, name: string, elemType: number): Uint8Array {
+  return tensorInfoField(field, name, elemType, []);
+}
+
+function int64Scalar(name: string, value: number): Uint8Array {
+  const bytes = new Uint8Array(8);
+  new DataView(bytes.buffer).setBigInt64(0, BigInt(value), true);
+  return scalarInitializer(name, INT64, bytes);
+}
+
+/** A graph initializer without dims (a scalar). */
+function scalarInitializer(name: string, dataType: number, bytes: Uint8Array): Uint8Array {
+  return lenField(GRAPH.initializer, concat([varintField(TENSOR.dataType, dataType), lenField(TENSOR.name, name), lenField(TENSOR.rawData, bytes)]));
+}
+
+/** Renames a ValueInfoProto field (keeps its type). */
+function renamedInfo(field: number, info: Field, name: string): Uint8Array {
+  const parts = fields(info.value).filter((f) => f.no !== VALUE_INFO_NAME).map((f) => raw(info.value, f));
+  return lenField(field, concat([lenField(VALUE_INFO_NAME, name), ...parts]));
+}
+
+/**
+ * The loop model, or undefined when the step model is not one this can wrap (no search outputs, another opset range,
+ * not exactly the self-attention cache as `past_key_values.N.decoder.*` in and `present.N.decoder.*` out).
+ */
+export function withGreedyLoop(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
+  const parsed = modelGraph(model);
+  if (!parsed) return undefined;
+  const { graph, fields: main } = parsed;
+  const inputs = main.filter((f) => f.no === GRAPH.input);
+  const outputs = main.filter((f) => f.no === GRAPH.output);
+  const inName = (f: Field) => nameOf(f, VALUE_INFO_NAME);
+  const outNames = outputs.map(inName);
+  for (const n of ['logits', SEARCH.values, SEARCH.ids, SEARCH.max, SEARCH.logSum]) if (!outNames.includes(n)) return undefined;
+  const selfPast = inputs.filter((f) => /^past_key_values\.\d+\.decoder\.(key|value)$/.test(inName(f)));
+  const idsInput = inputs.find((f) => inName(f) === 'input_ids');
+  if (!idsInput || selfPast.length === 0) return undefined;
+  const present = selfPast.map((f) => inName(f).replace(/^past_key_values\./, 'present.'));
+  if (present.some((p) => !outNames.includes(p))) return undefined;
+  // Every other output must be one the loop passes on (logits and the search outputs) — anything else is unknown.
+  if (outNames.some((n) => !present.includes(n) && !['logits', SEARCH.values, SEARCH.ids, SEARCH.max, SEARCH.logSum].includes(n))) return undefined;
+  const outer = inputs.filter((f) => f !== idsInput && !selfPast.includes(f));
+
+  const p = 'loop/';
+  const outputOf = (name: string) => outputs.find((f) => inName(f) === name)!;
+  // The body: the step graph with the loop's inputs first (iteration, condition, then the carried values) and its
+  // outputs in the Loop's order (condition, carried values, scan outputs).
+  const body = concat([
+    ...main.filter((f) => f.no !== GRAPH.input && f.no !== GRAPH.output && f.no !== GRAPH.name).map((f) => raw(graph, f)),
+    lenField(GRAPH.name, 'greedy_step'),
+    int64Scalar(`${p}pad`, padId),
+    int64Scalar(`${p}eos`, eosId),
+    int64Scalar(`${p}zero`, 0),
+    int64Scalar(`${p}four`, DROP_FINISHED_SHARE),
+    // The candidates' bans, the best one left (first of the sorted k: ties to the lower id), padding for a done row.
+    nodeField('Gather', [LOOP.ban, SEARCH.ids], [`${p}cand_ban`], `${p}cand_ban`),
+    nodeField('Add', [SEARCH.values, `${p}cand_ban`], [`${p}cand_score`], `${p}cand_score`),
+    nodeField('ArgMax', [`${p}cand_score`], [`${p}best_at`], `${p}best_at`, [intAttribute('axis', 2), intAttribute('keepdims', 1)]),
+    nodeField('GatherElements', [SEARCH.ids, `${p}best_at`], [`${p}best3`], `${p}best`, [intAttribute('axis', 2)]),
+    nodeField('Squeeze', [`${p}best3`, 'search/axes'], [`${p}best`], `${p}squeeze`),
+    nodeField('Where', [`${p}done_in`, `${p}pad`, `${p}best`], [`${p}next`], `${p}next`),
+    nodeField('Equal', [`${p}next`, `${p}eos`], [`${p}is_eos`], `${p}is_eos`),
+    nodeField('Or', [`${p}done_in`, `${p}is_eos`], [`${p}done_out`], `${p}done_out`),
+    // Go on while fewer than a quarter of the rows are done: where greedy.ts drops finished rows from the batch. An
+    // int8 row's activations are quantized with its batch's, so the loop must end where single steps change the batch.
+    nodeField('Cast', [`${p}done_out`], [`${p}done_i`], `${p}done_i`, [intAttribute('to', INT64)]),
+    nodeField('ReduceSum', [`${p}done_i`], [`${p}finished`], `${p}finished`, [intAttribute('keepdims', 0)]),
+    nodeField('Mul', [`${p}finished`, `${p}four`], [`${p}finished4`], `${p}finished4`),
+    nodeField('Shape', [`${p}done_out`], [`${p}shape`], `${p}shape`),
+    nodeField('Gather', [`${p}shape`, `${p}zero`], [`${p}rows`], `${p}rows`),
+    nodeField('Less', [`${p}finished4`, `${p}rows`], [`${p}cond_out`], `${p}cond_out`),
+    nodeField('Identity', [`${p}next`], [`${p}chosen_step`], `${p}chosen_step`),
+    nodeField('Slice', ['logits', 'search/zero', LOOP.logitsLen, 'search/axes'], [`${p}logits_part`], `${p}logits_part`),
+    scalarInfo(GRAPH.input, `${p}iter`, INT64),
+    scalarInfo(GRAPH.input, `${p}cond_in`, BOOL),
+    raw(graph, idsInput),
+    ...selfPast.map((f) => raw(graph, f)),
+    tensorInfoField(GRAPH.input, `${p}done_in`, BOOL, ['batch_size', 1]),
+    scalarInfo(GRAPH.output, `${p}cond_out`, BOOL),
+    tensorInfoField(GRAPH.output, `${p}next`, INT64, ['batch_size', 1]),
+    ...present.map((n) => raw(graph, outputOf(n))),
+    tensorInfoField(GRAPH.output, `${p}done_out`, BOOL, ['batch_size', 1]),
+    tensorInfoField(GRAPH.output, `${p}chosen_step`, INT64, ['batch_size', 1]),
+    raw(graph, outputOf(SEARCH.values)),
+    raw(graph, outputOf(SEARCH.ids)),
+    raw(graph, outputOf(SEARCH.max)),
+    raw(graph, outputOf(SEARCH.logSum)),
+    tensorInfoField(GRAPH.output, `${p}logits_part`, FLOAT, ['batch_size', 1, 'logits_len']),
+  ]);
+  const carriedIn = [LOOP.ids, ...selfPast.map((f) => LOOP.pastPrefix + inName(f)), LOOP.done];
+  const carriedOut = [`${p}last_ids`, ...present.map((n) => LOOP.presentPrefix + n), `${p}last_done`];
+  const scans = [LOOP.chosen, LOOP.values, LOOP.topIds, LOOP.max, LOOP.logSum, LOOP.logits];
+  const loopNode = nodeField('Loop', [LOOP.steps, `${p}true`, ...carriedIn], [...carriedOut, ...scans], `${p}loop`, [
+    concat([lenField(ATTRIBUTE.name, 'body'), lenField(ATTRIBUTE.graph, body), varintField(ATTRIBUTE.type, ATTRIBUTE_GRAPH)]),
+  ]);
+  const boolTrue = scalarInitializer(`${p}true`, BOOL, Uint8Array.of(1));
+  const top = concat([
+    lenField(GRAPH.name, 'greedy_loop'),
+    boolTrue,
+    loopNode,
+    scalarInfo(GRAPH.input, LOOP.steps, INT64),
+    renamedInfo(GRAPH.input, idsInput, LOOP.ids),
+    ...selfPast.map((f) => renamedInfo(GRAPH.input, f, LOOP.pastPrefix + inName(f))),
+    tensorInfoField(GRAPH.input, LOOP.done, BOOL, ['batch_size', 1]),
+    ...outer.map((f) => raw(graph, f)),
+    tensorInfoField(GRAPH.input, LOOP.ban, FLOAT, ['vocab']),
+    tensorInfoField(GRAPH.input, LOOP.logitsLen, INT64, [1]),
+    ...present.map((n) => renamedInfo(GRAPH.output, outputOf(n), LOOP.presentPrefix + n)),
+    tensorInfoField(GRAPH.output, LOOP.chosen, INT64, ['steps', 'batch_size', 1]),
+    tensorInfoField(GRAPH.output, LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
+    tensorInfoField(GRAPH.output, LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
+    tensorInfoField(GRAPH.output, LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
+    tensorInfoField(GRAPH.output, LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
+    tensorInfoField(GRAPH.output, LOOP.logits, FLOAT, ['steps', 'batch_size', 1, 'logits_len']),
+  ]);
+  return parsed.withGraph(top);
+}
