@@ -5,7 +5,7 @@
 // in target tokens/s (medians of 3 runs); then NLLB rows on tiny-nllb. The benchmark models have random (or tiny) weights, so both sides
 // generate exactly N new tokens per sentence (EOS suppressed before N: min_new_tokens = max_new_tokens = N), greedy.
 // Latencies are taken in turns between the sides; below the table, the onnxruntime floor: the same sessions in a bare
-// loop, what no engine on onnxruntime can go under on this machine.
+// loop, one onnxruntime run a step (the engine's greedy Loop, DRAGOMAN_GREEDY_LOOP, runs many steps a run and goes under it).
 // Model folder: argument, else DRAGOMAN_BENCH_MODEL, else ../shared/models/bench-marian-base,
 // ../bench-models/bench-marian-base, else the tiny fixture (numbers then mean little).
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
@@ -206,7 +206,7 @@ async function main(): Promise<void> {
     // pipeline's generate() has no beam search (it keeps one hypothesis whatever num_beams says).
     const BEAMS = 4;
     const [lob] = await latencies([(texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn', { beams: BEAMS })], 4, 3);
-    floorNote = `onnxruntime floor (the same files, ${engineThreads} thread(s), spinning ${settings.spinning}, encoder + ${TOKENS} decoder runs in a bare loop, ` +
+    floorNote = `onnxruntime floor (the same files, ${engineThreads} thread(s), spinning ${settings.spinning}, encoder + ${TOKENS} decoder runs in a bare loop, one step a run, ` +
       `no engine around them), measured in turns with the rows above: p50 ${lf!.p50.toFixed(0)} ms, p95 ${lf!.p95.toFixed(0)} ms`;
     const { batch: bo, concurrent: co } = await throughputs(ours, BATCH);
     const before = generated;
