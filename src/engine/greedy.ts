@@ -26,16 +26,18 @@ export async function greedySearch(
   const k = model.topCandidates;
   const context = (row: GenerationRow, step: number): RowContext =>
     ({ step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId });
+  /** Row rows[r], at state row b, took `next`: done at EOS or at its own limit. */
+  const take = (r: number, b: number, next: number) => {
+    outputs[r]!.push(next);
+    if (next === rules.eosId || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
+  };
   for (let step = 0; step < limit; step++) {
     const plan = model.greedyLoop ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step, context) : undefined;
     if (plan) {
       const chosen = await model.greedySteps(state, tokens, plan.steps, plan.banned, done);
       for (const stepTokens of chosen) {
         active.forEach((r, b) => {
-          if (done[b]) return;
-          const next = stepTokens[b]!;
-          outputs[r]!.push(next);
-          if (next === rules.eosId || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
+          if (!done[b]) take(r, b, stepTokens[b]!);
         });
       }
       const last = chosen[chosen.length - 1]!;
@@ -74,9 +76,8 @@ export async function greedySearch(
         applyRules(scores, processors, ctx);
         next = argmax(scores);
       }
-      outputs[r]!.push(next);
       tokens[b] = next;
-      if (next === rules.eosId || outputs[r]!.length >= row.maxNewTokens) done[b] = true;
+      take(r, b, next);
     });
   }
 }

@@ -195,7 +195,7 @@ export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession
 }
 
 /** Feeds of a test batch: two rows, one padded, three source positions (openFused, openLoop). */
-async function testFeeds(crossKv: ort.InferenceSession, dims: DecoderDims, pastPrefix = '') {
+async function testFeeds(crossKv: ort.InferenceSession, dims: DecoderDims) {
   const { layers, heads, headDim } = dims;
   const mask = new ort.Tensor('int64', BigInt64Array.of(1n, 1n, 1n, 1n, 1n, 0n), [2, 3]);
   const hidden = new ort.Tensor('float32', new Float32Array(2 * 3 * heads * headDim).fill(0.5), [2, 3, heads * headDim]);
@@ -204,7 +204,7 @@ async function testFeeds(crossKv: ort.InferenceSession, dims: DecoderDims, pastP
   for (let i = 0; i < layers; i++) {
     for (const kv of ['key', 'value']) {
       feeds[`past_key_values.${i}.encoder.${kv}`] = cross[`present.${i}.encoder.${kv}`] as ort.Tensor;
-      feeds[`${pastPrefix}past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [2, heads, 0, headDim]);
+      feeds[`past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [2, heads, 0, headDim]);
     }
   }
   return feeds;
@@ -225,6 +225,8 @@ async function openLoop(
   try {
     // The step model one step at a time, padding fed first, each row's best candidate (nothing banned) next.
     const feeds = await testFeeds(crossKv, dims);
+    // The same batch for the Loop, its cache inputs under the Loop's names (taken before the steps below fill them).
+    const loopFeeds = Object.fromEntries(Object.entries(feeds).map(([name, t]) => [/\.decoder\./.test(name) ? LOOP.pastPrefix + name : name, t]));
     let ids = BigInt64Array.of(BigInt(padId), BigInt(padId));
     const expected: bigint[] = [];
     let vocab = 0;
@@ -238,7 +240,7 @@ async function openLoop(
       }
     }
     const out = await session.run({
-      ...await testFeeds(crossKv, dims, LOOP.pastPrefix),
+      ...loopFeeds,
       ...NO_SEARCH,
       [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(3n), []),
       [LOOP.ids]: new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]),
@@ -477,17 +479,12 @@ export class Seq2SeqModel {
     let out: ort.InferenceSession.ReturnType;
     // The cache lives in state.past, updated in place; each run's feeds are one object filled in the session's input
     // order (spreading ~27 tensors into fresh objects twice a step cost ~40 µs of a ~2.5 ms step).
-    const cross = (from: ort.InferenceSession.ReturnType) => {
-      this.crossNames.forEach((n, i) => (state.past[this.crossPast[i]!] = from[`present.${n}`] as ort.Tensor));
-    };
     if (this.decoder.kind === 'split') {
-      // First step: the cross-attention K/V from the encoder output, then every step (the first with an empty
-      // self-attention cache) on the with-past model.
-      if (state.step === 0) cross(await this.decoder.crossKv.run(feedsFor(this.decoder.crossKv, feeds)));
+      await this.splitCross(state);
       const session = this.steps?.pick() ?? this.decoder.withPast;
       if (this.decoder.loop) {
         // The Loop run for one step: its outputs under the step model's names ([1, rows, ...] is [rows, ...]'s data).
-        const run = this.loopFeeds(session, state, feeds.input_ids!, 1, [], undefined, search, result === 'logits' ? WHOLE_ROW : 0);
+        const run = this.loopFeeds(session, state, feeds.input_ids!, 1, [], undefined, search, result === 'logits');
         const raw = await session.run(run, this.loopFetches[result]);
         out = Object.fromEntries(Object.entries(raw).map(([name, tensor]) => [Seq2SeqModel.FROM_LOOP[name] ?? name.slice(LOOP.presentPrefix.length), tensor]));
         used = run;
@@ -504,7 +501,7 @@ export class Seq2SeqModel {
         use_cache_branch: new ort.Tensor('bool', Uint8Array.from([state.step > 0 ? 1 : 0]), [1]),
         ...state.past,
       });
-      if (state.step === 0) cross(out);
+      if (state.step === 0) this.keepCross(state, out);
     }
     this.selfPast.forEach((key, i) => (state.past[key] = out[this.selfPresent[i]!] as ort.Tensor));
     state.step++;
@@ -524,13 +521,10 @@ export class Seq2SeqModel {
    */
   async greedySteps(state: DecoderState, tokens: number[], steps: number, banned: readonly number[], done: readonly boolean[]): Promise<number[][]> {
     if (this.decoder.kind !== 'split' || !this.decoder.loop) throw new Error('this decoder has no greedy loop');
-    const feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]) };
-    if (state.step === 0) {
-      const cross = await this.decoder.crossKv.run({ encoder_hidden_states: state.encoded.hidden });
-      this.crossNames.forEach((n, i) => (state.past[this.crossPast[i]!] = cross[`present.${n}`] as ort.Tensor));
-    }
+    await this.splitCross(state);
+    const ids = new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]);
     const session = this.steps?.pick() ?? this.decoder.withPast;
-    const run = this.loopFeeds(session, state, feeds.input_ids, steps, banned, done, searchFeeds(this.topCandidates, 1), 0);
+    const run = this.loopFeeds(session, state, ids, steps, banned, done, searchFeeds(this.topCandidates, 1), false);
     const out = await session.run(run, [LOOP.chosen, ...this.loopFetches[TOP_IDS].slice(1)]);
     this.selfPast.forEach((key, i) => (state.past[key] = out[LOOP.presentPrefix + this.selfPresent[i]!] as ort.Tensor));
     const chosen = out[LOOP.chosen] as ort.Tensor;
@@ -540,17 +534,31 @@ export class Seq2SeqModel {
     return Array.from({ length: ran }, (_, s) => Array.from(data.subarray(s * state.rows, (s + 1) * state.rows), Number));
   }
 
+  /**
+   * Split decoder, first step: the cross-attention K/V from the encoder output, then every step (the first with an
+   * empty self-attention cache) on the with-past model.
+   */
+  private async splitCross(state: DecoderState): Promise<void> {
+    if (state.step > 0 || this.decoder.kind !== 'split') return;
+    this.keepCross(state, await this.decoder.crossKv.run({ encoder_hidden_states: state.encoded.hidden }));
+  }
+
+  /** The cross-attention K/V of a first step's outputs, kept for every later step. */
+  private keepCross(state: DecoderState, from: ort.InferenceSession.ReturnType): void {
+    this.crossNames.forEach((n, i) => (state.past[this.crossPast[i]!] = from[`present.${n}`] as ort.Tensor));
+  }
+
   /** A Loop run's feeds, in the session's input order (greedy-loop.ts). */
   private loopFeeds(
     session: ort.InferenceSession, state: DecoderState, ids: ort.Tensor, steps: number, banned: readonly number[],
-    done: readonly boolean[] | undefined, search: Record<string, ort.Tensor>, logitsLen: number,
+    done: readonly boolean[] | undefined, search: Record<string, ort.Tensor>, wholeLogits: boolean,
   ): Record<string, ort.Tensor> {
     const own: Record<string, ort.Tensor> = {
       [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(steps)), []),
       [LOOP.ids]: ids,
       [LOOP.done]: new ort.Tensor('bool', done ? Uint8Array.from(done, Number) : new Uint8Array(state.rows), [state.rows, 1]),
       [LOOP.ban]: this.banVector(banned),
-      [LOOP.logitsLen]: logitsLen === WHOLE_ROW ? wholeRowLength : logitsLen === 0 ? noLogits : new ort.Tensor('int64', BigInt64Array.of(BigInt(logitsLen)), [1]),
+      [LOOP.logitsLen]: wholeLogits ? wholeRowLength : noLogits,
       encoder_attention_mask: state.encoded.mask,
     };
     const run: Record<string, ort.Tensor> = {};
