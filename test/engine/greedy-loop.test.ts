@@ -12,7 +12,7 @@ import { LOOP, withGreedyLoop } from '../../src/engine/greedy-loop.ts';
 import { BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens, type RowContext } from '../../src/engine/logits-processors.ts';
 import type { GenerationRow } from '../../src/engine/protocol.ts';
 import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/top-candidates.ts';
-import { FIXTURES, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, greedyCases, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 const PAD = 3999;
 const EOS = 0;
@@ -129,19 +129,14 @@ describe('the engine with DRAGOMAN_GREEDY_LOOP', () => {
     const nllb = nllbDev(30);
     expect(nllb.length).toBeGreaterThan(0);
     // `fixed`: exactly 12 new tokens (EOS banned before the 12th, forced at it for Marian).
-    const out = await onAndOff('DRAGOMAN_GREEDY_LOOP', { DRAGOMAN_BEAM: '1' }, async ({ engine, fixed, setting }) => {
+    const out = await onAndOff('DRAGOMAN_GREEDY_LOOP', { DRAGOMAN_BEAM: '1' }, async (engines) => {
+      const { engine, setting } = engines;
       const ok = engine.models().filter((m) => m.status === 'ok');
       expect(ok.length).toBeGreaterThan(1);
       for (const m of ok) expect(m.greedyLoop).toBe(setting === 'on');
       const alone: string[] = [];
       for (const d of marian.slice(0, 40)) alone.push((await engine.translate([d.src], 'eng_Latn', 'deu_Latn')).translations[0]!);
-      return [
-        (await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
-        (await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
-        (await fixed!.translate(marian.slice(0, 30).map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
-        (await fixed!.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
-        alone,
-      ];
+      return [...await greedyCases(engines, marian, nllb), alone];
     }, 12);
     expect(out.fp32on).toEqual(out.fp32off);
     // int8 too: a row's activations are quantized with its batch's, and a run ends where single steps would drop

@@ -77,6 +77,19 @@ export async function onAndOff<T>(variable: string, env: Record<string, string>,
   return out;
 }
 
+/**
+ * The greedy cases both search settings are compared on: Marian en→de and NLLB en→fr (forced first token) with the
+ * usual engine, then with `fixed` (EOS banned until its length, forced at it for Marian).
+ */
+export async function greedyCases({ engine, fixed }: SettingEngines, marian: MarianDevRow[], nllb: NllbDevRow[]): Promise<string[][]> {
+  return [
+    (await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
+    (await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
+    (await fixed!.translate(marian.slice(0, 30).map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
+    (await fixed!.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
+  ];
+}
+
 export function rate(ok: number, n: number): string {
   return `${ok}/${n} = ${((100 * ok) / n).toFixed(1)}%`;
 }

@@ -14,7 +14,7 @@ import {
 import { argmax } from '../../src/engine/scores.ts';
 import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/onnx-proto.ts';
 import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/top-candidates.ts';
-import { FIXTURES, graphOf, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, graphOf, greedyCases, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 /** The k best ids of a row, best first, ties to the lower id (what ONNX TopK promises), computed in JS. */
 function topK(row: Float32Array, k: number): number[] {
@@ -140,19 +140,15 @@ describe('the engine with DRAGOMAN_GREEDY_TOPK', () => {
     const nllb = nllbDev(30);
     expect(nllb.length).toBeGreaterThan(0);
     // Exactly 12 new tokens in `fixed`: EOS banned before the 12th (MinNewTokens), forced at it (ForcedEosAtLimit, Marian).
-    const out = await onAndOff('DRAGOMAN_GREEDY_TOPK', { DRAGOMAN_BEAM: '1' }, async ({ engine, fixed, setting }) => {
+    const out = await onAndOff('DRAGOMAN_GREEDY_TOPK', { DRAGOMAN_BEAM: '1' }, async (engines) => {
+      const { engine, setting } = engines;
       const ok = engine.models().filter((m) => m.status === 'ok');
       expect(ok.length).toBeGreaterThan(1);
       for (const m of ok) {
         if (setting === 'off') expect(m.topCandidates).toBe(0);
         else expect(m.topCandidates).toBeGreaterThanOrEqual(2);
       }
-      return [
-        (await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
-        (await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
-        (await fixed!.translate(marian.slice(0, 30).map((d) => d.src), 'eng_Latn', 'deu_Latn')).translations,
-        (await fixed!.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn')).translations,
-      ];
+      return greedyCases(engines, marian, nllb);
     }, 12);
     expect(out.fp32on).toEqual(out.fp32off);
     expect(out.int8on).toEqual(out.int8off);
