@@ -32,6 +32,8 @@ export interface Config {
   /** Greedy search takes each token from the k best the split decoder returns (TopK in the graph) instead of all logits. */
   greedyTopK: boolean;
   greedyLoop: boolean;
+  /** Beam search runs its steps several to an onnxruntime run, in an ONNX Loop (beam-loop.ts). */
+  beamLoop: boolean;
   /** Beam search's log-softmax statistics and best candidates per row from the decoder (top-candidates.ts). */
   beamTopK: boolean;
   /** Upper bound on source tokens (padded rows x longest row) in one batch. */
@@ -151,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fuseAttention: onOff(env, 'DRAGOMAN_FUSE_ATTENTION', true),
     greedyTopK: onOff(env, 'DRAGOMAN_GREEDY_TOPK', true),
     greedyLoop: onOff(env, 'DRAGOMAN_GREEDY_LOOP', true),
+    beamLoop: onOff(env, 'DRAGOMAN_BEAM_LOOP', true),
     beamTopK: onOff(env, 'DRAGOMAN_BEAM_TOPK', true),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     // A wait is a timer (at most 2^31 - 1 ms to Node); a batch held longer than a second only adds latency.

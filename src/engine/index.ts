@@ -74,7 +74,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const events: EngineEvents = new EventEmitter();
   const folders = await scanFolders(config.modelsDir, config.precision);
   const threads = poolShape(config);
-  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, poolThreads: threads.workers * threads.intraOp, splitDecoder: config.splitDecoder, fuseAttention: config.fuseAttention, greedyTopK: config.greedyTopK, beamTopK: config.beamTopK, greedyLoop: config.greedyLoop });
+  const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, poolThreads: threads.workers * threads.intraOp, splitDecoder: config.splitDecoder, fuseAttention: config.fuseAttention, greedyTopK: config.greedyTopK, beamTopK: config.beamTopK, greedyLoop: config.greedyLoop, beamLoop: config.beamLoop });
   const loaded = new Map<string, LoadedModel>();
 
   const candidates: { folder: (typeof folders)[number]; tokenizer: ModelTokenizer }[] = [];

@@ -31,6 +31,8 @@ export interface SessionSettings {
   beamTopK: boolean;
   /** Greedy search runs several steps in one onnxruntime run (greedy-loop.ts); absent = off. */
   greedyLoop?: boolean;
+  /** Beam search runs several steps in one onnxruntime run (beam-loop.ts); absent = off. */
+  beamLoop?: boolean;
 }
 
 /** One source sentence, already tokenized, with its own limits. */

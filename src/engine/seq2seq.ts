@@ -10,6 +10,7 @@ import { StepSessions } from './step-sessions.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { graphIoProblem } from './graph-io.ts';
 import { assertUnchanged, fileStamp } from './file-stamp.ts';
+import { BEAM_LOOP, withBeamLoop } from './beam-loop.ts';
 import { LOOP, withGreedyLoop } from './greedy-loop.ts';
 import { signedStepModel, stepModelInThread, withSearch } from './step-model.ts';
 import { SEARCH, TOP_IDS } from './top-candidates.ts';
@@ -84,6 +85,8 @@ type Decoder =
     beamCandidates: boolean;
     /** The step model is greedy-loop.ts's Loop (every run feeds its inputs), with the logits' length; else undefined. */
     loop: { vocab: number } | undefined;
+    /** Beam search's Loop (beam-loop.ts), a session of its own, with the logits' length; else undefined. */
+    beamLoop: { session: ort.InferenceSession; vocab: number } | undefined;
   };
 
 /** Feeds of the search inputs (top-candidates.ts): k best logits per row, statistics over statsLen of each row. */
@@ -124,6 +127,7 @@ async function openDecoder(
   }
   if (parts) {
     let crossKv: ort.InferenceSession | undefined;
+    let beamLoop: Awaited<ReturnType<typeof openBeamLoop>>;
     try {
       crossKv = await ort.InferenceSession.create(parts.crossKv, options);
       const { plain, signed } = signedStepModel(parts.withPast);
@@ -135,6 +139,10 @@ async function openDecoder(
       const searchOutputs = withPast.outputNames.includes(SEARCH.ids);
       const topCandidates = searchOutputs ? k : 0;
       const beamCandidates = searchOutputs && settings.beamTopK;
+      // Beam search's Loop is a second session (a second copy of the weights, hence not for a decoder past
+      // MAX_TWIN_DECODER_BYTES); checked against the step model before that may be released below.
+      beamLoop = settings.beamLoop && beamCandidates && ids.eosId !== undefined && statSync(path).size <= MAX_TWIN_DECODER_BYTES
+        ? await openBeamLoop(stepBytes, withPast, ids.padId, ids.eosId, crossKv, options, dims) : undefined;
       // Greedy search's Loop replaces the step model (one session: it runs single steps too) when it builds and runs.
       const looped = settings.greedyLoop && topCandidates > 0 && ids.eosId !== undefined
         ? await openLoop(stepBytes, withPast, ids.padId, ids.eosId, crossKv, options, dims) : undefined;
@@ -150,10 +158,11 @@ async function openDecoder(
       };
       const rebuild = () => stepModelInThread(recipe);
       const loop = looped ? { vocab: looped.vocab } : undefined;
-      return { kind: 'split', withPast, crossKv, signedWeights: signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates, loop, rebuild };
+      return { kind: 'split', withPast, crossKv, signedWeights: signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates, loop, beamLoop, rebuild };
     } catch {
       // The cut did not load: the merged file still works, only slower.
       await crossKv?.release();
+      await beamLoop?.session.release();
     }
   }
   const session = await ort.InferenceSession.create(path, options);
@@ -262,6 +271,48 @@ async function openLoop(
   }
 }
 
+/**
+ * Beam search's Loop (beam-loop.ts), if it loads and its first step of a two-row batch (one sentence, two beams, one
+ * row padded) reads the candidates the step model gives, and a second step runs on the reordered cache.
+ */
+async function openBeamLoop(
+  bytes: Uint8Array, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession,
+  options: ort.InferenceSession.SessionOptions, dims: DecoderDims,
+) {
+  const looped = withBeamLoop(bytes, padId, eosId);
+  if (!looped) return undefined;
+  const session = await ort.InferenceSession.create(looped, options).catch(() => undefined);
+  if (!session) return undefined;
+  try {
+    const feeds = await testFeeds(crossKv, dims);
+    const search = searchFeeds(4, WHOLE_ROW);
+    const ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]);
+    const first = await step.run(feedsFor(step, { ...feeds, ...search, input_ids: ids }));
+    const vocab = (first.logits as ort.Tensor).dims[2]!;
+    const run: Record<string, ort.Tensor> = {
+      ...search,
+      [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(2n), []),
+      [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
+      [BEAM_LOOP.ids]: ids,
+      [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [2]),
+      [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
+      [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [2]),
+      [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
+      [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [2, 1, 0]),
+    };
+    for (const [name, tensor] of Object.entries(feeds)) run[/\.decoder\./.test(name) ? BEAM_LOOP.prefix + name : name] = tensor;
+    const out = await session.run(run, [BEAM_LOOP.topIds, BEAM_LOOP.chosenFrom]);
+    const top = (out[BEAM_LOOP.topIds] as ort.Tensor).data as BigInt64Array;
+    const want = (first[TOP_IDS] as ort.Tensor).data as BigInt64Array;
+    if (want.some((id, i) => top[i] !== id)) throw new Error('beam loop: other candidates');
+    if (((out[BEAM_LOOP.chosenFrom] as ort.Tensor).data as BigInt64Array).some((r) => r !== 0n && r !== 1n)) throw new Error('beam loop: rows out of range');
+    return { session, vocab };
+  } catch {
+    await session.release();
+    return undefined;
+  }
+}
+
 type Result = 'logits' | typeof TOP_IDS | 'beam';
 
 /** What stepBeam returns: per row (of the state) its statistics and m best logits with their token ids. */
@@ -332,7 +383,7 @@ export class Seq2SeqModel {
     const split = this.decoder.kind === 'split' ? this.decoder : undefined;
     return {
       threads: this.threads, decoder: this.decoder.kind, signedWeights: !!split?.signedWeights, fusedAttention: split?.fusedAttention ?? 0,
-      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop,
+      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop, beamLoop: !!split?.beamLoop,
     };
   }
 
@@ -508,6 +559,69 @@ export class Seq2SeqModel {
     return { out, feeds: used, session: usedSession };
   }
 
+  /**
+   * Whether beamSteps is available now: beam-loop.ts's Loop was built, and under DRAGOMAN_SPINNING=auto the cores are
+   * free (the Loop's session spins within runs; while other processes use the cores, beam search takes single steps
+   * on the non-spinning step session instead).
+   */
+  get beamLoop(): boolean {
+    return this.decoder.kind === 'split' && !!this.decoder.beamLoop && (this.steps?.spinningWanted() ?? true);
+  }
+
+  /**
+   * Beam search for up to `steps` steps in one onnxruntime run (beam-loop.ts): rows are sentences × `beams`, `scores`
+   * each row's beam score, `done` each row's sentence finished; every step reads m candidates a row. Returns each step
+   * run as stepBeam returns it, and the graph's choice after each (cache row followed, token); the cache is advanced
+   * by that many steps, reordered by every choice but the last one's (beam search makes and applies that one).
+   */
+  async beamSteps(
+    state: DecoderState, tokens: number[], scores: number[], steps: number, banned: readonly number[], done: readonly boolean[], m: number, beams: number,
+  ): Promise<{ stepped: BeamStep[]; chosenFrom: number[][]; chosenIds: number[][] }> {
+    const loop = this.decoder.kind === 'split' ? this.decoder.beamLoop : undefined;
+    if (!loop) throw new Error('this decoder has no beam loop');
+    await this.splitCross(state);
+    const rows = state.rows;
+    const own: Record<string, ort.Tensor> = {
+      ...searchFeeds(m, WHOLE_ROW),
+      [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(steps)), []),
+      [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(BigInt(beams)), [1]),
+      [BEAM_LOOP.ids]: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [rows, 1]),
+      [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.from(scores), [rows]),
+      [BEAM_LOOP.done]: new ort.Tensor('bool', Uint8Array.from(done, Number), [rows, 1]),
+      [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.from({ length: rows }, (_, r) => BigInt(r)), [rows]),
+      [BEAM_LOOP.ban]: this.banVector(banned, loop.vocab),
+      [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [rows, 1, 0]),
+      encoder_attention_mask: state.encoded.mask,
+    };
+    const run: Record<string, ort.Tensor> = {};
+    for (const name of loop.session.inputNames) {
+      run[name] = own[name] ?? (name.startsWith(BEAM_LOOP.prefix) ? state.past[name.slice(BEAM_LOOP.prefix.length)] : state.past[name])!;
+    }
+    const fetches = [BEAM_LOOP.values, BEAM_LOOP.topIds, BEAM_LOOP.max, BEAM_LOOP.logSum, BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds, BEAM_LOOP.lastLogitsOut];
+    const out = await loop.session.run(run, [...fetches, ...this.selfPresent.map((n) => BEAM_LOOP.prefix + n)]);
+    this.selfPast.forEach((key, i) => (state.past[key] = out[BEAM_LOOP.prefix + this.selfPresent[i]!] as ort.Tensor));
+    const from = out[BEAM_LOOP.chosenFrom] as ort.Tensor;
+    const ran = from.dims[0]!;
+    state.step += ran;
+    const data = <T extends Float32Array | BigInt64Array>(name: string) => (out[name] as ort.Tensor).data as T;
+    const perStep = <T extends Float32Array | BigInt64Array>(all: T, s: number) => all.subarray((s * all.length) / ran, ((s + 1) * all.length) / ran) as T;
+    const last = data<Float32Array>(BEAM_LOOP.lastLogitsOut);
+    const stepped = Array.from({ length: ran }, (_, s): BeamStep => ({
+      m,
+      max: perStep(data<Float32Array>(BEAM_LOOP.max), s),
+      logSum: perStep(data<Float32Array>(BEAM_LOOP.logSum), s),
+      values: perStep(data<Float32Array>(BEAM_LOOP.values), s),
+      ids: perStep(data<BigInt64Array>(BEAM_LOOP.topIds), s),
+      // The graph keeps the logits of its last step only, and only when that step's boundary check failed.
+      logits: async () => {
+        if (s !== ran - 1 || last.length !== rows * loop.vocab) throw new Error('beam loop: no logits kept for this step');
+        return last;
+      },
+    }));
+    const rowsOf = (all: BigInt64Array) => Array.from({ length: ran }, (_, s) => Array.from(perStep(all, s), Number));
+    return { stepped, chosenFrom: rowsOf(from.data as BigInt64Array), chosenIds: rowsOf(data<BigInt64Array>(BEAM_LOOP.chosenIds)) };
+  }
+
   /** Whether greedySteps is available: the step model is greedy-loop.ts's Loop. */
   get greedyLoop(): boolean {
     return this.decoder.kind === 'split' && !!this.decoder.loop;
@@ -557,7 +671,7 @@ export class Seq2SeqModel {
       [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(steps)), []),
       [LOOP.ids]: ids,
       [LOOP.done]: new ort.Tensor('bool', done ? Uint8Array.from(done, Number) : new Uint8Array(state.rows), [state.rows, 1]),
-      [LOOP.ban]: this.banVector(banned),
+      [LOOP.ban]: this.banVector(banned, this.decoder.kind === 'split' ? this.decoder.loop?.vocab ?? 0 : 0),
       [LOOP.logitsLen]: wholeLogits ? wholeRowLength : noLogits,
       encoder_attention_mask: state.encoded.mask,
     };
@@ -568,11 +682,10 @@ export class Seq2SeqModel {
     return run;
   }
 
-  private banVector(banned: readonly number[]): ort.Tensor {
-    const key = banned.join(',');
+  private banVector(banned: readonly number[], vocab: number): ort.Tensor {
+    const key = `${vocab}:${banned.join(',')}`;
     let tensor = this.bans.get(key);
     if (!tensor) {
-      const vocab = this.decoder.kind === 'split' ? this.decoder.loop?.vocab ?? 0 : 0;
       const data = new Float32Array(vocab);
       for (const id of banned) if (id >= 0 && id < vocab) data[id] = -Infinity;
       tensor = new ort.Tensor('float32', data, [vocab]);
@@ -598,7 +711,10 @@ export class Seq2SeqModel {
     // With auto spinning, the step sessions own the step model's session (it may already be released as the idle one).
     if (this.steps) await this.steps.release();
     else await (this.decoder.kind === 'split' ? this.decoder.withPast : this.decoder.session).release();
-    if (this.decoder.kind === 'split') await this.decoder.crossKv.release();
+    if (this.decoder.kind === 'split') {
+      await this.decoder.crossKv.release();
+      await this.decoder.beamLoop?.session.release();
+    }
   }
 }
 

@@ -18,6 +18,8 @@ export interface LoadedRuntime {
   topCandidates: number;
   /** Greedy search runs its steps several to an onnxruntime run, in an ONNX Loop (DRAGOMAN_GREEDY_LOOP). */
   greedyLoop: boolean;
+  /** Beam search runs its steps several to an onnxruntime run, in an ONNX Loop (DRAGOMAN_BEAM_LOOP). */
+  beamLoop: boolean;
 }
 
 /** A model folder as scanned, and once loaded, how it runs. */

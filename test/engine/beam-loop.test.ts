@@ -1,0 +1,97 @@
+// Beam search in an ONNX Loop (beam-loop.ts, DRAGOMAN_BEAM_LOOP): the graph reorders the cache and chooses the next
+// beams step after step; beam.ts replays every step from the same candidates, throws if the graph chose otherwise, and
+// decides the steps the graph leaves to it (finished hypotheses, the boundary check, forced tokens). So the engine
+// must translate exactly as without it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ort from 'onnxruntime-node';
+import { describe, expect, it } from 'vitest';
+import { BEAM_LOOP, withBeamLoop } from '../../src/engine/beam-loop.ts';
+import { fuseAttention } from '../../src/engine/attention-fusion.ts';
+import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
+import { SEARCH, withSearchOutputs } from '../../src/engine/top-candidates.ts';
+import { FIXTURES, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
+
+describe('the beam loop model', () => {
+  it('wraps only a step model with the search outputs', () => {
+    const parts = splitMergedDecoder(readFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx')))!;
+    const fused = fuseAttention(parts.withPast, 4)!.model;
+    expect(withBeamLoop(fused, 3999, 0)).toBeUndefined();
+    expect(withBeamLoop(withSearchOutputs(fused)!, 3999, 0)).toBeInstanceOf(Uint8Array);
+  });
+
+  it('stops at a step whose boundary check fails and keeps that step\'s logits (what beam.ts then scans)', async () => {
+    const parts = splitMergedDecoder(readFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx')))!;
+    const step = withSearchOutputs(fuseAttention(parts.withPast, 4)!.model)!;
+    const [crossKv, stepSession, loopSession] = await Promise.all([parts.crossKv, step, withBeamLoop(step, 3999, 0)!].map((m) => ort.InferenceSession.create(m)));
+    try {
+      // One sentence, 2 beams; only the first beam is live at the first step, so with m = 2 × beams candidates a row
+      // the live beam's m-th candidate is the 4th kept: it could tie the unread logits, and the loop must stop there.
+      const rows = 2;
+      const L = 4;
+      const mask = new ort.Tensor('int64', new BigInt64Array(rows * L).fill(1n), [rows, L]);
+      const hidden = new ort.Tensor('float32', Float32Array.from({ length: rows * L * 128 }, (_, i) => Math.sin((i % (L * 128)) * 0.37) * 2), [rows, L, 128]);
+      const cross = await crossKv!.run({ encoder_hidden_states: hidden });
+      const feeds: Record<string, ort.Tensor> = { encoder_attention_mask: mask };
+      const loopFeeds: Record<string, ort.Tensor> = { encoder_attention_mask: mask };
+      for (let i = 0; i < 2; i++) for (const kv of ['key', 'value']) {
+        feeds[`past_key_values.${i}.encoder.${kv}`] = loopFeeds[`past_key_values.${i}.encoder.${kv}`] = cross[`present.${i}.encoder.${kv}`] as ort.Tensor;
+        feeds[`past_key_values.${i}.decoder.${kv}`] = loopFeeds[`${BEAM_LOOP.prefix}past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [rows, 4, 0, 32]);
+      }
+      const search = {
+        [SEARCH.k]: new ort.Tensor('int64', BigInt64Array.of(4n), [1]),
+        [SEARCH.statsLen]: new ort.Tensor('int64', BigInt64Array.of(2n ** 40n), [1]),
+      };
+      const ids = new ort.Tensor('int64', BigInt64Array.of(3999n, 3999n), [rows, 1]);
+      const expected = await stepSession!.run({ ...feeds, ...search, input_ids: ids });
+      const vocab = (expected.logits as ort.Tensor).dims[2]!;
+      const out = await loopSession!.run({
+        ...loopFeeds, ...search,
+        [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(8n), []),
+        [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
+        [BEAM_LOOP.ids]: ids,
+        [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [rows]),
+        [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(rows), [rows, 1]),
+        [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [rows]),
+        [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
+        [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [rows, 1, 0]),
+      });
+      expect(out[BEAM_LOOP.chosenFrom]!.dims[0]).toBe(1);
+      expect(Array.from(out[BEAM_LOOP.topIds]!.data as BigInt64Array)).toEqual(Array.from(expected[SEARCH.ids]!.data as BigInt64Array));
+      expect(out[BEAM_LOOP.lastLogitsOut]!.dims).toEqual([rows, 1, vocab]);
+      expect(Array.from(out[BEAM_LOOP.lastLogitsOut]!.data as Float32Array)).toEqual(Array.from(expected.logits!.data as Float32Array));
+    } finally {
+      await Promise.all([crossKv, stepSession, loopSession].map((s) => s?.release()));
+    }
+  });
+});
+
+describe('the engine with DRAGOMAN_BEAM_LOOP', () => {
+  it('translates exactly as one step a run: beam 4, n-best, NLLB\'s forced token, fixed lengths (fp32 and int8)', async () => {
+    const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
+    const nllb = nllbDev(20);
+    expect(nllb.length).toBeGreaterThan(0);
+    const out = await onAndOff('DRAGOMAN_BEAM_LOOP', {}, async ({ engine, fixed, setting }) => {
+      for (const m of engine.models().filter((x) => x.status === 'ok')) expect(m.beamLoop).toBe(setting === 'on');
+      const nBest = await engine.translate(marian.slice(0, 15).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 5, alternatives: 3 });
+      // One sentence at a time too: a batch of one is where the Loop runs longest before a hypothesis ends it.
+      const alone = [];
+      for (const d of marian.slice(0, 5)) alone.push(...(await engine.translate([d.src], 'eng_Latn', 'deu_Latn', { beams: 4 })).translations);
+      return [
+        ...(await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 4 })).translations,
+        ...nBest.translations, ...nBest.alternatives!.flat(), ...alone,
+        ...(await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn', { beams: 4 })).translations,
+        // EOS banned up to a fixed length, then forced: the Loop runs to the length, the last step is beam.ts's.
+        ...(await fixed!.translate(marian.slice(0, 20).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 4 })).translations,
+      ];
+    }, 24);
+    for (const precision of ['fp32', 'int8']) {
+      const on = out[`${precision}on`]!;
+      const off = out[`${precision}off`]!;
+      console.log(`${precision} beam strings equal with DRAGOMAN_BEAM_LOOP on and off: ${on.filter((t, i) => t === off[i]).length}/${on.length}`);
+      expect(on).toEqual(off);
+    }
+    // And the reference: the PyTorch model's beam-4 output.
+    expect(out.fp32on!.slice(0, 100).filter((t, i) => t === marian[i]!.beam4).length).toBeGreaterThanOrEqual(99);
+  });
+});
