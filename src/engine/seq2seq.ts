@@ -45,6 +45,12 @@ export const SMALL_DECODER_BYTES = 16 * 1024 * 1024;
  */
 export const MAX_TWIN_DECODER_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Beam search's Loop (beam-loop.ts) is a second session of the step model: for OPUS-MT-base int8 (a 56 MB decoder
+ * file) it cost ~220-265 MB of resident memory per worker (measured); an fp32 or larger decoder keeps single steps.
+ */
+export const MAX_BEAM_LOOP_DECODER_BYTES = 64 * 1024 * 1024;
+
 /** onnxruntime threads for a model: as configured, or one for a small model when the count is Dragoman's choice. */
 export function threadsFor(settings: SessionSettings, decoderBytes: number): number {
   return settings.threadsAuto && decoderBytes < SMALL_DECODER_BYTES ? 1 : settings.intraOpThreads;
@@ -139,9 +145,9 @@ async function openDecoder(
       const searchOutputs = withPast.outputNames.includes(SEARCH.ids);
       const topCandidates = searchOutputs ? k : 0;
       const beamCandidates = searchOutputs && settings.beamTopK;
-      // Beam search's Loop is a second session (a second copy of the weights, hence not for a decoder past
-      // MAX_TWIN_DECODER_BYTES); checked against the step model before that may be released below.
-      beamLoop = settings.beamLoop && beamCandidates && ids.eosId !== undefined && statSync(path).size <= MAX_TWIN_DECODER_BYTES
+      // Beam search's Loop is a second session (its own copy of the weights, hence only for a decoder up to
+      // MAX_BEAM_LOOP_DECODER_BYTES); checked against the step model before that may be released below.
+      beamLoop = settings.beamLoop && beamCandidates && ids.eosId !== undefined && statSync(path).size <= MAX_BEAM_LOOP_DECODER_BYTES
         ? await openBeamLoop(stepBytes, withPast, ids.padId, ids.eosId, crossKv, options, dims) : undefined;
       // Greedy search's Loop replaces the step model (one session: it runs single steps too) when it builds and runs.
       const looped = settings.greedyLoop && topCandidates > 0 && ids.eosId !== undefined
