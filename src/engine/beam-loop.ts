@@ -10,9 +10,9 @@
 // check failing (a beam's unread logits could tie the 2 × beams-th: beam.ts scans all logits, which this step then
 // leaves in `lastLogits`). beam.ts replays every step from the scan outputs, checks it chose what the graph chose, and
 // handles the last step itself (reorders the cache with its own choice).
+import { int64Scalar, renamedInfo, scalarInitializer, stepModelIo } from './greedy-loop.ts';
 import {
-  ATTRIBUTE, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, int64InitializerField, intAttribute, lenField, modelGraph,
-  nameOf, nodeField, raw, tensorInfoField, varintField, type Field,
+  ATTRIBUTE, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField, varintField,
 } from './onnx-proto.ts';
 import { SEARCH } from './top-candidates.ts';
 
@@ -50,43 +50,14 @@ export const BEAM_LOOP = {
 /** Beyond any vocabulary: Slice clamps it to the row. */
 const WHOLE_ROW = 2 ** 40;
 
-function scalarInitializer(name: string, dataType: number, bytes: Uint8Array): Uint8Array {
-  return lenField(GRAPH.initializer, concat([varintField(TENSOR.dataType, dataType), lenField(TENSOR.name, name), lenField(TENSOR.rawData, bytes)]));
-}
-
-function int64Scalar(name: string, value: number): Uint8Array {
-  const bytes = new Uint8Array(8);
-  new DataView(bytes.buffer).setBigInt64(0, BigInt(value), true);
-  return scalarInitializer(name, INT64, bytes);
-}
-
-function renamedInfo(field: number, info: Field, name: string): Uint8Array {
-  const parts = fields(info.value).filter((f) => f.no !== VALUE_INFO_NAME).map((f) => raw(info.value, f));
-  return lenField(field, concat([lenField(VALUE_INFO_NAME, name), ...parts]));
-}
-
 /**
  * The beam loop model, or undefined when the step model is not one this can wrap (no search outputs, not exactly the
  * self-attention cache as `past_key_values.N.decoder.*` in and `present.N.decoder.*` out).
  */
 export function withBeamLoop(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
-  const parsed = modelGraph(model);
-  if (!parsed) return undefined;
-  const { graph, fields: main } = parsed;
-  const inputs = main.filter((f) => f.no === GRAPH.input);
-  const outputs = main.filter((f) => f.no === GRAPH.output);
-  const inName = (f: Field) => nameOf(f, VALUE_INFO_NAME);
-  const outNames = outputs.map(inName);
-  const searchOuts = ['logits', SEARCH.values, SEARCH.ids, SEARCH.max, SEARCH.logSum];
-  for (const n of searchOuts) if (!outNames.includes(n)) return undefined;
-  const selfPast = inputs.filter((f) => /^past_key_values\.\d+\.decoder\.(key|value)$/.test(inName(f)));
-  const idsInput = inputs.find((f) => inName(f) === 'input_ids');
-  if (!idsInput || selfPast.length === 0) return undefined;
-  const present = selfPast.map((f) => inName(f).replace(/^past_key_values\./, 'present.'));
-  if (present.some((p) => !outNames.includes(p))) return undefined;
-  if (outNames.some((n) => !present.includes(n) && !searchOuts.includes(n))) return undefined;
-  const outer = inputs.filter((f) => f !== idsInput && !selfPast.includes(f));
-  const outputOf = (name: string) => outputs.find((f) => inName(f) === name)!;
+  const io = stepModelIo(model);
+  if (!io) return undefined;
+  const { parsed, graph, main, inName, selfPast, idsInput, present, outer, outputOf } = io;
 
   const p = BEAM_LOOP.prefix;
   const B = BEAM_LOOP.beams;

@@ -49,28 +49,29 @@ function scalarInfo(field: number, name: string, elemType: number): Uint8Array {
   return tensorInfoField(field, name, elemType, []);
 }
 
-function int64Scalar(name: string, value: number): Uint8Array {
+export function int64Scalar(name: string, value: number): Uint8Array {
   const bytes = new Uint8Array(8);
   new DataView(bytes.buffer).setBigInt64(0, BigInt(value), true);
   return scalarInitializer(name, INT64, bytes);
 }
 
 /** A graph initializer without dims (a scalar). */
-function scalarInitializer(name: string, dataType: number, bytes: Uint8Array): Uint8Array {
+export function scalarInitializer(name: string, dataType: number, bytes: Uint8Array): Uint8Array {
   return lenField(GRAPH.initializer, concat([varintField(TENSOR.dataType, dataType), lenField(TENSOR.name, name), lenField(TENSOR.rawData, bytes)]));
 }
 
 /** Renames a ValueInfoProto field (keeps its type). */
-function renamedInfo(field: number, info: Field, name: string): Uint8Array {
+export function renamedInfo(field: number, info: Field, name: string): Uint8Array {
   const parts = fields(info.value).filter((f) => f.no !== VALUE_INFO_NAME).map((f) => raw(info.value, f));
   return lenField(field, concat([lenField(VALUE_INFO_NAME, name), ...parts]));
 }
 
 /**
- * The loop model, or undefined when the step model is not one this can wrap (no search outputs, another opset range,
- * not exactly the self-attention cache as `past_key_values.N.decoder.*` in and `present.N.decoder.*` out).
+ * What a Loop around the step model takes from it, or undefined when it is not one a Loop can wrap (no search outputs,
+ * not exactly the self-attention cache as `past_key_values.N.decoder.*` in and `present.N.decoder.*` out, any other
+ * output). greedy-loop.ts and beam-loop.ts both build on it.
  */
-export function withGreedyLoop(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
+export function stepModelIo(model: Uint8Array) {
   const parsed = modelGraph(model);
   if (!parsed) return undefined;
   const { graph, fields: main } = parsed;
@@ -78,18 +79,27 @@ export function withGreedyLoop(model: Uint8Array, padId: number, eosId: number):
   const outputs = main.filter((f) => f.no === GRAPH.output);
   const inName = (f: Field) => nameOf(f, VALUE_INFO_NAME);
   const outNames = outputs.map(inName);
-  for (const n of ['logits', SEARCH.values, SEARCH.ids, SEARCH.max, SEARCH.logSum]) if (!outNames.includes(n)) return undefined;
+  const searchOutputs = ['logits', SEARCH.values, SEARCH.ids, SEARCH.max, SEARCH.logSum];
+  for (const n of searchOutputs) if (!outNames.includes(n)) return undefined;
   const selfPast = inputs.filter((f) => /^past_key_values\.\d+\.decoder\.(key|value)$/.test(inName(f)));
   const idsInput = inputs.find((f) => inName(f) === 'input_ids');
   if (!idsInput || selfPast.length === 0) return undefined;
   const present = selfPast.map((f) => inName(f).replace(/^past_key_values\./, 'present.'));
   if (present.some((p) => !outNames.includes(p))) return undefined;
   // Every other output must be one the loop passes on (logits and the search outputs) — anything else is unknown.
-  if (outNames.some((n) => !present.includes(n) && !['logits', SEARCH.values, SEARCH.ids, SEARCH.max, SEARCH.logSum].includes(n))) return undefined;
+  if (outNames.some((n) => !present.includes(n) && !searchOutputs.includes(n))) return undefined;
   const outer = inputs.filter((f) => f !== idsInput && !selfPast.includes(f));
+  const outputOf = (name: string) => outputs.find((f) => inName(f) === name)!;
+  return { parsed, graph, main, inName, selfPast, idsInput, present, outer, outputOf };
+}
+
+/** The loop model, or undefined when the step model is not one stepModelIo accepts. */
+export function withGreedyLoop(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
+  const io = stepModelIo(model);
+  if (!io) return undefined;
+  const { parsed, graph, main, inName, selfPast, idsInput, present, outer, outputOf } = io;
 
   const p = 'loop/';
-  const outputOf = (name: string) => outputs.find((f) => inName(f) === name)!;
   // The body: the step graph with the loop's inputs first (iteration, condition, then the carried values) and its
   // outputs in the Loop's order (condition, carried values, scan outputs).
   const body = concat([
