@@ -111,7 +111,7 @@ export async function beamSearch(
           continue;
         }
         const row = rows[r]!;
-        const ctx: RowContext = { step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId };
+        const ctx = context(row, step);
         const { forced, banned } = rulesAt(processors, ctx);
 
         /** Top K over beams x vocab: entries [score, beam, token], by score desc then flat index asc. */
