@@ -97,111 +97,111 @@ export async function beamSearch(
     const nextScores: number[] = [];
     const nextSeqs: number[][] = [];
 
-      for (const [p, r] of active.entries()) {
-        const pad = (n: number, score: number) => {
-          for (let k = 0; k < n; k++) {
-            from.push(p * beams);
-            nextTokens.push(rules.padId);
-            nextScores.push(score);
-            nextSeqs.push([]);
+    for (const [p, r] of active.entries()) {
+      const pad = (n: number, score: number) => {
+        for (let k = 0; k < n; k++) {
+          from.push(p * beams);
+          nextTokens.push(rules.padId);
+          nextScores.push(score);
+          nextSeqs.push([]);
+        }
+      };
+      if (done[p]) {
+        pad(beams, 0);
+        continue;
+      }
+      const row = rows[r]!;
+      const ctx = context(row, step);
+      const { forced, banned } = rulesAt(processors, ctx);
+
+      /** Top K over beams x vocab: entries [score, beam, token], by score desc then flat index asc. */
+      const collect = (all: Float32Array | undefined): [number, number, number][] | undefined => {
+        const top: [number, number, number][] = [];
+        /** Inserts a candidate offered after every candidate of a lower flat index (ties keep the earlier one). */
+        const offer = (sc: number, k: number, v: number) => {
+          if (top.length === K && !(sc > top[K - 1]![0])) return;
+          let i = Math.min(top.length, K - 1);
+          top[i] = [sc, k, v];
+          while (i > 0 && sc > top[i - 1]![0]) {
+            [top[i], top[i - 1]] = [top[i - 1]!, top[i]!];
+            i--;
           }
         };
-        if (done[p]) {
-          pad(beams, 0);
-          continue;
-        }
-        const row = rows[r]!;
-        const ctx = context(row, step);
-        const { forced, banned } = rulesAt(processors, ctx);
-
-        /** Top K over beams x vocab: entries [score, beam, token], by score desc then flat index asc. */
-        const collect = (all: Float32Array | undefined): [number, number, number][] | undefined => {
-          const top: [number, number, number][] = [];
-          /** Inserts a candidate offered after every candidate of a lower flat index (ties keep the earlier one). */
-          const offer = (sc: number, k: number, v: number) => {
-            if (top.length === K && !(sc > top[K - 1]![0])) return;
-            let i = Math.min(top.length, K - 1);
-            top[i] = [sc, k, v];
-            while (i > 0 && sc > top[i - 1]![0]) {
-              [top[i], top[i - 1]] = [top[i - 1]!, top[i]!];
-              i--;
-            }
-          };
-          /** The best score a beam's unread logits could reach (its m-th candidate's), per beam read from the decoder. */
-          const unread: number[] = [];
-          for (let k = 0; k < beams; k++) {
-            const g = p * beams + k;
-            const base = scores[g]!;
-            if (forced !== undefined || !(base > -Infinity)) {
-              // A forced token leaves only itself (score 0) and a beam at -Infinity only -Infinity: no logits needed.
-              lp.fill(-Infinity);
-              applyRules(lp, processors, ctx);
-            } else if (!all) {
-              // The decoder's m best logits, best first, ties to the lower id: the order the scan below offers them in.
-              const st = stats(g)!;
-              for (let j = g * m; j < (g + 1) * m; j++) {
-                const v = Number(stepped!.ids[j]);
-                if (!banned.has(v)) offer(Math.fround(logProb(stepped!.values[j]!, st) + base), k, v);
-              }
-              unread.push(Math.fround(logProb(stepped!.values[(g + 1) * m - 1]!, st) + base));
-              continue;
-            } else {
-              logSoftmax(all.subarray(g * vocab, (g + 1) * vocab), lp, stats(g));
-              applyRules(lp, processors, ctx);
-            }
-            // Once K candidates are held, `cut` is the K-th score: a sum not above it cannot enter (fround is monotonic
-            // and `cut` is a float32, so testing the double sum first skips the rounding for almost every token).
-            let cut = top.length === K ? top[K - 1]![0] : -Infinity;
-            let full = top.length === K;
-            for (let v = 0; v < vocab; v++) {
-              const sum = lp[v]! + base;
-              if (full && !(sum > cut)) continue;
-              const sc = Math.fround(sum);
-              if (full && !(sc > cut)) continue; // later flat index loses ties
-              offer(sc, k, v);
-              if (top.length === K) {
-                full = true;
-                cut = top[K - 1]![0];
-              }
-            }
-          }
-          // log_softmax is monotonic, so a beam's unread logits score at most its m-th: exact unless one could tie or
-          // beat the K-th candidate kept (then the scan over all logits decides).
-          return top.length === K && unread.every((u) => u < top[K - 1]![0]) ? top : undefined;
-        };
-        let top = collect(logits);
-        if (!top) {
-          logits ??= await stepped!.logits();
-          top = collect(logits)!;
-        }
-
-        let kept = 0;
-        for (let rank = 0; rank < top.length && kept < beams; rank++) {
-          const [sc, k, v] = top[rank]!;
+        /** The best score a beam's unread logits could reach (its m-th candidate's), per beam read from the decoder. */
+        const unread: number[] = [];
+        for (let k = 0; k < beams; k++) {
           const g = p * beams + k;
-          if (v === rules.eosId) {
-            if (rank >= beams) continue;
-            hyps[r]!.add(sc, [...seqs[g]!, v], curLen);
+          const base = scores[g]!;
+          if (forced !== undefined || !(base > -Infinity)) {
+            // A forced token leaves only itself (score 0) and a beam at -Infinity only -Infinity: no logits needed.
+            lp.fill(-Infinity);
+            applyRules(lp, processors, ctx);
+          } else if (!all) {
+            // The decoder's m best logits, best first, ties to the lower id: the order the scan below offers them in.
+            const st = stats(g)!;
+            for (let j = g * m; j < (g + 1) * m; j++) {
+              const v = Number(stepped!.ids[j]);
+              if (!banned.has(v)) offer(Math.fround(logProb(stepped!.values[j]!, st) + base), k, v);
+            }
+            unread.push(Math.fround(logProb(stepped!.values[(g + 1) * m - 1]!, st) + base));
+            continue;
           } else {
-            from.push(g);
-            nextTokens.push(v);
-            nextScores.push(sc);
-            nextSeqs.push([...seqs[g]!, v]);
-            kept++;
+            logSoftmax(all.subarray(g * vocab, (g + 1) * vocab), lp, stats(g));
+            applyRules(lp, processors, ctx);
+          }
+          // Once K candidates are held, `cut` is the K-th score: a sum not above it cannot enter (fround is monotonic
+          // and `cut` is a float32, so testing the double sum first skips the rounding for almost every token).
+          let cut = top.length === K ? top[K - 1]![0] : -Infinity;
+          let full = top.length === K;
+          for (let v = 0; v < vocab; v++) {
+            const sum = lp[v]! + base;
+            if (full && !(sum > cut)) continue;
+            const sc = Math.fround(sum);
+            if (full && !(sc > cut)) continue; // later flat index loses ties
+            offer(sc, k, v);
+            if (top.length === K) {
+              full = true;
+              cut = top[K - 1]![0];
+            }
           }
         }
-        // Fewer than `beams` live candidates only when everything else is -inf (forced EOS): pad the row.
-        pad(beams - kept, -Infinity);
-        if (hyps[r]!.isDone(top[0]![0], curLen)) {
-          done[p] = true;
-        } else if (curLen >= row.maxNewTokens) {
-          // Out of length without enough finished hypotheses: the live beams compete as they are (HF finalize).
-          for (let i = from.length - beams; i < from.length; i++) {
-            if (nextScores[i]! > -Infinity) hyps[r]!.add(nextScores[i]!, nextSeqs[i]!, nextSeqs[i]!.length);
-          }
-          done[p] = true;
+        // log_softmax is monotonic, so a beam's unread logits score at most its m-th: exact unless one could tie or
+        // beat the K-th candidate kept (then the scan over all logits decides).
+        return top.length === K && unread.every((u) => u < top[K - 1]![0]) ? top : undefined;
+      };
+      let top = collect(logits);
+      if (!top) {
+        logits ??= await stepped!.logits();
+        top = collect(logits)!;
+      }
+
+      let kept = 0;
+      for (let rank = 0; rank < top.length && kept < beams; rank++) {
+        const [sc, k, v] = top[rank]!;
+        const g = p * beams + k;
+        if (v === rules.eosId) {
+          if (rank >= beams) continue;
+          hyps[r]!.add(sc, [...seqs[g]!, v], curLen);
+        } else {
+          from.push(g);
+          nextTokens.push(v);
+          nextScores.push(sc);
+          nextSeqs.push([...seqs[g]!, v]);
+          kept++;
         }
       }
+      // Fewer than `beams` live candidates only when everything else is -inf (forced EOS): pad the row.
+      pad(beams - kept, -Infinity);
+      if (hyps[r]!.isDone(top[0]![0], curLen)) {
+        done[p] = true;
+      } else if (curLen >= row.maxNewTokens) {
+        // Out of length without enough finished hypotheses: the live beams compete as they are (HF finalize).
+        for (let i = from.length - beams; i < from.length; i++) {
+          if (nextScores[i]! > -Infinity) hyps[r]!.add(nextScores[i]!, nextSeqs[i]!, nextSeqs[i]!.length);
+        }
+        done[p] = true;
+      }
+    }
     return { from, nextTokens, nextScores, nextSeqs };
   };
 
