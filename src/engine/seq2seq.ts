@@ -47,7 +47,7 @@ export const MAX_TWIN_DECODER_BYTES = 256 * 1024 * 1024;
 
 /**
  * Beam search's Loop (beam-loop.ts) is a second session of the step model: for OPUS-MT-base int8 (a 56 MB decoder
- * file) it cost ~220-265 MB of resident memory per worker (measured); an fp32 or larger decoder keeps single steps.
+ * file) it cost 170-265 MB of resident memory per worker in two measured series; an fp32 or larger decoder keeps single steps.
  */
 export const MAX_BEAM_LOOP_DECODER_BYTES = 64 * 1024 * 1024;
 
@@ -115,6 +115,21 @@ const noLogits = new ort.Tensor('int64', BigInt64Array.of(0n), [1]);
 /** The feeds a session declares (the split models take fewer inputs than the merged one). */
 function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
   return Object.fromEntries(session.inputNames.map((n) => [n, feeds[n]!]));
+}
+
+/** Test feeds with the self-attention cache under a Loop model's `prefix` (openLoop, openBeamLoop). */
+function cacheUnder(prefix: string, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
+  return Object.fromEntries(Object.entries(feeds).map(([name, t]) => [/\.decoder\./.test(name) ? prefix + name : name, t]));
+}
+
+/**
+ * A Loop model's run in its session's input order: its own inputs from `own`, the self-attention cache (named under
+ * `prefix`) and the cross-attention K/V from `past` (greedy-loop.ts and beam-loop.ts name the rest as the step model does).
+ */
+function loopRun(session: ort.InferenceSession, own: Record<string, ort.Tensor>, past: Record<string, ort.Tensor>, prefix: string) {
+  const run: Record<string, ort.Tensor> = {};
+  for (const name of session.inputNames) run[name] = own[name] ?? (name.startsWith(prefix) ? past[name.slice(prefix.length)] : past[name])!;
+  return run;
 }
 
 /**
@@ -241,7 +256,7 @@ async function openLoop(
     // The step model one step at a time, padding fed first, each row's best candidate (nothing banned) next.
     const feeds = await testFeeds(crossKv, dims);
     // The same batch for the Loop, its cache inputs under the Loop's names (taken before the steps below fill them).
-    const loopFeeds = Object.fromEntries(Object.entries(feeds).map(([name, t]) => [/\.decoder\./.test(name) ? LOOP.pastPrefix + name : name, t]));
+    const loopFeeds = cacheUnder(LOOP.pastPrefix, feeds);
     let ids = BigInt64Array.of(BigInt(padId), BigInt(padId));
     const expected: bigint[] = [];
     let vocab = 0;
@@ -291,11 +306,13 @@ async function openBeamLoop(
   if (!session) return undefined;
   try {
     const feeds = await testFeeds(crossKv, dims);
-    const search = searchFeeds(4, WHOLE_ROW);
+    // 2 × beams candidates and beam.ts's margin of 8: the boundary check holds, so the run goes on to its second step.
+    const search = searchFeeds(12, WHOLE_ROW);
     const ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]);
     const first = await step.run(feedsFor(step, { ...feeds, ...search, input_ids: ids }));
     const vocab = (first.logits as ort.Tensor).dims[2]!;
     const run: Record<string, ort.Tensor> = {
+      ...cacheUnder(BEAM_LOOP.prefix, feeds),
       ...search,
       [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(2n), []),
       [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
@@ -306,12 +323,12 @@ async function openBeamLoop(
       [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
       [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [2, 1, 0]),
     };
-    for (const [name, tensor] of Object.entries(feeds)) run[/\.decoder\./.test(name) ? BEAM_LOOP.prefix + name : name] = tensor;
     const out = await session.run(run, [BEAM_LOOP.topIds, BEAM_LOOP.chosenFrom]);
     const top = (out[BEAM_LOOP.topIds] as ort.Tensor).data as BigInt64Array;
     const want = (first[TOP_IDS] as ort.Tensor).data as BigInt64Array;
     if (want.some((id, i) => top[i] !== id)) throw new Error('beam loop: other candidates');
-    if (((out[BEAM_LOOP.chosenFrom] as ort.Tensor).data as BigInt64Array).some((r) => r !== 0n && r !== 1n)) throw new Error('beam loop: rows out of range');
+    const from = out[BEAM_LOOP.chosenFrom] as ort.Tensor;
+    if (from.dims[0] !== 2 || (from.data as BigInt64Array).some((r) => r !== 0n && r !== 1n)) throw new Error('beam loop: not two steps on rows 0 and 1');
     return { session, vocab };
   } catch {
     await session.release();
@@ -599,10 +616,7 @@ export class Seq2SeqModel {
       [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [rows, 1, 0]),
       encoder_attention_mask: state.encoded.mask,
     };
-    const run: Record<string, ort.Tensor> = {};
-    for (const name of loop.session.inputNames) {
-      run[name] = own[name] ?? (name.startsWith(BEAM_LOOP.prefix) ? state.past[name.slice(BEAM_LOOP.prefix.length)] : state.past[name])!;
-    }
+    const run = loopRun(loop.session, own, state.past, BEAM_LOOP.prefix);
     const fetches = [BEAM_LOOP.values, BEAM_LOOP.topIds, BEAM_LOOP.max, BEAM_LOOP.logSum, BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds, BEAM_LOOP.lastLogitsOut];
     const out = await loop.session.run(run, [...fetches, ...this.selfPresent.map((n) => BEAM_LOOP.prefix + n)]);
     this.selfPast.forEach((key, i) => (state.past[key] = out[BEAM_LOOP.prefix + this.selfPresent[i]!] as ort.Tensor));
@@ -674,6 +688,7 @@ export class Seq2SeqModel {
     done: readonly boolean[] | undefined, search: Record<string, ort.Tensor>, wholeLogits: boolean,
   ): Record<string, ort.Tensor> {
     const own: Record<string, ort.Tensor> = {
+      ...search,
       [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(steps)), []),
       [LOOP.ids]: ids,
       [LOOP.done]: new ort.Tensor('bool', done ? Uint8Array.from(done, Number) : new Uint8Array(state.rows), [state.rows, 1]),
@@ -681,11 +696,7 @@ export class Seq2SeqModel {
       [LOOP.logitsLen]: wholeLogits ? wholeRowLength : noLogits,
       encoder_attention_mask: state.encoded.mask,
     };
-    const run: Record<string, ort.Tensor> = {};
-    for (const name of session.inputNames) {
-      run[name] = own[name] ?? (name.startsWith(LOOP.pastPrefix) ? state.past[name.slice(LOOP.pastPrefix.length)] : state.past[name] ?? search[name])!;
-    }
-    return run;
+    return loopRun(session, own, state.past, LOOP.pastPrefix);
   }
 
   private banVector(banned: readonly number[], vocab: number): ort.Tensor {
