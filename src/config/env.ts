@@ -153,7 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fuseAttention: onOff(env, 'DRAGOMAN_FUSE_ATTENTION', true),
     greedyTopK: onOff(env, 'DRAGOMAN_GREEDY_TOPK', true),
     greedyLoop: onOff(env, 'DRAGOMAN_GREEDY_LOOP', true),
-    beamLoop: onOff(env, 'DRAGOMAN_BEAM_LOOP', false),
+    beamLoop: onOff(env, 'DRAGOMAN_BEAM_LOOP', true),
     beamTopK: onOff(env, 'DRAGOMAN_BEAM_TOPK', true),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     // A wait is a timer (at most 2^31 - 1 ms to Node); a batch held longer than a second only adds latency.

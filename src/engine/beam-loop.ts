@@ -10,7 +10,9 @@
 // check failing (a beam's unread logits could tie the 2 × beams-th: beam.ts scans all logits, which this step then
 // leaves in `lastLogits`). beam.ts replays every step from the scan outputs, checks it chose what the graph chose, and
 // handles the last step itself (reorders the cache with its own choice).
-import { int64Scalar, renamedInfo, scalarInitializer, stepModelIo } from './greedy-loop.ts';
+import {
+  bodyFields, greedyLoopPart, int64Scalar, loopsModel, renamedInfo, scalarInitializer, stepModelIo, type LoopPart, type StepModelIo,
+} from './greedy-loop.ts';
 import {
   ATTRIBUTE, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField, varintField,
 } from './onnx-proto.ts';
@@ -51,13 +53,26 @@ export const BEAM_LOOP = {
 const WHOLE_ROW = 2 ** 40;
 
 /**
- * The beam loop model, or undefined when the step model is not one this can wrap (no search outputs, not exactly the
- * self-attention cache as `past_key_values.N.decoder.*` in and `present.N.decoder.*` out).
+ * The beam loop model alone, or undefined when the step model is not one this can wrap (no search outputs, not exactly
+ * the self-attention cache as `past_key_values.N.decoder.*` in and `present.N.decoder.*` out).
  */
 export function withBeamLoop(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
   const io = stepModelIo(model);
-  if (!io) return undefined;
-  const { parsed, graph, main, inName, selfPast, idsInput, present, outer, outputOf } = io;
+  return io && loopsModel(io, 'beam_loop', [beamLoopPart(io, padId, eosId)]);
+}
+
+/**
+ * Greedy search's and beam search's Loops in one model over one copy of the step's weights (loopsModel): what the
+ * engine runs with DRAGOMAN_BEAM_LOOP on. Undefined as for withBeamLoop.
+ */
+export function withSearchLoops(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
+  const io = stepModelIo(model);
+  return io && loopsModel(io, 'search_loops', [greedyLoopPart(io, padId, eosId), beamLoopPart(io, padId, eosId)]);
+}
+
+/** Beam search's Loop over the step model (see the top of this file). */
+export function beamLoopPart(io: StepModelIo, padId: number, eosId: number): LoopPart {
+  const { graph, inName, selfPast, idsInput, present, outputOf } = io;
 
   const p = BEAM_LOOP.prefix;
   const B = BEAM_LOOP.beams;
@@ -66,7 +81,7 @@ export function withBeamLoop(model: Uint8Array, padId: number, eosId: number): U
   const body = concat([
     // The cache rows the previous step's choice continues.
     ...selfPast.map((f) => nodeField('Gather', [`${p}in/${inName(f)}`, `${p}from_in`], [inName(f)], `${p}reorder/${inName(f)}`, [intAttribute('axis', 0)])),
-    ...main.filter((f) => f.no !== GRAPH.input && f.no !== GRAPH.output && f.no !== GRAPH.name).map((f) => raw(graph, f)),
+    ...bodyFields(io),
     lenField(GRAPH.name, 'beam_step'),
     int64Scalar(`${p}pad`, padId),
     int64Scalar(`${p}eos`, eosId),
@@ -172,28 +187,27 @@ export function withBeamLoop(model: Uint8Array, padId: number, eosId: number): U
   const loopNode = nodeField('Loop', [BEAM_LOOP.steps, `${p}true`, ...carriedIn], [...carriedOut, ...scans], `${p}loop`, [
     concat([lenField(ATTRIBUTE.name, 'body'), lenField(ATTRIBUTE.graph, body), varintField(ATTRIBUTE.type, ATTRIBUTE_GRAPH)]),
   ]);
-  const top = concat([
-    lenField(GRAPH.name, 'beam_loop'),
-    scalarInitializer(`${p}true`, BOOL, Uint8Array.of(1)),
-    loopNode,
-    tensorInfoField(GRAPH.input, BEAM_LOOP.steps, INT64, []),
-    renamedInfo(GRAPH.input, idsInput, BEAM_LOOP.ids),
-    ...selfPast.map((f) => renamedInfo(GRAPH.input, f, p + inName(f))),
-    tensorInfoField(GRAPH.input, BEAM_LOOP.from, INT64, ['batch_size']),
-    tensorInfoField(GRAPH.input, BEAM_LOOP.scores, FLOAT, ['batch_size']),
-    tensorInfoField(GRAPH.input, BEAM_LOOP.done, BOOL, ['batch_size', 1]),
-    tensorInfoField(GRAPH.input, BEAM_LOOP.lastLogits, FLOAT, ['batch_size', 1, 'logits_len']),
-    ...outer.map((f) => raw(graph, f)),
-    tensorInfoField(GRAPH.input, BEAM_LOOP.ban, FLOAT, ['vocab']),
-    tensorInfoField(GRAPH.input, BEAM_LOOP.beams, INT64, [1]),
-    ...present.map((name) => renamedInfo(GRAPH.output, outputOf(name), p + name)),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.lastLogitsOut, FLOAT, ['batch_size', 1, 'logits_len']),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.chosenFrom, INT64, ['steps', 'batch_size']),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.chosenIds, INT64, ['steps', 'batch_size']),
-  ]);
-  return parsed.withGraph(top);
+  return {
+    node: loopNode,
+    top: [
+      scalarInitializer(`${p}true`, BOOL, Uint8Array.of(1)),
+      tensorInfoField(GRAPH.input, BEAM_LOOP.steps, INT64, []),
+      renamedInfo(GRAPH.input, idsInput, BEAM_LOOP.ids),
+      ...selfPast.map((f) => renamedInfo(GRAPH.input, f, p + inName(f))),
+      tensorInfoField(GRAPH.input, BEAM_LOOP.from, INT64, ['batch_size']),
+      tensorInfoField(GRAPH.input, BEAM_LOOP.scores, FLOAT, ['batch_size']),
+      tensorInfoField(GRAPH.input, BEAM_LOOP.done, BOOL, ['batch_size', 1]),
+      tensorInfoField(GRAPH.input, BEAM_LOOP.lastLogits, FLOAT, ['batch_size', 1, 'logits_len']),
+      tensorInfoField(GRAPH.input, BEAM_LOOP.ban, FLOAT, ['vocab']),
+      tensorInfoField(GRAPH.input, BEAM_LOOP.beams, INT64, [1]),
+      ...present.map((name) => renamedInfo(GRAPH.output, outputOf(name), p + name)),
+      tensorInfoField(GRAPH.output, BEAM_LOOP.lastLogitsOut, FLOAT, ['batch_size', 1, 'logits_len']),
+      tensorInfoField(GRAPH.output, BEAM_LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
+      tensorInfoField(GRAPH.output, BEAM_LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
+      tensorInfoField(GRAPH.output, BEAM_LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
+      tensorInfoField(GRAPH.output, BEAM_LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
+      tensorInfoField(GRAPH.output, BEAM_LOOP.chosenFrom, INT64, ['steps', 'batch_size']),
+      tensorInfoField(GRAPH.output, BEAM_LOOP.chosenIds, INT64, ['steps', 'batch_size']),
+    ],
+  };
 }

@@ -93,17 +93,54 @@ export function stepModelIo(model: Uint8Array) {
   return { parsed, graph, main, inName, selfPast, idsInput, present, outer, outputOf };
 }
 
+export type StepModelIo = NonNullable<ReturnType<typeof stepModelIo>>;
+
+/** One Loop of a loops model: its node, and what it adds to the model's graph (its own initializers, inputs and outputs). */
+export interface LoopPart {
+  node: Uint8Array;
+  top: Uint8Array[];
+}
+
+/**
+ * The step model's Loops as one model: the step's weights once, in the outer graph, read by every Loop's body from
+ * there; the inputs the Loops share (cross-attention K/V, mask, search inputs) once. One onnxruntime session then
+ * holds one copy of the weights whatever the Loops: two sessions of OPUS-MT-base int8 cost ~240 MB more resident
+ * than one, a second Loop in the same session ~28 MB, and runs alternating between the two Loops were as fast as runs
+ * of one (tenth pass, src/engine/README.md). Every run feeds every Loop's inputs: a Loop given zero steps and empty
+ * tensors only passes them through.
+ */
+export function loopsModel(io: StepModelIo, name: string, parts: LoopPart[]): Uint8Array {
+  const { parsed, graph, main, outer } = io;
+  return parsed.withGraph(concat([
+    lenField(GRAPH.name, name),
+    ...main.filter((f) => f.no === GRAPH.initializer || f.no === GRAPH.sparseInitializer).map((f) => raw(graph, f)),
+    ...parts.map((part) => part.node),
+    ...outer.map((f) => raw(graph, f)),
+    ...parts.flatMap((part) => part.top),
+  ]));
+}
+
+/** The step graph's nodes and value infos for a Loop's body: all but its inputs, outputs, name and weights (loopsModel's). */
+export function bodyFields(io: StepModelIo): Uint8Array[] {
+  const kept = (no: number) => no !== GRAPH.input && no !== GRAPH.output && no !== GRAPH.name && no !== GRAPH.initializer && no !== GRAPH.sparseInitializer;
+  return io.main.filter((f) => kept(f.no)).map((f) => raw(io.graph, f));
+}
+
 /** The loop model, or undefined when the step model is not one stepModelIo accepts. */
 export function withGreedyLoop(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
   const io = stepModelIo(model);
-  if (!io) return undefined;
-  const { parsed, graph, main, inName, selfPast, idsInput, present, outer, outputOf } = io;
+  return io && loopsModel(io, 'greedy_loop', [greedyLoopPart(io, padId, eosId)]);
+}
+
+/** Greedy search's Loop over the step model (see the top of this file). */
+export function greedyLoopPart(io: StepModelIo, padId: number, eosId: number): LoopPart {
+  const { graph, inName, selfPast, idsInput, present, outputOf } = io;
 
   const p = 'loop/';
   // The body: the step graph with the loop's inputs first (iteration, condition, then the carried values) and its
   // outputs in the Loop's order (condition, carried values, scan outputs).
   const body = concat([
-    ...main.filter((f) => f.no !== GRAPH.input && f.no !== GRAPH.output && f.no !== GRAPH.name).map((f) => raw(graph, f)),
+    ...bodyFields(io),
     lenField(GRAPH.name, 'greedy_step'),
     int64Scalar(`${p}pad`, padId),
     int64Scalar(`${p}eos`, eosId),
@@ -150,25 +187,23 @@ export function withGreedyLoop(model: Uint8Array, padId: number, eosId: number):
   const loopNode = nodeField('Loop', [LOOP.steps, `${p}true`, ...carriedIn], [...carriedOut, ...scans], `${p}loop`, [
     concat([lenField(ATTRIBUTE.name, 'body'), lenField(ATTRIBUTE.graph, body), varintField(ATTRIBUTE.type, ATTRIBUTE_GRAPH)]),
   ]);
-  const boolTrue = scalarInitializer(`${p}true`, BOOL, Uint8Array.of(1));
-  const top = concat([
-    lenField(GRAPH.name, 'greedy_loop'),
-    boolTrue,
-    loopNode,
-    scalarInfo(GRAPH.input, LOOP.steps, INT64),
-    renamedInfo(GRAPH.input, idsInput, LOOP.ids),
-    ...selfPast.map((f) => renamedInfo(GRAPH.input, f, LOOP.pastPrefix + inName(f))),
-    tensorInfoField(GRAPH.input, LOOP.done, BOOL, ['batch_size', 1]),
-    ...outer.map((f) => raw(graph, f)),
-    tensorInfoField(GRAPH.input, LOOP.ban, FLOAT, ['vocab']),
-    tensorInfoField(GRAPH.input, LOOP.logitsLen, INT64, [1]),
-    ...present.map((n) => renamedInfo(GRAPH.output, outputOf(n), LOOP.presentPrefix + n)),
-    tensorInfoField(GRAPH.output, LOOP.chosen, INT64, ['steps', 'batch_size', 1]),
-    tensorInfoField(GRAPH.output, LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
-    tensorInfoField(GRAPH.output, LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
-    tensorInfoField(GRAPH.output, LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
-    tensorInfoField(GRAPH.output, LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
-    tensorInfoField(GRAPH.output, LOOP.logits, FLOAT, ['steps', 'batch_size', 1, 'logits_len']),
-  ]);
-  return parsed.withGraph(top);
+  return {
+    node: loopNode,
+    top: [
+      scalarInitializer(`${p}true`, BOOL, Uint8Array.of(1)),
+      scalarInfo(GRAPH.input, LOOP.steps, INT64),
+      renamedInfo(GRAPH.input, idsInput, LOOP.ids),
+      ...selfPast.map((f) => renamedInfo(GRAPH.input, f, LOOP.pastPrefix + inName(f))),
+      tensorInfoField(GRAPH.input, LOOP.done, BOOL, ['batch_size', 1]),
+      tensorInfoField(GRAPH.input, LOOP.ban, FLOAT, ['vocab']),
+      tensorInfoField(GRAPH.input, LOOP.logitsLen, INT64, [1]),
+      ...present.map((n) => renamedInfo(GRAPH.output, outputOf(n), LOOP.presentPrefix + n)),
+      tensorInfoField(GRAPH.output, LOOP.chosen, INT64, ['steps', 'batch_size', 1]),
+      tensorInfoField(GRAPH.output, LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
+      tensorInfoField(GRAPH.output, LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
+      tensorInfoField(GRAPH.output, LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
+      tensorInfoField(GRAPH.output, LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
+      tensorInfoField(GRAPH.output, LOOP.logits, FLOAT, ['steps', 'batch_size', 1, 'logits_len']),
+    ],
+  };
 }

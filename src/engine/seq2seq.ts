@@ -10,7 +10,7 @@ import { StepSessions } from './step-sessions.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { graphIoProblem } from './graph-io.ts';
 import { assertUnchanged, fileStamp } from './file-stamp.ts';
-import { BEAM_LOOP, withBeamLoop } from './beam-loop.ts';
+import { BEAM_LOOP, withSearchLoops } from './beam-loop.ts';
 import { LOOP, withGreedyLoop } from './greedy-loop.ts';
 import { signedStepModel, stepModelInThread, withSearch } from './step-model.ts';
 import { SEARCH, TOP_IDS } from './top-candidates.ts';
@@ -46,8 +46,10 @@ export const SMALL_DECODER_BYTES = 16 * 1024 * 1024;
 export const MAX_TWIN_DECODER_BYTES = 256 * 1024 * 1024;
 
 /**
- * Beam search's Loop (beam-loop.ts) is a second session of the step model: for OPUS-MT-base int8 (a 56 MB decoder
- * file) it cost 170-265 MB of resident memory per worker in two measured series; an fp32 or larger decoder keeps single steps.
+ * Beam search's Loop (beam-loop.ts) sits beside greedy search's in the step model's one session, on the same weights.
+ * Its cost measured on bench-marian-base (one worker, resident after single beam-4 sentences): int8 (56 MB decoder
+ * file) +20-35 MB, fp32 (221 MB) +150-180 MB (onnxruntime keeps fp32 products' packed weights per Loop). So only a
+ * decoder file up to this size gets it: int8 OPUS-MT-base and smaller; larger or fp32 decoders keep single steps.
  */
 export const MAX_BEAM_LOOP_DECODER_BYTES = 64 * 1024 * 1024;
 
@@ -91,8 +93,8 @@ type Decoder =
     beamCandidates: boolean;
     /** The step model is greedy-loop.ts's Loop (every run feeds its inputs), with the logits' length; else undefined. */
     loop: { vocab: number } | undefined;
-    /** Beam search's Loop (beam-loop.ts), a session of its own, with the logits' length; else undefined. */
-    beamLoop: { session: ort.InferenceSession; vocab: number } | undefined;
+    /** The step model holds beam search's Loop beside greedy search's (beam-loop.ts's withSearchLoops). */
+    beamLoop: boolean;
   };
 
 /** Feeds of the search inputs (top-candidates.ts): k best logits per row, statistics over statsLen of each row. */
@@ -124,12 +126,38 @@ function cacheUnder(prefix: string, feeds: Record<string, ort.Tensor>): Record<s
 
 /**
  * A Loop model's run in its session's input order: its own inputs from `own`, the self-attention cache (named under
- * `prefix`) and the cross-attention K/V from `past` (greedy-loop.ts and beam-loop.ts name the rest as the step model does).
+ * `prefix`) and the cross-attention K/V from `past` (greedy-loop.ts and beam-loop.ts name the rest as the step model does),
+ * and the other Loop's inputs, if the model has two, as idleLoopInput gives them.
  */
-function loopRun(session: ort.InferenceSession, own: Record<string, ort.Tensor>, past: Record<string, ort.Tensor>, prefix: string) {
+function loopRun(session: ort.InferenceSession, own: Record<string, ort.Tensor>, past: Record<string, ort.Tensor>, prefix: string, dims: DecoderDims) {
   const run: Record<string, ort.Tensor> = {};
-  for (const name of session.inputNames) run[name] = own[name] ?? (name.startsWith(prefix) ? past[name.slice(prefix.length)] : past[name])!;
+  for (const name of session.inputNames) {
+    run[name] = own[name] ?? (name.startsWith(prefix) ? past[name.slice(prefix.length)] : past[name] ?? idleLoopInput(name, dims))!;
+  }
   return run;
+}
+
+const emptyOf = (type: 'int64' | 'float32' | 'bool', dims: number[]) =>
+  new ort.Tensor(type, type === 'int64' ? new BigInt64Array(0) : type === 'bool' ? new Uint8Array(0) : new Float32Array(0), dims);
+const int64Of = (value: number, dims: number[]) => new ort.Tensor('int64', BigInt64Array.of(BigInt(value)), dims);
+
+/**
+ * What a run of the search Loops model (beam-loop.ts's withSearchLoops) feeds the Loop it does not run: zero steps and
+ * empty tensors of the declared ranks (a Loop of zero steps only passes them on); undefined for any other input.
+ */
+export function idleLoopInput(name: string, dims: DecoderDims): ort.Tensor | undefined {
+  if (/^(loop|beam)\/past_key_values\.\d+\.decoder\./.test(name)) return emptyOf('float32', [0, dims.heads, 0, dims.headDim]);
+  switch (name) {
+    case LOOP.steps: case BEAM_LOOP.steps: return int64Of(0, []);
+    case LOOP.ids: case BEAM_LOOP.ids: return emptyOf('int64', [0, 1]);
+    case LOOP.done: case BEAM_LOOP.done: return emptyOf('bool', [0, 1]);
+    case LOOP.ban: case BEAM_LOOP.ban: case BEAM_LOOP.scores: return emptyOf('float32', [0]);
+    case LOOP.logitsLen: return int64Of(0, [1]);
+    case BEAM_LOOP.beams: return int64Of(1, [1]);
+    case BEAM_LOOP.from: return emptyOf('int64', [0]);
+    case BEAM_LOOP.lastLogits: return emptyOf('float32', [0, 1, 0]);
+    default: return undefined;
+  }
 }
 
 /**
@@ -148,7 +176,6 @@ async function openDecoder(
   }
   if (parts) {
     let crossKv: ort.InferenceSession | undefined;
-    let beamLoop: Awaited<ReturnType<typeof openBeamLoop>>;
     try {
       crossKv = await ort.InferenceSession.create(parts.crossKv, options);
       const { plain, signed } = signedStepModel(parts.withPast);
@@ -160,13 +187,12 @@ async function openDecoder(
       const searchOutputs = withPast.outputNames.includes(SEARCH.ids);
       const topCandidates = searchOutputs ? k : 0;
       const beamCandidates = searchOutputs && settings.beamTopK;
-      // Beam search's Loop is a second session (its own copy of the weights, hence only for a decoder up to
-      // MAX_BEAM_LOOP_DECODER_BYTES); checked against the step model before that may be released below.
-      beamLoop = settings.beamLoop && beamCandidates && ids.eosId !== undefined && statSync(path).size <= MAX_BEAM_LOOP_DECODER_BYTES
-        ? await openBeamLoop(stepBytes, withPast, ids.padId, ids.eosId, crossKv, options, dims) : undefined;
-      // Greedy search's Loop replaces the step model (one session: it runs single steps too) when it builds and runs.
+      // Greedy search's Loop (and beam search's beside it) replaces the step model (one session: it runs single steps
+      // too) when it builds and runs.
       const looped = settings.greedyLoop && topCandidates > 0 && ids.eosId !== undefined
-        ? await openLoop(stepBytes, withPast, ids.padId, ids.eosId, crossKv, options, dims) : undefined;
+        ? await openLoops(stepBytes, withPast, ids.padId, ids.eosId, crossKv, options, dims,
+          settings.beamLoop === true && beamCandidates && statSync(path).size <= MAX_BEAM_LOOP_DECODER_BYTES)
+        : undefined;
       if (looped) {
         await withPast.release();
         withPast = looped.session;
@@ -175,15 +201,17 @@ async function openDecoder(
       // machine never needs would cost more than reading the file again.
       const recipe = {
         decoderPath: path, stamp, fuseHeads: fused ? dims.heads : 0, search,
-        ...(looped ? { loop: { padId: ids.padId, eosId: ids.eosId! } } : {}),
+        ...(looped ? { loop: { padId: ids.padId, eosId: ids.eosId!, beam: looped.beam } } : {}),
       };
       const rebuild = () => stepModelInThread(recipe);
       const loop = looped ? { vocab: looped.vocab } : undefined;
-      return { kind: 'split', withPast, crossKv, signedWeights: signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates, loop, beamLoop, rebuild };
+      return {
+        kind: 'split', withPast, crossKv, signedWeights: signed, fusedAttention: fused?.blocks ?? 0, topCandidates, beamCandidates, loop,
+        beamLoop: !!looped?.beam, rebuild,
+      };
     } catch {
       // The cut did not load: the merged file still works, only slower.
       await crossKv?.release();
-      await beamLoop?.session.release();
     }
   }
   const session = await ort.InferenceSession.create(path, options);
@@ -241,99 +269,103 @@ async function testFeeds(crossKv: ort.InferenceSession, dims: DecoderDims) {
 }
 
 /**
- * The step model in greedy-loop.ts's Loop, if it loads and runs three steps of a two-row batch (one row padded) exactly
- * as the step model `step` runs them one by one, with the length of the logits (the ban vector must cover every id).
+ * The step model in greedy-loop.ts's Loop — with `beam`, beside beam search's in one model (beam-loop.ts's
+ * withSearchLoops) — if it loads and passes checkGreedyLoop (and checkBeamLoop); with its logits' length and whether it
+ * holds beam search's Loop. A model with both that fails is tried again with greedy search's Loop alone.
  */
-async function openLoop(
+async function openLoops(
   bytes: Uint8Array, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession,
-  options: ort.InferenceSession.SessionOptions, dims: DecoderDims,
+  options: ort.InferenceSession.SessionOptions, dims: DecoderDims, beam: boolean,
 ) {
-  const looped = withGreedyLoop(bytes, padId, eosId);
-  if (!looped) return undefined;
-  const session = await ort.InferenceSession.create(looped, options).catch(() => undefined);
-  if (!session) return undefined;
-  try {
-    // The step model one step at a time, padding fed first, each row's best candidate (nothing banned) next.
-    const feeds = await testFeeds(crossKv, dims);
-    // The same batch for the Loop, its cache inputs under the Loop's names (taken before the steps below fill them).
-    const loopFeeds = cacheUnder(LOOP.pastPrefix, feeds);
-    let ids = BigInt64Array.of(BigInt(padId), BigInt(padId));
-    const expected: bigint[] = [];
-    let vocab = 0;
-    for (let s = 0; s < 3; s++) {
-      const out = await step.run(feedsFor(step, { ...feeds, ...NO_SEARCH, input_ids: new ort.Tensor('int64', ids, [2, 1]) }));
-      vocab = (out.logits as ort.Tensor).dims[2]!;
-      ids = BigInt64Array.from((out[TOP_IDS] as ort.Tensor).data as BigInt64Array);
-      expected.push(...ids);
-      for (let i = 0; i < dims.layers; i++) {
-        for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
-      }
+  for (const withBeam of beam ? [true, false] : [false]) {
+    const looped = withBeam ? withSearchLoops(bytes, padId, eosId) : withGreedyLoop(bytes, padId, eosId);
+    if (!looped) continue;
+    const session = await ort.InferenceSession.create(looped, options).catch(() => undefined);
+    if (!session) continue;
+    try {
+      const vocab = await checkGreedyLoop(session, step, padId, eosId, crossKv, dims);
+      if (withBeam) await checkBeamLoop(session, step, padId, crossKv, dims);
+      return { session, vocab, beam: withBeam };
+    } catch {
+      await session.release();
     }
-    const out = await session.run({
-      ...loopFeeds,
-      ...NO_SEARCH,
-      [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(3n), []),
-      [LOOP.ids]: new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]),
-      [LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
-      [LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
-      [LOOP.logitsLen]: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
-    }, [LOOP.chosen]);
-    const chosen = (out[LOOP.chosen] as ort.Tensor).data as BigInt64Array;
-    // A row that chose EOS is fed padding afterwards: steps are compared up to the first that holds an EOS.
-    for (let s = 0; s < 3; s++) {
-      const want = expected.slice(2 * s, 2 * s + 2);
-      if (chosen[2 * s] !== want[0] || chosen[2 * s + 1] !== want[1]) throw new Error('greedy loop: other tokens');
-      if (want.includes(BigInt(eosId))) break;
-    }
-    return { session, vocab };
-  } catch {
-    await session.release();
-    return undefined;
   }
+  return undefined;
 }
 
 /**
- * Beam search's Loop (beam-loop.ts), if it loads and its first step of a two-row batch (one sentence, two beams, one
- * row padded) reads the candidates the step model gives, and a second step runs on the reordered cache.
+ * Greedy search's Loop must run three steps of a two-row batch (one row padded) exactly as the step model `step` runs
+ * them one by one; returns the length of the logits (the ban vector must cover every id).
  */
-async function openBeamLoop(
-  bytes: Uint8Array, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession,
-  options: ort.InferenceSession.SessionOptions, dims: DecoderDims,
-) {
-  const looped = withBeamLoop(bytes, padId, eosId);
-  if (!looped) return undefined;
-  const session = await ort.InferenceSession.create(looped, options).catch(() => undefined);
-  if (!session) return undefined;
-  try {
-    const feeds = await testFeeds(crossKv, dims);
-    // 2 × beams candidates and beam.ts's margin of 8: the boundary check holds, so the run goes on to its second step.
-    const search = searchFeeds(12, WHOLE_ROW);
-    const ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]);
-    const first = await step.run(feedsFor(step, { ...feeds, ...search, input_ids: ids }));
-    const vocab = (first.logits as ort.Tensor).dims[2]!;
-    const run: Record<string, ort.Tensor> = {
-      ...cacheUnder(BEAM_LOOP.prefix, feeds),
-      ...search,
-      [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(2n), []),
-      [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
-      [BEAM_LOOP.ids]: ids,
-      [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [2]),
-      [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
-      [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [2]),
-      [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
-      [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [2, 1, 0]),
-    };
-    const out = await session.run(run, [BEAM_LOOP.topIds, BEAM_LOOP.chosenFrom]);
-    const top = (out[BEAM_LOOP.topIds] as ort.Tensor).data as BigInt64Array;
-    const want = (first[TOP_IDS] as ort.Tensor).data as BigInt64Array;
-    if (want.some((id, i) => top[i] !== id)) throw new Error('beam loop: other candidates');
-    const from = out[BEAM_LOOP.chosenFrom] as ort.Tensor;
-    if (from.dims[0] !== 2 || (from.data as BigInt64Array).some((r) => r !== 0n && r !== 1n)) throw new Error('beam loop: not two steps on rows 0 and 1');
-    return { session, vocab };
-  } catch {
-    await session.release();
-    return undefined;
+async function checkGreedyLoop(
+  session: ort.InferenceSession, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession, dims: DecoderDims,
+): Promise<number> {
+  // The step model one step at a time, padding fed first, each row's best candidate (nothing banned) next.
+  const feeds = await testFeeds(crossKv, dims);
+  // The same batch for the Loop, its cache inputs under the Loop's names (taken before the steps below fill them).
+  const loopFeeds = cacheUnder(LOOP.pastPrefix, feeds);
+  let ids = BigInt64Array.of(BigInt(padId), BigInt(padId));
+  const expected: bigint[] = [];
+  let vocab = 0;
+  for (let s = 0; s < 3; s++) {
+    const out = await step.run(feedsFor(step, { ...feeds, ...NO_SEARCH, input_ids: new ort.Tensor('int64', ids, [2, 1]) }));
+    vocab = (out.logits as ort.Tensor).dims[2]!;
+    ids = BigInt64Array.from((out[TOP_IDS] as ort.Tensor).data as BigInt64Array);
+    expected.push(...ids);
+    for (let i = 0; i < dims.layers; i++) {
+      for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
+    }
   }
+  const own = {
+    ...NO_SEARCH,
+    [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(3n), []),
+    [LOOP.ids]: new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]),
+    [LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
+    [LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
+    [LOOP.logitsLen]: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
+  };
+  const out = await session.run(loopRun(session, { ...loopFeeds, ...own }, {}, LOOP.pastPrefix, dims), [LOOP.chosen]);
+  const chosen = (out[LOOP.chosen] as ort.Tensor).data as BigInt64Array;
+  // A row that chose EOS is fed padding afterwards: steps are compared up to the first that holds an EOS.
+  for (let s = 0; s < 3; s++) {
+    const want = expected.slice(2 * s, 2 * s + 2);
+    if (chosen[2 * s] !== want[0] || chosen[2 * s + 1] !== want[1]) throw new Error('greedy loop: other tokens');
+    if (want.includes(BigInt(eosId))) break;
+  }
+  return vocab;
+}
+
+/**
+ * Beam search's Loop must read, on its first step of a two-row batch (one sentence, two beams, one row padded), the
+ * candidates the step model gives, and run a second step on the reordered cache.
+ */
+async function checkBeamLoop(
+  session: ort.InferenceSession, step: ort.InferenceSession, padId: number, crossKv: ort.InferenceSession, dims: DecoderDims,
+): Promise<void> {
+  const feeds = await testFeeds(crossKv, dims);
+  // 2 × beams candidates and beam.ts's margin of 8: the boundary check holds, so the run goes on to its second step.
+  const search = searchFeeds(12, WHOLE_ROW);
+  const ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]);
+  const first = await step.run(feedsFor(step, { ...feeds, ...search, input_ids: ids }));
+  const vocab = (first.logits as ort.Tensor).dims[2]!;
+  const run: Record<string, ort.Tensor> = {
+    ...cacheUnder(BEAM_LOOP.prefix, feeds),
+    ...search,
+    [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(2n), []),
+    [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
+    [BEAM_LOOP.ids]: ids,
+    [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [2]),
+    [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
+    [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [2]),
+    [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
+    [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [2, 1, 0]),
+  };
+  const out = await session.run(loopRun(session, run, {}, BEAM_LOOP.prefix, dims), [BEAM_LOOP.topIds, BEAM_LOOP.chosenFrom]);
+  const top = (out[BEAM_LOOP.topIds] as ort.Tensor).data as BigInt64Array;
+  const want = (first[TOP_IDS] as ort.Tensor).data as BigInt64Array;
+  if (want.some((id, i) => top[i] !== id)) throw new Error('beam loop: other candidates');
+  const from = out[BEAM_LOOP.chosenFrom] as ort.Tensor;
+  if (from.dims[0] !== 2 || (from.data as BigInt64Array).some((r) => r !== 0n && r !== 1n)) throw new Error('beam loop: not two steps on rows 0 and 1');
 }
 
 type Result = 'logits' | typeof TOP_IDS | 'beam';
@@ -582,13 +614,9 @@ export class Seq2SeqModel {
     return { out, feeds: used, session: usedSession };
   }
 
-  /**
-   * Whether beamSteps is available now: beam-loop.ts's Loop was built, and under DRAGOMAN_SPINNING=auto the cores are
-   * free (the Loop's session spins within runs; while other processes use the cores, beam search takes single steps
-   * on the non-spinning step session instead).
-   */
+  /** Whether beamSteps is available: the step model holds beam search's Loop (beam-loop.ts's withSearchLoops). */
   get beamLoop(): boolean {
-    return this.decoder.kind === 'split' && !!this.decoder.beamLoop && (this.steps?.spinningWanted() ?? true);
+    return this.decoder.kind === 'split' && this.decoder.beamLoop;
   }
 
   /**
@@ -600,8 +628,9 @@ export class Seq2SeqModel {
   async beamSteps(
     state: DecoderState, tokens: number[], scores: number[], steps: number, banned: readonly number[], done: readonly boolean[], m: number, beams: number,
   ): Promise<{ stepped: BeamStep[]; chosenFrom: number[][]; chosenIds: number[][] }> {
-    const loop = this.decoder.kind === 'split' ? this.decoder.beamLoop : undefined;
-    if (!loop) throw new Error('this decoder has no beam loop');
+    const decoder = this.decoder;
+    if (decoder.kind !== 'split' || !decoder.beamLoop || !decoder.loop) throw new Error('this decoder has no beam loop');
+    const loop = decoder.loop;
     await this.splitCross(state);
     const rows = state.rows;
     const own: Record<string, ort.Tensor> = {
@@ -616,9 +645,10 @@ export class Seq2SeqModel {
       [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [rows, 1, 0]),
       encoder_attention_mask: state.encoded.mask,
     };
-    const run = loopRun(loop.session, own, state.past, BEAM_LOOP.prefix);
+    const session = this.steps?.pick() ?? decoder.withPast;
+    const run = loopRun(session, own, state.past, BEAM_LOOP.prefix, this.dims);
     const fetches = [BEAM_LOOP.values, BEAM_LOOP.topIds, BEAM_LOOP.max, BEAM_LOOP.logSum, BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds, BEAM_LOOP.lastLogitsOut];
-    const out = await loop.session.run(run, [...fetches, ...this.selfPresent.map((n) => BEAM_LOOP.prefix + n)]);
+    const out = await session.run(run, [...fetches, ...this.selfPresent.map((n) => BEAM_LOOP.prefix + n)]);
     this.selfPast.forEach((key, i) => (state.past[key] = out[BEAM_LOOP.prefix + this.selfPresent[i]!] as ort.Tensor));
     const from = out[BEAM_LOOP.chosenFrom] as ort.Tensor;
     const ran = from.dims[0]!;
@@ -696,7 +726,7 @@ export class Seq2SeqModel {
       [LOOP.logitsLen]: wholeLogits ? wholeRowLength : noLogits,
       encoder_attention_mask: state.encoded.mask,
     };
-    return loopRun(session, own, state.past, LOOP.pastPrefix);
+    return loopRun(session, own, state.past, LOOP.pastPrefix, this.dims);
   }
 
   private banVector(banned: readonly number[], vocab: number): ort.Tensor {
@@ -730,7 +760,6 @@ export class Seq2SeqModel {
     else await (this.decoder.kind === 'split' ? this.decoder.withPast : this.decoder.session).release();
     if (this.decoder.kind === 'split') {
       await this.decoder.crossKv.release();
-      await this.decoder.beamLoop?.session.release();
     }
   }
 }

@@ -9,6 +9,7 @@ import { fuseAttention } from './attention-fusion.ts';
 import { assertUnchanged } from './file-stamp.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { cpuHasVnni, signedMatMulWeights } from './signed-weights.ts';
+import { withSearchLoops } from './beam-loop.ts';
 import { withGreedyLoop } from './greedy-loop.ts';
 import { withSearchOutputs } from './top-candidates.ts';
 
@@ -31,8 +32,11 @@ export interface StepModelRecipe {
   /** Attention heads when attention was fused at load, 0 when not. */
   fuseHeads: number;
   search: boolean;
-  /** The step wrapped in greedy search's Loop (greedy-loop.ts), with the model's padding and EOS ids; absent when not. */
-  loop?: { padId: number; eosId: number };
+  /**
+   * The step wrapped in greedy search's Loop (greedy-loop.ts), with the model's padding and EOS ids, and beam search's
+   * beside it (`beam`: beam-loop.ts's withSearchLoops); absent when not.
+   */
+  loop?: { padId: number; eosId: number; beam: boolean };
 }
 
 export function stepModelBytes(recipe: StepModelRecipe): Uint8Array {
@@ -44,8 +48,9 @@ export function stepModelBytes(recipe: StepModelRecipe): Uint8Array {
   if (!fused) throw new Error(`${recipe.decoderPath}: attention cannot be fused any more`);
   const step = withSearch(fused, recipe.search);
   if (!recipe.loop) return step;
-  const looped = withGreedyLoop(step, recipe.loop.padId, recipe.loop.eosId);
-  if (!looped) throw new Error(`${recipe.decoderPath}: the greedy loop cannot be built any more`);
+  const { padId, eosId, beam } = recipe.loop;
+  const looped = beam ? withSearchLoops(step, padId, eosId) : withGreedyLoop(step, padId, eosId);
+  if (!looped) throw new Error(`${recipe.decoderPath}: the search loops cannot be built any more`);
   return looped;
 }
 

@@ -50,11 +50,6 @@ export class StepSessions {
     return this.open[mode]!;
   }
 
-  /** Whether the cores are free now (a spinning session is what they want). */
-  spinningWanted(): boolean {
-    return !this.contention.isContended();
-  }
-
   /** Which session the next step would run on, without asking for one to be opened (tests, logs). */
   get current(): Mode {
     const want: Mode = this.contention.isContended() ? 'calm' : 'spin';

@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { BEAM_LOOP, withBeamLoop } from '../../src/engine/beam-loop.ts';
+import { BEAM_LOOP, withBeamLoop, withSearchLoops } from '../../src/engine/beam-loop.ts';
+import { LOOP, withGreedyLoop } from '../../src/engine/greedy-loop.ts';
+import { idleLoopInput } from '../../src/engine/seq2seq.ts';
 import { fuseAttention } from '../../src/engine/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/top-candidates.ts';
@@ -62,6 +64,72 @@ describe('the beam loop model', () => {
       expect(Array.from(out[BEAM_LOOP.lastLogitsOut]!.data as Float32Array)).toEqual(Array.from(expected.logits!.data as Float32Array));
     } finally {
       await Promise.all([crossKv, stepSession, loopSession].map((s) => s?.release()));
+    }
+  });
+});
+
+describe('greedy and beam search\'s Loops in one model (withSearchLoops)', () => {
+  it('holds the step\'s weights once and each Loop answers as it does alone, the other fed idle inputs', async () => {
+    const parts = splitMergedDecoder(readFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx')))!;
+    const step = withSearchOutputs(fuseAttention(parts.withPast, 4)!.model)!;
+    const greedy = withGreedyLoop(step, 3999, 0)!;
+    const both = withSearchLoops(step, 3999, 0)!;
+    // A second copy of the weights would make the model about twice the step model.
+    expect(both.length - greedy.length).toBeLessThan(step.length * 0.1);
+    const dims = { layers: 2, heads: 4, headDim: 32 };
+    const [crossKv, greedySession, beamSession, bothSession] = await Promise.all(
+      [parts.crossKv, greedy, withBeamLoop(step, 3999, 0)!, both].map((m) => ort.InferenceSession.create(m)));
+    try {
+      const rows = 2;
+      const L = 4;
+      const mask = new ort.Tensor('int64', new BigInt64Array(rows * L).fill(1n), [rows, L]);
+      const hidden = new ort.Tensor('float32', Float32Array.from({ length: rows * L * 128 }, (_, i) => Math.cos(i * 0.21) * 2), [rows, L, 128]);
+      const cross = await crossKv!.run({ encoder_hidden_states: hidden });
+      const shared: Record<string, ort.Tensor> = {
+        encoder_attention_mask: mask,
+        [SEARCH.k]: new ort.Tensor('int64', BigInt64Array.of(12n), [1]),
+        [SEARCH.statsLen]: new ort.Tensor('int64', BigInt64Array.of(2n ** 40n), [1]),
+      };
+      for (let i = 0; i < 2; i++) for (const kv of ['key', 'value']) {
+        shared[`past_key_values.${i}.encoder.${kv}`] = cross[`present.${i}.encoder.${kv}`] as ort.Tensor;
+        for (const prefix of [LOOP.pastPrefix, BEAM_LOOP.prefix]) {
+          shared[`${prefix}past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [rows, 4, 0, 32]);
+        }
+      }
+      const vocab = 4000;
+      const ids = new ort.Tensor('int64', BigInt64Array.of(3999n, 3999n), [rows, 1]);
+      const greedyOwn = {
+        [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(5n), []),
+        [LOOP.ids]: ids,
+        [LOOP.done]: new ort.Tensor('bool', new Uint8Array(rows), [rows, 1]),
+        [LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
+        [LOOP.logitsLen]: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
+      };
+      const beamOwn = {
+        [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(5n), []),
+        [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
+        [BEAM_LOOP.ids]: ids,
+        [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [rows]),
+        [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(rows), [rows, 1]),
+        [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [rows]),
+        [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
+        [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [rows, 1, 0]),
+      };
+      // A session's feeds: the given ones it declares, idleLoopInput for the rest (what seq2seq.ts feeds).
+      const feeds = (session: ort.InferenceSession, given: Record<string, ort.Tensor>) =>
+        Object.fromEntries(session.inputNames.map((n) => [n, given[n] ?? idleLoopInput(n, dims)!]));
+      const greedyFetch = [LOOP.chosen, LOOP.topIds, `${LOOP.presentPrefix}present.1.decoder.value`];
+      const alone = await greedySession!.run(feeds(greedySession!, { ...shared, ...greedyOwn }), greedyFetch);
+      const inBoth = await bothSession!.run(feeds(bothSession!, { ...shared, ...greedyOwn }), greedyFetch);
+      expect(alone[LOOP.chosen]!.dims[0]).toBe(5);
+      for (const name of greedyFetch) expect(Array.from(inBoth[name]!.data as ArrayLike<number | bigint>)).toEqual(Array.from(alone[name]!.data as ArrayLike<number | bigint>));
+      const beamFetch = [BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds, BEAM_LOOP.values, `${BEAM_LOOP.prefix}present.1.decoder.value`];
+      const beamAlone = await beamSession!.run(feeds(beamSession!, { ...shared, ...beamOwn }), beamFetch);
+      const beamInBoth = await bothSession!.run(feeds(bothSession!, { ...shared, ...beamOwn }), beamFetch);
+      expect(beamAlone[BEAM_LOOP.chosenFrom]!.dims[0]).toBeGreaterThan(1);
+      for (const name of beamFetch) expect(Array.from(beamInBoth[name]!.data as ArrayLike<number | bigint>)).toEqual(Array.from(beamAlone[name]!.data as ArrayLike<number | bigint>));
+    } finally {
+      await Promise.all([crossKv, greedySession, beamSession, bothSession].map((s) => s?.release()));
     }
   });
 });
