@@ -4,6 +4,7 @@ import { copyFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CpuContention, readProcStat, WINDOW_MS, type ContentionSources } from '../../src/engine/contention.ts';
+import { beamSearch } from '../../src/engine/beam.ts';
 import { greedySearch } from '../../src/engine/greedy.ts';
 import { candidatesNeeded, processorsFor } from '../../src/engine/logits-processors.ts';
 import { readModelFolder } from '../../src/engine/model-folder.ts';
@@ -115,14 +116,15 @@ describe('the non-spinning twin of the step model', () => {
       let shared = false;
       const m = machine(2, () => (shared ? 2 : 0));
       const contention = new CpuContention(2, m.sources);
-      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder, fuseAttention: true, greedyTopK: true, beamTopK: true, greedyLoop: true } as const;
+      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder, fuseAttention: true, greedyTopK: true, beamTopK: true, greedyLoop: true, beamLoop: true } as const;
       const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId);
       try {
-        // The split decoder's step model is greedy search's Loop (greedy-loop.ts): the twin is made of it too.
-        expect(model.greedyLoop).toBe(splitDecoder);
+        // The split decoder's step model is greedy and beam search's Loops (greedy-loop.ts, beam-loop.ts): the twin is made of it too.
+        expect([model.greedyLoop, model.beamLoop]).toEqual([splitDecoder, splitDecoder]);
         const rows = dev.map((d) => ({ ids: d.src_ids, maxNewTokens: 64, minNewTokens: 0, forcedFirstId: undefined }));
         const steps = model.stepSessions!;
         const spinning = await greedySearch(model, spec.rules, processors, rows);
+        const spinningBeam = await beamSearch(model, spec.rules, processors, rows, 4, 1);
         expect([steps.current, steps.openCount]).toEqual(['spin', 1]);
         shared = true;
         m.tick(WINDOW_MS, contention);
@@ -133,6 +135,8 @@ describe('the non-spinning twin of the step model', () => {
         expect([steps.current, steps.openCount], `${precision} split ${splitDecoder}`).toEqual(['calm', 2]);
         const calm = await greedySearch(model, spec.rules, processors, rows);
         expect(calm, `${precision} split ${splitDecoder}`).toEqual(spinning);
+        expect(await beamSearch(model, spec.rules, processors, rows, 4, 1), `${precision} split ${splitDecoder} beam`).toEqual(spinningBeam);
+        expect(steps.current).toBe('calm');
         if (precision === 'fp32') expect(spinning.map((h) => h[0])).toEqual(dev.map((d) => d.greedy_ids));
       } finally {
         await model.release();
