@@ -335,6 +335,20 @@ async function checkGreedyLoop(
   return vocab;
 }
 
+/** Beam search's Loop's own inputs for one sentence of two beams (rows 0 and 1), only the first live yet, nothing banned. */
+export function twoBeams(steps: number, ids: ort.Tensor, vocab: number): Record<string, ort.Tensor> {
+  return {
+    [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(steps)), []),
+    [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
+    [BEAM_LOOP.ids]: ids,
+    [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [2]),
+    [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
+    [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [2]),
+    [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
+    [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [2, 1, 0]),
+  };
+}
+
 /**
  * Beam search's Loop must read, on its first step of a two-row batch (one sentence, two beams, one row padded), the
  * candidates the step model gives, and run a second step on the reordered cache.
@@ -348,18 +362,7 @@ async function checkBeamLoop(
   const ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]);
   const first = await step.run(feedsFor(step, { ...feeds, ...search, input_ids: ids }));
   const vocab = (first.logits as ort.Tensor).dims[2]!;
-  const run: Record<string, ort.Tensor> = {
-    ...cacheUnder(BEAM_LOOP.prefix, feeds),
-    ...search,
-    [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(2n), []),
-    [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
-    [BEAM_LOOP.ids]: ids,
-    [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [2]),
-    [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
-    [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [2]),
-    [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
-    [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [2, 1, 0]),
-  };
+  const run = { ...cacheUnder(BEAM_LOOP.prefix, feeds), ...search, ...twoBeams(2, ids, vocab) };
   const out = await session.run(loopRun(session, run, {}, BEAM_LOOP.prefix, dims), [BEAM_LOOP.topIds, BEAM_LOOP.chosenFrom]);
   const top = (out[BEAM_LOOP.topIds] as ort.Tensor).data as BigInt64Array;
   const want = (first[TOP_IDS] as ort.Tensor).data as BigInt64Array;

@@ -8,7 +8,7 @@ import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { BEAM_LOOP, withBeamLoop, withSearchLoops } from '../../src/engine/beam-loop.ts';
 import { LOOP, withGreedyLoop } from '../../src/engine/greedy-loop.ts';
-import { idleLoopInput } from '../../src/engine/seq2seq.ts';
+import { idleLoopInput, twoBeams } from '../../src/engine/seq2seq.ts';
 import { fuseAttention } from '../../src/engine/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/top-candidates.ts';
@@ -47,17 +47,7 @@ describe('the beam loop model', () => {
       const ids = new ort.Tensor('int64', BigInt64Array.of(3999n, 3999n), [rows, 1]);
       const expected = await stepSession!.run({ ...feeds, ...search, input_ids: ids });
       const vocab = (expected.logits as ort.Tensor).dims[2]!;
-      const out = await loopSession!.run({
-        ...loopFeeds, ...search,
-        [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(8n), []),
-        [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
-        [BEAM_LOOP.ids]: ids,
-        [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [rows]),
-        [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(rows), [rows, 1]),
-        [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [rows]),
-        [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
-        [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [rows, 1, 0]),
-      });
+      const out = await loopSession!.run({ ...loopFeeds, ...search, ...twoBeams(8, ids, vocab) });
       expect(out[BEAM_LOOP.chosenFrom]!.dims[0]).toBe(1);
       expect(Array.from(out[BEAM_LOOP.topIds]!.data as BigInt64Array)).toEqual(Array.from(expected[SEARCH.ids]!.data as BigInt64Array));
       expect(out[BEAM_LOOP.lastLogitsOut]!.dims).toEqual([rows, 1, vocab]);
@@ -105,16 +95,7 @@ describe('greedy and beam search\'s Loops in one model (withSearchLoops)', () =>
         [LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
         [LOOP.logitsLen]: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
       };
-      const beamOwn = {
-        [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(5n), []),
-        [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
-        [BEAM_LOOP.ids]: ids,
-        [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [rows]),
-        [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(rows), [rows, 1]),
-        [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [rows]),
-        [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
-        [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [rows, 1, 0]),
-      };
+      const beamOwn = twoBeams(5, ids, vocab);
       // A session's feeds: the given ones it declares, idleLoopInput for the rest (what seq2seq.ts feeds).
       const feeds = (session: ort.InferenceSession, given: Record<string, ort.Tensor>) =>
         Object.fromEntries(session.inputNames.map((n) => [n, given[n] ?? idleLoopInput(n, dims)!]));
