@@ -47,11 +47,19 @@ export const MAX_TWIN_DECODER_BYTES = 256 * 1024 * 1024;
 
 /**
  * Beam search's Loop (beam-loop.ts) sits beside greedy search's in the step model's one session, on the same weights.
- * Its cost measured on bench-marian-base (one worker, resident after single beam-4 sentences): int8 (56 MB decoder
- * file) +20-35 MB, fp32 (221 MB) +150-180 MB (onnxruntime keeps fp32 products' packed weights per Loop). So only a
- * decoder file up to this size gets it: int8 OPUS-MT-base and smaller; larger or fp32 decoders keep single steps.
+ * Its cost, one worker, resident after single beam-4 sentences: int8 files +20-35 MB (bench-marian-base, 56 MB decoder
+ * file) and +25-50 MB (a random model of OPUS-MT-big's size, 163 MB); fp32 +150-180 MB (bench-marian-base, 221 MB:
+ * onnxruntime keeps fp32 products' packed weights once per Loop). So an int8 decoder file up to the first bound gets
+ * it (OPUS-MT base and big, not NLLB-200, which was not measured), an fp32 one up to the second (small models only).
  */
-export const MAX_BEAM_LOOP_DECODER_BYTES = 64 * 1024 * 1024;
+export const MAX_BEAM_LOOP_INT8_DECODER_BYTES = 256 * 1024 * 1024;
+export const MAX_BEAM_LOOP_FP32_DECODER_BYTES = 64 * 1024 * 1024;
+
+/** Whether this decoder file gets beam search's Loop (int8 is the layout's `*_quantized.onnx`). */
+export function beamLoopFits(decoderPath: string): boolean {
+  const bound = /_quantized\.onnx$/.test(decoderPath) ? MAX_BEAM_LOOP_INT8_DECODER_BYTES : MAX_BEAM_LOOP_FP32_DECODER_BYTES;
+  return statSync(decoderPath).size <= bound;
+}
 
 /** onnxruntime threads for a model: as configured, or one for a small model when the count is Dragoman's choice. */
 export function threadsFor(settings: SessionSettings, decoderBytes: number): number {
@@ -191,7 +199,7 @@ async function openDecoder(
       // too) when it builds and runs.
       const looped = settings.greedyLoop && topCandidates > 0 && ids.eosId !== undefined
         ? await openLoops(stepBytes, withPast, ids.padId, ids.eosId, crossKv, options, dims,
-          settings.beamLoop === true && beamCandidates && statSync(path).size <= MAX_BEAM_LOOP_DECODER_BYTES)
+          settings.beamLoop === true && beamCandidates && beamLoopFits(path))
         : undefined;
       if (looped) {
         await withPast.release();

@@ -2,17 +2,17 @@
 // beams step after step; beam.ts replays every step from the same candidates, throws if the graph chose otherwise, and
 // decides the steps the graph leaves to it (finished hypotheses, the boundary check, forced tokens). So the engine
 // must translate exactly as without it.
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { BEAM_LOOP, withBeamLoop, withSearchLoops } from '../../src/engine/beam-loop.ts';
 import { LOOP, withGreedyLoop } from '../../src/engine/greedy-loop.ts';
-import { idleLoopInput, twoBeams } from '../../src/engine/seq2seq.ts';
+import { beamLoopFits, idleLoopInput, twoBeams } from '../../src/engine/seq2seq.ts';
 import { fuseAttention } from '../../src/engine/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/top-candidates.ts';
-import { FIXTURES, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, nllbDev, onAndOff, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 describe('the beam loop model', () => {
   it('wraps only a step model with the search outputs', () => {
@@ -111,6 +111,29 @@ describe('greedy and beam search\'s Loops in one model (withSearchLoops)', () =>
       for (const name of beamFetch) expect(Array.from(beamInBoth[name]!.data as ArrayLike<number | bigint>)).toEqual(Array.from(beamAlone[name]!.data as ArrayLike<number | bigint>));
     } finally {
       await Promise.all([crossKv, greedySession, beamSession, bothSession].map((s) => s?.release()));
+    }
+  });
+});
+
+describe('which decoders get beam search\'s Loop (beamLoopFits)', () => {
+  it('an int8 (*_quantized.onnx) file up to 256 MB, an fp32 one up to 64 MB (fp32 packed weights are kept per Loop)', () => {
+    const dir = tempDir();
+    // Sparse files: only the size counts.
+    const file = (name: string, mb: number) => {
+      const path = join(dir.path, `${mb}-${name}`);
+      const fd = openSync(path, 'w');
+      ftruncateSync(fd, mb * 1024 * 1024);
+      closeSync(fd);
+      return path;
+    };
+    try {
+      expect(beamLoopFits(file('decoder_model_merged_quantized.onnx', 163))).toBe(true);
+      expect(beamLoopFits(file('decoder_model_merged_quantized.onnx', 256))).toBe(true);
+      expect(beamLoopFits(file('decoder_model_merged_quantized.onnx', 257))).toBe(false);
+      expect(beamLoopFits(file('decoder_model_merged.onnx', 64))).toBe(true);
+      expect(beamLoopFits(file('decoder_model_merged.onnx', 65))).toBe(false);
+    } finally {
+      dir.remove();
     }
   });
 });
