@@ -50,6 +50,33 @@ class Hypotheses {
   }
 }
 
+/** The beam Loop chose other beams than beam search does from the same candidates (beamSearchSafe's cue). */
+export class BeamLoopMismatch extends Error {}
+
+/**
+ * beamSearch, and if the model's beam Loop ever chose otherwise than beam search (never seen in the tests, which
+ * compare them on every sentence): that model's Loop is stopped for good, `onStop` told, and the same search run again
+ * one step a run, which gives beam search's own result. A translation is never failed for it.
+ */
+export async function beamSearchSafe(
+  model: Seq2SeqModel,
+  rules: GenerationRules,
+  processors: readonly LogitsProcessor[],
+  rows: readonly GenerationRow[],
+  beams: number,
+  nBest: number,
+  onStop: (err: BeamLoopMismatch) => void,
+): Promise<number[][][]> {
+  try {
+    return await beamSearch(model, rules, processors, rows, beams, nBest);
+  } catch (err) {
+    if (!(err instanceof BeamLoopMismatch)) throw err;
+    model.stopBeamLoop();
+    onStop(err);
+    return beamSearch(model, rules, processors, rows, beams, nBest);
+  }
+}
+
 export async function beamSearch(
   model: Seq2SeqModel,
   rules: GenerationRules,
@@ -250,7 +277,7 @@ export async function beamSearch(
         const doneBefore = done.join();
         const next = await decide(step + s, run.stepped[s], undefined);
         if (done.join() !== doneBefore || next.from.join() !== run.chosenFrom[s]!.join() || next.nextTokens.join() !== run.chosenIds[s]!.join()) {
-          throw new Error(`beam loop: the graph's choice at step ${step + s} is not beam search's`);
+          throw new BeamLoopMismatch(`beam loop: the graph's choice at step ${step + s} is not beam search's`);
         }
         advance(next, false);
       }

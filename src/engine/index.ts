@@ -27,7 +27,8 @@ export interface EngineOptions {
 /**
  * What /metrics and the log can read besides stats(): 'batch' (BatchEvent), 'modelLoaded' ({name, ms, threads}),
  * 'route' (string[]), 'workerExit' ({restarts}), 'workerLoadFailed' ({problem}), 'spinning' ({spinning, othersCores,
- * worker}: DRAGOMAN_SPINNING=auto changed its mind in that worker thread).
+ * worker}: DRAGOMAN_SPINNING=auto changed its mind in that worker thread), 'beamLoopStopped' ({model, problem, worker}:
+ * that worker's beam Loop for the model chose otherwise than beam search and was stopped; beam.ts's beamSearchSafe).
  */
 export interface EngineEvents extends EventEmitter {}
 
@@ -117,6 +118,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   pool.on('workerExit', () => events.emit('workerExit', { restarts: pool.restarts }));
   pool.on('workerLoadFailed', (problem: string) => events.emit('workerLoadFailed', { problem }));
   pool.on('spinning', (e: { spinning: boolean; othersCores: number; worker: number }) => events.emit('spinning', e));
+  pool.on('beamLoopStopped', (e: { model: string; problem: string; worker: number }) => events.emit('beamLoopStopped', e));
 
   function languageTokenId(model: LoadedModel, token: string | undefined, flores: string): number {
     const id = token === undefined ? undefined : model.tokenizer.tokenId(token);

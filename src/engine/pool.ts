@@ -104,6 +104,9 @@ export class WorkerPool extends EventEmitter {
           case 'spinning':
             this.emit('spinning', { spinning: msg.spinning, othersCores: msg.othersCores, worker: worker.threadId });
             break;
+          case 'beamLoopStopped':
+            this.emit('beamLoopStopped', { model: msg.name, problem: msg.message, worker: worker.threadId });
+            break;
           case 'result':
           case 'failed': {
             const p = slot.busy;

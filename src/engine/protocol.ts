@@ -69,4 +69,6 @@ export type FromWorker =
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }
   | { type: 'failed'; id: number; message: string }
   /** DRAGOMAN_SPINNING=auto changed its mind: `spinning` false while other processes use the cores (contention.ts). */
-  | { type: 'spinning'; spinning: boolean; othersCores: number };
+  | { type: 'spinning'; spinning: boolean; othersCores: number }
+  /** A model's beam Loop chose otherwise than beam search: stopped in this worker, the request answered without it. */
+  | { type: 'beamLoopStopped'; name: string; message: string };

@@ -441,6 +441,7 @@ export class Seq2SeqModel {
   private static readonly FROM_LOOP: Record<string, string> = {
     [LOOP.logits]: 'logits', [LOOP.topIds]: TOP_IDS, [LOOP.values]: SEARCH.values, [LOOP.max]: SEARCH.max, [LOOP.logSum]: SEARCH.logSum,
   };
+  private beamLoopStopped = false;
   /** Greedy search's ban vectors by banned ids (pad; pad and EOS), made once. */
   private readonly bans = new Map<string, ort.Tensor>();
 
@@ -625,9 +626,14 @@ export class Seq2SeqModel {
     return { out, feeds: used, session: usedSession };
   }
 
-  /** Whether beamSteps is available: the step model holds beam search's Loop (beam-loop.ts's withSearchLoops). */
+  /** Whether beamSteps is available: the step model holds beam search's Loop (beam-loop.ts's withSearchLoops), not stopped. */
   get beamLoop(): boolean {
-    return this.decoder.kind === 'split' && this.decoder.beamLoop;
+    return this.decoder.kind === 'split' && this.decoder.beamLoop && !this.beamLoopStopped;
+  }
+
+  /** Beam search takes one step a run from now on (beam.ts's beamSearchSafe, after a mismatch). */
+  stopBeamLoop(): void {
+    this.beamLoopStopped = true;
   }
 
   /**

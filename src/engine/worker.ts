@@ -1,6 +1,6 @@
 // A pool worker: owns the onnxruntime sessions of every model (one replica) and runs one generation job at a time.
 import { parentPort } from 'node:worker_threads';
-import { beamSearch } from './beam.ts';
+import { beamSearchSafe } from './beam.ts';
 import { greedySearch } from './greedy.ts';
 import { candidatesNeeded, processorsFor, type LogitsProcessor } from './logits-processors.ts';
 import { CpuContention } from './contention.ts';
@@ -46,7 +46,8 @@ async function run(id: number, job: GenerationJob): Promise<void> {
     if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
     const hypotheses = job.beams <= 1
       ? await greedySearch(m.model, m.spec.rules, m.processors, job.rows)
-      : await beamSearch(m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest);
+      : await beamSearchSafe(m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest,
+        (err) => send({ type: 'beamLoopStopped', name: job.model, message: err.message }));
     send({ type: 'result', id, hypotheses, ms: performance.now() - t0 });
   } catch (err) {
     send({ type: 'failed', id, message: (err as Error).message });

@@ -7,8 +7,11 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { BEAM_LOOP, withBeamLoop, withSearchLoops } from '../../src/engine/beam-loop.ts';
+import { BeamLoopMismatch, beamSearch, beamSearchSafe } from '../../src/engine/beam.ts';
+import { candidatesNeeded, processorsFor } from '../../src/engine/logits-processors.ts';
+import { readModelFolder } from '../../src/engine/model-folder.ts';
 import { LOOP, withGreedyLoop } from '../../src/engine/greedy-loop.ts';
-import { beamLoopFits, idleLoopInput, twoBeams } from '../../src/engine/seq2seq.ts';
+import { Seq2SeqModel, beamLoopFits, idleLoopInput, twoBeams } from '../../src/engine/seq2seq.ts';
 import { fuseAttention } from '../../src/engine/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/top-candidates.ts';
@@ -134,6 +137,45 @@ describe('which decoders get beam search\'s Loop (beamLoopFits)', () => {
       expect(beamLoopFits(file('decoder_model_merged.onnx', 65))).toBe(false);
     } finally {
       dir.remove();
+    }
+  });
+});
+
+describe('a beam Loop that chose otherwise (beamSearchSafe)', () => {
+  it('is caught, stopped for the model, and the request answered one step a run with beam search\'s own result', async () => {
+    const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), 'fp32');
+    const spec = folder.runtime!;
+    const processors = processorsFor(spec.rules);
+    const settings = { intraOpThreads: 1, threadsAuto: false, spinning: 'run', poolThreads: 1, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true, greedyLoop: true, beamLoop: true } as const;
+    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), undefined, spec.rules.eosId);
+    try {
+      const rows = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 6).map((d) => ({ ids: d.src_ids, maxNewTokens: 64, minNewTokens: 0, forcedFirstId: undefined }));
+      const expected = await beamSearch(model, spec.rules, processors, rows, 4, 2);
+      // The graph's first choice of every multi-step run reported with two tokens swapped.
+      const honest = model.beamSteps.bind(model);
+      let lies = 0;
+      model.beamSteps = async (...args: Parameters<typeof model.beamSteps>) => {
+        const run = await honest(...args);
+        if (run.chosenIds.length > 1) {
+          lies++;
+          const first = run.chosenIds[0]!;
+          [first[0], first[1]] = [first[1]!, first[0]!];
+        }
+        return run;
+      };
+      await expect(beamSearch(model, spec.rules, processors, rows, 4, 2)).rejects.toBeInstanceOf(BeamLoopMismatch);
+      expect(lies).toBeGreaterThan(0);
+      const stops: string[] = [];
+      const got = await beamSearchSafe(model, spec.rules, processors, rows, 4, 2, (err) => stops.push(err.message));
+      expect(stops).toHaveLength(1);
+      expect(model.beamLoop).toBe(false);
+      expect(got).toEqual(expected);
+      // Stopped for good: later searches take one step a run and are not told again.
+      const liesBefore = lies;
+      expect(await beamSearchSafe(model, spec.rules, processors, rows, 4, 2, (err) => stops.push(err.message))).toEqual(expected);
+      expect([stops.length, lies]).toEqual([1, liesBefore]);
+    } finally {
+      await model.release();
     }
   });
 });
