@@ -58,22 +58,14 @@ export class BeamLoopMismatch extends Error {}
  * compare them on every sentence): that model's Loop is stopped for good, `onStop` told, and the same search run again
  * one step a run, which gives beam search's own result. A translation is never failed for it.
  */
-export async function beamSearchSafe(
-  model: Seq2SeqModel,
-  rules: GenerationRules,
-  processors: readonly LogitsProcessor[],
-  rows: readonly GenerationRow[],
-  beams: number,
-  nBest: number,
-  onStop: (err: BeamLoopMismatch) => void,
-): Promise<number[][][]> {
+export async function beamSearchSafe(onStop: (err: BeamLoopMismatch) => void, ...search: Parameters<typeof beamSearch>): Promise<number[][][]> {
   try {
-    return await beamSearch(model, rules, processors, rows, beams, nBest);
+    return await beamSearch(...search);
   } catch (err) {
     if (!(err instanceof BeamLoopMismatch)) throw err;
-    model.stopBeamLoop();
+    search[0].stopBeamLoop();
     onStop(err);
-    return beamSearch(model, rules, processors, rows, beams, nBest);
+    return beamSearch(...search);
   }
 }
 

@@ -46,8 +46,8 @@ async function run(id: number, job: GenerationJob): Promise<void> {
     if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
     const hypotheses = job.beams <= 1
       ? await greedySearch(m.model, m.spec.rules, m.processors, job.rows)
-      : await beamSearchSafe(m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest,
-        (err) => send({ type: 'beamLoopStopped', name: job.model, message: err.message }));
+      : await beamSearchSafe((err) => send({ type: 'beamLoopStopped', name: job.model, message: err.message }),
+        m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest);
     send({ type: 'result', id, hypotheses, ms: performance.now() - t0 });
   } catch (err) {
     send({ type: 'failed', id, message: (err as Error).message });

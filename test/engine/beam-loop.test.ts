@@ -166,13 +166,13 @@ describe('a beam Loop that chose otherwise (beamSearchSafe)', () => {
       await expect(beamSearch(model, spec.rules, processors, rows, 4, 2)).rejects.toBeInstanceOf(BeamLoopMismatch);
       expect(lies).toBeGreaterThan(0);
       const stops: string[] = [];
-      const got = await beamSearchSafe(model, spec.rules, processors, rows, 4, 2, (err) => stops.push(err.message));
+      const got = await beamSearchSafe((err) => stops.push(err.message), model, spec.rules, processors, rows, 4, 2);
       expect(stops).toHaveLength(1);
       expect(model.beamLoop).toBe(false);
       expect(got).toEqual(expected);
       // Stopped for good: later searches take one step a run and are not told again.
       const liesBefore = lies;
-      expect(await beamSearchSafe(model, spec.rules, processors, rows, 4, 2, (err) => stops.push(err.message))).toEqual(expected);
+      expect(await beamSearchSafe((err) => stops.push(err.message), model, spec.rules, processors, rows, 4, 2)).toEqual(expected);
       expect([stops.length, lies]).toEqual([1, liesBefore]);
     } finally {
       await model.release();
