@@ -11,15 +11,14 @@
 // leaves in `lastLogits`). beam.ts replays every step from the scan outputs, checks it chose what the graph chose, and
 // handles the last step itself (reorders the cache with its own choice).
 import {
-  bodyFields, greedyLoopPart, int64Scalar, loopsModel, renamedInfo, scalarInitializer, stepModelIo, type LoopPart, type StepModelIo,
+  bodyFields, greedyLoopPart, int64Scalar, loopPart, loopsModel, renamedInfo, scalarInitializer, stepModelIo, type LoopPart, type StepModelIo,
 } from './greedy-loop.ts';
 import {
-  ATTRIBUTE, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField, varintField,
+  FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField,
 } from './onnx-proto.ts';
 import { SEARCH } from './top-candidates.ts';
 
 const BOOL = 9;
-const ATTRIBUTE_GRAPH = 5;
 
 /** The beam loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
 export const BEAM_LOOP = {
@@ -181,33 +180,24 @@ export function beamLoopPart(io: StepModelIo, padId: number, eosId: number): Loo
     tensorInfoField(GRAPH.output, `${p}chosen_from`, INT64, ['batch_size']),
     tensorInfoField(GRAPH.output, `${p}chosen_ids`, INT64, ['batch_size']),
   ]);
-  const carriedIn = [BEAM_LOOP.ids, ...selfPast.map((f) => p + inName(f)), BEAM_LOOP.from, BEAM_LOOP.scores, BEAM_LOOP.done, BEAM_LOOP.lastLogits];
-  const carriedOut = [`${p}last_ids`, ...present.map((name) => p + name), `${p}last_from`, `${p}last_scores`, `${p}last_done`, BEAM_LOOP.lastLogitsOut];
-  const scans = [BEAM_LOOP.values, BEAM_LOOP.topIds, BEAM_LOOP.max, BEAM_LOOP.logSum, BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds];
-  const loopNode = nodeField('Loop', [BEAM_LOOP.steps, `${p}true`, ...carriedIn], [...carriedOut, ...scans], `${p}loop`, [
-    concat([lenField(ATTRIBUTE.name, 'body'), lenField(ATTRIBUTE.graph, body), varintField(ATTRIBUTE.type, ATTRIBUTE_GRAPH)]),
-  ]);
-  return {
-    node: loopNode,
-    top: [
-      scalarInitializer(`${p}true`, BOOL, Uint8Array.of(1)),
-      tensorInfoField(GRAPH.input, BEAM_LOOP.steps, INT64, []),
-      renamedInfo(GRAPH.input, idsInput, BEAM_LOOP.ids),
-      ...selfPast.map((f) => renamedInfo(GRAPH.input, f, p + inName(f))),
-      tensorInfoField(GRAPH.input, BEAM_LOOP.from, INT64, ['batch_size']),
-      tensorInfoField(GRAPH.input, BEAM_LOOP.scores, FLOAT, ['batch_size']),
-      tensorInfoField(GRAPH.input, BEAM_LOOP.done, BOOL, ['batch_size', 1]),
-      tensorInfoField(GRAPH.input, BEAM_LOOP.lastLogits, FLOAT, ['batch_size', 1, 'logits_len']),
-      tensorInfoField(GRAPH.input, BEAM_LOOP.ban, FLOAT, ['vocab']),
-      tensorInfoField(GRAPH.input, BEAM_LOOP.beams, INT64, [1]),
-      ...present.map((name) => renamedInfo(GRAPH.output, outputOf(name), p + name)),
-      tensorInfoField(GRAPH.output, BEAM_LOOP.lastLogitsOut, FLOAT, ['batch_size', 1, 'logits_len']),
-      tensorInfoField(GRAPH.output, BEAM_LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
-      tensorInfoField(GRAPH.output, BEAM_LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
-      tensorInfoField(GRAPH.output, BEAM_LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
-      tensorInfoField(GRAPH.output, BEAM_LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
-      tensorInfoField(GRAPH.output, BEAM_LOOP.chosenFrom, INT64, ['steps', 'batch_size']),
-      tensorInfoField(GRAPH.output, BEAM_LOOP.chosenIds, INT64, ['steps', 'batch_size']),
-    ],
+  const carried = {
+    in: [BEAM_LOOP.from, BEAM_LOOP.scores, BEAM_LOOP.done, BEAM_LOOP.lastLogits],
+    out: [`${p}last_from`, `${p}last_scores`, `${p}last_done`, BEAM_LOOP.lastLogitsOut],
   };
+  const scans = [BEAM_LOOP.values, BEAM_LOOP.topIds, BEAM_LOOP.max, BEAM_LOOP.logSum, BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds];
+  return loopPart(io, p, BEAM_LOOP, body, carried, scans, [
+    tensorInfoField(GRAPH.input, BEAM_LOOP.from, INT64, ['batch_size']),
+    tensorInfoField(GRAPH.input, BEAM_LOOP.scores, FLOAT, ['batch_size']),
+    tensorInfoField(GRAPH.input, BEAM_LOOP.done, BOOL, ['batch_size', 1]),
+    tensorInfoField(GRAPH.input, BEAM_LOOP.lastLogits, FLOAT, ['batch_size', 1, 'logits_len']),
+    tensorInfoField(GRAPH.input, BEAM_LOOP.ban, FLOAT, ['vocab']),
+    tensorInfoField(GRAPH.input, BEAM_LOOP.beams, INT64, [1]),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.lastLogitsOut, FLOAT, ['batch_size', 1, 'logits_len']),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.chosenFrom, INT64, ['steps', 'batch_size']),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.chosenIds, INT64, ['steps', 'batch_size']),
+  ]);
 }

@@ -126,6 +126,34 @@ export function bodyFields(io: StepModelIo): Uint8Array[] {
   return io.main.filter((f) => kept(f.no)).map((f) => raw(io.graph, f));
 }
 
+/**
+ * What every Loop of a loops model has: a node running `body` for up to `steps` iterations (condition `true`), whose
+ * carried values are the tokens, the self-attention cache under `prefix`, then `carried`; in the outer graph, its trip
+ * count, first tokens (`ids`) and cache as inputs and its last cache as outputs, then the Loop's `own` inputs and
+ * outputs (value infos).
+ */
+export function loopPart(
+  io: StepModelIo, prefix: string, names: { steps: string; ids: string }, body: Uint8Array,
+  carried: { in: string[]; out: string[] }, scans: string[], own: Uint8Array[],
+): LoopPart {
+  const { inName, selfPast, idsInput, present, outputOf } = io;
+  const carriedIn = [names.ids, ...selfPast.map((f) => prefix + inName(f)), ...carried.in];
+  const carriedOut = [`${prefix}last_ids`, ...present.map((n) => prefix + n), ...carried.out];
+  return {
+    node: nodeField('Loop', [names.steps, `${prefix}true`, ...carriedIn], [...carriedOut, ...scans], `${prefix}loop`, [
+      concat([lenField(ATTRIBUTE.name, 'body'), lenField(ATTRIBUTE.graph, body), varintField(ATTRIBUTE.type, ATTRIBUTE_GRAPH)]),
+    ]),
+    top: [
+      scalarInitializer(`${prefix}true`, BOOL, Uint8Array.of(1)),
+      scalarInfo(GRAPH.input, names.steps, INT64),
+      renamedInfo(GRAPH.input, idsInput, names.ids),
+      ...selfPast.map((f) => renamedInfo(GRAPH.input, f, prefix + inName(f))),
+      ...present.map((n) => renamedInfo(GRAPH.output, outputOf(n), prefix + n)),
+      ...own,
+    ],
+  };
+}
+
 /** The loop model, or undefined when the step model is not one stepModelIo accepts. */
 export function withGreedyLoop(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
   const io = stepModelIo(model);
@@ -134,7 +162,7 @@ export function withGreedyLoop(model: Uint8Array, padId: number, eosId: number):
 
 /** Greedy search's Loop over the step model (see the top of this file). */
 export function greedyLoopPart(io: StepModelIo, padId: number, eosId: number): LoopPart {
-  const { graph, inName, selfPast, idsInput, present, outputOf } = io;
+  const { graph, selfPast, idsInput, present, outputOf } = io;
 
   const p = 'loop/';
   // The body: the step graph with the loop's inputs first (iteration, condition, then the carried values) and its
@@ -181,29 +209,17 @@ export function greedyLoopPart(io: StepModelIo, padId: number, eosId: number): L
     raw(graph, outputOf(SEARCH.logSum)),
     tensorInfoField(GRAPH.output, `${p}logits_part`, FLOAT, ['batch_size', 1, 'logits_len']),
   ]);
-  const carriedIn = [LOOP.ids, ...selfPast.map((f) => LOOP.pastPrefix + inName(f)), LOOP.done];
-  const carriedOut = [`${p}last_ids`, ...present.map((n) => LOOP.presentPrefix + n), `${p}last_done`];
-  const scans = [LOOP.chosen, LOOP.values, LOOP.topIds, LOOP.max, LOOP.logSum, LOOP.logits];
-  const loopNode = nodeField('Loop', [LOOP.steps, `${p}true`, ...carriedIn], [...carriedOut, ...scans], `${p}loop`, [
-    concat([lenField(ATTRIBUTE.name, 'body'), lenField(ATTRIBUTE.graph, body), varintField(ATTRIBUTE.type, ATTRIBUTE_GRAPH)]),
-  ]);
-  return {
-    node: loopNode,
-    top: [
-      scalarInitializer(`${p}true`, BOOL, Uint8Array.of(1)),
-      scalarInfo(GRAPH.input, LOOP.steps, INT64),
-      renamedInfo(GRAPH.input, idsInput, LOOP.ids),
-      ...selfPast.map((f) => renamedInfo(GRAPH.input, f, LOOP.pastPrefix + inName(f))),
+  // LOOP.pastPrefix and LOOP.presentPrefix are `p`: loopPart names the cache under it.
+  return loopPart(io, p, LOOP, body, { in: [LOOP.done], out: [`${p}last_done`] },
+    [LOOP.chosen, LOOP.values, LOOP.topIds, LOOP.max, LOOP.logSum, LOOP.logits], [
       tensorInfoField(GRAPH.input, LOOP.done, BOOL, ['batch_size', 1]),
       tensorInfoField(GRAPH.input, LOOP.ban, FLOAT, ['vocab']),
       tensorInfoField(GRAPH.input, LOOP.logitsLen, INT64, [1]),
-      ...present.map((n) => renamedInfo(GRAPH.output, outputOf(n), LOOP.presentPrefix + n)),
       tensorInfoField(GRAPH.output, LOOP.chosen, INT64, ['steps', 'batch_size', 1]),
       tensorInfoField(GRAPH.output, LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
       tensorInfoField(GRAPH.output, LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
       tensorInfoField(GRAPH.output, LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
       tensorInfoField(GRAPH.output, LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
       tensorInfoField(GRAPH.output, LOOP.logits, FLOAT, ['steps', 'batch_size', 1, 'logits_len']),
-    ],
-  };
+    ]);
 }
