@@ -4,7 +4,7 @@
 // (EOS counted); a row is done when it has `beams` hypotheses and, unless early_stopping, the worst of them is at
 // least the best running score / cur_len^length_penalty.
 import type { GenerationRules } from './family.ts';
-import { applyRules, candidatesNeeded, rulesAt, type LogitsProcessor, type RowContext } from './logits-processors.ts';
+import { applyRules, candidatesNeeded, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
 import type { GenerationRow } from './protocol.ts';
 import { logProb, logSoftmax, type SoftmaxStats } from './scores.ts';
 import type { BeamStep, Seq2SeqModel } from './seq2seq.ts';
@@ -97,10 +97,6 @@ export async function beamSearch(
   const fast = model.beamCandidates && rules.vocabSize > m;
   let lp = new Float32Array(rules.vocabSize || 1);
 
-  /** Row contexts for the rules (and for loopPlan, which reads them per row and step). */
-  const context = (row: GenerationRow, step: number): RowContext =>
-    ({ step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId });
-
   /**
    * One step's choice from its candidates (the decoder's m best, or all logits): the next beams of every state row,
    * with the hypotheses and finished rows it makes. It changes `hyps` and `done`, not the state.
@@ -130,7 +126,7 @@ export async function beamSearch(
         continue;
       }
       const row = rows[r]!;
-      const ctx = context(row, step);
+      const ctx = rowContext(row, step);
       const { forced, banned } = rulesAt(processors, ctx);
 
       /** Top K over beams x vocab: entries [score, beam, token], by score desc then flat index asc. */
@@ -254,7 +250,7 @@ export async function beamSearch(
     if (!fast || !model.beamLoop) return undefined;
     const live = active.map((r, p) => ({ r, p })).filter(({ p }) => !done[p]);
     if (live.some(({ r, p }) => hyps[r]!.list.length >= beams || scores.slice(p * beams, (p + 1) * beams).some((s) => !(s > -Infinity)))) return undefined;
-    return loopPlan(processors, live.map(({ r }) => rows[r]!), step, context);
+    return loopPlan(processors, live.map(({ r }) => rows[r]!), step);
   };
 
   for (let step = 0; step < limit; step++) {

@@ -4,7 +4,7 @@
 // tokens run many to an onnxruntime run, chosen in the graph the same way.
 import type { GenerationRules } from './family.ts';
 import { DROP_FINISHED_SHARE } from './greedy-loop.ts';
-import { applyRules, chooseFromCandidates, rulesAt, type LogitsProcessor, type RowContext } from './logits-processors.ts';
+import { applyRules, chooseFromCandidates, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
 import type { GenerationRow } from './protocol.ts';
 import { argmax } from './scores.ts';
 import type { Seq2SeqModel } from './seq2seq.ts';
@@ -24,15 +24,13 @@ export async function greedySearch(
   let tokens = rows.map(() => rules.decoderStartId);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   const k = model.topCandidates;
-  const context = (row: GenerationRow, step: number): RowContext =>
-    ({ step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId });
   /** Row rows[r], at state row b, took `next`: done at EOS or at its own limit. */
   const take = (r: number, b: number, next: number) => {
     outputs[r]!.push(next);
     if (next === rules.eosId || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
   };
   for (let step = 0; step < limit; step++) {
-    const plan = model.greedyLoop ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step, context) : undefined;
+    const plan = model.greedyLoop ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step) : undefined;
     if (plan) {
       const chosen = await model.greedySteps(state, tokens, plan.steps, plan.banned, done);
       for (const stepTokens of chosen) {
@@ -68,7 +66,7 @@ export async function greedySearch(
         return;
       }
       const row = rows[r]!;
-      const ctx = context(row, step);
+      const ctx = rowContext(row, step);
       let next: number;
       if (candidates) next = chooseFromCandidates(candidates.subarray(b * k, (b + 1) * k), processors, ctx);
       else {
@@ -93,7 +91,6 @@ export const LOOP_STEPS = 16;
  */
 export function loopPlan(
   processors: readonly LogitsProcessor[], rows: readonly GenerationRow[], step: number,
-  context: (row: GenerationRow, step: number) => RowContext,
 ): { steps: number; banned: number[] } | undefined {
   if (rows.length === 0) return undefined;
   const room = Math.min(LOOP_STEPS, ...rows.map((r) => r.maxNewTokens - step));
@@ -103,7 +100,7 @@ export function loopPlan(
   for (; steps < room; steps++) {
     let stepKey: string | undefined;
     for (const row of rows) {
-      const { forced, banned: ids } = rulesAt(processors, context(row, step + steps));
+      const { forced, banned: ids } = rulesAt(processors, rowContext(row, step + steps));
       if (forced !== undefined) return steps >= 2 ? { steps, banned } : undefined;
       const rowKey = [...ids].sort((a, b) => a - b).join(',');
       if (stepKey === undefined) {

@@ -3,6 +3,7 @@
 // (log-probabilities for beam search, logits for greedy search without top-k candidates), chooseFromCandidates picks
 // greedy search's token from the decoder's k best (top-candidates.ts) with the same result.
 import type { GenerationRules } from './family.ts';
+import type { GenerationRow } from './protocol.ts';
 
 export interface RowContext {
   /** Tokens generated so far for this row (0 when choosing the first generated token). */
@@ -10,6 +11,11 @@ export interface RowContext {
   maxNewTokens: number;
   minNewTokens: number;
   forcedFirstId: number | undefined;
+}
+
+/** A row's context at `step` (tokens generated so far), as greedy and beam search give it to the rules. */
+export function rowContext(row: GenerationRow, step: number): RowContext {
+  return { step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId };
 }
 
 /** What one rule does to a row at one step: nothing, force one token, or ban some. */

@@ -9,7 +9,7 @@ import { fuseAttention } from '../../src/engine/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
 import { loopPlan } from '../../src/engine/greedy.ts';
 import { LOOP, withGreedyLoop } from '../../src/engine/greedy-loop.ts';
-import { BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens, type RowContext } from '../../src/engine/logits-processors.ts';
+import { BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens } from '../../src/engine/logits-processors.ts';
 import type { GenerationRow } from '../../src/engine/protocol.ts';
 import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/top-candidates.ts';
 import { FIXTURES, greedyCases, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
@@ -99,27 +99,25 @@ describe('the greedy loop model', () => {
 });
 
 describe('loopPlan', () => {
-  const context = (row: GenerationRow, step: number): RowContext =>
-    ({ step, maxNewTokens: row.maxNewTokens, minNewTokens: row.minNewTokens, forcedFirstId: row.forcedFirstId });
   const row = (maxNewTokens: number, minNewTokens = 0, forcedFirstId?: number): GenerationRow => ({ ids: [1], maxNewTokens, minNewTokens, forcedFirstId });
   const marian = [new BanTokens([PAD]), new MinNewTokens(EOS), new ForcedEosAtLimit(EOS)];
   const nllb = [new MinNewTokens(2), new ForcedFirstToken(), new ForcedEosAtLimit(2)];
 
   it('runs the steps where every row bans the same tokens, and leaves forced tokens and rule changes to single steps', () => {
     // Marian, no minimum: pad banned throughout; at most LOOP_STEPS (16) a run; the forced EOS of the limit is a single step.
-    expect(loopPlan(marian, [row(100), row(100)], 0, context)).toEqual({ steps: 16, banned: [PAD] });
-    expect(loopPlan(marian, [row(100), row(20)], 10, context)).toEqual({ steps: 9, banned: [PAD] });
-    expect(loopPlan(marian, [row(100), row(20)], 18, context)).toBeUndefined();
+    expect(loopPlan(marian, [row(100), row(100)], 0)).toEqual({ steps: 16, banned: [PAD] });
+    expect(loopPlan(marian, [row(100), row(20)], 10)).toEqual({ steps: 9, banned: [PAD] });
+    expect(loopPlan(marian, [row(100), row(20)], 18)).toBeUndefined();
     // A minimum length bans EOS too until it ends: the run stops there, the next one bans pad alone.
-    expect(loopPlan(marian, [row(100, 12)], 0, context)).toEqual({ steps: 12, banned: [EOS, PAD] });
-    expect(loopPlan(marian, [row(100, 12)], 12, context)).toEqual({ steps: 16, banned: [PAD] });
+    expect(loopPlan(marian, [row(100, 12)], 0)).toEqual({ steps: 12, banned: [EOS, PAD] });
+    expect(loopPlan(marian, [row(100, 12)], 12)).toEqual({ steps: 16, banned: [PAD] });
     // Rows whose minimum lengths end at different steps ban different tokens from the first end on.
-    expect(loopPlan(marian, [row(100, 5), row(100, 9)], 0, context)).toEqual({ steps: 5, banned: [EOS, PAD] });
-    expect(loopPlan(marian, [row(100, 5), row(100, 9)], 5, context)).toBeUndefined();
+    expect(loopPlan(marian, [row(100, 5), row(100, 9)], 0)).toEqual({ steps: 5, banned: [EOS, PAD] });
+    expect(loopPlan(marian, [row(100, 5), row(100, 9)], 5)).toBeUndefined();
     // NLLB: the language token is forced at step 0 (single step), the loop from step 1.
-    expect(loopPlan(nllb, [row(50, 0, 7)], 0, context)).toBeUndefined();
-    expect(loopPlan(nllb, [row(50, 0, 7)], 1, context)).toEqual({ steps: 16, banned: [] });
-    expect(loopPlan(marian, [], 0, context)).toBeUndefined();
+    expect(loopPlan(nllb, [row(50, 0, 7)], 0)).toBeUndefined();
+    expect(loopPlan(nllb, [row(50, 0, 7)], 1)).toEqual({ steps: 16, banned: [] });
+    expect(loopPlan(marian, [], 0)).toBeUndefined();
   });
 });
 
