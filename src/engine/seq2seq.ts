@@ -127,7 +127,7 @@ function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tenso
   return Object.fromEntries(session.inputNames.map((n) => [n, feeds[n]!]));
 }
 
-/** Test feeds with the self-attention cache under a Loop model's `prefix` (openLoop, openBeamLoop). */
+/** Test feeds with the self-attention cache under a Loop model's `prefix` (checkGreedyLoop, checkBeamLoop). */
 function cacheUnder(prefix: string, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
   return Object.fromEntries(Object.entries(feeds).map(([name, t]) => [/\.decoder\./.test(name) ? prefix + name : name, t]));
 }
@@ -149,11 +149,20 @@ const emptyOf = (type: 'int64' | 'float32' | 'bool', dims: number[]) =>
   new ort.Tensor(type, type === 'int64' ? new BigInt64Array(0) : type === 'bool' ? new Uint8Array(0) : new Float32Array(0), dims);
 const int64Of = (value: number, dims: number[]) => new ort.Tensor('int64', BigInt64Array.of(BigInt(value)), dims);
 
+/** idleLoopInput's tensors, made once per input name and cache shape (every Loop run feeds them). */
+const idleInputs = new Map<string, ort.Tensor | undefined>();
+
 /**
  * What a run of the search Loops model (beam-loop.ts's withSearchLoops) feeds the Loop it does not run: zero steps and
  * empty tensors of the declared ranks (a Loop of zero steps only passes them on); undefined for any other input.
  */
 export function idleLoopInput(name: string, dims: DecoderDims): ort.Tensor | undefined {
+  const key = `${name}:${dims.heads}:${dims.headDim}`;
+  if (!idleInputs.has(key)) idleInputs.set(key, makeIdleLoopInput(name, dims));
+  return idleInputs.get(key);
+}
+
+function makeIdleLoopInput(name: string, dims: DecoderDims): ort.Tensor | undefined {
   if (/^(loop|beam)\/past_key_values\.\d+\.decoder\./.test(name)) return emptyOf('float32', [0, dims.heads, 0, dims.headDim]);
   switch (name) {
     case LOOP.steps: case BEAM_LOOP.steps: return int64Of(0, []);
@@ -260,7 +269,7 @@ export async function openFused(model: Uint8Array, crossKv: ort.InferenceSession
   }
 }
 
-/** Feeds of a test batch: two rows, one padded, three source positions (openFused, openLoop). */
+/** Feeds of a test batch: two rows, one padded, three source positions (openFused, checkGreedyLoop, checkBeamLoop). */
 async function testFeeds(crossKv: ort.InferenceSession, dims: DecoderDims) {
   const { layers, heads, headDim } = dims;
   const mask = new ort.Tensor('int64', BigInt64Array.of(1n, 1n, 1n, 1n, 1n, 0n), [2, 3]);
@@ -450,7 +459,7 @@ export class Seq2SeqModel {
     const split = this.decoder.kind === 'split' ? this.decoder : undefined;
     return {
       threads: this.threads, decoder: this.decoder.kind, signedWeights: !!split?.signedWeights, fusedAttention: split?.fusedAttention ?? 0,
-      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop, beamLoop: !!split?.beamLoop,
+      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop, beamLoop: this.beamLoop,
     };
   }
 
