@@ -211,6 +211,8 @@ async function main(): Promise<void> {
     const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
     console.log(`dragoman: ${engine.threads.workers} worker(s) x ${engine.threads.intraOp} onnxruntime thread(s), spinning ${settings.spinning}, load ${engineLoad.toFixed(0)} ms, ` +
       `decoder ${marianInfo?.decoder}, ${marianInfo?.fusedAttention ?? 0} attention blocks fused, greedy top-${marianInfo?.topCandidates ?? 0} in the graph, this process on huge pages: ${((hugePageBytes() ?? 0) / 2 ** 20).toFixed(0)} MB`);
+    // Process-wide (engine/amx.ts): the floor and the pipeline below run on the same onnxruntime kernels.
+    console.log(`DRAGOMAN_AMX: ${engine.amx.state} (${engine.amx.detail}); the pipeline shares this process and its kernels`);
     const floor = await onnxruntimeFloor(mDir, engineThreads);
     hfEnv.localModelPath = `${mDir}/`;
     t0 = performance.now();

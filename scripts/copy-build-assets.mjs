@@ -14,7 +14,8 @@ for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) 
   if (!entry.isFile()) continue;
   const from = join(entry.parentPath, entry.name);
   const ext = extname(entry.name);
-  if (ext === '.ts' || ext === '.md') continue;
+  // amx-guard's C source and gyp file are compiled in place by npm ci; dist needs only the .node it made.
+  if (ext === '.ts' || ext === '.md' || ext === '.c' || ext === '.gyp') continue;
   const to = join(dist, relative(src, from));
   mkdirSync(dirname(to), { recursive: true });
   if (ext === '.mjs' || ext === '.js') {

@@ -34,6 +34,11 @@ export interface Config {
   greedyLoop: boolean;
   /** Beam search runs its steps several to an onnxruntime run, in an ONNX Loop (beam-loop.ts). */
   beamLoop: boolean;
+  /**
+   * Let onnxruntime run int8 products on Intel AMX where the CPU has it (off: the process refuses itself AMX before
+   * the first session, engine/amx.ts; onnxruntime then uses AVX512-VNNI).
+   */
+  amx: boolean;
   /** Beam search's log-softmax statistics and best candidates per row from the decoder (top-candidates.ts). */
   beamTopK: boolean;
   /** Upper bound on source tokens (padded rows x longest row) in one batch. */
@@ -155,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     greedyLoop: onOff(env, 'DRAGOMAN_GREEDY_LOOP', true),
     beamLoop: onOff(env, 'DRAGOMAN_BEAM_LOOP', true),
     beamTopK: onOff(env, 'DRAGOMAN_BEAM_TOPK', true),
+    amx: onOff(env, 'DRAGOMAN_AMX', false),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     // A wait is a timer (at most 2^31 - 1 ms to Node); a batch held longer than a second only adds latency.
     batchWaitMs: int(env, 'DRAGOMAN_BATCH_WAIT_MS', 5, 0, 1000),

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Config } from '../config/env.ts';
 import { languageByFlores } from '../languages/catalog.ts';
 import { invalidRequest } from '../service/errors.ts';
+import { applyAmxSetting, type AmxStatus } from './amx.ts';
 import { Batcher, type BatchEvent } from './batcher.ts';
 import { TranslationCache } from './cache.ts';
 import { usableCores } from './cpu-limit.ts';
@@ -36,6 +37,8 @@ export interface DragomanEngine extends Engine {
   readonly events: EngineEvents;
   /** Worker threads and onnxruntime threads per worker actually used. */
   readonly threads: { workers: number; intraOp: number };
+  /** What DRAGOMAN_AMX did to this process (amx.ts). */
+  readonly amx: AmxStatus;
   cacheStats(): { size: number; hits: number; misses: number };
   /** Test hook: kill a worker (the busy one if any) as if it crashed. */
   crashWorkerForTest(): void;
@@ -73,6 +76,8 @@ export function poolShape(config: Pick<Config, 'workers' | 'intraOpThreads'>, co
 
 export async function createEngine(config: Config, options: EngineOptions = {}): Promise<DragomanEngine> {
   const events: EngineEvents = new EventEmitter();
+  // Before the workers make their first onnxruntime session: the filter covers every thread made later.
+  const amx = applyAmxSetting(config.amx);
   const folders = await scanFolders(config.modelsDir, config.precision);
   const threads = poolShape(config);
   const pool = new WorkerPool(threads.workers, { intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, poolThreads: threads.workers * threads.intraOp, splitDecoder: config.splitDecoder, fuseAttention: config.fuseAttention, greedyTopK: config.greedyTopK, beamTopK: config.beamTopK, greedyLoop: config.greedyLoop, beamLoop: config.beamLoop });
@@ -230,6 +235,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const engine: DragomanEngine = {
     events,
     threads,
+    amx,
 
     async translate(segments, source, target, opts = {}): Promise<EngineResult> {
       const route = router.route(source, target);

@@ -2,25 +2,12 @@
 // then multiplies uint8 activations by uint8 weights, a kernel that cannot use AVX512-VNNI / AVX-VNNI. Storing the
 // same weight and its zero point shifted by -128 as int8 leaves every integer product (q - zero point) unchanged,
 // and onnxruntime picks its u8×s8 VNNI kernel (5-9 % of a decoder step here, src/engine/README.md). Exact only where
-// that kernel is used: without VNNI, onnxruntime's u8×s8 AVX2 kernel saturates 16-bit sums, so the caller gates it.
-import { readFileSync } from 'node:fs';
+// that kernel is used: without VNNI, onnxruntime's u8×s8 AVX2 kernel saturates 16-bit sums, so the caller gates it
+// (cpu-features.ts cpuHasVnni).
 import {
   GRAPH, INT8, TENSOR, UINT8, VALUE_INFO_NAME,
   concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, raw, strings, varintField, type Field, type GraphNode,
 } from './onnx-proto.ts';
-
-/** x64 CPUs whose u8×s8 integer dot product does not saturate (VNNI or AMX). */
-export function cpuHasVnni(cpuinfo = readCpuinfo()): boolean {
-  return process.arch === 'x64' && /\b(avx512_vnni|avx_vnni|amx_int8)\b/.test(cpuinfo);
-}
-
-function readCpuinfo(): string {
-  try {
-    return readFileSync('/proc/cpuinfo', 'utf8');
-  } catch {
-    return '';
-  }
-}
 
 /** A node reading a tensor, and at which input. */
 interface Use {
