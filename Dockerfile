@@ -17,6 +17,9 @@ RUN apt-get update \
 ENV ONNXRUNTIME_NODE_INSTALL=skip \
     ONNXRUNTIME_NODE_INSTALL_CUDA=skip
 COPY package.json package-lock.json .npmrc ./
+# npm ci runs the package's install script, which compiles the AMX guard (src/engine/amx.ts) in place.
+COPY scripts/build-amx-guard.mjs ./scripts/
+COPY src/engine/amx-guard ./src/engine/amx-guard
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-build-assets.mjs ./scripts/

@@ -32,6 +32,12 @@ describe('npm run build', () => {
     for (const f of ['cli/main.js', 'app.js', 'engine/worker-entry.mjs', 'accounts/sqlite/migrations/001_init.sql', 'models/pull.js']) {
       expect(existsSync(join(dist, f)), f).toBe(true);
     }
+    // The AMX guard npm ci compiled (Linux x64), loadable from dist; its C source stays behind.
+    const { loadAmxGuard } = (await import(join(dist, 'engine/amx.js'))) as typeof import('../../src/engine/amx.ts');
+    const guard = loadAmxGuard();
+    if (process.platform === 'linux' && process.arch === 'x64') expect(typeof guard === 'object' && typeof guard.tilePermitted).toBe('function');
+    else expect(guard).toMatch(/not built for/);
+    expect(existsSync(join(dist, 'engine/amx-guard/amx_guard.c'))).toBe(false);
 
     const env = {
       ...process.env,

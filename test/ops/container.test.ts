@@ -31,8 +31,9 @@ function dockerignored(path: string): boolean {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
-  const first = path.replace(/^\.\//, '').split('/')[0]!;
-  return patterns.some((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(first));
+  const whole = path.replace(/^\.\//, '');
+  // A pattern without a slash names a top-level entry; one with slashes, that exact path.
+  return patterns.some((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(p.includes('/') ? whole : whole.split('/')[0]!));
 }
 
 describe('Dockerfile', () => {
@@ -57,6 +58,19 @@ describe('Dockerfile', () => {
     expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && node scripts/copy-build-assets.mjs');
     const tsBuild = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
     expect(tsBuild.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: 'src', rewriteRelativeImportExtensions: true });
+  });
+
+  it('has what the package install script compiles (the AMX guard) before npm ci, and not a local build of it', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.install).toBe('node scripts/build-amx-guard.mjs');
+    const steps = byName('build').instructions.map((i) => `${i.keyword} ${i.args}`);
+    const npmCi = steps.findIndex((x) => /^RUN npm ci\b/.test(x));
+    for (const needed of ['scripts/build-amx-guard.mjs', 'src/engine/amx-guard']) {
+      const at = steps.findIndex((x) => x.startsWith('COPY ') && x.includes(needed));
+      expect(at, needed).toBeGreaterThanOrEqual(0);
+      expect(at, needed).toBeLessThan(npmCi);
+    }
+    expect(dockerignored('src/engine/amx-guard/amx_guard.node')).toBe(true);
   });
 
   it('bakes models in only when MODELS is given, with dragoman models pull', () => {
