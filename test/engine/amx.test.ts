@@ -22,11 +22,12 @@ describe('DRAGOMAN_AMX', () => {
       return;
     }
     const r = child('guard');
-    expect(r.before).toBe(0);
+    // tilePermitted: 1 granted, 0 not, -errno where the kernel predates the AMX calls (then never granted either).
+    expect(r.before).not.toBe(1);
     expect(r.denied).toBe(0);
     expect(r.deniedAgain).toBe(0);
     expect(r.request).toBe(constants.errno.EPERM);
-    expect(r.after).toBe(0);
+    expect(r.after).not.toBe(1);
   });
 
   it('off: no AMX for onnxruntime in the engine process; on: onnxruntime takes it; same int8 translations', () => {
@@ -35,8 +36,9 @@ describe('DRAGOMAN_AMX', () => {
     expect(off.status.state).toBe(hasAmx ? 'off' : 'no amx');
     expect(on.status.state).toBe(hasAmx ? 'on' : 'no amx');
     if (linuxX64) {
-      expect(off.permitted).toBe(0);
-      expect(on.permitted).toBe(hasAmx ? 1 : 0);
+      expect(off.permitted).not.toBe(1);
+      if (hasAmx) expect(on.permitted).toBe(1);
+      else expect(on.permitted).not.toBe(1);
     }
     expect(off.greedy).toHaveLength(60);
     expect(off.greedy.filter((t: string) => t.length > 0).length).toBeGreaterThan(50);
