@@ -335,11 +335,8 @@ async function checkGreedyLoop(
   }
   const own = {
     ...NO_SEARCH,
-    [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(3n), []),
-    [LOOP.ids]: new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]),
-    [LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
-    [LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
-    [LOOP.logitsLen]: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
+    ...greedyLoopInputs(3, new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]), new Uint8Array(2),
+      new ort.Tensor('float32', new Float32Array(vocab), [vocab]), noLogits),
   };
   const out = await session.run(loopRun(session, { ...loopFeeds, ...own }, {}, LOOP.pastPrefix, dims), [LOOP.chosen]);
   const chosen = (out[LOOP.chosen] as ort.Tensor).data as BigInt64Array;
@@ -352,18 +349,35 @@ async function checkGreedyLoop(
   return vocab;
 }
 
+/** Greedy search's Loop's own inputs (greedy-loop.ts): one row per `done` flag. */
+function greedyLoopInputs(steps: number, ids: ort.Tensor, done: Uint8Array, ban: ort.Tensor, logitsLen: ort.Tensor): Record<string, ort.Tensor> {
+  return {
+    [LOOP.steps]: int64Of(steps, []),
+    [LOOP.ids]: ids,
+    [LOOP.done]: new ort.Tensor('bool', done, [done.length, 1]),
+    [LOOP.ban]: ban,
+    [LOOP.logitsLen]: logitsLen,
+  };
+}
+
+/** Beam search's Loop's own inputs (beam-loop.ts): one row per score, each continuing its own cache row, no logits kept. */
+function beamLoopInputs(steps: number, beams: number, ids: ort.Tensor, scores: Float32Array, done: Uint8Array, ban: ort.Tensor): Record<string, ort.Tensor> {
+  const rows = scores.length;
+  return {
+    [BEAM_LOOP.steps]: int64Of(steps, []),
+    [BEAM_LOOP.beams]: int64Of(beams, [1]),
+    [BEAM_LOOP.ids]: ids,
+    [BEAM_LOOP.scores]: new ort.Tensor('float32', scores, [rows]),
+    [BEAM_LOOP.done]: new ort.Tensor('bool', done, [rows, 1]),
+    [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.from({ length: rows }, (_, r) => BigInt(r)), [rows]),
+    [BEAM_LOOP.ban]: ban,
+    [BEAM_LOOP.lastLogits]: emptyOf('float32', [rows, 1, 0]),
+  };
+}
+
 /** Beam search's Loop's own inputs for one sentence of two beams (rows 0 and 1), only the first live yet, nothing banned. */
 export function twoBeams(steps: number, ids: ort.Tensor, vocab: number): Record<string, ort.Tensor> {
-  return {
-    [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(steps)), []),
-    [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(2n), [1]),
-    [BEAM_LOOP.ids]: ids,
-    [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.of(0, -1e9), [2]),
-    [BEAM_LOOP.done]: new ort.Tensor('bool', new Uint8Array(2), [2, 1]),
-    [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.of(0n, 1n), [2]),
-    [BEAM_LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
-    [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [2, 1, 0]),
-  };
+  return beamLoopInputs(steps, 2, ids, Float32Array.of(0, -1e9), new Uint8Array(2), new ort.Tensor('float32', new Float32Array(vocab), [vocab]));
 }
 
 /**
@@ -661,14 +675,8 @@ export class Seq2SeqModel {
     const rows = state.rows;
     const own: Record<string, ort.Tensor> = {
       ...searchFeeds(m, WHOLE_ROW),
-      [BEAM_LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(steps)), []),
-      [BEAM_LOOP.beams]: new ort.Tensor('int64', BigInt64Array.of(BigInt(beams)), [1]),
-      [BEAM_LOOP.ids]: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [rows, 1]),
-      [BEAM_LOOP.scores]: new ort.Tensor('float32', Float32Array.from(scores), [rows]),
-      [BEAM_LOOP.done]: new ort.Tensor('bool', Uint8Array.from(done, Number), [rows, 1]),
-      [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.from({ length: rows }, (_, r) => BigInt(r)), [rows]),
-      [BEAM_LOOP.ban]: this.banVector(banned, loop.vocab),
-      [BEAM_LOOP.lastLogits]: new ort.Tensor('float32', new Float32Array(0), [rows, 1, 0]),
+      ...beamLoopInputs(steps, beams, new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [rows, 1]),
+        Float32Array.from(scores), Uint8Array.from(done, Number), this.banVector(banned, loop.vocab)),
       encoder_attention_mask: state.encoded.mask,
     };
     const session = this.steps?.pick() ?? decoder.withPast;
@@ -745,11 +753,8 @@ export class Seq2SeqModel {
   ): Record<string, ort.Tensor> {
     const own: Record<string, ort.Tensor> = {
       ...search,
-      [LOOP.steps]: new ort.Tensor('int64', BigInt64Array.of(BigInt(steps)), []),
-      [LOOP.ids]: ids,
-      [LOOP.done]: new ort.Tensor('bool', done ? Uint8Array.from(done, Number) : new Uint8Array(state.rows), [state.rows, 1]),
-      [LOOP.ban]: this.banVector(banned, this.decoder.kind === 'split' ? this.decoder.loop?.vocab ?? 0 : 0),
-      [LOOP.logitsLen]: wholeLogits ? wholeRowLength : noLogits,
+      ...greedyLoopInputs(steps, ids, done ? Uint8Array.from(done, Number) : new Uint8Array(state.rows),
+        this.banVector(banned, this.decoder.kind === 'split' ? this.decoder.loop?.vocab ?? 0 : 0), wholeLogits ? wholeRowLength : noLogits),
       encoder_attention_mask: state.encoded.mask,
     };
     return loopRun(session, own, state.past, LOOP.pastPrefix, this.dims);
