@@ -14,11 +14,9 @@ import {
   bodyFields, greedyLoopPart, int64Scalar, loopPart, loopsModel, renamedInfo, scalarInitializer, stepModelIo, type LoopPart, type StepModelIo,
 } from './greedy-loop.ts';
 import {
-  FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField,
+  BOOL, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField,
 } from './onnx-proto.ts';
 import { SEARCH } from './top-candidates.ts';
-
-const BOOL = 9;
 
 /** The beam loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
 export const BEAM_LOOP = {

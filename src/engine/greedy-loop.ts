@@ -10,12 +10,11 @@
 // every row: pad always, EOS while a minimum length holds), chosen in the graph exactly as greedy.ts chooses from the
 // candidates: the best of the k best logits that is not banned (ties to the lower id).
 import {
-  ATTRIBUTE, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
+  ATTRIBUTE, BOOL, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
   tensorInfoField, varintField, type Field,
 } from './onnx-proto.ts';
 import { SEARCH } from './top-candidates.ts';
 
-const BOOL = 9;
 const ATTRIBUTE_GRAPH = 5;
 
 /** greedy.ts drops finished rows from the batch once this share of it is done (the loop ends there too). */

@@ -131,6 +131,7 @@ export const FLOAT = 1;
 export const UINT8 = 2;
 export const INT8 = 3;
 export const INT64 = 7;
+export const BOOL = 9;
 export const DOUBLE = 11;
 /** ModelProto.ir_version; ValueInfoProto.type; TypeProto.tensor_type; TypeProto.Tensor; TensorShapeProto.dim; its value or name. */
 const MODEL_IR_VERSION = 1;
