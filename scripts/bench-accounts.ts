@@ -115,7 +115,7 @@ const rows: Row[] = [];
 const breakdown: { backend: string; step: string; p50: number; p99: number }[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'dragoman-bench-accounts-'));
 const sqlite = new SqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('A'));
-rows.push(...(await measure('SQLite (WAL, synchronous=FULL)', sqlite)));
+rows.push(...(await measure('SQLite (WAL, synchronous=NORMAL)', sqlite)));
 await sqlite.close();
 rmSync(dir, { recursive: true, force: true });
 
