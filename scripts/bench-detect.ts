@@ -100,7 +100,7 @@ for (const [key, title, d] of [
   });
 }
 if (wanted('combined')) {
-  // The combination the issue suggests, measured rather than assumed: where Dragoman is not reliable, take the
+  // Asking the other detectors when unsure, measured rather than assumed: where Dragoman is not reliable, take the
   // answer of cld3 (else fastText) when that detector calls itself reliable and names a variety written in
   // the same script as Dragoman's answer.
   const scriptOf = new Map(LANGUAGES.map((l) => [l.flores, l.script]));

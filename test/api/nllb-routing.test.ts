@@ -1,4 +1,4 @@
-// The NLLB path over HTTP (issue 8): with tiny-nllb installed every NLLB language is listed (localized with
+// The NLLB path over HTTP: with tiny-nllb installed every NLLB language is listed (localized with
 // ?target=), a language the model was never trained on still answers 200, and X-Dragoman-Model says which
 // model(s) served each request — Marian before NLLB, both models in order for a pivot — and /metrics counts it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -137,7 +137,7 @@ describe('dragoman <command> --help / -h', () => {
     expect(await dragoman('-v')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "-v"') });
   });
 
-  it('as the audit ran it: npx dragoman serve --help and npx dragoman --version', async () => {
+  it('as a newcomer runs it from a clone: npx dragoman serve --help and npx dragoman --version', async () => {
     const npx = (...args: string[]) => exec('npx', ['--no-install', 'dragoman', ...args], { cwd: REPO_ROOT, env, timeout: 60_000 });
     expect((await npx('serve', '--help')).stdout).toMatch(/^usage: dragoman serve\n/);
     expect((await npx('--version')).stdout).toMatch(/^\d+\.\d+\.\d+/);

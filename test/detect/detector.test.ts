@@ -86,7 +86,7 @@ describe('detector', () => {
   });
 
   it('reads code-mixed text by its own script, not by the Latin brand names in it', () => {
-    // Written for this test: everyday messages with borrowed Latin words (an outside audit's failing cases).
+    // Written for this test: everyday messages with borrowed Latin words (each once read by its Latin letters).
     const mixed: [code: string, text: string][] = [
       ['ko', '오늘 team meeting은 cancel됐어요'],
       ['ko', 'Netflix에서 새 drama 봤어?'],

@@ -77,7 +77,7 @@ describe('short everyday text', () => {
     expect(reliableRight / reliable).toBeGreaterThanOrEqual(MIN_RELIABLE_PRECISION);
   });
 
-  // The strings users reported (issue 4).
+  // Strings users send and expect an answer for.
   it.each([
     ['Hello', 'en'],
     ['A man is riding a red bicycle.', 'en'],

@@ -1,5 +1,5 @@
 // format=html over HTTP on every surface (/v1, Google v2, LibreTranslate): the real server with the fixture models.
-// Markup the audit found to break a surface (5000 nested inline tags, 4000 nested blocks) must come back as a
+// Markup that once broke a surface (5000 nested inline tags, 4000 nested blocks) must come back as a
 // translation with every tag kept, not as a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CompatServer, send, startCompatServer } from '../google/harness.ts';

@@ -90,7 +90,7 @@ describe('translate="yes" inside translate="no" (HTML: the attribute is inherite
     );
   });
 
-  it('the audit case, the notranslate class, attributes, and skipped elements inside', () => {
+  it('translate="yes" inside translate="no", the notranslate class, attributes, and skipped elements inside', () => {
     expect(planHtml('<div translate="no"><p translate="yes">Hello there.</p></div>').segments).toEqual(['Hello there.']);
     expect(planHtml('<div class="notranslate"><p translate="yes">Hi.</p></div>').segments).toEqual(['Hi.']);
     expect(planHtml('<div translate=no title="Keep"><img translate=YES alt="A cat"><img alt="Not this"></div>').segments).toEqual(['A cat']);
@@ -141,7 +141,7 @@ describe('inline tags in a translation (documented heuristic)', () => {
   });
 
   it('no element that had words comes back empty while the translation has a word for it (added or dropped final ".")', () => {
-    // The audit's cases: tiny models add a final period the source did not have.
+    // Tiny models add a final period the source did not have.
     const links = '<p><a href="/">Home</a> <a href="/about">About</a> <a href="/contact">Contact</a></p>';
     expect(planHtml(links).assemble(['Un Cumme de Conimme.'])).toBe(
       '<p><a href="/">Un Cumme</a> <a href="/about">de</a> <a href="/contact">Conimme.</a></p>',

@@ -42,7 +42,7 @@ describe('catalog', () => {
     for (const k of acceptedCodes()) expect(resolveLanguage(k), k).toBeDefined();
   });
 
-  it('maps the Google and legacy aliases the issue names', () => {
+  it('maps the Google and legacy aliases', () => {
     const f = (c: string) => resolveLanguage(c)?.flores;
     expect(f('zh')).toBe('zho_Hans');
     expect(f('zh-Hans')).toBe('zho_Hans');

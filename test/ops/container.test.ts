@@ -1,6 +1,6 @@
 // The container files, checked by structure: there is no Docker engine here to build or run the image (and
 // hadolint could not be installed: no Debian package, no npm registry search), so this test holds the Dockerfile
-// to the points and to the repository (every COPY source exists and is not excluded by .dockerignore).
+// to what the image must do and to the repository (every COPY source exists and is not excluded by .dockerignore).
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 // GET /v1/usage: the calling key's plan, limits and characters used this month. Needs the key; counts against the
-// key's rate limit like every keyed endpoint (issue 3: "counts against the rate limit, not the quota"), so it
+// key's rate limit like every keyed endpoint, so it
 // answers with the X-RateLimit-* headers, and costs no characters.
 import type { FastifyInstance } from 'fastify';
 import { usageSchema } from './schemas.ts';
