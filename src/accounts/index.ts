@@ -49,6 +49,6 @@ function tlsAdvice(err: Error): Error {
   return new Error(
     `PostgreSQL's TLS certificate was refused (${err.message}). node-postgres verifies it for sslmode=require as for ` +
       `verify-full: trust its CA with NODE_EXTRA_CA_CERTS=/path/to/ca.pem, or use sslmode=no-verify to encrypt without ` +
-      `checking the certificate (README, "Scaling out").`,
+      `checking the certificate (docs/scaling.md).`,
   );
 }

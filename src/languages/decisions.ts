@@ -1,6 +1,6 @@
 // Every code-mapping decision of the catalog that is not mechanical, in one readable place.
 // scripts/build-catalog.ts applies the rules below to ../shared/languages/flores200-codes.tsv and writes
-// catalog-data.ts; catalog.ts reads ALIASES at run time. README.md ("Languages") repeats this table.
+// catalog-data.ts; catalog.ts reads ALIASES at run time. docs/languages.md repeats this table.
 //
 // Public code rule (applied by the build script):
 //   1. ISO 639-1 code of the variety (the TSV's iso639_1 column), else its ISO 639-3 code.

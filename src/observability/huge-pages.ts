@@ -1,7 +1,7 @@
 // How much of this process sits on transparent huge pages. The model weights are read whole at every decoder step;
 // on 2 MB pages that takes far fewer TLB misses. glibc's malloc asks for them only when GLIBC_TUNABLES holds
 // glibc.malloc.hugetlb=1, which Dragoman no longer sets (it did not pay on our VM and fragments under beam load;
-// README "Engine"): the figure tells whoever sets it whether it took.
+// docs/tuning.md): the figure tells whoever sets it whether it took.
 import { readFileSync } from 'node:fs';
 
 /** Bytes of anonymous memory on huge pages, or undefined where the kernel does not say (not Linux). */

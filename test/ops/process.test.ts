@@ -177,7 +177,7 @@ describe('a fresh install with an empty models directory', () => {
     mkdirSync(join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en'));
     copyFileSync(join(FIXTURES, 'tiny-marian-en-de', 'config.json'), join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en', 'config.json'));
     const key = JSON.parse(await cli(env, ['keys', 'create', '--plan', 'pro', '--json'])) as { key: string };
-    // README, "Engine": huge pages are off by default and yours to ask for; asked for here, so the listening line's
+    // docs/tuning.md: huge pages are off by default and yours to ask for; asked for here, so the listening line's
     // figure is checked where the kernel offers them (enabled: always or madvise).
     const server = await serve({ ...env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' }, ['npm', 'start', '--silent']);
     const call = (method: string, path: string, body?: unknown) =>

@@ -74,7 +74,7 @@ const types = {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * node-postgres 8 treats `sslmode=prefer|require|verify-ca` as `verify-full` (README, TLS) and says so in a
+ * node-postgres 8 treats `sslmode=prefer|require|verify-ca` as `verify-full` (docs/scaling.md, TLS) and says so in a
  * multi-line warning on stderr, among the JSON log lines. Spelling the mode it applies anyway keeps the same
  * behaviour without that warning (and keeps it when a later node-postgres gives these modes libpq's weaker sense).
  */

@@ -1,6 +1,6 @@
 // The OpenAPI document is generated from the JSON schemas the /v1 routes already validate with, so it cannot
 // drift from what the server accepts. Only /v1 is documented (the compatibility surfaces follow other vendors'
-// documents; the ops routes are in the README). Swagger UI's files are served from node_modules.
+// documents; the ops routes are in docs/operations.md). Swagger UI's files are served from node_modules.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';

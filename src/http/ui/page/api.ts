@@ -102,7 +102,7 @@ export async function callApi<T>(path: string, key: string | null, body?: unknow
   );
 }
 
-// Response shapes of the /v1 API (README "API").
+// Response shapes of the /v1 API (docs/api.md).
 export interface LanguageEntry {
   language: string;
   name: string;
