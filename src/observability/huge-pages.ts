@@ -1,6 +1,6 @@
 // How much of this process sits on transparent huge pages. The model weights are read whole at every decoder step;
 // on 2 MB pages that takes far fewer TLB misses. glibc's malloc asks for them only when GLIBC_TUNABLES holds
-// glibc.malloc.hugetlb=1, which Dragoman no longer sets (it did not pay on our VM and fragments under beam load;
+// glibc.malloc.hugetlb=1, which Dragoman does not set (no gain measured on greedy decoding, and it fragments under beam load;
 // docs/tuning.md): the figure tells whoever sets it whether it took.
 import { readFileSync } from 'node:fs';
 

@@ -18,7 +18,7 @@ describe('integer settings', () => {
     expect(() => loadConfig({ DRAGOMAN_BEAM: '2048' })).toThrow(`DRAGOMAN_BEAM must be at most ${MAX_BEAM}, got "2048"`);
     expect(() => loadConfig({ DRAGOMAN_PORT: '70000' })).toThrow(/DRAGOMAN_PORT must be at most 65535/);
     expect(() => loadConfig({ DRAGOMAN_WORKERS: '65' })).toThrow(/DRAGOMAN_WORKERS must be at most 64/);
-    // Timers: past 2^31 - 1 ms Node fires at once, so a huge shutdown timeout used to cut requests off at SIGTERM.
+    // Timers: past 2^31 - 1 ms Node fires at once, so a huge shutdown timeout would cut requests off at SIGTERM.
     expect(() => loadConfig({ DRAGOMAN_SHUTDOWN_TIMEOUT_MS: '2147480000' })).toThrow(/DRAGOMAN_SHUTDOWN_TIMEOUT_MS must be at most 3600000/);
     expect(loadConfig({ DRAGOMAN_SHUTDOWN_TIMEOUT_MS: '3600000' }).shutdownTimeoutMs).toBe(3_600_000);
     expect(() => loadConfig({ DRAGOMAN_BATCH_WAIT_MS: '3000000000' })).toThrow(/DRAGOMAN_BATCH_WAIT_MS must be at most 1000/);
