@@ -3,7 +3,7 @@
 #   build   – installs all dependencies, compiles TypeScript to dist/, then drops the dev dependencies;
 #   models  – optional: `--build-arg MODELS="opus-mt-en-de nllb"` pulls models on the (connected) builder;
 #   runtime – dist/ + production node_modules + the baked models, as a non-root user. Nothing is downloaded at run
-#             time: without baked models, mount a models folder at /models (see README, "Docker").
+#             time: without baked models, mount a models folder at /models (see docs/container.md).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
