@@ -7,14 +7,13 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..');
 const README = join(ROOT, 'README.md');
 
-// Words that tell a development story rather than describe the product: numbered milestones, review rounds,
+// Words that tell a development story rather than describe the product: numbered milestones and passes, reviews,
 // tracker numbers. `npm ci --no-audit` is npm's own flag. Built from pieces so this file does not match itself.
 const STORY = [
-  new RegExp('\\bstops? [0-9]+', 'i'),
+  new RegExp('\\bstops? [0-9]+(?![0-9.]|\\s*(?:ms|s|µs|seconds?|minutes?|steps?|tokens?|rows?|%))', 'i'),
   new RegExp('\\bissues? #?[0-9]+', 'i'),
   new RegExp('(?<!--no-)\\bau' + 'dit', 'i'),
   new RegExp('\\b(?:third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|[0-9]+(?:st|nd|rd|th)) pa' + 'ss', 'i'),
-  new RegExp('\\bround [0-9]+\\b', 'i'),
 ];
 
 function storyWords(text: string): string[] {
@@ -70,6 +69,13 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
 }
 
 describe('README.md, the user guide', () => {
+  it('tells story words from product words (the checks below can fail)', () => {
+    const story = ['since st' + 'op 28 it runs', 'the elev' + 'enth pass', 'an outside au' + 'dit found', 'is' + 'sue 3 says', '(see the 4th pa' + 'ss)'];
+    for (const line of story) expect(storyWords(line), line).toHaveLength(1);
+    const product = ['npm ci --no-au' + 'dit --no-fund', 'the graph passes run in order', 'a second pass over the file', 'it stops 16 steps later', 'open issues on the tracker'];
+    for (const line of product) expect(storyWords(line), line).toEqual([]);
+  });
+
   it('is at most 25 KB', () => {
     expect(statSync(README).size).toBeLessThanOrEqual(25_000);
   });
