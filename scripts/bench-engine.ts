@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import { env as hfEnv, pipeline } from '@huggingface/transformers';
 import { loadConfig } from '../src/config/env.ts';
 import { createEngine, type BatchEvent, type DragomanEngine } from '../src/engine/index.ts';
-import { candidatesNeeded, processorsFor } from '../src/engine/logits-processors.ts';
-import { argmax } from '../src/engine/scores.ts';
-import { scanFolders } from '../src/engine/registry.ts';
-import { Seq2SeqModel } from '../src/engine/seq2seq.ts';
-import { ModelTokenizer } from '../src/engine/tokenizer.ts';
+import { candidatesNeeded, processorsFor } from '../src/engine/search/logits-processors.ts';
+import { argmax } from '../src/engine/search/scores.ts';
+import { scanFolders } from '../src/engine/model/registry.ts';
+import { Seq2SeqModel } from '../src/engine/runtime/seq2seq.ts';
+import { ModelTokenizer } from '../src/engine/model/tokenizer.ts';
 import { hugePageBytes } from '../src/observability/huge-pages.ts';
 import { benchModelFolder, ROOT } from './bench-model-folder.ts';
 

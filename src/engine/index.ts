@@ -3,22 +3,22 @@ import { EventEmitter } from 'node:events';
 import type { Config } from '../config/env.ts';
 import { languageByFlores } from '../languages/catalog.ts';
 import { invalidRequest } from '../service/errors.ts';
-import { applyAmxSetting, type AmxStatus } from './amx.ts';
-import { Batcher, type BatchEvent } from './batcher.ts';
-import { TranslationCache } from './cache.ts';
-import { usableCores } from './cpu-limit.ts';
-import { maxNewTokens, maxSourceTokens, type GenerationRules } from './family.ts';
-import { WorkerPool } from './pool.ts';
-import type { GenerationRow, ModelRuntimeSpec } from './protocol.ts';
-import { scanFolders } from './registry.ts';
-import { Router } from './router.ts';
-import { fitPieces } from './long-input.ts';
-import { ModelTokenizer } from './tokenizer.ts';
+import { applyAmxSetting, type AmxStatus } from './runtime/amx.ts';
+import { Batcher, type BatchEvent } from './batching/batcher.ts';
+import { TranslationCache } from './translate/cache.ts';
+import { usableCores } from './pool/cpu-limit.ts';
+import { maxNewTokens, maxSourceTokens, type GenerationRules } from './model/family.ts';
+import { WorkerPool } from './pool/pool.ts';
+import type { GenerationRow, ModelRuntimeSpec } from './pool/protocol.ts';
+import { scanFolders } from './model/registry.ts';
+import { Router } from './translate/router.ts';
+import { fitPieces } from './translate/long-input.ts';
+import { ModelTokenizer } from './model/tokenizer.ts';
 import type { Engine, EngineResult, ModelInfo, TranslateOptions } from './types.ts';
 
-export { scanModels } from './registry.ts';
-export type { BatchEvent } from './batcher.ts';
-export { fitPieces } from './long-input.ts';
+export { scanModels } from './model/registry.ts';
+export type { BatchEvent } from './batching/batcher.ts';
+export { fitPieces } from './translate/long-input.ts';
 
 export interface EngineOptions {
   /** Benchmark only: every row generates exactly this many tokens (EOS suppressed before it). */

@@ -5,10 +5,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { fuseAttention } from '../../src/engine/attention-fusion.ts';
-import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { openFused } from '../../src/engine/seq2seq.ts';
-import { MODEL, OPSET, fields, nameOf } from '../../src/engine/onnx-proto.ts';
+import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
+import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
+import { openFused } from '../../src/engine/runtime/seq2seq.ts';
+import { MODEL, OPSET, fields, nameOf } from '../../src/engine/graph/onnx-proto.ts';
 import { FIXTURES, graphOf, maxAbsDiff, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 const MODELS = [

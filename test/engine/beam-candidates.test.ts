@@ -4,14 +4,14 @@
 // candidate; and the engine's beam translations keep the reference's beam output with it on or off.
 import { describe, expect, it } from 'vitest';
 import ort from 'onnxruntime-node';
-import { beamSearch } from '../../src/engine/beam.ts';
-import { generationRules } from '../../src/engine/family.ts';
-import { processorsFor } from '../../src/engine/logits-processors.ts';
-import { FLOAT, GRAPH, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/onnx-proto.ts';
-import type { GenerationRow } from '../../src/engine/protocol.ts';
-import { softmaxStats } from '../../src/engine/scores.ts';
-import type { Seq2SeqModel } from '../../src/engine/seq2seq.ts';
-import { SEARCH, withSearchOutputs } from '../../src/engine/top-candidates.ts';
+import { beamSearch } from '../../src/engine/search/beam.ts';
+import { generationRules } from '../../src/engine/model/family.ts';
+import { processorsFor } from '../../src/engine/search/logits-processors.ts';
+import { FLOAT, GRAPH, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
+import type { GenerationRow } from '../../src/engine/pool/protocol.ts';
+import { softmaxStats } from '../../src/engine/search/scores.ts';
+import type { Seq2SeqModel } from '../../src/engine/runtime/seq2seq.ts';
+import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
 import { FIXTURES, engineOver, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 function lcg(seed: number): () => number {

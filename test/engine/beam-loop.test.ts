@@ -6,15 +6,15 @@ import { closeSync, openSync, readFileSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { BEAM_LOOP, withBeamLoop, withSearchLoops } from '../../src/engine/beam-loop.ts';
-import { BeamLoopMismatch, beamSearch, beamSearchSafe } from '../../src/engine/beam.ts';
-import { candidatesNeeded, processorsFor } from '../../src/engine/logits-processors.ts';
-import { readModelFolder } from '../../src/engine/model-folder.ts';
-import { LOOP, withGreedyLoop } from '../../src/engine/greedy-loop.ts';
-import { Seq2SeqModel, beamLoopFits, idleLoopInput, twoBeams } from '../../src/engine/seq2seq.ts';
-import { fuseAttention } from '../../src/engine/attention-fusion.ts';
-import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { SEARCH, withSearchOutputs } from '../../src/engine/top-candidates.ts';
+import { BEAM_LOOP, withBeamLoop, withSearchLoops } from '../../src/engine/graph/beam-loop.ts';
+import { BeamLoopMismatch, beamSearch, beamSearchSafe } from '../../src/engine/search/beam.ts';
+import { candidatesNeeded, processorsFor } from '../../src/engine/search/logits-processors.ts';
+import { readModelFolder } from '../../src/engine/model/model-folder.ts';
+import { LOOP, withGreedyLoop } from '../../src/engine/graph/greedy-loop.ts';
+import { Seq2SeqModel, beamLoopFits, idleLoopInput, twoBeams } from '../../src/engine/runtime/seq2seq.ts';
+import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
+import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
+import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
 import { FIXTURES, nllbDev, onAndOff, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 describe('the beam loop model', () => {

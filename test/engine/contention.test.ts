@@ -3,15 +3,15 @@
 import { copyFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CpuContention, readProcStat, WINDOW_MS, type ContentionSources } from '../../src/engine/contention.ts';
-import { beamSearch } from '../../src/engine/beam.ts';
-import { greedySearch } from '../../src/engine/greedy.ts';
-import { candidatesNeeded, processorsFor } from '../../src/engine/logits-processors.ts';
-import { readModelFolder } from '../../src/engine/model-folder.ts';
-import { Seq2SeqModel } from '../../src/engine/seq2seq.ts';
-import { fileStamp } from '../../src/engine/file-stamp.ts';
-import { stepModelBytes, stepModelInThread } from '../../src/engine/step-model.ts';
-import { IDLE_RELEASE_MS, StepSessions } from '../../src/engine/step-sessions.ts';
+import { CpuContention, readProcStat, WINDOW_MS, type ContentionSources } from '../../src/engine/runtime/contention.ts';
+import { beamSearch } from '../../src/engine/search/beam.ts';
+import { greedySearch } from '../../src/engine/search/greedy.ts';
+import { candidatesNeeded, processorsFor } from '../../src/engine/search/logits-processors.ts';
+import { readModelFolder } from '../../src/engine/model/model-folder.ts';
+import { Seq2SeqModel } from '../../src/engine/runtime/seq2seq.ts';
+import { fileStamp } from '../../src/engine/model/file-stamp.ts';
+import { stepModelBytes, stepModelInThread } from '../../src/engine/graph/step-model.ts';
+import { IDLE_RELEASE_MS, StepSessions } from '../../src/engine/runtime/step-sessions.ts';
 import { FIXTURES, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 /** A machine of `cpus` cores on which other processes use `others()` cores and we use `ours` cores. */

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
+import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
 import { FIXTURES, engineOver, graphOf, maxAbsDiff, readDev, type MarianDevRow } from './helpers.ts';
 
 const MODELS = [

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config/env.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
-import { GRAPH, NODE, VALUE_INFO_NAME, fields, modelGraph, strings } from '../../src/engine/onnx-proto.ts';
+import { GRAPH, NODE, VALUE_INFO_NAME, fields, modelGraph, strings } from '../../src/engine/graph/onnx-proto.ts';
 
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolShape, type DragomanEngine } from '../../src/engine/index.ts';
 import { loadConfig } from '../../src/config/env.ts';
-import { SMALL_DECODER_BYTES, sessionOptions, threadsFor } from '../../src/engine/seq2seq.ts';
+import { SMALL_DECODER_BYTES, sessionOptions, threadsFor } from '../../src/engine/runtime/seq2seq.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');

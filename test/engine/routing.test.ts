@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { DragomanEngine } from '../../src/engine/index.ts';
-import { Router } from '../../src/engine/router.ts';
+import { Router } from '../../src/engine/translate/router.ts';
 import { engineOver, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 describe('Router (pure)', () => {

@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { GRAPH, INT8, TENSOR, UINT8, fields, modelGraph, strings } from '../../src/engine/onnx-proto.ts';
-import { cpuHasVnni } from '../../src/engine/cpu-features.ts';
-import { signedMatMulWeights } from '../../src/engine/signed-weights.ts';
+import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
+import { GRAPH, INT8, TENSOR, UINT8, fields, modelGraph, strings } from '../../src/engine/graph/onnx-proto.ts';
+import { cpuHasVnni } from '../../src/engine/runtime/cpu-features.ts';
+import { signedMatMulWeights } from '../../src/engine/graph/signed-weights.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const onnx = (name: string, file: string) => join(FIXTURES, name, 'onnx', file);

@@ -5,15 +5,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { fuseAttention } from '../../src/engine/attention-fusion.ts';
+import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
+import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
 import {
   BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens, applyRules, candidatesNeeded, chooseFromCandidates,
   type LogitsProcessor, type RowContext,
-} from '../../src/engine/logits-processors.ts';
-import { argmax } from '../../src/engine/scores.ts';
-import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/onnx-proto.ts';
-import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/top-candidates.ts';
+} from '../../src/engine/search/logits-processors.ts';
+import { argmax } from '../../src/engine/search/scores.ts';
+import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
+import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
 import { FIXTURES, graphOf, greedyCases, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 /** The k best ids of a row, best first, ties to the lower id (what ONNX TopK promises), computed in JS. */

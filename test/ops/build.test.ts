@@ -29,11 +29,11 @@ describe('npm run build', () => {
       },
     );
     await run(process.execPath, ['scripts/copy-build-assets.mjs', dist], { cwd: ROOT });
-    for (const f of ['cli/main.js', 'app.js', 'engine/worker-entry.mjs', 'accounts/sqlite/migrations/001_init.sql', 'models/pull.js']) {
+    for (const f of ['cli/main.js', 'app.js', 'engine/pool/worker-entry.mjs', 'accounts/sqlite/migrations/001_init.sql', 'models/pull.js']) {
       expect(existsSync(join(dist, f)), f).toBe(true);
     }
     // The AMX guard npm ci compiled (Linux x64), loadable from dist; its C source stays behind.
-    const { loadAmxGuard } = (await import(join(dist, 'engine/amx.js'))) as typeof import('../../src/engine/amx.ts');
+    const { loadAmxGuard } = (await import(join(dist, 'engine/runtime/amx.js'))) as typeof import('../../src/engine/runtime/amx.ts');
     const guard = loadAmxGuard();
     if (process.platform === 'linux' && process.arch === 'x64') expect(typeof guard === 'object' && typeof guard.tilePermitted).toBe('function');
     else expect(guard).toMatch(/not built for/);
@@ -47,8 +47,8 @@ describe('npm run build', () => {
       DRAGOMAN_LOG_LEVEL: 'warn',
     };
     // The thread that remakes a step model (DRAGOMAN_SPINNING=auto on a shared machine) starts from the compiled entry.
-    const { stepModelInThread } = (await import(join(dist, 'engine/step-model.js'))) as typeof import('../../src/engine/step-model.ts');
-    const { fileStamp } = (await import(join(dist, 'engine/file-stamp.js'))) as typeof import('../../src/engine/file-stamp.ts');
+    const { stepModelInThread } = (await import(join(dist, 'engine/graph/step-model.js'))) as typeof import('../../src/engine/graph/step-model.ts');
+    const { fileStamp } = (await import(join(dist, 'engine/model/file-stamp.js'))) as typeof import('../../src/engine/model/file-stamp.ts');
     const decoderPath = join(ROOT, 'test/fixtures/models/tiny-marian-en-de/onnx/decoder_model_merged.onnx');
     const stamp = fileStamp(decoderPath);
     expect((await stepModelInThread({ decoderPath, stamp, fuseHeads: 0, search: true })).byteLength).toBeGreaterThan(100_000);

@@ -35,7 +35,7 @@ interface AmxGuard {
 export function loadAmxGuard(): AmxGuard | string {
   if (process.platform !== 'linux' || process.arch !== 'x64') return `not built for ${process.platform}-${process.arch}`;
   try {
-    return createRequire(import.meta.url)('./amx-guard/amx_guard.node') as AmxGuard;
+    return createRequire(import.meta.url)('../amx-guard/amx_guard.node') as AmxGuard;
   } catch (err) {
     return `src/engine/amx-guard/amx_guard.node cannot be loaded (${(err as Error).message.split('\n')[0]}): run npm ci (or npm rebuild) with a C compiler`;
   }

@@ -1,12 +1,12 @@
 // A pool worker: owns the onnxruntime sessions of every model (one replica) and runs one generation job at a time.
 import { parentPort } from 'node:worker_threads';
-import { beamSearchSafe } from './beam.ts';
-import { greedySearch } from './greedy.ts';
-import { candidatesNeeded, processorsFor, type LogitsProcessor } from './logits-processors.ts';
-import { CpuContention } from './contention.ts';
-import { assertUnchanged } from './file-stamp.ts';
+import { beamSearchSafe } from '../search/beam.ts';
+import { greedySearch } from '../search/greedy.ts';
+import { candidatesNeeded, processorsFor, type LogitsProcessor } from '../search/logits-processors.ts';
+import { CpuContention } from '../runtime/contention.ts';
+import { assertUnchanged } from '../model/file-stamp.ts';
 import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
-import { Seq2SeqModel } from './seq2seq.ts';
+import { Seq2SeqModel } from '../runtime/seq2seq.ts';
 
 interface Loaded {
   spec: ModelRuntimeSpec;

@@ -5,9 +5,9 @@
 // the event loop's turn (setImmediate: microseconds), together with whatever arrived in that same turn — a burst of
 // sixteen requests on an idle server is one batch, not one alone and fifteen queued behind it.
 import { EventEmitter } from 'node:events';
-import { ApiError } from '../service/errors.ts';
-import type { GenerationRow } from './protocol.ts';
-import type { WorkerPool } from './pool.ts';
+import { ApiError } from '../../service/errors.ts';
+import type { GenerationRow } from '../pool/protocol.ts';
+import type { WorkerPool } from '../pool/pool.ts';
 
 interface Item {
   key: string;

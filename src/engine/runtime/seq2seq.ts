@@ -4,19 +4,19 @@
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
-import { fuseAttention } from './attention-fusion.ts';
+import { fuseAttention } from '../graph/attention-fusion.ts';
 import { CpuContention } from './contention.ts';
 import { StepSessions } from './step-sessions.ts';
-import { splitMergedDecoder } from './decoder-split.ts';
-import { graphIoProblem } from './graph-io.ts';
-import { assertUnchanged, fileStamp } from './file-stamp.ts';
-import { BEAM_LOOP, withSearchLoops } from './beam-loop.ts';
-import { LOOP, withGreedyLoop } from './greedy-loop.ts';
-import { signedStepModel, stepModelInThread, withSearch } from './step-model.ts';
-import { SEARCH, TOP_IDS } from './top-candidates.ts';
-import type { DecoderDims } from './family.ts';
-import type { SessionSettings } from './protocol.ts';
-import type { LoadedRuntime } from './types.ts';
+import { splitMergedDecoder } from '../graph/decoder-split.ts';
+import { graphIoProblem } from '../model/graph-io.ts';
+import { assertUnchanged, fileStamp } from '../model/file-stamp.ts';
+import { BEAM_LOOP, withSearchLoops } from '../graph/beam-loop.ts';
+import { LOOP, withGreedyLoop } from '../graph/greedy-loop.ts';
+import { signedStepModel, stepModelInThread, withSearch } from '../graph/step-model.ts';
+import { SEARCH, TOP_IDS } from '../graph/top-candidates.ts';
+import type { DecoderDims } from '../model/family.ts';
+import type { SessionSettings } from '../pool/protocol.ts';
+import type { LoadedRuntime } from '../types.ts';
 
 export interface Encoded {
   hidden: ort.Tensor;

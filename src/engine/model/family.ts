@@ -1,6 +1,6 @@
 // What differs between model families, declared as data: how source ids are framed, how decoding starts, and which
 // logits rules apply. The decoding loops (greedy.ts, beam.ts) never ask which family they run.
-import type { ModelFamily } from './types.ts';
+import type { ModelFamily } from '../types.ts';
 
 /** Generation settings read from a model's config.json + generation_config.json (plain data, sent to workers). */
 export interface GenerationRules {

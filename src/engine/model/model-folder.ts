@@ -3,13 +3,13 @@
 // structure included); loading the graphs is the pool's.
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { languageByNllb, resolveLanguage } from '../languages/catalog.ts';
+import { languageByNllb, resolveLanguage } from '../../languages/catalog.ts';
 import { decoderDims, generationRules } from './family.ts';
 import { fileStamp } from './file-stamp.ts';
 import { onnxFileProblem } from './onnx-file-check.ts';
 import { targetTokenMap, targetTokenPieces } from './target-tokens.ts';
-import type { ModelRuntimeSpec } from './protocol.ts';
-import type { ModelFamily, ModelInfo } from './types.ts';
+import type { ModelRuntimeSpec } from '../pool/protocol.ts';
+import type { ModelFamily, ModelInfo } from '../types.ts';
 
 /** The optional declaration of a model's family and languages (README, "Models"). */
 export const DECLARATION_FILE = 'dragoman.json';

@@ -1,7 +1,7 @@
 // Messages between the pool (main thread) and a worker. Plain structured-clone data only.
-import type { Spinning } from '../config/env.ts';
-import type { DecoderDims, GenerationRules } from './family.ts';
-import type { LoadedRuntime } from './types.ts';
+import type { Spinning } from '../../config/env.ts';
+import type { DecoderDims, GenerationRules } from '../model/family.ts';
+import type { LoadedRuntime } from '../types.ts';
 
 /** Everything a worker needs to open one model's ONNX sessions. */
 export interface ModelRuntimeSpec {

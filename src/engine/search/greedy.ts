@@ -2,12 +2,12 @@
 // decoder that returns each row's k best tokens (top-candidates.ts), the same token is chosen from those k and the
 // logits never leave onnxruntime. With greedy-loop.ts's Loop, the steps where every row's rules only ban the same
 // tokens run many to an onnxruntime run, chosen in the graph the same way.
-import type { GenerationRules } from './family.ts';
-import { DROP_FINISHED_SHARE } from './greedy-loop.ts';
+import type { GenerationRules } from '../model/family.ts';
+import { DROP_FINISHED_SHARE } from '../graph/greedy-loop.ts';
 import { applyRules, chooseFromCandidates, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
-import type { GenerationRow } from './protocol.ts';
+import type { GenerationRow } from '../pool/protocol.ts';
 import { argmax } from './scores.ts';
-import type { Seq2SeqModel } from './seq2seq.ts';
+import type { Seq2SeqModel } from '../runtime/seq2seq.ts';
 
 export async function greedySearch(
   model: Seq2SeqModel,

@@ -2,8 +2,8 @@
 // says what it does to a row at a step (force a token, ban some); applyRules carries that out on a row's scores
 // (log-probabilities for beam search, logits for greedy search without top-k candidates), chooseFromCandidates picks
 // greedy search's token from the decoder's k best (top-candidates.ts) with the same result.
-import type { GenerationRules } from './family.ts';
-import type { GenerationRow } from './protocol.ts';
+import type { GenerationRules } from '../model/family.ts';
+import type { GenerationRow } from '../pool/protocol.ts';
 
 export interface RowContext {
   /** Tokens generated so far for this row (0 when choosing the first generated token). */

@@ -1,7 +1,7 @@
 // Which models serve source -> target (FLORES codes): a direct Marian pair first (a one-pair model before a
 // multilingual one such as opus-mt-en-ROMANCE: the specialist is the better translator), then an NLLB model, then a
 // pivot through English (each hop chosen the same way). Deterministic: ties go to the alphabetically first model.
-import type { ModelFamily } from './types.ts';
+import type { ModelFamily } from '../types.ts';
 
 export const PIVOT = 'eng_Latn';
 

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { fuseAttention } from './attention-fusion.ts';
-import { assertUnchanged } from './file-stamp.ts';
+import { assertUnchanged } from '../model/file-stamp.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
-import { cpuHasVnni } from './cpu-features.ts';
+import { cpuHasVnni } from '../runtime/cpu-features.ts';
 import { signedMatMulWeights } from './signed-weights.ts';
 import { withSearchLoops } from './beam-loop.ts';
 import { withGreedyLoop } from './greedy-loop.ts';
@@ -55,7 +55,7 @@ export function stepModelBytes(recipe: StepModelRecipe): Uint8Array {
   return looped;
 }
 
-const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+const ENTRY = new URL('../pool/worker-entry.mjs', import.meta.url);
 
 /** stepModelBytes in a thread of its own (step-model-thread.ts); its buffer is moved here, not copied. */
 export function stepModelInThread(recipe: StepModelRecipe): Promise<Uint8Array> {

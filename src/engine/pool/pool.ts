@@ -2,9 +2,9 @@
 // the batcher decides what the next job is. A worker that dies fails only the job it held and is replaced.
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { ApiError } from '../service/errors.ts';
+import { ApiError } from '../../service/errors.ts';
 import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
-import type { LoadedRuntime } from './types.ts';
+import type { LoadedRuntime } from '../types.ts';
 
 interface Pending {
   id: number;

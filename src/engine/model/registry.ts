@@ -2,7 +2,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readModelFolder, type ModelFolder } from './model-folder.ts';
-import type { ModelInfo } from './types.ts';
+import type { ModelInfo } from '../types.ts';
 
 export async function scanFolders(dir: string, precision: 'int8' | 'fp32'): Promise<ModelFolder[]> {
   let entries;

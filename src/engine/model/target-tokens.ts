@@ -1,7 +1,7 @@
 // Multilingual OPUS-MT models (en-ROMANCE, en-mul, en-zh, ...) choose their output language by a `>>xx<<` token
 // opening the source, as Python's MarianTokenizer puts it there. Which tokens a vocabulary has, and which one asks
 // for each catalog language.
-import { resolveLanguage } from '../languages/catalog.ts';
+import { resolveLanguage } from '../../languages/catalog.ts';
 
 /** Vocabulary pieces of the form `>>fra<<`: an OPUS-MT model that needs one opening the source to pick its output. */
 export function targetTokenPieces(tokenizerJson: Record<string, unknown>): string[] {

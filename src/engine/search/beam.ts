@@ -3,11 +3,11 @@
 // EOS only accepted from the top `beams` ranks; a hypothesis scores sum_logprobs / generated_len^length_penalty
 // (EOS counted); a row is done when it has `beams` hypotheses and, unless early_stopping, the worst of them is at
 // least the best running score / cur_len^length_penalty.
-import type { GenerationRules } from './family.ts';
+import type { GenerationRules } from '../model/family.ts';
 import { applyRules, candidatesNeeded, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
-import type { GenerationRow } from './protocol.ts';
+import type { GenerationRow } from '../pool/protocol.ts';
 import { logProb, logSoftmax, type SoftmaxStats } from './scores.ts';
-import type { BeamStep, Seq2SeqModel } from './seq2seq.ts';
+import type { BeamStep, Seq2SeqModel } from '../runtime/seq2seq.ts';
 import { loopPlan } from './greedy.ts';
 
 interface Hypothesis {

@@ -4,7 +4,7 @@
 import { workerData } from 'node:worker_threads';
 
 const worker =
-  workerData?.entry === 'step-model' ? new URL('./step-model-thread.ts', import.meta.url) : new URL('./worker.ts', import.meta.url);
+  workerData?.entry === 'step-model' ? new URL('../graph/step-model-thread.ts', import.meta.url) : new URL('./worker.ts', import.meta.url);
 if (worker.pathname.endsWith('.ts')) {
   const { register } = await import('tsx/esm/api');
   register();
