@@ -58,7 +58,7 @@ export interface EngineResult {
 }
 
 export interface Engine {
-  /** Translate already-segmented sentences. Throws ApiError(400) when no route exists. */
+  /** Translate already-segmented sentences. Throws NoRoute (errors.ts) when no route exists. */
   translate(segments: string[], source: string, target: string, options?: TranslateOptions): Promise<EngineResult>;
   /** The models that would serve source→target, or undefined when no route exists. */
   route(source: string, target: string): string[] | undefined;

@@ -3,7 +3,7 @@
 // atomic in the database and costs one round trip. Nothing is cached: a revocation or a plan change made by
 // any replica (or the CLI) is seen by the next request everywhere.
 //
-// Connection faults: a failure to reach the database becomes ApiError 503 (unavailable.ts). Reads are
+// Connection faults: a failure to reach the database becomes AccountsUnavailable (unavailable.ts). Reads are
 // retried once (a pooled connection may have died with a database restart). A charge carries an id, so it
 // is repeated after a lost connection without charging twice (the ledger says "already"); if the database
 // stays away, the charge is cancelled in the background (a refund by id, which leaves a tombstone that a
@@ -24,7 +24,7 @@ import type {
   RateOutcome,
   UsageRow,
 } from '../types.ts';
-import { ApiError } from '../../service/errors.ts';
+import { AccountsUnavailable } from '../errors.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
 import { decode, encode, toKey, UNLIMITED, type KeyRow, type Stored } from '../stored-row.ts';
@@ -406,7 +406,7 @@ export class PgAccountStore implements AccountStore {
         NO_RETRIES,
       );
     } catch (err) {
-      if (err instanceof ApiError) throw err;
+      if (err instanceof AccountsUnavailable) throw err;
       throw new Error(`the account database refuses writes: ${(err as Error).message}`);
     }
   }
@@ -454,5 +454,5 @@ export class PgAccountStore implements AccountStore {
 }
 
 function isUnavailableError(err: unknown): boolean {
-  return (err as { status?: number }).status === 503;
+  return err instanceof AccountsUnavailable;
 }

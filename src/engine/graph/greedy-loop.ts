@@ -13,7 +13,11 @@ import {
   ATTRIBUTE, BOOL, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
   tensorInfoField, varintField, type Field,
 } from './onnx-proto.ts';
-import { SEARCH } from './top-candidates.ts';
+import ort from 'onnxruntime-node';
+import type { DecoderDims } from '../model/family.ts';
+import { cacheUnder, feedsFor, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, testFeeds } from './loop-io.ts';
+import type { GraphPass } from './passes.ts';
+import { SEARCH, TOP_IDS } from './top-candidates.ts';
 
 const ATTRIBUTE_GRAPH = 5;
 
@@ -221,4 +225,74 @@ export function greedyLoopPart(io: StepModelIo, padId: number, eosId: number): L
       tensorInfoField(GRAPH.output, LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
       tensorInfoField(GRAPH.output, LOOP.logits, FLOAT, ['steps', 'batch_size', 1, 'logits_len']),
     ]);
+}
+
+/** The pass: the step model (with its search outputs) inside greedy search's Loop, checked by checkGreedyLoop. */
+export const greedyLoopPass: GraphPass = {
+  name: 'greedy-loop',
+  version: 1,
+  wanted: (ctx, g) => ctx.settings.greedyLoop && g.facts.search && ctx.eosId !== undefined,
+  async run(g, ctx) {
+    const looped = withGreedyLoop(g.step, ctx.padId, ctx.eosId!);
+    if (!looped) return undefined;
+    const vocab = await checkLoop(looped, g.step, ctx, checkGreedyLoop);
+    return { ...g, model: looped, facts: { ...g.facts, loop: { vocab, beam: false } } };
+  },
+};
+
+/** Opens the Loop model and the step model and runs `check` on them; both released after. */
+export async function checkLoop<T>(
+  looped: Uint8Array, step: Uint8Array, ctx: Parameters<GraphPass['run']>[1],
+  check: (loop: ort.InferenceSession, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession, dims: DecoderDims) => Promise<T>,
+): Promise<T> {
+  const loop = await ctx.open(looped);
+  const stepSession = await ctx.open(step).catch(async (err) => {
+    await loop.release();
+    throw err;
+  });
+  try {
+    return await check(loop, stepSession, ctx.padId, ctx.eosId!, ctx.crossKv, ctx.dims);
+  } finally {
+    await loop.release();
+    await stepSession.release();
+  }
+}
+
+/**
+ * Greedy search's Loop must run three steps of a two-row batch (one row padded) exactly as the step model `step` runs
+ * them one by one; returns the length of the logits (the ban vector must cover every id).
+ */
+export async function checkGreedyLoop(
+  session: ort.InferenceSession, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession, dims: DecoderDims,
+): Promise<number> {
+  // The step model one step at a time, padding fed first, each row's best candidate (nothing banned) next.
+  const feeds = await testFeeds(crossKv, dims);
+  // The same batch for the Loop, its cache inputs under the Loop's names (taken before the steps below fill them).
+  const loopFeeds = cacheUnder(LOOP.pastPrefix, feeds);
+  let ids = BigInt64Array.of(BigInt(padId), BigInt(padId));
+  const expected: bigint[] = [];
+  let vocab = 0;
+  for (let s = 0; s < 3; s++) {
+    const out = await step.run(feedsFor(step, { ...feeds, ...NO_SEARCH, input_ids: new ort.Tensor('int64', ids, [2, 1]) }));
+    vocab = (out.logits as ort.Tensor).dims[2]!;
+    ids = BigInt64Array.from((out[TOP_IDS] as ort.Tensor).data as BigInt64Array);
+    expected.push(...ids);
+    for (let i = 0; i < dims.layers; i++) {
+      for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
+    }
+  }
+  const own = {
+    ...NO_SEARCH,
+    ...greedyLoopInputs(3, new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]), new Uint8Array(2),
+      new ort.Tensor('float32', new Float32Array(vocab), [vocab]), noLogits),
+  };
+  const out = await session.run(loopRun(session, { ...loopFeeds, ...own }, {}, LOOP.pastPrefix, dims), [LOOP.chosen]);
+  const chosen = (out[LOOP.chosen] as ort.Tensor).data as BigInt64Array;
+  // A row that chose EOS is fed padding afterwards: steps are compared up to the first that holds an EOS.
+  for (let s = 0; s < 3; s++) {
+    const want = expected.slice(2 * s, 2 * s + 2);
+    if (chosen[2 * s] !== want[0] || chosen[2 * s + 1] !== want[1]) throw new Error('greedy loop: other tokens');
+    if (want.includes(BigInt(eosId))) break;
+  }
+  return vocab;
 }

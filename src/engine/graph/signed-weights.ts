@@ -8,6 +8,8 @@ import {
   GRAPH, INT8, TENSOR, UINT8, VALUE_INFO_NAME,
   concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, raw, strings, varintField, type Field, type GraphNode,
 } from './onnx-proto.ts';
+import { cpuHasVnni } from '../runtime/cpu-features.ts';
+import type { GraphPass } from './passes.ts';
 
 /** A node reading a tensor, and at which input. */
 interface Use {
@@ -98,3 +100,16 @@ export function signedMatMulWeights(model: Uint8Array): Uint8Array | undefined {
   }));
   return parsed.withGraph(graphBody);
 }
+
+/** The pass: only on a VNNI CPU (the CPU is part of the cache key); the signed model must load in onnxruntime. */
+export const signedWeightsPass: GraphPass = {
+  name: 'signed-weights',
+  version: 1,
+  wanted: () => cpuHasVnni(),
+  async run(g, ctx) {
+    const signed = signedMatMulWeights(g.step);
+    if (!signed) return undefined;
+    await (await ctx.open(signed)).release();
+    return { ...g, step: signed, model: signed, facts: { ...g.facts, signedWeights: true } };
+  },
+};

@@ -4,6 +4,7 @@ import {
   FLOAT, GRAPH, INT64, MODEL, OPSET, concat, fields, int64InitializerField, intAttribute, intsAttribute, modelGraph, nameOf,
   nodeField, raw, tensorInfoField, VALUE_INFO_NAME,
 } from './onnx-proto.ts';
+import type { GraphPass } from './passes.ts';
 
 export const TOP_IDS = 'top_ids';
 
@@ -67,3 +68,18 @@ export function withSearchOutputs(model: Uint8Array): Uint8Array | undefined {
     tensorInfoField(GRAPH.output, SEARCH.logSum, FLOAT, ['batch_size', 1, 1]),
   ]));
 }
+
+/** The pass: when a search reads the candidates; the model must load and declare the outputs. */
+export const searchOutputsPass: GraphPass = {
+  name: 'search-outputs',
+  version: 1,
+  wanted: (ctx) => ctx.settings.search,
+  async run(g, ctx) {
+    const model = withSearchOutputs(g.step);
+    if (!model) return undefined;
+    const session = await ctx.open(model);
+    const declared = session.outputNames.includes(SEARCH.ids);
+    await session.release();
+    return declared ? { ...g, step: model, model, facts: { ...g.facts, search: true } } : undefined;
+  },
+};

@@ -1,5 +1,6 @@
 // Messages between the pool (main thread) and a worker. Plain structured-clone data only.
 import type { Spinning } from '../../config/env.ts';
+import type { PreparedDecoder } from '../graph/prepare.ts';
 import type { DecoderDims, GenerationRules } from '../model/family.ts';
 import type { LoadedRuntime } from '../types.ts';
 
@@ -12,6 +13,8 @@ export interface ModelRuntimeSpec {
   dims: DecoderDims;
   /** fileStamp (file-stamp.ts) of both files when the folder was read: a worker loading later checks them. */
   stamps: { encoder: string; decoder: string };
+  /** The decoder's graphs as graph/prepare.ts made them (cached files); absent: the worker prepares them itself. */
+  graphs?: PreparedDecoder;
 }
 
 export interface SessionSettings {
@@ -69,6 +72,4 @@ export type FromWorker =
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }
   | { type: 'failed'; id: number; message: string }
   /** DRAGOMAN_SPINNING=auto changed its mind: `spinning` false while other processes use the cores (contention.ts). */
-  | { type: 'spinning'; spinning: boolean; othersCores: number }
-  /** A model's beam Loop chose otherwise than beam search: stopped in this worker, the request answered without it. */
-  | { type: 'beamLoopStopped'; name: string; message: string };
+  | { type: 'spinning'; spinning: boolean; othersCores: number };
