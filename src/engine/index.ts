@@ -64,8 +64,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const threads = poolShape(config);
   const settings: SessionSettings = {
     intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, poolThreads: threads.workers * threads.intraOp,
-    splitDecoder: config.splitDecoder, fuseAttention: config.fuseAttention, greedyTopK: config.greedyTopK, beamTopK: config.beamTopK,
-    greedyLoop: config.greedyLoop, beamLoop: config.beamLoop,
+    skipPasses: config.skipPasses,
   };
   const pool = new WorkerPool(threads.workers, settings);
   const loaded = new Map<string, LoadedModel>();

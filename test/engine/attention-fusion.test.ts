@@ -87,11 +87,11 @@ describe('fusing attention blocks', () => {
     expect(fuseAttention(parts.crossKv, 4)).toBeUndefined();
   });
 
-  it('fuses by default, not with DRAGOMAN_FUSE_ATTENTION=off; fp32 translations identical, int8 nearly so', async () => {
+  it('fuses by default, not with DRAGOMAN_SKIP_PASSES=attention-fusion; fp32 translations identical, int8 nearly so', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
     const nllb = nllbDev(20);
     expect(nllb.length).toBeGreaterThan(0);
-    const out = await onAndOff('DRAGOMAN_FUSE_ATTENTION', { DRAGOMAN_BEAM: '1' }, async ({ engine, setting }) => {
+    const out = await onAndOff('attention-fusion', { DRAGOMAN_BEAM: '1' }, async ({ engine, setting }) => {
       const ok = engine.models().filter((m) => m.status === 'ok');
       expect(ok.length).toBeGreaterThan(1);
       for (const m of ok) expect(m.fusedAttention).toBe(setting === 'on' ? 4 : 0);
@@ -114,7 +114,7 @@ describe('fusing attention blocks', () => {
 
 describe('the attention fusion pass', () => {
   const file = join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx');
-  const settings = { splitDecoder: true, fuseAttention: true, search: true, greedyLoop: true, beamLoop: true };
+  const settings = { skip: [] as string[] };
   const graphsAndContext = async (heads: number) => {
     const parts = splitMergedDecoder(readFileSync(file))!;
     const crossKv = await ort.InferenceSession.create(parts.crossKv);

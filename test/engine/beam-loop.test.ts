@@ -1,4 +1,4 @@
-// Beam search in an ONNX Loop (beam-loop.ts, DRAGOMAN_BEAM_LOOP): the graph reorders the cache and chooses the next
+// Beam search in an ONNX Loop (beam-loop.ts): the graph reorders the cache and chooses the next
 // beams step after step; beam.ts follows those choices and decides the steps the graph leaves to it (finished
 // hypotheses, the boundary check, forced tokens). So the engine must translate exactly as without it.
 import { closeSync, openSync, readFileSync, ftruncateSync } from 'node:fs';
@@ -140,12 +140,12 @@ describe('which decoders get beam search\'s Loop (beamLoopFits)', () => {
   });
 });
 
-describe('the engine with DRAGOMAN_BEAM_LOOP', () => {
+describe('the engine with the beam-loop pass', () => {
   it('translates exactly as one step a run: beam 4, n-best, NLLB\'s forced token, fixed lengths (fp32 and int8)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
     const nllb = nllbDev(20);
     expect(nllb.length).toBeGreaterThan(0);
-    const out = await onAndOff('DRAGOMAN_BEAM_LOOP', {}, async ({ engine, fixed, setting }) => {
+    const out = await onAndOff('beam-loop', {}, async ({ engine, fixed, setting }) => {
       for (const m of engine.models().filter((x) => x.status === 'ok')) expect(m.beamLoop).toBe(setting === 'on');
       const nBest = await engine.translate(marian.slice(0, 15).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 5, alternatives: 3 });
       // One sentence at a time too: a batch of one is where the Loop runs longest before a hypothesis ends it.
@@ -162,7 +162,7 @@ describe('the engine with DRAGOMAN_BEAM_LOOP', () => {
     for (const precision of ['fp32', 'int8']) {
       const on = out[`${precision}on`]!;
       const off = out[`${precision}off`]!;
-      console.log(`${precision} beam strings equal with DRAGOMAN_BEAM_LOOP on and off: ${on.filter((t, i) => t === off[i]).length}/${on.length}`);
+      console.log(`${precision} beam strings equal with the beam Loop on and off: ${on.filter((t, i) => t === off[i]).length}/${on.length}`);
       expect(on).toEqual(off);
     }
     // And the reference: the PyTorch model's beam-4 output.

@@ -116,7 +116,7 @@ describe('the non-spinning twin of the step model', () => {
       let shared = false;
       const m = machine(2, () => (shared ? 2 : 0));
       const contention = new CpuContention(2, m.sources);
-      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder, fuseAttention: true, greedyTopK: true, beamTopK: true, greedyLoop: true, beamLoop: true } as const;
+      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, skipPasses: splitDecoder ? [] : ['split'] } as const;
       const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId);
       try {
         // The split decoder's step model is greedy and beam search's Loops (greedy-loop.ts, beam-loop.ts): the twin is made of it too.
@@ -147,7 +147,7 @@ describe('the non-spinning twin of the step model', () => {
   it('is not made for a model on one onnxruntime thread (nothing spins there)', async () => {
     const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), 'fp32');
     const spec = folder.runtime!;
-    const settings = { intraOpThreads: 1, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
+    const settings = { intraOpThreads: 1, threadsAuto: false, spinning: 'auto', poolThreads: 2, skipPasses: [] } as const;
     const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
     try {
       expect(model.stepSessions).toBeUndefined();
@@ -165,7 +165,7 @@ describe('preparing the graphs (graph/prepare.ts)', () => {
       copyFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx'), decoderPath);
       const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), 'fp32');
       const spec = folder.runtime!;
-      const settings = { splitDecoder: true, fuseAttention: true, search: true, greedyLoop: true, beamLoop: true };
+      const settings = { skip: [] as string[] };
       const req = { decoderPath, stamp: fileStamp(decoderPath), dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId, settings, cacheDir: join(dir.path, 'graphs') };
       const first = await prepareInThread(req);
       if (first.kind !== 'split') throw new Error('expected the split decoder');
@@ -181,7 +181,7 @@ describe('preparing the graphs (graph/prepare.ts)', () => {
       if (inMemory.kind !== 'split') throw new Error('expected the split decoder');
       expect(Buffer.from(inMemory.model as Uint8Array).equals(readFileSync(first.model as string))).toBe(true);
       // Other settings are another key: nothing of the first result is reused for them.
-      const unfused = await prepareDecoder({ ...req, settings: { ...settings, fuseAttention: false } });
+      const unfused = await prepareDecoder({ ...req, settings: { skip: ['attention-fusion'] } });
       expect(unfused.kind === 'split' && unfused.facts.fusedAttention).toBe(0);
       expect(unfused.kind === 'split' && unfused.model).not.toBe(first.model);
       // `models pull --force` writes a new file in place of the old one.

@@ -125,7 +125,7 @@ describe('pool shape', () => {
 
 
 describe('onnxruntime threads per model', () => {
-  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: 'off', poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
+  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: 'off', poolThreads: 2, skipPasses: [] } as const;
 
   it('gives a small model one thread when the count is Dragoman\'s choice, and keeps a configured count', () => {
     expect(threadsFor(settings, SMALL_DECODER_BYTES - 1)).toBe(1);
@@ -150,7 +150,7 @@ describe('onnxruntime threads per model', () => {
 
 describe('spinning', () => {
   const spinOf = (spinning: 'off' | 'run' | 'on' | 'auto') =>
-    (sessionOptions({ intraOpThreads: 2, threadsAuto: false, spinning, poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true }).extra as { session: Record<string, unknown> }).session;
+    (sessionOptions({ intraOpThreads: 2, threadsAuto: false, spinning, poolThreads: 2, skipPasses: [] }).extra as { session: Record<string, unknown> }).session;
 
   it('defaults to auto (spinning within a run while the cores are free), and accepts off / run / on / auto', () => {
     expect(loadConfig({}).spinning).toBe('auto');

@@ -51,7 +51,7 @@ describe('npm run build', () => {
     const { fileStamp } = (await import(join(dist, 'engine/model/file-stamp.js'))) as typeof import('../../src/engine/model/file-stamp.ts');
     const decoderPath = join(ROOT, 'test/fixtures/models/tiny-marian-en-de/onnx/decoder_model_merged.onnx');
     const stamp = fileStamp(decoderPath);
-    const settings = { splitDecoder: true, fuseAttention: false, search: true, greedyLoop: false, beamLoop: false };
+    const settings = { skip: ['attention-fusion', 'greedy-loop'] };
     const prepared = await prepareInThread({ decoderPath, stamp, dims: { layers: 2, heads: 4, headDim: 32 }, padId: 3999, eosId: 0, settings });
     expect(prepared.kind === 'split' && (prepared.model as Uint8Array).byteLength).toBeGreaterThan(100_000);
     const list = await run(process.execPath, [join(dist, 'cli/main.js'), 'models', 'list'], { cwd: ROOT, env });

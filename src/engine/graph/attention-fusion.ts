@@ -175,7 +175,7 @@ function msNode(op: string, inputs: string[], outputs: string[], name: string, a
 export const attentionFusionPass: GraphPass = {
   name: 'attention-fusion',
   version: 1,
-  wanted: (ctx) => ctx.settings.fuseAttention && ctx.dims.heads > 0,
+  wanted: (ctx) => ctx.dims.heads > 0,
   async run(g, ctx) {
     const fused = fuseAttention(g.step, ctx.dims.heads);
     if (!fused) return undefined;

@@ -66,7 +66,7 @@ export function withBeamLoop(model: Uint8Array, padId: number, eosId: number): U
 
 /**
  * Greedy search's and beam search's Loops in one model over one copy of the step's weights (loopsModel): what the
- * engine runs with DRAGOMAN_BEAM_LOOP on. Undefined as for withBeamLoop.
+ * engine runs (the beam-loop pass). Undefined as for withBeamLoop.
  */
 export function withSearchLoops(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
   const io = stepModelIo(model);
@@ -226,7 +226,7 @@ export function beamLoopFits(decoderPath: string, bytes = statSync(decoderPath).
 export const beamLoopPass: GraphPass = {
   name: 'beam-loop',
   version: 1,
-  wanted: (ctx, g) => ctx.settings.beamLoop && !!g.facts.loop && beamLoopFits(ctx.decoderPath, ctx.decoderBytes),
+  wanted: (ctx, g) => !!g.facts.loop && beamLoopFits(ctx.decoderPath, ctx.decoderBytes),
   async run(g, ctx) {
     const looped = withSearchLoops(g.step, ctx.padId, ctx.eosId!);
     if (!looped) return undefined;

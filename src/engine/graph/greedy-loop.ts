@@ -231,7 +231,7 @@ export function greedyLoopPart(io: StepModelIo, padId: number, eosId: number): L
 export const greedyLoopPass: GraphPass = {
   name: 'greedy-loop',
   version: 1,
-  wanted: (ctx, g) => ctx.settings.greedyLoop && g.facts.search && ctx.eosId !== undefined,
+  wanted: (ctx, g) => g.facts.search && ctx.eosId !== undefined,
   async run(g, ctx) {
     const looped = withGreedyLoop(g.step, ctx.padId, ctx.eosId!);
     if (!looped) return undefined;

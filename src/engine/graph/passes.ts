@@ -12,14 +12,9 @@ import { greedyLoopPass } from './greedy-loop.ts';
 import { signedWeightsPass } from './signed-weights.ts';
 import { searchOutputsPass } from './top-candidates.ts';
 
-/** Which rewrites the settings ask for (the DRAGOMAN_* tuning switches, docs/tuning.md). */
+/** Which rewrites the settings leave out (DRAGOMAN_SKIP_PASSES, docs/tuning.md): `split` and pass names. */
 export interface GraphSettings {
-  splitDecoder: boolean;
-  fuseAttention: boolean;
-  /** The search outputs (top-candidates.ts): greedy or beam search reads them. */
-  search: boolean;
-  greedyLoop: boolean;
-  beamLoop: boolean;
+  skip: readonly string[];
 }
 
 /** What the runtime needs to know of the graphs it opens. */
@@ -63,7 +58,7 @@ export interface GraphPass {
   name: string;
   /** Bumped whenever the pass's output changes: it is part of the cache key. */
   version: number;
-  /** Whether the settings and the graphs so far ask for it. */
+  /** Whether the model and the graphs so far allow it (the settings' skip list is runPasses' business). */
   wanted(ctx: PassContext, graphs: StepGraphs): boolean;
   /** The graphs rewritten and checked, or undefined to leave them as they are. */
   run(graphs: StepGraphs, ctx: PassContext): Promise<StepGraphs | undefined>;
@@ -81,7 +76,7 @@ export function passVersions(): string {
 
 /** The merged decoder cut in two, or undefined when it cannot be (the runtime then runs the file as it is). */
 export function splitDecoder(merged: Uint8Array, settings: GraphSettings): StepGraphs | undefined {
-  if (!settings.splitDecoder) return undefined;
+  if (settings.skip.includes('split')) return undefined;
   let parts;
   try {
     parts = splitMergedDecoder(merged);
@@ -99,7 +94,7 @@ export function splitDecoder(merged: Uint8Array, settings: GraphSettings): StepG
 export async function runPasses(graphs: StepGraphs, ctx: PassContext): Promise<StepGraphs> {
   let g = graphs;
   for (const pass of PASSES) {
-    if (!pass.wanted(ctx, g)) continue;
+    if (ctx.settings.skip.includes(pass.name) || !pass.wanted(ctx, g)) continue;
     const next = await pass.run(g, ctx).catch(() => undefined);
     if (next) g = { ...next, facts: { ...next.facts, passes: [...g.facts.passes, pass.name] } };
   }

@@ -32,12 +32,9 @@ export type PreparedDecoder =
   | { kind: 'merged' }
   | { kind: 'split'; crossKv: string | Uint8Array; model: string | Uint8Array; facts: GraphFacts; cached: boolean };
 
-/** The rewrites the session settings ask for (a Loop needs the candidates its search reads). */
+/** The rewrites the session settings leave out (sorted: the list is part of the cache key). */
 export function graphSettings(s: SessionSettings): GraphSettings {
-  return {
-    splitDecoder: s.splitDecoder, fuseAttention: s.fuseAttention, search: s.greedyTopK || s.beamTopK,
-    greedyLoop: !!s.greedyLoop && s.greedyTopK, beamLoop: !!s.beamLoop && s.beamTopK,
-  };
+  return { skip: [...(s.skipPasses ?? [])].sort() };
 }
 
 /** Files of one cached result. */

@@ -69,11 +69,11 @@ export function withSearchOutputs(model: Uint8Array): Uint8Array | undefined {
   ]));
 }
 
-/** The pass: when a search reads the candidates; the model must load and declare the outputs. */
+/** The pass: the model must load and declare the outputs (both searches then read them). */
 export const searchOutputsPass: GraphPass = {
   name: 'search-outputs',
   version: 1,
-  wanted: (ctx) => ctx.settings.search,
+  wanted: () => true,
   async run(g, ctx) {
     const model = withSearchOutputs(g.step);
     if (!model) return undefined;

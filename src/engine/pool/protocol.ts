@@ -24,18 +24,8 @@ export interface SessionSettings {
   spinning: Spinning;
   /** onnxruntime threads the whole pool runs at once (workers × threads): what `auto` spinning weighs others against. */
   poolThreads: number;
-  /** Run a merged decoder cut in two without its If (decoder-split.ts). */
-  splitDecoder: boolean;
-  /** Replace the split decoder's attention blocks by MultiHeadAttention (attention-fusion.ts). */
-  fuseAttention: boolean;
-  /** Add a TopK of the logits to the split decoder for greedy search (top-candidates.ts). */
-  greedyTopK: boolean;
-  /** Beam search's candidates from the decoder (top-candidates.ts) instead of JavaScript over all logits. */
-  beamTopK: boolean;
-  /** Greedy search runs several steps in one onnxruntime run (greedy-loop.ts); absent = off. */
-  greedyLoop?: boolean;
-  /** Beam search runs several steps in one onnxruntime run (beam-loop.ts); absent = off. */
-  beamLoop?: boolean;
+  /** Graph rewrites left out (DRAGOMAN_SKIP_PASSES: names of graph/passes.ts); absent = none. */
+  skipPasses?: readonly string[];
 }
 
 /** One source sentence, already tokenized, with its own limits. */

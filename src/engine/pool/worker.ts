@@ -17,7 +17,7 @@ interface Loaded {
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
 const models = new Map<string, Loaded>();
-let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', poolThreads: 1, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true };
+let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', poolThreads: 1 };
 
 const send = (m: FromWorker) => port.postMessage(m);
 

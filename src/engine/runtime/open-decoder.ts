@@ -16,7 +16,7 @@ export type Decoder =
     rebuild: () => Promise<Uint8Array>;
     /** k of the `top_ids` output (top-candidates.ts); 0 when the model has none. */
     topCandidates: number;
-    /** It has beam search's outputs (SEARCH of top-candidates.ts) and DRAGOMAN_BEAM_TOPK is on. */
+    /** It has beam search's outputs (SEARCH of top-candidates.ts). */
     beamCandidates: boolean;
     /** The step model is greedy-loop.ts's Loop (every run feeds its inputs), with the logits' length; else undefined. */
     loop: { vocab: number } | undefined;
@@ -44,8 +44,8 @@ export async function openDecoder(
       const rebuild = async () => (typeof model === 'string' ? new Uint8Array(await readFile(model)) : model);
       return {
         kind: 'split', withPast, crossKv, signedWeights: facts.signedWeights, fusedAttention: facts.fusedAttention,
-        topCandidates: searchOutputs && settings.greedyTopK ? candidates : 0,
-        beamCandidates: searchOutputs && settings.beamTopK,
+        topCandidates: searchOutputs ? candidates : 0,
+        beamCandidates: searchOutputs,
         loop: facts.loop ? { vocab: facts.loop.vocab } : undefined,
         beamLoop: !!facts.loop?.beam,
         rebuild,

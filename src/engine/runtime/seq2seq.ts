@@ -3,24 +3,17 @@
 // beam search); a run of steps chosen in the graph answers with the choices (greedySteps, beamSteps). Which graph
 // variant answers (the merged file, the split one, its Loops) is open-decoder.ts's and this file's business; search
 // (search/greedy.ts, search/beam.ts) asks for capabilities (topCandidates, beamCandidates, greedyLoop, beamLoop).
-import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import { BEAM_LOOP } from '../graph/beam-loop.ts';
 import { LOOP } from '../graph/greedy-loop.ts';
 import { beamLoopInputs, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength } from '../graph/loop-io.ts';
-import { graphSettings, prepareDecoder, type PreparedDecoder } from '../graph/prepare.ts';
 import { SEARCH, TOP_IDS } from '../graph/top-candidates.ts';
 import type { DecoderDims } from '../model/family.ts';
-import { assertUnchanged, fileStamp } from '../model/file-stamp.ts';
-import { graphIoProblem } from '../model/graph-io.ts';
-import type { SessionSettings } from '../pool/protocol.ts';
 import type { LoadedRuntime } from '../types.ts';
-import { CpuContention } from './contention.ts';
 import { gatherRows, permuteRows, repeatRows, type DecoderState, type Encoded } from './kv-cache.ts';
-import { openDecoder, type Decoder } from './open-decoder.ts';
-import { MAX_TWIN_DECODER_BYTES, sessionOptions, threadsFor } from './session-options.ts';
-import { StepSessions } from './step-sessions.ts';
+import { loadModel } from './load-model.ts';
+import type { Decoder } from './open-decoder.ts';
+import type { StepSessions } from './step-sessions.ts';
 
 export type { DecoderState, Encoded } from './kv-cache.ts';
 
@@ -49,7 +42,8 @@ export class Seq2SeqModel {
   /** What a split step fetches: one result and the self-attention cache (a copy of anything more costs time). */
   private readonly fetches: Record<Result, string[]>;
 
-  private constructor(
+  /** Use Seq2SeqModel.load (load-model.ts). */
+  constructor(
     private readonly encoder: ort.InferenceSession,
     private readonly decoder: Decoder,
     private readonly dims: DecoderDims,
@@ -103,51 +97,9 @@ export class Seq2SeqModel {
     return this.decoder.kind === 'split' ? this.decoder.topCandidates : 0;
   }
 
-  /**
-   * `candidates`: greedy search's top-k from the decoder (candidatesNeeded of the model's rules), 0 for none.
-   * `contention`: the worker's one reading of the machine for DRAGOMAN_SPINNING=auto (else one of the model's own).
-   * `eosId`: the model's EOS, for greedy search's Loop (settings.greedyLoop; without it, no loop).
-   * `prepared`: the decoder as graph/prepare.ts made it (the pool's workers get it from createEngine); without it, it
-   * is prepared here, in memory.
-   */
-  static async load(
-    encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings, candidates = 0,
-    contention?: CpuContention, eosId?: number, prepared?: PreparedDecoder,
-  ) {
-    const decoderBytes = statSync(decoderPath).size;
-    const stamp = fileStamp(decoderPath);
-    const threads = threadsFor(settings, decoderBytes);
-    const options = sessionOptions(settings, threads);
-    // Each file's problem is reported with that file's path (a folder report must say which one to replace).
-    const encoder = await ort.InferenceSession.create(encoderPath, options).catch((err: Error) => {
-      throw new Error(`${encoderPath}: onnxruntime cannot load it: ${err.message}`);
-    });
-    // A valid graph of the wrong kind (the decoder copied over the encoder) would load and fail on every request.
-    const problem = graphIoProblem(encoderPath, 'encoder', { inputs: encoder.inputNames, outputs: encoder.outputNames });
-    if (problem) {
-      await encoder.release();
-      throw new Error(problem);
-    }
-    const graphs = prepared ?? await prepareDecoder({ decoderPath, stamp, dims, padId, eosId, settings: graphSettings(settings) });
-    const decoder = await openDecoder(decoderPath, graphs, options, settings, candidates).catch(async (err: Error) => {
-      await encoder.release();
-      throw err.message.startsWith(decoderPath) ? err : new Error(`${decoderPath}: onnxruntime cannot load it: ${err.message}`);
-    });
-    // auto: a non-spinning twin of the step model for when the cores are shared. Not for one thread (nothing spins),
-    // nor a decoder past MAX_TWIN_DECODER_BYTES (NLLB-200: a second session would be gigabytes): those spin within runs.
-    if (settings.spinning !== 'auto' || threads < 2 || decoderBytes > MAX_TWIN_DECODER_BYTES) {
-      return new Seq2SeqModel(encoder, decoder, dims, padId, threads);
-    }
-    const step = decoder.kind === 'split' ? decoder.withPast : decoder.session;
-    const rebuild = decoder.kind === 'split' ? decoder.rebuild : async () => {
-      assertUnchanged(decoderPath, stamp);
-      return new Uint8Array(await readFile(decoderPath));
-    };
-    const steps = new StepSessions(step, contention ?? new CpuContention(settings.poolThreads || threads), rebuild, {
-      spin: options,
-      calm: sessionOptions({ ...settings, spinning: 'off' }, threads),
-    });
-    return new Seq2SeqModel(encoder, decoder, dims, padId, threads, steps);
+  /** Opens a model's sessions: see load-model.ts. */
+  static load(...args: Parameters<typeof loadModel>): Promise<Seq2SeqModel> {
+    return loadModel(...args);
   }
 
   /** DRAGOMAN_SPINNING=auto: the step model's sessions (undefined otherwise). */
@@ -201,7 +153,7 @@ export class Seq2SeqModel {
     return (out[TOP_IDS] as ort.Tensor).data as BigInt64Array;
   }
 
-  /** Whether stepBeam is available (the split decoder with beam search's outputs, DRAGOMAN_BEAM_TOPK). */
+  /** Whether stepBeam is available (the split decoder with the search outputs). */
   get beamCandidates(): boolean {
     return this.decoder.kind === 'split' && this.decoder.beamCandidates;
   }
