@@ -91,8 +91,7 @@ async function latencies(sides: Translate[], rounds = 6, perTurn = 5): Promise<{
  * Latency of a lone sentence on an idle machine, the sides in turns, each sentence after IDLE_MS of quiet: what a
  * request to a server with little traffic gets. Measured apart because a kernel that depends on the decoder's ~50 MB of
  * weights staying in the CPU's shared cache pays after idle what the back-to-back rounds above do not: onnxruntime's
- * AMX kernel was 35-50 % slower a step for the first ~100 ms after 10 ms or more of idle (src/engine/README.md, tenth
- * and eleventh passes; its VNNI kernel, the DRAGOMAN_AMX=off default, +4-6 ms over a sentence).
+ * AMX kernel was 35-50 % slower a step for the first ~100 ms after 10 ms or more of idle (docs/tuning.md; its VNNI kernel, the DRAGOMAN_AMX=off default, +4-6 ms over a sentence).
  */
 const IDLE_MS = 1000;
 async function idleLatencies(sides: Translate[], samples = 6): Promise<number[]> {

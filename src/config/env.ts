@@ -1,4 +1,4 @@
-// Every DRAGOMAN_* setting is read here and only here, so the README's configuration table has one source.
+// Every DRAGOMAN_* setting is read here and only here, so the documentation of the settings has one source.
 // Modules receive a typed Config; tests pass their own env object instead of mutating process.env.
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';

@@ -104,7 +104,7 @@ describe('fusing attention blocks', () => {
     expect(out.fp32on).toEqual(out.fp32off);
     expect(out.fp32on![0]!.filter((x, i) => x === marian[i]!.greedy).length).toBeGreaterThanOrEqual(99);
     // int8: each layer re-quantizes its input from its min/max, so a last-bit difference can move a value to the
-    // next step and flip a near-tie token now and then (measured: 497 and 490 of 500 identical, src/engine/README.md).
+    // next step and flip a near-tie token now and then (measured: 497 and 490 of 500 identical, docs/tuning.md).
     const same = out.int8on!.flat().filter((x, i) => x === out.int8off!.flat()[i]).length;
     const all = out.int8on!.flat().length;
     console.log(`int8, fused vs not: ${same}/${all} translations identical`);

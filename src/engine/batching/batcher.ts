@@ -132,7 +132,7 @@ export class Batcher extends EventEmitter {
 
   /**
    * The sentence the next batch is built around: the oldest of the request served least so far. Oldest-first alone
-   * let one request of 10,000 sentences hold every later request behind all of its batches (an outside audit: 30-52 s
+   * let one request of 10,000 sentences hold every later request behind all of its batches (measured: 30-52 s
    * for a one-sentence request); now a newcomer goes into the next batch, and the big request fills the rest of it.
    */
   private anchor(): Item {

@@ -1,9 +1,8 @@
 // The with-past step model (with its search outputs, top-candidates.ts) wrapped in an ONNX Loop, so that greedy
 // search runs many steps in one onnxruntime run. Each step as its own run cost, besides the step itself, a copy of
-// every output into a fresh JavaScript buffer, fresh input buffers the next step (src/engine/README.md, fifth
-// pass), and the threads' sleep and wake-up between runs; inside a Loop the cache stays in onnxruntime's buffers and
+// every output into a fresh JavaScript buffer, fresh input buffers the next step, and the threads' sleep and wake-up between runs; inside a Loop the cache stays in onnxruntime's buffers and
 // the threads spin from one step to the next. Measured on OPUS-MT-base int8, 32 steps in one process: 1 row 100-108
-// → 78-95 ms, 32 rows 828 → 664 ms, the same tokens (eighth pass).
+// → 78-95 ms, 32 rows 828 → 664 ms, the same tokens (docs/tuning.md).
 //
 // One model serves every search: a run of M = 1 is the plain step (beam search reads its search outputs, M = 1 rows
 // of each scan output), a run of M > 1 is greedy search over steps whose rules only ban (the same tokens banned for
@@ -109,7 +108,7 @@ export interface LoopPart {
  * there; the inputs the Loops share (cross-attention K/V, mask, search inputs) once. One onnxruntime session then
  * holds one copy of the weights whatever the Loops: two sessions of OPUS-MT-base int8 cost ~240 MB more resident
  * than one, a second Loop in the same session ~28 MB, and runs alternating between the two Loops were as fast as runs
- * of one (tenth pass, src/engine/README.md). Every run feeds every Loop's inputs: a Loop given zero steps and empty
+ * of one (docs/tuning.md). Every run feeds every Loop's inputs: a Loop given zero steps and empty
  * tensors only passes them through.
  */
 export function loopsModel(io: StepModelIo, name: string, parts: LoopPart[]): Uint8Array {

@@ -1,5 +1,5 @@
-// What greedy and beam search read of a decoder step, computed by onnxruntime beside the logits (src/engine/README.md,
-// fifth and sixth passes): each row's best logits and their ids, and its log-softmax statistics.
+// What greedy and beam search read of a decoder step, computed by onnxruntime beside the logits (docs/tuning.md):
+// each row's best logits and their ids, and its log-softmax statistics.
 import {
   FLOAT, GRAPH, INT64, MODEL, OPSET, concat, fields, int64InitializerField, intAttribute, intsAttribute, modelGraph, nameOf,
   nodeField, raw, tensorInfoField, VALUE_INFO_NAME,
