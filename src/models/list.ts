@@ -5,8 +5,8 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Precision } from '../config/env.ts';
-import { loadProblem } from '../engine/load-check.ts';
-import { scanModels } from '../engine/registry.ts';
+import { loadProblem } from '../engine/model/load-check.ts';
+import { scanModels } from '../engine/model/registry.ts';
 import type { ModelInfo } from '../engine/types.ts';
 import { checkAgainstManifest, listModelFiles, readManifest } from './manifest.ts';
 

@@ -4,7 +4,7 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Precision } from '../config/env.ts';
-import { DECLARATION_FILE, languagesFromName } from '../engine/model-folder.ts';
+import { DECLARATION_FILE, languagesFromName } from '../engine/model/model-folder.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import { gitBlobSha1File, sha256File } from './checksum.ts';
 import { downloadToPartial, fileMetadata, HubError, type HubSettings, type RemoteFile } from './hub.ts';

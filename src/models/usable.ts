@@ -4,9 +4,9 @@
 // `import` does not install a model that hashes fine but cannot serve (an interrupted copy packed as it was, a
 // missing tokenizer, the encoder and decoder swapped, a tokenizer.json that is JSON but no tokenizer).
 import { join } from 'node:path';
-import { GRAPH_FILES, loadProblem } from '../engine/load-check.ts';
-import { readModelFolder } from '../engine/model-folder.ts';
-import { onnxFileProblem } from '../engine/onnx-file-check.ts';
+import { GRAPH_FILES, loadProblem } from '../engine/model/load-check.ts';
+import { readModelFolder } from '../engine/model/model-folder.ts';
+import { onnxFileProblem } from '../engine/model/onnx-file-check.ts';
 import { listModelFiles } from './manifest.ts';
 
 /** Undefined when the folder is usable; else its status and the reason. */

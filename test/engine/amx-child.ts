@@ -5,7 +5,7 @@
 // Prints one JSON line.
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
-import { applyAmxSetting, loadAmxGuard } from '../../src/engine/amx.ts';
+import { applyAmxSetting, loadAmxGuard } from '../../src/engine/runtime/amx.ts';
 import { FIXTURES, engineOver, readDev, tempDir, linkModel, type MarianDevRow } from './helpers.ts';
 
 const [mode, setting] = process.argv.slice(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argmax } from '../../src/engine/scores.ts';
+import { argmax } from '../../src/engine/search/scores.ts';
 
 /** The plain loop greedy search used before (torch.argmax semantics: first index of the maximum). */
 function reference(scores: Float32Array): number {

@@ -1,9 +1,9 @@
 // The batcher's decisions, with a fake pool that records the jobs it gets (no models needed).
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { Batcher } from '../../src/engine/batcher.ts';
-import type { GenerationJob, GenerationRow } from '../../src/engine/protocol.ts';
-import type { WorkerPool } from '../../src/engine/pool.ts';
+import { Batcher } from '../../src/engine/batching/batcher.ts';
+import type { GenerationJob, GenerationRow } from '../../src/engine/pool/protocol.ts';
+import type { WorkerPool } from '../../src/engine/pool/pool.ts';
 
 class FakePool extends EventEmitter {
   jobs: GenerationJob[] = [];

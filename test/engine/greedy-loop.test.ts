@@ -1,17 +1,17 @@
-// Greedy search in an ONNX Loop (greedy-loop.ts, DRAGOMAN_GREEDY_LOOP): the loop model chooses, step after step, the
+// Greedy search in an ONNX Loop (greedy-loop.ts): the loop model chooses, step after step, the
 // tokens the step model's candidates give one run at a time, and stops when every row is done; the engine plans its
 // runs around the rules (forced tokens, the end of a minimum length) and translates as without it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { fuseAttention } from '../../src/engine/attention-fusion.ts';
-import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { loopPlan } from '../../src/engine/greedy.ts';
-import { LOOP, withGreedyLoop } from '../../src/engine/greedy-loop.ts';
-import { BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens } from '../../src/engine/logits-processors.ts';
-import type { GenerationRow } from '../../src/engine/protocol.ts';
-import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/top-candidates.ts';
+import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
+import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
+import { loopPlan } from '../../src/engine/search/greedy.ts';
+import { LOOP, withGreedyLoop } from '../../src/engine/graph/greedy-loop.ts';
+import { BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens } from '../../src/engine/search/logits-processors.ts';
+import type { GenerationRow } from '../../src/engine/pool/protocol.ts';
+import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
 import { FIXTURES, greedyCases, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 const PAD = 3999;
@@ -121,13 +121,13 @@ describe('loopPlan', () => {
   });
 });
 
-describe('the engine with DRAGOMAN_GREEDY_LOOP', () => {
+describe('the engine with the greedy-loop pass', () => {
   it('translates exactly as without it (fp32 and int8, batches and single sentences, forced first token, EOS banned then forced)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
     const nllb = nllbDev(30);
     expect(nllb.length).toBeGreaterThan(0);
     // `fixed`: exactly 12 new tokens (EOS banned before the 12th, forced at it for Marian).
-    const out = await onAndOff('DRAGOMAN_GREEDY_LOOP', { DRAGOMAN_BEAM: '1' }, async (engines) => {
+    const out = await onAndOff('greedy-loop', { DRAGOMAN_BEAM: '1' }, async (engines) => {
       const { engine, setting } = engines;
       const ok = engine.models().filter((m) => m.status === 'ok');
       expect(ok.length).toBeGreaterThan(1);

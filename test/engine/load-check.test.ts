@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DragomanEngine } from '../../src/engine/index.ts';
-import { graphIoProblem, REQUIRED_IO } from '../../src/engine/graph-io.ts';
-import { loadProblem } from '../../src/engine/load-check.ts';
-import { onnxGraphIo } from '../../src/engine/onnx-file-check.ts';
+import { graphIoProblem, REQUIRED_IO } from '../../src/engine/model/graph-io.ts';
+import { loadProblem } from '../../src/engine/model/load-check.ts';
+import { onnxGraphIo } from '../../src/engine/model/onnx-file-check.ts';
 import { engineOver, FIXTURES, tempDir } from './helpers.ts';
 
 describe('onnxGraphIo', () => {

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, symlinkSync, mkdirSync, writeFileSync } from
 import { join } from 'node:path';
 import { AutoModelForSeq2SeqLM, AutoTokenizer, Tensor, env as hfEnv } from '@huggingface/transformers';
 import type { DragomanEngine } from '../../src/engine/index.ts';
-import { readModelFolder } from '../../src/engine/model-folder.ts';
+import { readModelFolder } from '../../src/engine/model/model-folder.ts';
 import { FIXTURES, engineOver, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 /** Pieces 3900-3908 (▁Waschbecken, ▁Wassermelone, ▁Während, ▁Yoga, ...) occur in no English dev source. */

@@ -1,7 +1,7 @@
 // Exactness of the Marian path against the PyTorch references in dev.jsonl (fp32).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DragomanEngine } from '../../src/engine/index.ts';
-import { ModelTokenizer } from '../../src/engine/tokenizer.ts';
+import { ModelTokenizer } from '../../src/engine/model/tokenizer.ts';
 import { FIXTURES, engineOver, rate, readDev, type MarianDevRow } from './helpers.ts';
 import { join } from 'node:path';
 

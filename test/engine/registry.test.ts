@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DragomanEngine } from '../../src/engine/index.ts';
-import { scanModels } from '../../src/engine/registry.ts';
+import { scanModels } from '../../src/engine/model/registry.ts';
 import { FIXTURES, engineOver, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 const JSON_FILES = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json'];

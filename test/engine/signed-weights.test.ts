@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { GRAPH, INT8, TENSOR, UINT8, fields, modelGraph, strings } from '../../src/engine/onnx-proto.ts';
-import { cpuHasVnni } from '../../src/engine/cpu-features.ts';
-import { signedMatMulWeights } from '../../src/engine/signed-weights.ts';
+import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
+import { GRAPH, INT8, TENSOR, UINT8, fields, modelGraph, strings } from '../../src/engine/graph/onnx-proto.ts';
+import { cpuHasVnni } from '../../src/engine/runtime/cpu-features.ts';
+import { signedMatMulWeights } from '../../src/engine/graph/signed-weights.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const onnx = (name: string, file: string) => join(FIXTURES, name, 'onnx', file);
@@ -101,7 +101,7 @@ describe('int8 storage of uint8 MatMul weights', () => {
     for (const split of ['on', 'off']) {
       // Attention fusion off: it changes float rounding (attention-fusion.test.ts), this is about the int8 weights alone.
       const engine = await engineOver(FIXTURES, {
-        DRAGOMAN_PRECISION: 'int8', DRAGOMAN_WORKERS: '1', DRAGOMAN_SPLIT_DECODER: split, DRAGOMAN_FUSE_ATTENTION: 'off', DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0',
+        DRAGOMAN_PRECISION: 'int8', DRAGOMAN_WORKERS: '1', DRAGOMAN_SKIP_PASSES: split === 'on' ? 'attention-fusion' : 'split', DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0',
       });
       try {
         const marian = engine.models().find((m) => m.name === 'tiny-marian-en-de')!;

@@ -1,19 +1,19 @@
 // Greedy search from the decoder's k best tokens instead of all logits: the TopK the rewrite adds returns exactly
 // the k best of the logits, the choice among them equals the arg-max of the processed logits for any rules, and the
-// engine translates the same with it on or off (DRAGOMAN_GREEDY_TOPK), fp32 and int8, with forced and banned tokens.
+// engine translates the same with it on or off (DRAGOMAN_SKIP_PASSES=search-outputs), fp32 and int8, with forced and banned tokens.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { splitMergedDecoder } from '../../src/engine/decoder-split.ts';
-import { fuseAttention } from '../../src/engine/attention-fusion.ts';
+import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
+import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
 import {
   BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens, applyRules, candidatesNeeded, chooseFromCandidates,
   type LogitsProcessor, type RowContext,
-} from '../../src/engine/logits-processors.ts';
-import { argmax } from '../../src/engine/scores.ts';
-import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/onnx-proto.ts';
-import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/top-candidates.ts';
+} from '../../src/engine/search/logits-processors.ts';
+import { argmax } from '../../src/engine/search/scores.ts';
+import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
+import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
 import { FIXTURES, graphOf, greedyCases, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 /** The k best ids of a row, best first, ties to the lower id (what ONNX TopK promises), computed in JS. */
@@ -134,13 +134,13 @@ describe('choosing from the candidates', () => {
   });
 });
 
-describe('the engine with DRAGOMAN_GREEDY_TOPK', () => {
+describe('the engine with the search-outputs pass (greedy search)', () => {
   it('translates exactly as from the logits (fp32 and int8, forced first token, EOS banned then forced)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
     const nllb = nllbDev(30);
     expect(nllb.length).toBeGreaterThan(0);
     // Exactly 12 new tokens in `fixed`: EOS banned before the 12th (MinNewTokens), forced at it (ForcedEosAtLimit, Marian).
-    const out = await onAndOff('DRAGOMAN_GREEDY_TOPK', { DRAGOMAN_BEAM: '1' }, async (engines) => {
+    const out = await onAndOff('search-outputs', { DRAGOMAN_BEAM: '1' }, async (engines) => {
       const { engine, setting } = engines;
       const ok = engine.models().filter((m) => m.status === 'ok');
       expect(ok.length).toBeGreaterThan(1);

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readManifest } from '../../src/models/manifest.ts';
 import { pullModel } from '../../src/models/pull.ts';
 import { resolveRepo } from '../../src/models/presets.ts';
-import { scanFolders } from '../../src/engine/registry.ts';
+import { scanFolders } from '../../src/engine/model/registry.ts';
 import { startFakeHub, type FakeHub } from './fake-hub.ts';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'models', 'tiny-marian-en-de');

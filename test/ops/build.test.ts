@@ -29,11 +29,11 @@ describe('npm run build', () => {
       },
     );
     await run(process.execPath, ['scripts/copy-build-assets.mjs', dist], { cwd: ROOT });
-    for (const f of ['cli/main.js', 'app.js', 'engine/worker-entry.mjs', 'accounts/sqlite/migrations/001_init.sql', 'models/pull.js']) {
+    for (const f of ['cli/main.js', 'app.js', 'engine/pool/worker-entry.mjs', 'accounts/sqlite/migrations/001_init.sql', 'models/pull.js']) {
       expect(existsSync(join(dist, f)), f).toBe(true);
     }
     // The AMX guard npm ci compiled (Linux x64), loadable from dist; its C source stays behind.
-    const { loadAmxGuard } = (await import(join(dist, 'engine/amx.js'))) as typeof import('../../src/engine/amx.ts');
+    const { loadAmxGuard } = (await import(join(dist, 'engine/runtime/amx.js'))) as typeof import('../../src/engine/runtime/amx.ts');
     const guard = loadAmxGuard();
     if (process.platform === 'linux' && process.arch === 'x64') expect(typeof guard === 'object' && typeof guard.tilePermitted).toBe('function');
     else expect(guard).toMatch(/not built for/);
@@ -46,12 +46,14 @@ describe('npm run build', () => {
       DRAGOMAN_MODELS_DIR: join(scratch, 'models'),
       DRAGOMAN_LOG_LEVEL: 'warn',
     };
-    // The thread that remakes a step model (DRAGOMAN_SPINNING=auto on a shared machine) starts from the compiled entry.
-    const { stepModelInThread } = (await import(join(dist, 'engine/step-model.js'))) as typeof import('../../src/engine/step-model.ts');
-    const { fileStamp } = (await import(join(dist, 'engine/file-stamp.js'))) as typeof import('../../src/engine/file-stamp.ts');
+    // The thread that prepares a decoder's graphs starts from the compiled entry.
+    const { prepareInThread } = (await import(join(dist, 'engine/graph/prepare.js'))) as typeof import('../../src/engine/graph/prepare.ts');
+    const { fileStamp } = (await import(join(dist, 'engine/model/file-stamp.js'))) as typeof import('../../src/engine/model/file-stamp.ts');
     const decoderPath = join(ROOT, 'test/fixtures/models/tiny-marian-en-de/onnx/decoder_model_merged.onnx');
     const stamp = fileStamp(decoderPath);
-    expect((await stepModelInThread({ decoderPath, stamp, fuseHeads: 0, search: true })).byteLength).toBeGreaterThan(100_000);
+    const settings = { skip: ['attention-fusion', 'greedy-loop'] };
+    const prepared = await prepareInThread({ decoderPath, stamp, dims: { layers: 2, heads: 4, headDim: 32 }, padId: 3999, eosId: 0, settings });
+    expect(prepared.kind === 'split' && (prepared.model as Uint8Array).byteLength).toBeGreaterThan(100_000);
     const list = await run(process.execPath, [join(dist, 'cli/main.js'), 'models', 'list'], { cwd: ROOT, env });
     expect(list.stdout).toMatch(/^No models in /);
     // One model, so the engine's worker thread starts from the compiled worker entry too.

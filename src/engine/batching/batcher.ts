@@ -1,0 +1,239 @@
+// Dynamic batching: sentences of concurrent requests for the same model and search settings wait together (at most
+// batchWaitMs) and leave as one job: sorted by length, cut under a token budget (rows x beams x longest row), the
+// oldest sentence always in the next batch so nothing starves. Results go back to each caller in its own order.
+// The wait is only paid while requests are actually concurrent: a lone request on an idle pool leaves at the end of
+// the event loop's turn (setImmediate: microseconds), together with whatever arrived in that same turn — a burst of
+// sixteen requests on an idle server is one batch, not one alone and fifteen queued behind it.
+import { EventEmitter } from 'node:events';
+import { EngineUnavailable } from '../errors.ts';
+import type { GenerationRow } from '../pool/protocol.ts';
+import type { WorkerPool } from '../pool/pool.ts';
+
+interface Item {
+  key: string;
+  model: string;
+  beams: number;
+  nBest: number;
+  row: GenerationRow;
+  enqueued: number;
+  seq: number;
+  /** The rows of one submit(): when one fails, the others still queued are dropped (no work for a failed request). */
+  group: object;
+  resolve: (hypotheses: number[][]) => void;
+  reject: (err: Error) => void;
+}
+
+/** A request's way to drop its waiting rows: its client's signal, and whether dropping is allowed right now. */
+export interface Cancellation {
+  signal: AbortSignal;
+  /** False while another request waits for the same sentences (they must still be translated). */
+  dropWaiting: () => boolean;
+}
+
+function clientGoneError(): EngineUnavailable {
+  return new EngineUnavailable('clientGone');
+}
+
+export interface BatchEvent {
+  model: string;
+  rows: number;
+  beams: number;
+  /** Padded source tokens of the batch (rows x longest row). */
+  sourceTokens: number;
+  /** Tokens generated (best hypothesis of every row). */
+  generatedTokens: number;
+  ms: number;
+  waitedMs: number;
+}
+
+/** How long one overlap of requests keeps the batcher in "wait to gather" mode. */
+const CONCURRENCY_WINDOW_MS = 1000;
+
+export interface BatcherSettings {
+  batchTokens: number;
+  batchWaitMs: number;
+}
+
+export class Batcher extends EventEmitter {
+  private queue: Item[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** Pending end-of-turn decision: the rows queued since arrived in this turn of the event loop. */
+  private turn: NodeJS.Immediate | undefined;
+  private seq = 0;
+  /** Last time requests overlapped (one arriving while others wait or run; a batch answering several requests). */
+  private concurrentAt = -Infinity;
+  /** When a worker last became free: the callers it just answered usually send their next request right away. */
+  private readyAt = -Infinity;
+  /** Batches each request (its submit's group) has had rows in: for anchor(). */
+  private readonly served = new WeakMap<object, number>();
+
+  constructor(private readonly pool: WorkerPool, private readonly settings: BatcherSettings) {
+    super();
+    pool.on('idle', () => {
+      this.readyAt = performance.now();
+      this.pump();
+    });
+    // No worker can load the models: what waits would wait for good.
+    pool.on('unavailable', () => this.failAll(this.unavailable()));
+  }
+
+  get depth(): number {
+    return this.queue.length;
+  }
+
+  /**
+   * Queues rows of one request; resolves with each row's hypotheses (best first), in the rows' order. `cancel`:
+   * when the request's client has gone, its rows still waiting are dropped (those on a worker finish).
+   */
+  submit(model: string, beams: number, nBest: number, rows: GenerationRow[], cancel?: Cancellation): Promise<number[][][]> {
+    if (this.pool.loadFailure !== undefined && this.pool.alive() === 0) return Promise.reject(this.unavailable());
+    if (cancel?.signal.aborted) return Promise.reject(clientGoneError());
+    const key = `${model}\u0000${beams}\u0000${nBest}`;
+    const now = performance.now();
+    const group = {};
+    // Overlap is work running or rows left from an earlier turn; arrivals in the same turn are one burst, not a sign
+    // of load worth waiting for more.
+    if (this.pool.busyCount() > 0 || (this.queue.length && !this.turn)) this.concurrentAt = now;
+    const done = rows.map((row) => new Promise<number[][]>((resolve, reject) => {
+      this.queue.push({ key, model, beams, nBest, row, enqueued: now, seq: this.seq++, resolve, reject, group });
+    }));
+    const drop = () => {
+      if (!cancel!.dropWaiting()) return;
+      const waiting = this.queue.filter((i) => i.group === group);
+      this.queue = this.queue.filter((i) => i.group !== group);
+      for (const item of waiting) item.reject(clientGoneError());
+    };
+    if (cancel) cancel.signal.addEventListener('abort', drop, { once: true });
+    // A pending gather timer decides; else the end of this turn does: callers answered by the last batch, or a burst
+    // of requests read in one poll, submit one after the other in the same turn, and deciding on each arrival would
+    // send the first ones off before the rest are in.
+    if (!this.timer && !this.turn) {
+      this.turn = setImmediate(() => {
+        this.turn = undefined;
+        this.pump();
+      });
+    }
+    return Promise.all(done).then(
+      (hypotheses) => {
+        cancel?.signal.removeEventListener('abort', drop);
+        return hypotheses;
+      },
+      (err: unknown) => {
+        cancel?.signal.removeEventListener('abort', drop);
+        this.queue = this.queue.filter((i) => i.group !== group);
+        throw err;
+      },
+    );
+  }
+
+  private cost(item: Item): number {
+    return item.row.ids.length * item.beams;
+  }
+
+  /**
+   * The sentence the next batch is built around: the oldest of the request served least so far. Oldest-first alone
+   * let one request of 10,000 sentences hold every later request behind all of its batches (measured: 30-52 s
+   * for a one-sentence request); now a newcomer goes into the next batch, and the big request fills the rest of it.
+   */
+  private anchor(): Item {
+    let best = this.queue[0]!;
+    let bestServed = this.served.get(best.group) ?? 0;
+    for (const item of this.queue) {
+      const served = this.served.get(item.group) ?? 0;
+      if (served < bestServed) {
+        best = item;
+        bestServed = served;
+        if (served === 0) break;
+      }
+    }
+    return best;
+  }
+
+  private pump(): void {
+    while (this.queue.length && this.pool.idleCount() > 0) {
+      const oldest = this.anchor();
+      const sameKey = this.queue.filter((i) => i.key === oldest.key);
+      // Under concurrency the wait counts from when a worker freed up, not from when the oldest sentence arrived:
+      // otherwise the one request that queued during the last batch leaves alone and the rest queue behind it
+      // (batches alternating 1, 15, 1, 15 instead of 16, 16).
+      const waited = performance.now() - Math.max(oldest.enqueued, this.readyAt);
+      const queuedCost = sameKey.reduce((s, i) => s + this.cost(i), 0);
+      const concurrent = performance.now() - this.concurrentAt < CONCURRENCY_WINDOW_MS;
+      if (concurrent && waited < this.settings.batchWaitMs && queuedCost < this.settings.batchTokens) {
+        this.timer ??= setTimeout(() => {
+          this.timer = undefined;
+          this.pump();
+        }, Math.max(0, this.settings.batchWaitMs - waited));
+        return;
+      }
+      // With several idle workers, a backlog is shared out between them instead of going to one.
+      const maxRows = Math.ceil(sameKey.length / this.pool.idleCount());
+      this.dispatch(this.cut(sameKey, oldest, maxRows));
+    }
+  }
+
+  /** Sorts by length and returns the run of neighbours (under the token budget and maxRows) holding the oldest item. */
+  private cut(items: Item[], oldest: Item, maxRows: number): Item[] {
+    const sorted = [...items].sort((a, b) => a.row.ids.length - b.row.ids.length || a.seq - b.seq);
+    let chunk: Item[] = [];
+    let longest = 0;
+    for (const item of sorted) {
+      const len = item.row.ids.length;
+      const full = chunk.length >= maxRows || (chunk.length + 1) * Math.max(longest, len) * item.beams > this.settings.batchTokens;
+      if (chunk.length && full) {
+        if (chunk.includes(oldest)) return chunk;
+        chunk = [];
+        longest = 0;
+      }
+      chunk.push(item);
+      longest = Math.max(longest, len);
+    }
+    return chunk;
+  }
+
+  private dispatch(batch: Item[]): void {
+    for (const group of new Set(batch.map((i) => i.group))) this.served.set(group, (this.served.get(group) ?? 0) + 1);
+    const taken = new Set(batch);
+    this.queue = this.queue.filter((i) => !taken.has(i));
+    const first = batch[0]!;
+    const started = performance.now();
+    const waitedMs = started - Math.min(...batch.map((i) => i.enqueued));
+    this.pool.run({ model: first.model, beams: first.beams, nBest: first.nBest, rows: batch.map((i) => i.row) }).then(
+      (hypotheses) => {
+        // Callers answered together will likely come back together: stay in gathering mode.
+        if (new Set(batch.map((i) => i.group)).size > 1) this.concurrentAt = performance.now();
+        batch.forEach((item, i) => item.resolve(hypotheses[i] ?? []));
+        const event: BatchEvent = {
+          model: first.model,
+          rows: batch.length,
+          beams: first.beams,
+          sourceTokens: batch.length * Math.max(...batch.map((i) => i.row.ids.length)),
+          generatedTokens: hypotheses.reduce((s, h) => s + (h[0]?.length ?? 0), 0),
+          ms: performance.now() - started,
+          waitedMs,
+        };
+        this.emit('batch', event);
+      },
+      (err: Error) => batch.forEach((item) => item.reject(err)),
+    );
+  }
+
+  private unavailable(): EngineUnavailable {
+    return new EngineUnavailable('modelsUnloadable');
+  }
+
+  private failAll(err: Error): void {
+    const waiting = this.queue;
+    this.queue = [];
+    for (const item of waiting) item.reject(err);
+  }
+
+  /** Stops batching; sentences still waiting fail with EngineUnavailable (nothing is left hanging). */
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.turn) clearImmediate(this.turn);
+    this.timer = undefined;
+    this.turn = undefined;
+    this.failAll(new EngineUnavailable('shuttingDown'));
+  }
+}

@@ -1,0 +1,189 @@
+// N worker threads, each a full replica of every model (CTranslate2's replica pool). One job per worker at a time;
+// the batcher decides what the next job is. A worker that dies fails only the job it held and is replaced.
+import { EventEmitter } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { EngineUnavailable, WorkerDied } from '../errors.ts';
+import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
+import type { LoadedRuntime } from '../types.ts';
+
+interface Pending {
+  id: number;
+  job: GenerationJob;
+  resolve: (hypotheses: number[][][]) => void;
+  reject: (err: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** Models loaded; the slot takes jobs once all its models answered. */
+  ready: boolean;
+  busy: Pending | undefined;
+}
+
+export interface LoadReport {
+  name: string;
+  ok: boolean;
+  ms: number;
+  /** How it runs (when loaded). */
+  runtime?: LoadedRuntime;
+  message?: string;
+}
+
+const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+
+/** How long after a replacement worker failed to load its models the next one is tried. */
+const LOAD_RETRY_MS = 5_000;
+
+export class WorkerPool extends EventEmitter {
+  private readonly slots: Slot[] = [];
+  private specs: ModelRuntimeSpec[] = [];
+  private nextId = 1;
+  private closed = false;
+  restarts = 0;
+  /**
+   * Why replacement workers cannot load the models (the folder was moved or damaged after start), while that lasts;
+   * with no worker ready, requests fail at once (EngineUnavailable) instead of waiting for a worker that cannot come.
+   */
+  loadFailure: string | undefined;
+
+  constructor(private readonly size: number, private readonly settings: SessionSettings) {
+    super();
+  }
+
+  /** Starts the workers and loads every model in each; resolves with the first worker's load report per model. */
+  async start(specs: ModelRuntimeSpec[]): Promise<LoadReport[]> {
+    this.specs = specs;
+    const reports = await Promise.all(Array.from({ length: this.size }, () => this.spawn(true)));
+    // A model that fails in one worker fails in all (same files): keep only those that loaded everywhere.
+    const failed = new Set(reports.flat().filter((r) => !r.ok).map((r) => r.name));
+    this.specs = specs.filter((s) => !failed.has(s.name));
+    return reports[0] ?? [];
+  }
+
+  private spawn(initial = false): Promise<LoadReport[]> {
+    const spawnedAt = Date.now();
+    const worker = new Worker(ENTRY, { execArgv: [], stdout: false, stderr: false });
+    const slot: Slot = { worker, ready: false, busy: undefined };
+    this.slots.push(slot);
+    const reports: LoadReport[] = [];
+    let loadFailed = false;
+    return new Promise((resolveLoad) => {
+      const finishLoad = () => {
+        if (reports.length < this.specs.length) return;
+        const failed = reports.filter((r) => !r.ok);
+        if (!initial && failed.length > 0) {
+          // A replacement that cannot load what the others serve must not count as a worker: it would take jobs it
+          // can only fail, and /ready would call it alive. It is retired and tried again a little later.
+          loadFailed = true;
+          this.loadFailure = failed.map((r) => `${r.name}: ${r.message ?? 'not loaded'}`).join('; ');
+          this.emit('workerLoadFailed', this.loadFailure);
+          resolveLoad(reports);
+          if (this.alive() === 0) this.emit('unavailable');
+          this.post(slot, { type: 'exit' });
+          return;
+        }
+        slot.ready = true;
+        if (!initial) this.loadFailure = undefined;
+        resolveLoad(reports);
+        this.emit('idle');
+      };
+      worker.on('message', (msg: FromWorker) => {
+        switch (msg.type) {
+          case 'ready':
+            for (const model of this.specs) this.post(slot, { type: 'load', model });
+            finishLoad();
+            break;
+          case 'loaded':
+            reports.push({ name: msg.name, ok: true, ms: msg.ms, runtime: msg.runtime });
+            finishLoad();
+            break;
+          case 'loadFailed':
+            reports.push({ name: msg.name, ok: false, ms: 0, message: msg.message });
+            finishLoad();
+            break;
+          case 'spinning':
+            this.emit('spinning', { spinning: msg.spinning, othersCores: msg.othersCores, worker: worker.threadId });
+            break;
+          case 'result':
+          case 'failed': {
+            const p = slot.busy;
+            if (!p || p.id !== msg.id) return;
+            slot.busy = undefined;
+            if (msg.type === 'result') p.resolve(msg.hypotheses);
+            // onnxruntime's words are for the log (the HTTP layer logs the error and answers a plain 500).
+            else p.reject(new Error(`Translation failed in the engine: ${msg.message}`));
+            this.emit('idle');
+            break;
+          }
+        }
+      });
+      worker.on('error', (err) => this.emit('workerError', err));
+      worker.on('exit', () => {
+        const i = this.slots.indexOf(slot);
+        if (i >= 0) this.slots.splice(i, 1);
+        if (!slot.ready) resolveLoad(reports);
+        const p = slot.busy;
+        slot.busy = undefined;
+        if (this.closed) {
+          p?.reject(new EngineUnavailable('shuttingDown'));
+          return;
+        }
+        p?.reject(new WorkerDied());
+        if (!loadFailed) {
+          this.restarts++;
+          this.emit('workerExit');
+        }
+        // A worker that keeps dying (out of memory, ...) or cannot load is not respawned in a tight loop.
+        const delay = loadFailed ? LOAD_RETRY_MS : Date.now() - spawnedAt < 10_000 && this.restarts > 3 ? 2_000 : 0;
+        setTimeout(() => {
+          if (!this.closed) void this.spawn();
+        }, delay).unref();
+      });
+      this.post(slot, { type: 'init', settings: this.settings });
+    });
+  }
+
+  private post(slot: Slot, msg: ToWorker): void {
+    slot.worker.postMessage(msg);
+  }
+
+  idleCount(): number {
+    return this.slots.filter((s) => s.ready && !s.busy).length;
+  }
+
+  alive(): number {
+    return this.slots.filter((s) => s.ready).length;
+  }
+
+  busyCount(): number {
+    return this.slots.filter((s) => s.busy).length;
+  }
+
+  /** Runs a job on an idle worker; the caller (batcher) checks idleCount() first. */
+  run(job: GenerationJob): Promise<number[][][]> {
+    const slot = this.slots.find((s) => s.ready && !s.busy);
+    if (!slot) return Promise.reject(new EngineUnavailable('noWorker'));
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { id: this.nextId++, job, resolve, reject };
+      slot.busy = pending;
+      this.post(slot, { type: 'run', id: pending.id, job });
+    });
+  }
+
+  /** Test hook: make a busy worker (else any) die as if onnxruntime crashed. */
+  crashOne(): void {
+    const slot = this.slots.find((s) => s.busy) ?? this.slots[0];
+    if (slot) this.post(slot, { type: 'crash' });
+  }
+
+  /** Asks every worker to leave between two decoder steps and waits for them (never terminate() mid-run). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.slots].map((s) => {
+      const exited = new Promise<void>((resolve) => s.worker.once('exit', () => resolve()));
+      this.post(s, { type: 'exit' });
+      return exited;
+    }));
+    this.slots.length = 0;
+  }
+}

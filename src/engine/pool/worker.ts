@@ -1,0 +1,84 @@
+// A pool worker: owns the onnxruntime sessions of every model (one replica) and runs one generation job at a time.
+import { parentPort } from 'node:worker_threads';
+import { beamSearch } from '../search/beam.ts';
+import { greedySearch } from '../search/greedy.ts';
+import { candidatesNeeded, processorsFor, type LogitsProcessor } from '../search/logits-processors.ts';
+import { CpuContention } from '../runtime/contention.ts';
+import { assertUnchanged } from '../model/file-stamp.ts';
+import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
+import { Seq2SeqModel } from '../runtime/seq2seq.ts';
+
+interface Loaded {
+  spec: ModelRuntimeSpec;
+  model: Seq2SeqModel;
+  processors: LogitsProcessor[];
+}
+
+const port = parentPort;
+if (!port) throw new Error('engine worker must run in a worker thread');
+const models = new Map<string, Loaded>();
+let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', poolThreads: 1 };
+
+const send = (m: FromWorker) => port.postMessage(m);
+
+/** DRAGOMAN_SPINNING=auto: one reading of the machine for all of this worker's models, made on `init`. */
+let contention: CpuContention | undefined;
+
+async function load(spec: ModelRuntimeSpec): Promise<void> {
+  const t0 = performance.now();
+  try {
+    // The files read at start, not others put in their place since (a replacement worker loads long after start).
+    assertUnchanged(spec.encoderPath, spec.stamps.encoder);
+    assertUnchanged(spec.decoderPath, spec.stamps.decoder);
+    const processors = processorsFor(spec.rules);
+    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
+    models.set(spec.name, { spec, model, processors });
+    send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
+  } catch (err) {
+    send({ type: 'loadFailed', name: spec.name, message: (err as Error).message });
+  }
+}
+
+async function run(id: number, job: GenerationJob): Promise<void> {
+  const t0 = performance.now();
+  try {
+    const m = models.get(job.model);
+    if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
+    const hypotheses = job.beams <= 1
+      ? await greedySearch(m.model, m.spec.rules, m.processors, job.rows)
+      : await beamSearch(m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest);
+    send({ type: 'result', id, hypotheses, ms: performance.now() - t0 });
+  } catch (err) {
+    send({ type: 'failed', id, message: (err as Error).message });
+  }
+}
+
+// Messages are handled one after the other: the pool sends a worker one job at a time.
+let chain: Promise<void> = Promise.resolve();
+port.on('message', (msg: ToWorker) => {
+  switch (msg.type) {
+    case 'init':
+      settings = msg.settings;
+      if (settings.spinning === 'auto') {
+        contention = new CpuContention(settings.poolThreads, undefined, (contended, othersCores) =>
+          send({ type: 'spinning', spinning: !contended, othersCores }),
+        );
+      }
+      send({ type: 'ready' });
+      break;
+    case 'load':
+      chain = chain.then(() => load(msg.model));
+      break;
+    case 'run':
+      chain = chain.then(() => run(msg.id, msg.job));
+      break;
+    case 'exit':
+      process.exit(0);
+      break;
+    case 'crash':
+      setImmediate(() => {
+        throw new Error('worker crash requested by a test');
+      });
+      break;
+  }
+});

@@ -1,0 +1,368 @@
+// One encoder-decoder model on onnxruntime, and the one decoder interface search sees: the encoder once per batch,
+// then decoder steps over the KV cache. A step answers with all logits, or each row's best candidates (greedy and
+// beam search); a run of steps chosen in the graph answers with the choices (greedySteps, beamSteps). Which graph
+// variant answers (the merged file, the split one, its Loops) is open-decoder.ts's and this file's business; search
+// (search/greedy.ts, search/beam.ts) asks for capabilities (topCandidates, beamCandidates, greedyLoop, beamLoop).
+import ort from 'onnxruntime-node';
+import { BEAM_LOOP } from '../graph/beam-loop.ts';
+import { LOOP } from '../graph/greedy-loop.ts';
+import { beamLoopInputs, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength } from '../graph/loop-io.ts';
+import { SEARCH, TOP_IDS } from '../graph/top-candidates.ts';
+import type { DecoderDims } from '../model/family.ts';
+import type { LoadedRuntime } from '../types.ts';
+import { gatherRows, permuteRows, repeatRows, type DecoderState, type Encoded } from './kv-cache.ts';
+import { loadModel } from './load-model.ts';
+import type { Decoder } from './open-decoder.ts';
+import type { StepSessions } from './step-sessions.ts';
+
+export type { DecoderState, Encoded } from './kv-cache.ts';
+
+type Result = 'logits' | typeof TOP_IDS | 'beam';
+
+/** What stepBeam returns: per row (of the state) its statistics and m best logits with their token ids. */
+export interface BeamStep {
+  m: number;
+  /** [rows] max of the row's logits and log Σ exp(x − max): log_softmax(x) = (x − max) − logSum (float32). */
+  max: Float32Array;
+  logSum: Float32Array;
+  /** [rows x m] the row's m largest logits, best first (ties to the lower id), and their token ids. */
+  values: Float32Array;
+  ids: BigInt64Array;
+  /** All logits of the same step ([rows x vocab]), computed again on demand. */
+  logits: () => Promise<Float32Array>;
+}
+
+export class Seq2SeqModel {
+  private readonly selfNames: string[] = [];
+  private readonly crossNames: string[] = [];
+  /** Feed and output names of the cache, made once. */
+  private readonly selfPast: string[];
+  private readonly selfPresent: string[];
+  private readonly crossPast: string[];
+  /** What a split step fetches: one result and the self-attention cache (a copy of anything more costs time). */
+  private readonly fetches: Record<Result, string[]>;
+
+  /** Use Seq2SeqModel.load (load-model.ts). */
+  constructor(
+    private readonly encoder: ort.InferenceSession,
+    private readonly decoder: Decoder,
+    private readonly dims: DecoderDims,
+    private readonly padId: number,
+    /** onnxruntime threads these sessions use. */
+    private readonly threads: number,
+    /** DRAGOMAN_SPINNING=auto with the split decoder: the step model's spinning and non-spinning sessions. */
+    private readonly steps?: StepSessions,
+  ) {
+    for (let i = 0; i < dims.layers; i++) {
+      for (const kv of ['key', 'value']) {
+        this.selfNames.push(`${i}.decoder.${kv}`);
+        this.crossNames.push(`${i}.encoder.${kv}`);
+      }
+    }
+    this.selfPast = this.selfNames.map((n) => `past_key_values.${n}`);
+    this.selfPresent = this.selfNames.map((n) => `present.${n}`);
+    this.crossPast = this.crossNames.map((n) => `past_key_values.${n}`);
+    this.fetches = {
+      logits: ['logits', ...this.selfPresent],
+      [TOP_IDS]: [TOP_IDS, ...this.selfPresent],
+      beam: [SEARCH.max, SEARCH.logSum, SEARCH.values, SEARCH.ids, ...this.selfPresent],
+    };
+    const loopPresent = this.selfPresent.map((n) => LOOP.presentPrefix + n);
+    this.loopFetches = {
+      logits: [LOOP.logits, ...loopPresent],
+      [TOP_IDS]: [LOOP.topIds, ...loopPresent],
+      beam: [LOOP.max, LOOP.logSum, LOOP.values, LOOP.topIds, ...loopPresent],
+    };
+  }
+
+  /** The same fetches from greedy-loop.ts's Loop, and the step model's name of each of its outputs. */
+  private readonly loopFetches: Record<Result, string[]>;
+  private static readonly FROM_LOOP: Record<string, string> = {
+    [LOOP.logits]: 'logits', [LOOP.topIds]: TOP_IDS, [LOOP.values]: SEARCH.values, [LOOP.max]: SEARCH.max, [LOOP.logSum]: SEARCH.logSum,
+  };
+  /** Greedy search's ban vectors by banned ids (pad; pad and EOS), made once. */
+  private readonly bans = new Map<string, ort.Tensor>();
+
+  /** Threads, decoder kind, int8 output projection (signed-weights.ts), fused attention blocks (attention-fusion.ts). */
+  get runtime(): LoadedRuntime {
+    const split = this.decoder.kind === 'split' ? this.decoder : undefined;
+    return {
+      threads: this.threads, decoder: this.decoder.kind, signedWeights: !!split?.signedWeights, fusedAttention: split?.fusedAttention ?? 0,
+      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop, beamLoop: this.beamLoop,
+    };
+  }
+
+  /** k of stepCandidates (0: this model only has step's logits). */
+  get topCandidates(): number {
+    return this.decoder.kind === 'split' ? this.decoder.topCandidates : 0;
+  }
+
+  /** Opens a model's sessions: see load-model.ts. */
+  static load(...args: Parameters<typeof loadModel>): Promise<Seq2SeqModel> {
+    return loadModel(...args);
+  }
+
+  /** DRAGOMAN_SPINNING=auto: the step model's sessions (undefined otherwise). */
+  get stepSessions(): StepSessions | undefined {
+    return this.steps;
+  }
+
+  /** Runs the encoder on right-padded rows. */
+  async encode(batch: number[][]): Promise<Encoded> {
+    const rows = batch.length;
+    const width = Math.max(...batch.map((r) => r.length));
+    const ids = new BigInt64Array(rows * width).fill(BigInt(this.padId));
+    const mask = new BigInt64Array(rows * width);
+    batch.forEach((row, r) => row.forEach((id, j) => {
+      ids[r * width + j] = BigInt(id);
+      mask[r * width + j] = 1n;
+    }));
+    const maskTensor = new ort.Tensor('int64', mask, [rows, width]);
+    const out = await this.encoder.run({ input_ids: new ort.Tensor('int64', ids, [rows, width]), attention_mask: maskTensor });
+    return { hidden: out.last_hidden_state as ort.Tensor, mask: maskTensor, rows };
+  }
+
+  /** Repeats every encoded row `times` times (beam search: one copy per beam, rows stay grouped). */
+  expand(encoded: Encoded, times: number): Encoded {
+    if (times === 1) return encoded;
+    return { hidden: repeatRows(encoded.hidden, times), mask: repeatRows(encoded.mask, times), rows: encoded.rows * times };
+  }
+
+  start(encoded: Encoded): DecoderState {
+    const { heads, headDim } = this.dims;
+    const past: Record<string, ort.Tensor> = {};
+    for (const n of [...this.selfNames, ...this.crossNames]) {
+      past[`past_key_values.${n}`] = new ort.Tensor('float32', new Float32Array(0), [encoded.rows, heads, 0, headDim]);
+    }
+    return { rows: encoded.rows, encoded, past, step: 0 };
+  }
+
+  /** Feeds one token per row; returns logits [rows x vocab] and advances the cache. */
+  async step(state: DecoderState, tokens: number[]): Promise<Float32Array> {
+    const out = await this.advance(state, tokens, 'logits');
+    return (out.logits as ort.Tensor).data as Float32Array;
+  }
+
+  /**
+   * Feeds one token per row; returns each row's topCandidates best token ids ([rows x k], best first, ties to the
+   * lower id) instead of the logits, and advances the cache. Only when topCandidates > 0.
+   */
+  async stepCandidates(state: DecoderState, tokens: number[]): Promise<BigInt64Array> {
+    if (this.topCandidates === 0) throw new Error('this decoder has no top-k output');
+    const { out } = await this.advanceWith(state, tokens, TOP_IDS, searchFeeds(this.topCandidates, 1));
+    return (out[TOP_IDS] as ort.Tensor).data as BigInt64Array;
+  }
+
+  /** Whether stepBeam is available (the split decoder with the search outputs). */
+  get beamCandidates(): boolean {
+    return this.decoder.kind === 'split' && this.decoder.beamCandidates;
+  }
+
+  /**
+   * Feeds one token per row; returns beam search's per-row log-softmax statistics and `m` best logits (best first,
+   * ties to the lower id) instead of all logits, and advances the cache. `logits()` runs the same step again on the
+   * same inputs for all logits, without touching the cache: beam.ts's way out when a tie reaches the m-th candidate.
+   */
+  async stepBeam(state: DecoderState, tokens: number[], m: number): Promise<BeamStep> {
+    if (!this.beamCandidates || this.decoder.kind !== 'split') throw new Error('this decoder has no beam search outputs');
+    const { out, feeds, session } = await this.advanceWith(state, tokens, 'beam', searchFeeds(m, WHOLE_ROW));
+    const data = (name: string) => (out[name] as ort.Tensor).data;
+    return {
+      m,
+      max: data(SEARCH.max) as Float32Array,
+      logSum: data(SEARCH.logSum) as Float32Array,
+      values: data(SEARCH.values) as Float32Array,
+      ids: data(SEARCH.ids) as BigInt64Array,
+      logits: async () => this.decoder.kind === 'split' && this.decoder.loop
+        ? (await session!.run({ ...feeds!, [LOOP.logitsLen]: wholeRowLength }, [LOOP.logits]))[LOOP.logits]!.data as Float32Array
+        : (await session!.run(feeds!, ['logits'])).logits!.data as Float32Array,
+    };
+  }
+
+  /** One decoder run fetching `result` and the self-attention cache (only what is fetched is copied out). */
+  private async advance(state: DecoderState, tokens: number[], result: 'logits'): Promise<ort.InferenceSession.ReturnType> {
+    return (await this.advanceWith(state, tokens, result, NO_SEARCH)).out;
+  }
+
+  /** advance, with the search inputs' feeds (split decoder), returning also the feeds it ran (split decoder only). */
+  private async advanceWith(state: DecoderState, tokens: number[], result: Result, search: Record<string, ort.Tensor>) {
+    let used: Record<string, ort.Tensor> | undefined;
+    let usedSession: ort.InferenceSession | undefined;
+    const feeds: Record<string, ort.Tensor> = {
+      encoder_attention_mask: state.encoded.mask,
+      input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]),
+      encoder_hidden_states: state.encoded.hidden,
+    };
+    let out: ort.InferenceSession.ReturnType;
+    // The cache lives in state.past, updated in place; each run's feeds are one object filled in the session's input
+    // order (spreading ~27 tensors into fresh objects twice a step cost ~40 µs of a ~2.5 ms step).
+    if (this.decoder.kind === 'split') {
+      await this.splitCross(state);
+      const session = this.steps?.pick() ?? this.decoder.withPast;
+      if (this.decoder.loop) {
+        // The Loop run for one step: its outputs under the step model's names ([1, rows, ...] is [rows, ...]'s data).
+        const run = this.loopFeeds(session, state, feeds.input_ids!, 1, [], undefined, search, result === 'logits');
+        const raw = await session.run(run, this.loopFetches[result]);
+        out = Object.fromEntries(Object.entries(raw).map(([name, tensor]) => [Seq2SeqModel.FROM_LOOP[name] ?? name.slice(LOOP.presentPrefix.length), tensor]));
+        used = run;
+      } else {
+        const run: Record<string, ort.Tensor> = {};
+        for (const name of session.inputNames) run[name] = feeds[name] ?? state.past[name] ?? search[name]!;
+        out = await session.run(run, this.fetches[result]);
+        used = run;
+      }
+      usedSession = session;
+    } else {
+      out = await (this.steps?.pick() ?? this.decoder.session).run({
+        ...feeds,
+        use_cache_branch: new ort.Tensor('bool', Uint8Array.from([state.step > 0 ? 1 : 0]), [1]),
+        ...state.past,
+      });
+      if (state.step === 0) this.keepCross(state, out);
+    }
+    this.selfPast.forEach((key, i) => (state.past[key] = out[this.selfPresent[i]!] as ort.Tensor));
+    state.step++;
+    return { out, feeds: used, session: usedSession };
+  }
+
+  /** Whether beamSteps is available: the step model holds beam search's Loop (beam-loop.ts's withSearchLoops). */
+  get beamLoop(): boolean {
+    return this.decoder.kind === 'split' && this.decoder.beamLoop;
+  }
+
+  /**
+   * Beam search for up to `steps` steps in one onnxruntime run (beam-loop.ts): rows are sentences × `beams`, `scores`
+   * each row's beam score, `done` each row's sentence finished; every step reads m candidates a row. Returns each step
+   * run as stepBeam returns it, and the graph's choice after each (cache row followed, token); the cache is advanced
+   * by that many steps, reordered by every choice but the last one's (beam search makes and applies that one).
+   */
+  async beamSteps(
+    state: DecoderState, tokens: number[], scores: number[], steps: number, banned: readonly number[], done: readonly boolean[], m: number, beams: number,
+  ): Promise<{ stepped: BeamStep[]; chosenFrom: number[][]; chosenIds: number[][] }> {
+    const decoder = this.decoder;
+    if (decoder.kind !== 'split' || !decoder.beamLoop || !decoder.loop) throw new Error('this decoder has no beam loop');
+    const loop = decoder.loop;
+    await this.splitCross(state);
+    const rows = state.rows;
+    const own: Record<string, ort.Tensor> = {
+      ...searchFeeds(m, WHOLE_ROW),
+      ...beamLoopInputs(steps, beams, new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [rows, 1]),
+        Float32Array.from(scores), Uint8Array.from(done, Number), this.banVector(banned, loop.vocab)),
+      encoder_attention_mask: state.encoded.mask,
+    };
+    const session = this.steps?.pick() ?? decoder.withPast;
+    const run = loopRun(session, own, state.past, BEAM_LOOP.prefix, this.dims);
+    const fetches = [BEAM_LOOP.values, BEAM_LOOP.topIds, BEAM_LOOP.max, BEAM_LOOP.logSum, BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds, BEAM_LOOP.lastLogitsOut];
+    const out = await session.run(run, [...fetches, ...this.selfPresent.map((n) => BEAM_LOOP.prefix + n)]);
+    this.selfPast.forEach((key, i) => (state.past[key] = out[BEAM_LOOP.prefix + this.selfPresent[i]!] as ort.Tensor));
+    const from = out[BEAM_LOOP.chosenFrom] as ort.Tensor;
+    const ran = from.dims[0]!;
+    state.step += ran;
+    const data = <T extends Float32Array | BigInt64Array>(name: string) => (out[name] as ort.Tensor).data as T;
+    const perStep = <T extends Float32Array | BigInt64Array>(all: T, s: number) => all.subarray((s * all.length) / ran, ((s + 1) * all.length) / ran) as T;
+    const last = data<Float32Array>(BEAM_LOOP.lastLogitsOut);
+    const stepped = Array.from({ length: ran }, (_, s): BeamStep => ({
+      m,
+      max: perStep(data<Float32Array>(BEAM_LOOP.max), s),
+      logSum: perStep(data<Float32Array>(BEAM_LOOP.logSum), s),
+      values: perStep(data<Float32Array>(BEAM_LOOP.values), s),
+      ids: perStep(data<BigInt64Array>(BEAM_LOOP.topIds), s),
+      // The graph keeps the logits of its last step only, and only when that step's boundary check failed.
+      logits: async () => {
+        if (s !== ran - 1 || last.length !== rows * loop.vocab) throw new Error('beam loop: no logits kept for this step');
+        return last;
+      },
+    }));
+    const rowsOf = (all: BigInt64Array) => Array.from({ length: ran }, (_, s) => Array.from(perStep(all, s), Number));
+    return { stepped, chosenFrom: rowsOf(from.data as BigInt64Array), chosenIds: rowsOf(data<BigInt64Array>(BEAM_LOOP.chosenIds)) };
+  }
+
+  /** Whether greedySteps is available: the step model is greedy-loop.ts's Loop. */
+  get greedyLoop(): boolean {
+    return this.decoder.kind === 'split' && !!this.decoder.loop;
+  }
+
+  /**
+   * Greedy search for up to `steps` steps in one onnxruntime run (greedy-loop.ts): each row not `done` takes its best
+   * candidate that is not `banned` (the same ids for every row and step), a row that chooses EOS is done and fed
+   * padding from then on; the run ends early when every row is done. Returns the tokens chosen, one array per step
+   * run ([rows] each, padding for done rows), and advances the cache by that many steps.
+   */
+  async greedySteps(state: DecoderState, tokens: number[], steps: number, banned: readonly number[], done: readonly boolean[]): Promise<number[][]> {
+    if (this.decoder.kind !== 'split' || !this.decoder.loop) throw new Error('this decoder has no greedy loop');
+    await this.splitCross(state);
+    const ids = new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]);
+    const session = this.steps?.pick() ?? this.decoder.withPast;
+    const run = this.loopFeeds(session, state, ids, steps, banned, done, searchFeeds(this.topCandidates, 1), false);
+    const out = await session.run(run, [LOOP.chosen, ...this.loopFetches[TOP_IDS].slice(1)]);
+    this.selfPast.forEach((key, i) => (state.past[key] = out[LOOP.presentPrefix + this.selfPresent[i]!] as ort.Tensor));
+    const chosen = out[LOOP.chosen] as ort.Tensor;
+    const ran = chosen.dims[0]!;
+    state.step += ran;
+    const data = chosen.data as BigInt64Array;
+    return Array.from({ length: ran }, (_, s) => Array.from(data.subarray(s * state.rows, (s + 1) * state.rows), Number));
+  }
+
+  /**
+   * Split decoder, first step: the cross-attention K/V from the encoder output, then every step (the first with an
+   * empty self-attention cache) on the with-past model.
+   */
+  private async splitCross(state: DecoderState): Promise<void> {
+    if (state.step > 0 || this.decoder.kind !== 'split') return;
+    this.keepCross(state, await this.decoder.crossKv.run({ encoder_hidden_states: state.encoded.hidden }));
+  }
+
+  /** The cross-attention K/V of a first step's outputs, kept for every later step. */
+  private keepCross(state: DecoderState, from: ort.InferenceSession.ReturnType): void {
+    this.crossNames.forEach((n, i) => (state.past[this.crossPast[i]!] = from[`present.${n}`] as ort.Tensor));
+  }
+
+  /** A Loop run's feeds, in the session's input order (greedy-loop.ts). */
+  private loopFeeds(
+    session: ort.InferenceSession, state: DecoderState, ids: ort.Tensor, steps: number, banned: readonly number[],
+    done: readonly boolean[] | undefined, search: Record<string, ort.Tensor>, wholeLogits: boolean,
+  ): Record<string, ort.Tensor> {
+    const own: Record<string, ort.Tensor> = {
+      ...search,
+      ...greedyLoopInputs(steps, ids, done ? Uint8Array.from(done, Number) : new Uint8Array(state.rows),
+        this.banVector(banned, this.decoder.kind === 'split' ? this.decoder.loop?.vocab ?? 0 : 0), wholeLogits ? wholeRowLength : noLogits),
+      encoder_attention_mask: state.encoded.mask,
+    };
+    return loopRun(session, own, state.past, LOOP.pastPrefix, this.dims);
+  }
+
+  private banVector(banned: readonly number[], vocab: number): ort.Tensor {
+    const key = `${vocab}:${banned.join(',')}`;
+    let tensor = this.bans.get(key);
+    if (!tensor) {
+      const data = new Float32Array(vocab);
+      for (const id of banned) if (id >= 0 && id < vocab) data[id] = -Infinity;
+      tensor = new ort.Tensor('float32', data, [vocab]);
+      this.bans.set(key, tensor);
+    }
+    return tensor;
+  }
+
+  /** Beam search: row i of the self-attention cache becomes old row `from[i]`. Cross K/V rows of one source are equal. */
+  reorder(state: DecoderState, from: number[]): void {
+    for (const n of this.selfNames) permuteRows(state.past[`past_key_values.${n}`]!, from);
+  }
+
+  /** Keeps only the given rows of a batch (finished rows stop costing compute); every cached tensor follows. */
+  select(state: DecoderState, rows: number[]): void {
+    for (const key of Object.keys(state.past)) state.past[key] = gatherRows(state.past[key]!, rows);
+    state.encoded = { hidden: gatherRows(state.encoded.hidden, rows), mask: gatherRows(state.encoded.mask, rows), rows: rows.length };
+    state.rows = rows.length;
+  }
+
+  async release(): Promise<void> {
+    await this.encoder.release();
+    // With auto spinning, the step sessions own the step model's session (it may already be released as the idle one).
+    if (this.steps) await this.steps.release();
+    else await (this.decoder.kind === 'split' ? this.decoder.withPast : this.decoder.session).release();
+    if (this.decoder.kind === 'split') {
+      await this.decoder.crossKv.release();
+    }
+  }
+}
+

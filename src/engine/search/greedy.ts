@@ -1,0 +1,115 @@
+// Greedy search over a batch: each row takes the arg-max of its processed logits until EOS or its own limit. With a
+// decoder that returns each row's k best tokens (top-candidates.ts), the same token is chosen from those k and the
+// logits never leave onnxruntime. With greedy-loop.ts's Loop, the steps where every row's rules only ban the same
+// tokens run many to an onnxruntime run, chosen in the graph the same way.
+import type { GenerationRules } from '../model/family.ts';
+import { DROP_FINISHED_SHARE } from '../graph/greedy-loop.ts';
+import { applyRules, chooseFromCandidates, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
+import type { GenerationRow } from '../pool/protocol.ts';
+import { argmax } from './scores.ts';
+import type { Seq2SeqModel } from '../runtime/seq2seq.ts';
+
+export async function greedySearch(
+  model: Seq2SeqModel,
+  rules: GenerationRules,
+  processors: readonly LogitsProcessor[],
+  rows: readonly GenerationRow[],
+): Promise<number[][][]> {
+  const state = model.start(await model.encode(rows.map((r) => r.ids)));
+  const outputs: number[][] = rows.map(() => []);
+  // Decoder-state row b holds rows[active[b]]. Finished rows are fed padding until a quarter of the state has
+  // finished, then dropped from it (an fp32 row does not depend on its neighbours, so results are unchanged).
+  let active = rows.map((_, i) => i);
+  let done = rows.map(() => false);
+  let tokens = rows.map(() => rules.decoderStartId);
+  const limit = Math.max(...rows.map((r) => r.maxNewTokens));
+  const k = model.topCandidates;
+  /** Row rows[r], at state row b, took `next`: done at EOS or at its own limit. */
+  const take = (r: number, b: number, next: number) => {
+    outputs[r]!.push(next);
+    if (next === rules.eosId || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
+  };
+  for (let step = 0; step < limit; step++) {
+    const plan = model.greedyLoop ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step) : undefined;
+    if (plan) {
+      const chosen = await model.greedySteps(state, tokens, plan.steps, plan.banned, done);
+      for (const stepTokens of chosen) {
+        active.forEach((r, b) => {
+          if (!done[b]) take(r, b, stepTokens[b]!);
+        });
+      }
+      const last = chosen[chosen.length - 1]!;
+      tokens = active.map((_, b) => (done[b] ? rules.padId : last[b]!));
+      step += chosen.length - 1;
+    } else {
+      await singleStep(step);
+    }
+    const finished = done.filter(Boolean).length;
+    if (finished === active.length) break;
+    if (finished * DROP_FINISHED_SHARE >= active.length) {
+      const keep = active.map((_, b) => b).filter((b) => !done[b]);
+      model.select(state, keep);
+      active = keep.map((b) => active[b]!);
+      tokens = keep.map((b) => tokens[b]!);
+      done = keep.map(() => false);
+    }
+  }
+  return outputs.map((o) => [o]);
+
+  async function singleStep(step: number): Promise<void> {
+    const logits = k > 0 ? undefined : await model.step(state, tokens);
+    const candidates = k > 0 ? await model.stepCandidates(state, tokens) : undefined;
+    const vocab = logits ? logits.length / active.length : 0;
+    active.forEach((r, b) => {
+      if (done[b]) {
+        tokens[b] = rules.padId;
+        return;
+      }
+      const row = rows[r]!;
+      const ctx = rowContext(row, step);
+      let next: number;
+      if (candidates) next = chooseFromCandidates(candidates.subarray(b * k, (b + 1) * k), processors, ctx);
+      else {
+        const scores = logits!.subarray(b * vocab, (b + 1) * vocab);
+        applyRules(scores, processors, ctx);
+        next = argmax(scores);
+      }
+      tokens[b] = next;
+      take(r, b, next);
+    });
+  }
+}
+
+/** Most steps one Loop run may take (the run also ends where finished rows would be dropped: greedy-loop.ts). */
+export const LOOP_STEPS = 16;
+
+/**
+ * The steps from `step` on that greedy-loop.ts can run in one go for these rows (the ones not done): at least two,
+ * none forcing a token, every row banning the same tokens at every one of them, none past a row's own limit. The
+ * first step that breaks this (NLLB's forced language token, the forced EOS at a row's limit, the end of a minimum
+ * length) is left to a single step.
+ */
+export function loopPlan(
+  processors: readonly LogitsProcessor[], rows: readonly GenerationRow[], step: number,
+): { steps: number; banned: number[] } | undefined {
+  if (rows.length === 0) return undefined;
+  const room = Math.min(LOOP_STEPS, ...rows.map((r) => r.maxNewTokens - step));
+  let key: string | undefined;
+  let banned: number[] = [];
+  let steps = 0;
+  for (; steps < room; steps++) {
+    let stepKey: string | undefined;
+    for (const row of rows) {
+      const { forced, banned: ids } = rulesAt(processors, rowContext(row, step + steps));
+      if (forced !== undefined) return steps >= 2 ? { steps, banned } : undefined;
+      const rowKey = [...ids].sort((a, b) => a - b).join(',');
+      if (stepKey === undefined) {
+        stepKey = rowKey;
+        if (key === undefined) banned = [...ids].sort((a, b) => a - b);
+      } else if (rowKey !== stepKey) return steps >= 2 ? { steps, banned } : undefined;
+    }
+    if (key === undefined) key = stepKey;
+    else if (stepKey !== key) break;
+  }
+  return steps >= 2 ? { steps, banned } : undefined;
+}

@@ -1,0 +1,46 @@
+// Which models serve source -> target (FLORES codes): a direct Marian pair first (a one-pair model before a
+// multilingual one such as opus-mt-en-ROMANCE: the specialist is the better translator), then an NLLB model, then a
+// pivot through English (each hop chosen the same way). Deterministic: ties go to the alphabetically first model.
+import type { ModelFamily } from '../types.ts';
+
+export const PIVOT = 'eng_Latn';
+
+export interface Routable {
+  name: string;
+  family: ModelFamily;
+  sources: ReadonlySet<string>;
+  targets: ReadonlySet<string>;
+}
+
+export class Router {
+  private readonly models: Routable[];
+
+  constructor(models: Routable[]) {
+    const rank = (m: Routable) => (m.family === 'nllb' ? 2 : m.sources.size === 1 && m.targets.size === 1 ? 0 : 1);
+    this.models = [...models].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
+  }
+
+  direct(source: string, target: string): string | undefined {
+    return this.models.find((m) => m.sources.has(source) && m.targets.has(target))?.name;
+  }
+
+  route(source: string, target: string): string[] | undefined {
+    if (source === target) return [];
+    const one = this.direct(source, target);
+    if (one) return [one];
+    if (source === PIVOT || target === PIVOT) return undefined;
+    const first = this.direct(source, PIVOT);
+    const second = this.direct(PIVOT, target);
+    return first && second ? [first, second] : undefined;
+  }
+
+  sources(): string[] {
+    return [...new Set(this.models.flatMap((m) => [...m.sources]))].sort();
+  }
+
+  targets(source?: string): string[] {
+    const all = [...new Set(this.models.flatMap((m) => [...m.targets]))].sort();
+    if (source === undefined) return all;
+    return all.filter((t) => t !== source && this.route(source, t));
+  }
+}
