@@ -1,0 +1,131 @@
+// Word (DOCX): every w:p of the body, headers, footers, footnotes, endnotes and text boxes (w:txbxContent
+// paragraphs sit inside a run of their anchor paragraph: they are units of their own, and the anchor keeps
+// them through the nested rendering of its tokens). Runs' w:t text is translated; tabs and line breaks are
+// breaks; drawings, field codes, bookmarks, footnote references and anything unknown (tracked changes,
+// content controls, math) are tokens kept as they are. A complex field's shown result is ordinary text.
+import { OFFICE, partsOfType, sniffOoxml } from './ooxml.ts';
+import { openZipDocument, type PartPlan, type PartUnit } from './package.ts';
+import { RunParagraph, type RunSyntax } from './runs.ts';
+import type { Inline } from './inline.ts';
+import { DocumentError, type DocumentFormat } from './types.ts';
+import { findAll, isElement, textOf, withAttribute, type XmlElement, type XmlPart } from './xml.ts';
+
+const W = new Set(['http://schemas.openxmlformats.org/wordprocessingml/2006/main', 'http://purl.oclc.org/ooxml/wordprocessingml/main']);
+const ML = `${OFFICE}wordprocessingml.`;
+const MAIN = [`${ML}document.main+xml`, `${ML}template.main+xml`, 'application/vnd.ms-word.document.macroEnabled.main+xml', 'application/vnd.ms-word.template.macroEnabledTemplate.main+xml'];
+const TEXT_PARTS = [...MAIN, `${ML}header+xml`, `${ML}footer+xml`, `${ML}footnotes+xml`, `${ML}endnotes+xml`];
+const LANG_PARTS = [`${ML}styles+xml`, `${ML}settings+xml`];
+
+const isW = (el: XmlElement, local: string): boolean => el.local === local && W.has(el.uri);
+
+/** `w:lang`'s (and `w:themeFontLang`'s) w:val set to the target inside a piece of WordprocessingML. */
+function retagWord(xml: string, target: string): string {
+  return xml.replace(/<(\w+:)?(?:lang|themeFontLang)\b[^>]*>/g, (tag, prefix: string | undefined) => {
+    const val = `${prefix ?? ''}val`;
+    return new RegExp(`\\s${val}\\s*=`).test(tag) ? withAttribute(tag, val, target) : tag;
+  });
+}
+
+// CT_RPr's children that come after w:lang: a new w:lang goes before the first of them.
+const AFTER_LANG = new Set(['eastAsianLayout', 'specVanish', 'oMath']);
+
+/** The document default run properties: their w:lang set, or added when they have none. */
+function defaultLangEdits(part: XmlPart, target: string): { start: number; end: number; text: string }[] {
+  const existing = findAll(part.root, (el) => isW(el, 'lang') || isW(el, 'themeFontLang'), true);
+  const edits = existing.map((el) => ({ start: el.start, end: el.openEnd, text: retagWord(part.text.slice(el.start, el.openEnd), target) }));
+  const holder = findAll(part.root, (el) => isW(el, 'rPrDefault'))[0];
+  if (holder === undefined) return edits;
+  const rPr = holder.children.find((c): c is XmlElement => isElement(c) && isW(c, 'rPr'));
+  const p = holder.name.includes(':') ? `${holder.name.split(':')[0]}:` : '';
+  if (rPr === undefined) {
+    // <w:rPrDefault/> or one without run properties: it gets some, holding only the language.
+    const inner = `<${p}rPr><${p}lang ${p}val="${target}"/></${p}rPr>`;
+    const text = holder.openEnd === holder.end ? `<${holder.name}>${inner}</${holder.name}>` : part.text.slice(holder.start, holder.openEnd) + inner + part.text.slice(holder.openEnd, holder.end);
+    return [...edits, { start: holder.start, end: holder.end, text }];
+  }
+  if (rPr.children.some((c) => isElement(c) && isW(c, 'lang'))) return edits;
+  if (rPr.openEnd === rPr.end) return [...edits, { start: rPr.start, end: rPr.end, text: `<${rPr.name}><${p}lang ${p}val="${target}"/></${rPr.name}>` }];
+  const prefix = rPr.name.includes(':') ? `${rPr.name.split(':')[0]}:` : '';
+  const before = rPr.children.find((c): c is XmlElement => isElement(c) && AFTER_LANG.has(c.local));
+  const at = before?.start ?? rPr.end - `</${rPr.name}>`.length;
+  return [...edits, { start: at, end: at, text: `<${prefix}lang ${prefix}val="${target}"/>` }];
+}
+
+function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
+  const src = part.text;
+  const prefix = p.name.includes(':') ? `${p.name.split(':')[0]}:` : '';
+  const syntax: RunSyntax = {
+    run: (props, text) => `<${prefix}r>${props}<${prefix}t xml:space="preserve">${text}</${prefix}t></${prefix}r>`,
+    retag: retagWord,
+  };
+  const para = new RunParagraph(syntax);
+  let props = '';
+  const runNodes = (r: XmlElement, render: (a: number, b: number) => string): Inline[] => {
+    const rPr = r.children.find((c): c is XmlElement => isElement(c) && isW(c, 'rPr'));
+    const rProps = rPr ? src.slice(rPr.start, rPr.end) : '';
+    const runOf = (inner: string): string => `<${prefix}r>${rProps}${inner}</${prefix}r>`;
+    const out: Inline[] = [];
+    for (const c of r.children) {
+      if (!isElement(c) || c === rPr) continue;
+      if (!W.has(c.uri)) out.push(para.token(() => runOf(render(c.start, c.end))));
+      else if (c.local === 't') out.push(para.run(rProps, [textOf(c)]));
+      else if (c.local === 'tab' || c.local === 'br' || c.local === 'cr') out.push(para.br(() => runOf(src.slice(c.start, c.end))));
+      else if (c.local === 'noBreakHyphen') out.push(para.run(rProps, ['\u2011']));
+      else if (c.local === 'softHyphen' || c.local === 'lastRenderedPageBreak') continue;
+      else out.push(para.token(() => runOf(render(c.start, c.end))));
+    }
+    return out;
+  };
+  let renderRef: (a: number, b: number) => string = (a, b) => src.slice(a, b);
+  const render = (a: number, b: number): string => renderRef(a, b);
+  const content = (children: readonly (XmlElement | string)[]): Inline[] =>
+    children.flatMap((c): Inline[] => {
+      if (!isElement(c)) return [];
+      if (isW(c, 'pPr')) {
+        props = src.slice(c.start, c.end);
+        return [];
+      }
+      if (isW(c, 'r')) return runNodes(c, render);
+      if (isW(c, 'proofErr')) return [];
+      if (isW(c, 'hyperlink') && c.openEnd !== c.end && !src.slice(c.start, c.openEnd).endsWith('/>')) {
+        return [para.link(src.slice(c.start, c.openEnd), `</${c.name}>`, content(c.children))];
+      }
+      return [para.token(() => render(c.start, c.end))];
+    });
+  const nodes = content(p.children);
+  const unit = para.unit(nodes, p.start, p.end, (target) => src.slice(p.start, p.openEnd) + retagWord(props, target), () => `</${p.name}>`);
+  if (unit === undefined) return undefined;
+  return {
+    ...unit,
+    build(translation, target, r) {
+      renderRef = r;
+      return unit.build(translation, target, r);
+    },
+  };
+}
+
+/** Paragraphs (and text box paragraphs inside them: a w:p is looked into). Self-closing ones hold nothing. */
+function paragraphs(part: XmlPart): PartUnit[] {
+  return findAll(part.root, (el) => isW(el, 'p') && el.openEnd !== el.end, true)
+    .map((p) => paragraphUnit(part, p))
+    .filter((u): u is PartUnit => u !== undefined);
+}
+
+
+export const docx: DocumentFormat = {
+  id: 'docx',
+  mediaType: `${OFFICE}wordprocessingml.document`,
+  extension: 'docx',
+  sniff: (bytes) => sniffOoxml(bytes, MAIN),
+  open: (bytes, limits) =>
+    openZipDocument(bytes, limits, 'DOCX', (zip) => {
+      const plans = new Map<string, PartPlan>();
+      if (partsOfType(zip, MAIN).length === 0) throw new DocumentError('The DOCX file has no main document part.');
+      for (const name of partsOfType(zip, TEXT_PARTS)) plans.set(name, { units: paragraphs(zip.xml(name)) });
+      for (const name of partsOfType(zip, LANG_PARTS)) {
+        const part = zip.xml(name);
+        plans.set(name, { units: [], edits: (target) => defaultLangEdits(part, target) });
+      }
+      return plans;
+    }),
+};
