@@ -26,7 +26,7 @@ export interface Entries {
   entries: ZipEntry[];
   get(name: string): ZipEntry | undefined;
   /** A part parsed as XML (throws DocumentError for a missing part, DOCTYPE or malformed XML). */
-  xml(name: string): XmlPart;
+  xml(name: string, options?: { xhtml?: boolean }): XmlPart;
 }
 
 export type Planner = (zip: Entries) => Map<string, PartPlan> | Promise<Map<string, PartPlan>>;
@@ -38,12 +38,12 @@ export async function openZipDocument(bytes: Uint8Array, limits: DocumentLimits,
   const zip: Entries = {
     entries,
     get: (name) => byName.get(name),
-    xml(name) {
+    xml(name, options) {
       let part = parsed.get(name);
       if (part) return part;
       const entry = byName.get(name);
       if (entry === undefined) throw new DocumentError(`The ${kind} file has no part "${name}".`);
-      part = parseXml(decodeXml(entry.data, `The part "${name}" of the ${kind} file`), `The part "${name}" of the ${kind} file`);
+      part = parseXml(decodeXml(entry.data, `The part "${name}" of the ${kind} file`), `The part "${name}" of the ${kind} file`, options);
       parsed.set(name, part);
       return part;
     },
@@ -73,7 +73,7 @@ export async function openZipDocument(bytes: Uint8Array, limits: DocumentLimits,
         const text = rewriter.render();
         // A part we could not write well-formed is our fault, never the user's: fail loudly rather than hand back a broken file.
         try {
-          parseXml(text, name);
+          parseXml(text, name, { xhtml: true });
         } catch (err) {
           throw new Error(`${kind}: the translated part "${name}" is not well-formed (${(err as Error).message})`);
         }

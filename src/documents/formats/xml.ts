@@ -2,6 +2,7 @@
 // element sits in the source text, so a part is rewritten by replacing only the ranges we translate; the rest
 // of the part is its own characters. A DOCTYPE is refused before anything else is read: no DTD means no
 // external entities (XXE) and no entity expansion (billion laughs) can happen.
+import { parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
 import { SaxesParser } from 'saxes';
 import { DocumentError } from './types.ts';
 
@@ -42,15 +43,22 @@ export function decodeXml(data: Uint8Array, where: string): string {
   }
 }
 
-export function parseXml(text: string, where: string): XmlPart {
+/**
+ * `xhtml`: an EPUB content document may start with `<!DOCTYPE html …>` and (EPUB 2) use HTML's named
+ * entities. Its DOCTYPE is accepted only without an internal subset: entities can only be declared there
+ * (saxes never fetches an external DTD), so no declared entity exists, and HTML's names decode to their text.
+ */
+export function parseXml(text: string, where: string, options: { xhtml?: boolean } = {}): XmlPart {
   const parser = new SaxesParser({ xmlns: true, position: true });
+  if (options.xhtml) parser.ENTITIES = htmlEntities(parser.ENTITIES);
   const doc: XmlElement = { name: '', local: '', uri: '', attrs: new Map(), children: [], parent: undefined, start: 0, openEnd: 0, end: text.length };
   let current = doc;
   let pendingStart = 0;
   const fail = (why: string): never => {
     throw new DocumentError(`${where} is not well-formed XML (${why}).`);
   };
-  parser.on('doctype', () => {
+  parser.on('doctype', (doctype) => {
+    if (options.xhtml && !doctype.includes('[')) return;
     throw new DocumentError(`${where} declares a DOCTYPE; document XML with a DTD is refused (external entities and entity expansion).`);
   });
   parser.on('error', (err) => fail(err.message));
@@ -173,4 +181,22 @@ export class Rewriter {
     }
     return out + this.source.slice(at, end);
   }
+}
+
+/** XML's five entities plus HTML's named ones (decoded by the HTML parser, one name at a time, only when used). */
+function htmlEntities(xml: Record<string, string>): Record<string, string> {
+  const cache = new Map<string, string | undefined>();
+  return new Proxy(xml, {
+    get(target, name) {
+      if (typeof name !== 'string') return undefined;
+      if (name in target) return target[name];
+      if (!/^[A-Za-z][A-Za-z0-9]{0,31}$/.test(name)) return undefined;
+      if (!cache.has(name)) {
+        const node = parseFragment(`&${name};`).childNodes[0];
+        const value = node?.nodeName === '#text' ? (node as T.TextNode).value : undefined;
+        cache.set(name, value === `&${name};` ? undefined : value);
+      }
+      return cache.get(name);
+    },
+  });
 }
