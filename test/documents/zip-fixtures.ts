@@ -92,7 +92,8 @@ export function makeOdf(sources: { docx: Uint8Array; pptx: Uint8Array; xlsx: Uin
 export function zipOf(entries: [string, string | Uint8Array][]): Promise<Uint8Array> {
   const zip = new yazl.ZipFile();
   for (const [name, content] of entries) {
-    zip.addBuffer(Buffer.from(content), name, { compress: name !== 'mimetype', mtime: new Date(Date.UTC(2024, 0, 1)) });
+    if (name.endsWith('/')) zip.addEmptyDirectory(name, { mtime: new Date(Date.UTC(2024, 0, 1)) });
+    else zip.addBuffer(Buffer.from(content), name, { compress: name !== 'mimetype', mtime: new Date(Date.UTC(2024, 0, 1)) });
   }
   zip.end();
   return new Promise((resolve, reject) => {

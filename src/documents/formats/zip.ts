@@ -69,7 +69,12 @@ export async function readZip(bytes: Uint8Array, limits: DocumentLimits, kind: s
   } catch (err) {
     zip.close();
     if (err instanceof DocumentError) throw err;
-    throw new DocumentError(`The ${kind} file is a damaged zip archive (${(err as Error).message}).`);
+    const message = (err as Error).message;
+    // yauzl checks names itself before handing an entry out.
+    if (/invalid relative path|absolute path/.test(message)) {
+      throw new DocumentError(`The ${kind} file has a zip entry name with a ".." path segment or an absolute path, which is refused (${message}).`);
+    }
+    throw new DocumentError(`The ${kind} file is a damaged zip archive (${message}).`);
   }
   zip.close();
   return entries;
