@@ -2,10 +2,31 @@
 // converts those to ODT/ODP/ODS; EPUB 2 and 3 are written by hand after their specifications (zipped with
 // yazl: mimetype first and stored).
 import ExcelJS from 'exceljs';
-import { Document, ExternalHyperlink, Footer, FootnoteReferenceRun, Header, HeadingLevel, Packer, Paragraph, Tab, Table, TableCell, TableRow, TextRun } from 'docx';
+import {
+  Bookmark,
+  Document,
+  ExternalHyperlink,
+  Footer,
+  FootnoteReferenceRun,
+  Header,
+  HeadingLevel,
+  ImageRun,
+  Packer,
+  Paragraph,
+  SimpleField,
+  Tab,
+  Table,
+  TableCell,
+  TableRow,
+  TextRun,
+  Textbox,
+} from 'docx';
 import PptxGenJS from 'pptxgenjs';
 import yazl from 'yazl';
 import { sofficeConvert } from './zip-helpers.ts';
+
+// A 1x1 PNG, to show that images come back byte for byte.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 export async function makeDocx(): Promise<Uint8Array> {
   const doc = new Document({
@@ -35,6 +56,17 @@ export async function makeDocx(): Promise<Uint8Array> {
           }),
           new Paragraph({ text: 'The cat sleeps on the mat.', bullet: { level: 0 } }),
           new Paragraph({ children: [new TextRun('Name:'), new TextRun({ text: 'The dog', break: 1 }), new TextRun({ children: [new Tab(), 'is in the garden.'] })] }),
+          new Paragraph({
+            children: [
+              new TextRun('The anchor paragraph has a box.'),
+              new Textbox({ style: { width: '200pt', height: '50pt' }, children: [new Paragraph('The text box speaks.')] }),
+            ],
+          }),
+          new Paragraph({ children: [new TextRun('See page '), new SimpleField('PAGE', '1'), new TextRun(' for the details.')] }),
+          new Paragraph({ children: [new Bookmark({ id: 'marked', children: [new TextRun('The marked words')] }), new TextRun(' stay marked.')] }),
+          new Paragraph({
+            children: [new ImageRun({ type: 'png', data: PNG, transformation: { width: 10, height: 10 } }), new TextRun('The picture shows a dog.')],
+          }),
           new Table({
             rows: [
               new TableRow({
@@ -109,8 +141,6 @@ const CONTAINER = `<?xml version="1.0" encoding="UTF-8"?>
   <rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles>
 </container>`;
 
-// A 1x1 PNG, to show that images come back byte for byte.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 const CHAPTER = (doctype: string, head: string) => `<?xml version="1.0" encoding="UTF-8"?>
 ${doctype}

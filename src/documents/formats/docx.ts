@@ -90,6 +90,8 @@ function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
       if (isW(c, 'hyperlink') && c.openEnd !== c.end && !src.slice(c.start, c.openEnd).endsWith('/>')) {
         return [para.link(src.slice(c.start, c.openEnd), `</${c.name}>`, content(c.children))];
       }
+      // A simple field's shown value (a page number, a date) reads as words of the sentence.
+      if (isW(c, 'fldSimple')) return [para.token(() => render(c.start, c.end), textOf(c))];
       return [para.token(() => render(c.start, c.end))];
     });
   const nodes = content(p.children);
