@@ -15,8 +15,6 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   config: [],
   languages: [],
   text: [],
-  // Document formats parse and write files; they call nothing of the rest of src/.
-  documents: [],
   detect: ['languages'],
   engine: ['config', 'languages', 'service/errors.ts'],
   accounts: ['config', 'service/errors.ts'],

@@ -68,6 +68,8 @@ describe('zip containers', () => {
     const base = await docxWith({ 'aa/evil.txt': 'x', 'Xbsolute.txt': 'y' });
     expect(await refusal('docx', renameEntry(base, 'aa/evil.txt', '../evil.txt'))).toMatch(/"\.\." path segment/);
     expect(await refusal('docx', renameEntry(base, 'Xbsolute.txt', '/bsolute.txt'))).toMatch(/absolute path/);
+    // A backslash is read as a slash, so Windows-style climbing is refused too.
+    expect(await refusal('docx', renameEntry(base, 'aa/evil.txt', '..\\evil.txt'))).toMatch(/"\.\." path segment/);
   });
 
   it('more entries than the limit is refused without reading them', async () => {

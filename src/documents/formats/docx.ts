@@ -12,7 +12,8 @@ import { findAll, isElement, textOf, withAttribute, type XmlElement, type XmlPar
 
 const W = new Set(['http://schemas.openxmlformats.org/wordprocessingml/2006/main', 'http://purl.oclc.org/ooxml/wordprocessingml/main']);
 const ML = `${OFFICE}wordprocessingml.`;
-const MAIN = [`${ML}document.main+xml`, `${ML}template.main+xml`, 'application/vnd.ms-word.document.macroEnabled.main+xml', 'application/vnd.ms-word.template.macroEnabledTemplate.main+xml'];
+// Only documents: a template or a macro-enabled file given back as .docx would not open in Word.
+const MAIN = [`${ML}document.main+xml`];
 const TEXT_PARTS = [...MAIN, `${ML}header+xml`, `${ML}footer+xml`, `${ML}footnotes+xml`, `${ML}endnotes+xml`];
 const LANG_PARTS = [`${ML}styles+xml`, `${ML}settings+xml`];
 

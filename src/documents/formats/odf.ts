@@ -145,7 +145,7 @@ function odfFormat(id: 'odt' | 'odp' | 'ods', kind: string, mediaType: string): 
     extension: id,
     sniff: (bytes) => {
       const type = packageMimetype(bytes);
-      return type === mediaType || type === `${mediaType}-template`;
+      return type === mediaType;
     },
     open: (bytes, limits) => openZipDocument(bytes, limits, kind, plan(kind)),
   };

@@ -11,7 +11,8 @@ import { findAll, isElement, textOf, withAttribute, type XmlElement, type XmlPar
 
 const A = new Set(['http://schemas.openxmlformats.org/drawingml/2006/main', 'http://purl.oclc.org/ooxml/drawingml/main']);
 const ML = `${OFFICE}presentationml.`;
-const MAIN = [`${ML}presentation.main+xml`, `${ML}slideshow.main+xml`, `${ML}template.main+xml`, 'application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml'];
+// Only presentations: a show, a template or a macro-enabled file given back as .pptx would not open in PowerPoint.
+const MAIN = [`${ML}presentation.main+xml`];
 const TEXT_PARTS = [`${ML}slide+xml`, `${ML}notesSlide+xml`];
 
 const isA = (el: XmlElement, local: string): boolean => el.local === local && A.has(el.uri);

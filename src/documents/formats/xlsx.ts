@@ -11,7 +11,8 @@ import { findAll, isElement, textOf, type XmlElement, type XmlPart } from './xml
 
 const S = new Set(['http://schemas.openxmlformats.org/spreadsheetml/2006/main', 'http://purl.oclc.org/ooxml/spreadsheetml/main']);
 const ML = `${OFFICE}spreadsheetml.`;
-const MAIN = [`${ML}sheet.main+xml`, `${ML}template.main+xml`, 'application/vnd.ms-excel.sheet.macroEnabled.main+xml'];
+// Only workbooks: a template or a macro-enabled file given back as .xlsx would not open in Excel.
+const MAIN = [`${ML}sheet.main+xml`];
 
 const isS = (el: XmlElement, local: string): boolean => el.local === local && S.has(el.uri);
 

@@ -108,8 +108,8 @@ async function entryData(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Buffer
 export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
   const zip = new yazl.ZipFile();
   for (const e of entries) {
-    if (e.name.endsWith('/')) zip.addEmptyDirectory(e.name, { mtime: e.mtime });
-    else zip.addBuffer(e.data, e.name, { compress: e.compressed, mtime: e.mtime });
+    if (e.name.endsWith('/')) zip.addEmptyDirectory(e.name, { mtime: e.mtime, forceDosTimestamp: true });
+    else zip.addBuffer(e.data, e.name, { compress: e.compressed, mtime: e.mtime, forceDosTimestamp: true });
   }
   zip.end();
   return new Promise((resolve, reject) => {
