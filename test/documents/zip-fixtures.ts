@@ -12,6 +12,7 @@ import {
   HeadingLevel,
   ImageRun,
   Packer,
+  PageNumber,
   Paragraph,
   SimpleField,
   Tab,
@@ -34,7 +35,11 @@ export async function makeDocx(): Promise<Uint8Array> {
     sections: [
       {
         headers: { default: new Header({ children: [new Paragraph('The header of the page.')] }) },
-        footers: { default: new Footer({ children: [new Paragraph('The footer of the page.')] }) },
+        footers: {
+          default: new Footer({
+            children: [new Paragraph({ children: [new TextRun('The footer of page '), new TextRun({ children: [PageNumber.CURRENT] }), new TextRun(' is short.')] })],
+          }),
+        },
         children: [
           new Paragraph({ text: 'The first chapter', heading: HeadingLevel.HEADING_1 }),
           new Paragraph({
@@ -119,6 +124,17 @@ export function makeOdf(sources: { docx: Uint8Array; pptx: Uint8Array; xlsx: Uin
   const ods = sofficeConvert({ 'source.xlsx': sources.xlsx }, 'ods').get('source.xlsx');
   if (!odt || !odp || !ods) throw new Error('LibreOffice did not convert the test files to ODT/ODP/ODS');
   return { odt: new Uint8Array(odt), odp: new Uint8Array(odp), ods: new Uint8Array(ods) };
+}
+
+/** DOCX, PPTX and XLSX as LibreOffice writes them, converted from its own ODT, ODP and ODS. */
+export function makeOoxmlByLibreOffice(odf: { odt: Uint8Array; odp: Uint8Array; ods: Uint8Array }): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [from, to] of [['odt', 'docx'], ['odp', 'pptx'], ['ods', 'xlsx']] as const) {
+    const made = sofficeConvert({ [`lo.${from}`]: odf[from] }, to).get(`lo.${from}`);
+    if (!made) throw new Error(`LibreOffice did not convert the test ${from} to ${to}`);
+    out[`lo-${to}`] = new Uint8Array(made);
+  }
+  return out;
 }
 
 export function zipOf(entries: [string, string | Uint8Array][]): Promise<Uint8Array> {

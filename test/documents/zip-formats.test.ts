@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zipFormats } from '../../src/documents/formats/zip-formats.ts';
 import { DocumentError, type DocumentFormat, type TextUnit } from '../../src/documents/formats/types.ts';
-import { makeDocx, makeEpub2, makeEpub3, makeOdf, makePptx, makeXlsx, zipOf } from './zip-fixtures.ts';
+import { makeDocx, makeEpub2, makeEpub3, makeOdf, makeOoxmlByLibreOffice, makePptx, makeXlsx, zipOf } from './zip-fixtures.ts';
 import {
   checkContainer,
   descendants,
@@ -25,6 +25,8 @@ import {
 } from './zip-helpers.ts';
 
 const format = (id: string): DocumentFormat => zipFormats.find((f) => f.id === id)!;
+/** The format a test file is in, by its key ('lo-docx': a DOCX made by LibreOffice; 'epub2'). */
+const formatIdOf = (key: string): string => key.replace(/^lo-/, '').replace(/^epub\d$/, 'epub');
 
 let translator: Translator;
 const sources: Record<string, Uint8Array> = {};
@@ -37,6 +39,7 @@ beforeAll(async () => {
   sources.pptx = await makePptx();
   sources.xlsx = await makeXlsx();
   Object.assign(sources, makeOdf({ docx: sources.docx, pptx: sources.pptx, xlsx: sources.xlsx }));
+  Object.assign(sources, makeOoxmlByLibreOffice({ odt: sources.odt!, odp: sources.odp!, ods: sources.ods! }));
   sources.epub3 = await makeEpub3();
   sources.epub2 = await makeEpub2();
 }, 600_000);
@@ -75,6 +78,7 @@ function expectedTexts(units: readonly TextUnit[], translations: readonly string
 }
 
 async function run(id: string, key = id) {
+  expect(formatIdOf(key)).toBe(id);
   const src = sources[key]!;
   const out = await translateFile(format(id), src, translator);
   results[key] = out.result;
@@ -88,7 +92,7 @@ describe('sniffing from the content', () => {
   it('each file is claimed by its own format only, whatever its name', () => {
     for (const [key, bytes] of Object.entries(sources)) {
       const claimed = zipFormats.filter((f) => f.sniff(bytes, 'upload.bin')).map((f) => f.id);
-      expect(claimed, key).toEqual([key.startsWith('epub') ? 'epub' : key]);
+      expect(claimed, key).toEqual([formatIdOf(key)]);
     }
   });
 });
@@ -289,20 +293,43 @@ describe('EPUB (hand-written after the specifications)', () => {
   });
 });
 
-describe('LibreOffice opens every result', () => {
-  // LibreOffice reads no EPUB; the e-books are checked above part by part (strict XML, container, manifest).
-  it('converts each translated office file to a non-empty PDF (one soffice run for all)', () => {
-    const office = ['docx', 'odp', 'ods', 'odt', 'pptx', 'xlsx'];
-    // Every format's result is here: none was skipped by an earlier failure.
-    expect(Object.keys(results).filter((k) => office.includes(k)).sort()).toEqual(office);
-    const files = Object.fromEntries(office.map((key) => [`${key}-result.${key}`, results[key]!]));
-    const pdfs = sofficeConvert(files, 'pdf');
-    for (const name of Object.keys(files)) {
-      const pdf = pdfs.get(name);
-      expect(pdf, name).toBeDefined();
-      expect(pdf!.subarray(0, 5).toString('latin1'), name).toBe('%PDF-');
-    }
-  }, 300_000);
+// The same three formats as LibreOffice writes them (rsids, language tags in styles, complex fields, its own
+// part names): the checks that do not depend on one producer's layout.
+const OOXML_TEXT: Record<string, { parts: RegExp; paragraph: string; text: (p: XNode) => string }> = {
+  docx: {
+    parts: /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/,
+    paragraph: 'w:p',
+    text: (p) => ownText(p, ['w:p', 'w:instrText', 'w:delText', 'w:rPr', 'w:pPr']),
+  },
+  pptx: { parts: /^ppt\/(slides\/slide|notesSlides\/notesSlide)\d+\.xml$/, paragraph: 'a:p', text: (p) => ownText(p, ['a:fld', 'a:rPr', 'a:pPr', 'a:endParaRPr']) },
+  xlsx: { parts: /^xl\/sharedStrings\.xml$/, paragraph: 'si', text: (si) => ownText(si, ['rPr', 'rPh']) },
+};
+const LANGUAGE_PARTS = /^word\/(styles|settings)\.xml$/;
+
+describe('DOCX, PPTX and XLSX made by LibreOffice', () => {
+  for (const id of ['docx', 'pptx', 'xlsx']) {
+    it(`${id}: only text and language parts change, each paragraph as the html path translates it`, async () => {
+      const key = `lo-${id}`;
+      const { units, translations, result } = await run(id, key);
+      const spec = OOXML_TEXT[id]!;
+      const before = await unzip(sources[key]!);
+      const after = new Map((await unzip(result)).map((e) => [e.name, e.data]));
+      const changed = before.filter((e) => !after.get(e.name)?.equals(e.data)).map((e) => e.name);
+      expect(changed.filter((n) => !spec.parts.test(n) && !LANGUAGE_PARTS.test(n))).toEqual([]);
+      const parts = await checkContainer(sources[key]!, result, changed);
+      const textParts = before.filter((e) => spec.parts.test(e.name));
+      const texts = (xml: (name: string, data: Buffer) => string) =>
+        textParts.flatMap((e) => paragraphTexts(xmlTree(xml(e.name, e.data)), [spec.paragraph], spec.text));
+      const expected = expectedTexts(units, translations);
+      expect(texts((_, data) => data.toString('utf8'))).toEqual(expected.source);
+      expect(texts((name, data) => parts.get(name) ?? data.toString('utf8'))).toEqual(expected.translated);
+      if (id === 'docx') {
+        const langs = [...(parts.get('word/styles.xml') ?? '').matchAll(/<w:lang [^>]*w:val="([^"]*)"/g)].map((m) => m[1]);
+        expect(langs.length).toBeGreaterThan(0);
+        expect(langs.every((l) => l === 'de')).toBe(true);
+      }
+    });
+  }
 });
 
 /** mulberry32: a small seeded generator, so a failing case can be replayed. */
@@ -323,7 +350,7 @@ describe('fuzz: truncated and byte-flipped real files of every zip format', () =
     const outcomes: Record<string, { tried: number; refused: number; written: number }> = {};
     const perFile = 100;
     for (const [key, source] of Object.entries(sources)) {
-      const f = format(key.startsWith('epub') ? 'epub' : key);
+      const f = format(formatIdOf(key));
       const tally = (outcomes[key] = { tried: 0, refused: 0, written: 0 });
       for (let i = 0; i < perFile; i++) {
         const bytes = new Uint8Array(source);
@@ -361,9 +388,25 @@ describe('fuzz: truncated and byte-flipped real files of every zip format', () =
     }
     console.log(`zip fuzz outcomes (seed 20240101, ${perFile} cases a file):`, JSON.stringify(outcomes));
     const total = Object.values(outcomes).reduce((n, o) => n + o.tried, 0);
-    expect(total).toBe(perFile * 8);
+    expect(total).toBe(perFile * Object.keys(sources).length);
     // Both outcomes occur: the mutations reach the parsers, not only the zip reader.
     expect(Object.values(outcomes).some((o) => o.written > 0)).toBe(true);
     expect(Object.values(outcomes).every((o) => o.refused > 0)).toBe(true);
+  }, 300_000);
+});
+
+describe('LibreOffice opens every result', () => {
+  // LibreOffice reads no EPUB; the e-books are checked above part by part (strict XML, container, manifest).
+  it('converts each translated office file to a non-empty PDF (one soffice run for all)', () => {
+    const office = ['docx', 'lo-docx', 'lo-pptx', 'lo-xlsx', 'odp', 'ods', 'odt', 'pptx', 'xlsx'];
+    // Every format's result is here: none was skipped by an earlier failure.
+    expect(Object.keys(results).filter((k) => office.includes(k)).sort()).toEqual(office);
+    const files = Object.fromEntries(office.map((key) => [`${key}-result.${formatIdOf(key)}`, results[key]!]));
+    const pdfs = sofficeConvert(files, 'pdf');
+    for (const name of Object.keys(files)) {
+      const pdf = pdfs.get(name);
+      expect(pdf, name).toBeDefined();
+      expect(pdf!.subarray(0, 5).toString('latin1'), name).toBe('%PDF-');
+    }
   }, 300_000);
 });
