@@ -52,6 +52,46 @@ function defaultLangEdits(part: XmlPart, target: string): { start: number; end: 
   return [...edits, { start: at, end: at, text: `<${prefix}lang ${prefix}val="${target}"/>` }];
 }
 
+// Fields whose shown result is a value (a number, a date, a name), not prose: the whole field reads as one word.
+const VALUE_FIELDS = /^\s*(PAGE|NUMPAGES|SECTIONPAGES|SECTION|DATE|TIME|CREATEDATE|SAVEDATE|PRINTDATE|EDITTIME|SEQ|PAGEREF|NOTEREF|AUTHOR|LASTSAVEDBY|FILENAME|FILESIZE|NUMWORDS|NUMCHARS|REVNUM|USERNAME|USERINITIALS|MERGEFIELD|DOCPROPERTY)\b/i;
+
+/** The only child of a run besides its properties, when it is a w:fldChar: its type. */
+function fieldChar(el: XmlElement): string | undefined {
+  if (!isW(el, 'r')) return undefined;
+  const kids = el.children.filter((c): c is XmlElement => isElement(c) && !isW(c, 'rPr'));
+  if (kids.length !== 1 || !isW(kids[0]!, 'fldChar')) return undefined;
+  return [...kids[0]!.attrs.values()].find((a) => a.local === 'fldCharType')?.value;
+}
+
+/**
+ * A complex field of a value kind (PAGE, DATE…) that begins at elements[i] and ends among the same siblings:
+ * the index of its end run and its shown result. Other fields (TOC, HYPERLINK, fields across paragraphs) are
+ * left to the run walk: their codes are tokens and their results ordinary text.
+ */
+function valueField(elements: readonly XmlElement[], i: number): { end: number; shown: string } | undefined {
+  if (fieldChar(elements[i]!) !== 'begin') return undefined;
+  let depth = 0;
+  let code = '';
+  let shown = '';
+  let separated = false;
+  for (let j = i; j < elements.length; j++) {
+    const el = elements[j]!;
+    const type = fieldChar(el);
+    if (type === 'begin') depth++;
+    // A field with no result yet (npm docx writes none) still reads as a word: its name stands in.
+    else if (type === 'end' && --depth === 0) return VALUE_FIELDS.test(code) ? { end: j, shown: shown || code.trim().split(/\s+/)[0]! } : undefined;
+    else if (type === 'separate' && depth === 1) separated = true;
+    else if (depth === 1 && isW(el, 'r')) {
+      for (const c of el.children) {
+        if (!isElement(c)) continue;
+        if (!separated && isW(c, 'instrText')) code += textOf(c);
+        if (separated && isW(c, 't')) shown += textOf(c);
+      }
+    }
+  }
+  return undefined;
+}
+
 function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
   const src = part.text;
   const prefix = p.name.includes(':') ? `${p.name.split(':')[0]}:` : '';
@@ -79,9 +119,21 @@ function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
   };
   let renderRef: (a: number, b: number) => string = (a, b) => src.slice(a, b);
   const render = (a: number, b: number): string => renderRef(a, b);
-  const content = (children: readonly (XmlElement | string)[]): Inline[] =>
-    children.flatMap((c): Inline[] => {
-      if (!isElement(c)) return [];
+  const content = (children: readonly (XmlElement | string)[]): Inline[] => {
+    const out: Inline[] = [];
+    const elements = children.filter(isElement);
+    for (let i = 0; i < elements.length; i++) {
+      const field = valueField(elements, i);
+      if (field !== undefined) {
+        const [first, last] = [elements[i]!, elements[field.end]!];
+        out.push(para.token(() => render(first.start, last.end), field.shown));
+        i = field.end;
+      } else out.push(...item(elements[i]!));
+    }
+    return out;
+  };
+  const item = (c: XmlElement): Inline[] => {
+    {
       if (isW(c, 'pPr')) {
         props = src.slice(c.start, c.end);
         return [];
@@ -94,7 +146,8 @@ function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
       // A simple field's shown value (a page number, a date) reads as words of the sentence.
       if (isW(c, 'fldSimple')) return [para.token(() => render(c.start, c.end), textOf(c))];
       return [para.token(() => render(c.start, c.end))];
-    });
+    }
+  };
   const nodes = content(p.children);
   const unit = para.unit(nodes, p.start, p.end, (target) => src.slice(p.start, p.openEnd) + retagWord(props, target), () => `</${p.name}>`);
   if (unit === undefined) return undefined;
