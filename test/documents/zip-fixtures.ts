@@ -163,9 +163,9 @@ ${doctype}
 <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" xml:lang="en" lang="en">
 <head><title>The first chapter</title>${head}</head>
 <body>
-  <h1>The first chapter</h1>
+  <h1 id="top">The first chapter</h1>
   <p>This is <b>bold</b> text and <i>italic</i> words.</p>
-  <p>Click <a href="chapter2.xhtml">here</a> to start the engine.</p>
+  <p>Click <a href="chapter1.xhtml#top">here</a> to start the engine.</p>
   <ul><li>The cat sleeps on the mat.</li></ul>
   <table><tr><td>The house is small.</td><td>42</td></tr></table>
   <p><img src="cover.png" alt="cover"/>The&#160;dog is in the garden.</p>

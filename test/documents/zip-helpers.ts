@@ -1,7 +1,7 @@
 // Shared by the zip document tests: the real engine (tiny Marian en→de) behind the format=html path, an
 // unzip that does not use our reader, the checks every translated file must pass, and LibreOffice.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseFragment, type DefaultTreeAdapterTypes as T } from 'parse5';
@@ -206,6 +206,46 @@ export function sofficeConvert(files: Record<string, Uint8Array>, to: string): M
       if (existsSync(path) && statSync(path).size > 0) out.set(name, readFileSync(path));
     }
     return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * EPUBCheck (Debian's `epubcheck`) as a command: Debian installs the jar itself as /usr/bin/epubcheck, run by
+ * binfmt where that is set up; without it, through java -jar. Fails (never skips) when it is missing.
+ */
+function epubcheckCommand(): string[] {
+  const which = spawnSync('sh', ['-c', 'command -v epubcheck'], { encoding: 'utf8' });
+  const path = which.stdout.trim();
+  if (which.status !== 0 || path === '') {
+    throw new Error('EPUBCheck is needed by the EPUB tests and was not found: install Debian\'s epubcheck package (with a Java runtime).');
+  }
+  const head = Buffer.alloc(2);
+  const fd = openSync(path, 'r');
+  readSync(fd, head, 0, 2, 0);
+  closeSync(fd);
+  return head.toString('latin1') === 'PK' ? ['java', '-jar', path] : [path];
+}
+
+/** EPUBCheck's verdict on each file, the runs side by side: exit code and its report. */
+export async function epubcheck(files: Record<string, Uint8Array>): Promise<Map<string, { code: number | null; report: string }>> {
+  const command = epubcheckCommand();
+  const dir = mkdtempSync(join(tmpdir(), 'dragoman-epubcheck-'));
+  try {
+    const runs = Object.entries(files).map(([name, bytes]) => {
+      const path = join(dir, name);
+      writeFileSync(path, bytes);
+      return new Promise<[string, { code: number | null; report: string }]>((done, fail) => {
+        const child = spawn(command[0]!, [...command.slice(1), path], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let report = '';
+        child.stdout.on('data', (c: Buffer) => (report += c.toString('utf8')));
+        child.stderr.on('data', (c: Buffer) => (report += c.toString('utf8')));
+        child.on('error', fail);
+        child.on('close', (code) => done([name, { code, report }]));
+      });
+    });
+    return new Map(await Promise.all(runs));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
