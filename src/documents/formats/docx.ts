@@ -4,7 +4,7 @@
 // breaks; drawings, field codes, bookmarks, footnote references and anything unknown (tracked changes,
 // content controls, math) are tokens kept as they are. A complex field's shown result is ordinary text.
 import { OFFICE, partsOfType, sniffOoxml } from './ooxml.ts';
-import { openZipDocument, type PartPlan, type PartUnit } from './package.ts';
+import { openZipDocument, type PartPlan, type PartUnit, type Render } from './package.ts';
 import { RunParagraph, type RunSyntax } from './runs.ts';
 import type { Inline } from './inline.ts';
 import { DocumentError, type DocumentFormat } from './types.ts';
@@ -101,24 +101,23 @@ function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
   };
   const para = new RunParagraph(syntax);
   let props = '';
-  const runNodes = (r: XmlElement, render: (a: number, b: number) => string): Inline[] => {
+  const runNodes = (r: XmlElement): Inline[] => {
     const rPr = r.children.find((c): c is XmlElement => isElement(c) && isW(c, 'rPr'));
     const rProps = rPr ? src.slice(rPr.start, rPr.end) : '';
     const runOf = (inner: string): string => `<${prefix}r>${rProps}${inner}</${prefix}r>`;
+    const whole = (c: XmlElement) => (render: Render) => runOf(render(c.start, c.end));
     const out: Inline[] = [];
     for (const c of r.children) {
       if (!isElement(c) || c === rPr) continue;
-      if (!W.has(c.uri)) out.push(para.token(() => runOf(render(c.start, c.end))));
+      if (!W.has(c.uri)) out.push(para.token(whole(c)));
       else if (c.local === 't') out.push(para.run(rProps, [textOf(c)]));
-      else if (c.local === 'tab' || c.local === 'br' || c.local === 'cr') out.push(para.br(() => runOf(src.slice(c.start, c.end))));
+      else if (c.local === 'tab' || c.local === 'br' || c.local === 'cr') out.push(para.br(runOf(src.slice(c.start, c.end))));
       else if (c.local === 'noBreakHyphen') out.push(para.run(rProps, ['\u2011']));
       else if (c.local === 'softHyphen' || c.local === 'lastRenderedPageBreak') continue;
-      else out.push(para.token(() => runOf(render(c.start, c.end))));
+      else out.push(para.token(whole(c)));
     }
     return out;
   };
-  let renderRef: (a: number, b: number) => string = (a, b) => src.slice(a, b);
-  const render = (a: number, b: number): string => renderRef(a, b);
   const content = (children: readonly (XmlElement | string)[]): Inline[] => {
     const out: Inline[] = [];
     const elements = children.filter(isElement);
@@ -126,38 +125,28 @@ function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
       const field = valueField(elements, i);
       if (field !== undefined) {
         const [first, last] = [elements[i]!, elements[field.end]!];
-        out.push(para.token(() => render(first.start, last.end), field.shown));
+        out.push(para.token((render) => render(first.start, last.end), field.shown));
         i = field.end;
       } else out.push(...item(elements[i]!));
     }
     return out;
   };
   const item = (c: XmlElement): Inline[] => {
-    {
-      if (isW(c, 'pPr')) {
-        props = src.slice(c.start, c.end);
-        return [];
-      }
-      if (isW(c, 'r')) return runNodes(c, render);
-      if (isW(c, 'proofErr')) return [];
-      if (isW(c, 'hyperlink') && c.openEnd !== c.end && !src.slice(c.start, c.openEnd).endsWith('/>')) {
-        return [para.link(src.slice(c.start, c.openEnd), `</${c.name}>`, content(c.children))];
-      }
-      // A simple field's shown value (a page number, a date) reads as words of the sentence.
-      if (isW(c, 'fldSimple')) return [para.token(() => render(c.start, c.end), textOf(c))];
-      return [para.token(() => render(c.start, c.end))];
+    if (isW(c, 'pPr')) {
+      props = src.slice(c.start, c.end);
+      return [];
     }
+    if (isW(c, 'r')) return runNodes(c);
+    if (isW(c, 'proofErr')) return [];
+    // (a self-closing element has openEnd === end)
+    if (isW(c, 'hyperlink') && c.openEnd !== c.end) return [para.link(src.slice(c.start, c.openEnd), `</${c.name}>`, content(c.children))];
+    const whole = (render: Render) => render(c.start, c.end);
+    // A simple field's shown value (a page number, a date) reads as words of the sentence.
+    if (isW(c, 'fldSimple')) return [para.token(whole, textOf(c))];
+    return [para.token(whole)];
   };
   const nodes = content(p.children);
-  const unit = para.unit(nodes, p.start, p.end, (target) => src.slice(p.start, p.openEnd) + retagWord(props, target), () => `</${p.name}>`);
-  if (unit === undefined) return undefined;
-  return {
-    ...unit,
-    build(translation, target, r) {
-      renderRef = r;
-      return unit.build(translation, target, r);
-    },
-  };
+  return para.unit(nodes, p.start, p.end, (target) => src.slice(p.start, p.openEnd) + retagWord(props, target), () => `</${p.name}>`);
 }
 
 /** Paragraphs (and text box paragraphs inside them: a w:p is looked into). Self-closing ones hold nothing. */
@@ -166,7 +155,6 @@ function paragraphs(part: XmlPart): PartUnit[] {
     .map((p) => paragraphUnit(part, p))
     .filter((u): u is PartUnit => u !== undefined);
 }
-
 
 export const docx: DocumentFormat = {
   id: 'docx',

@@ -5,9 +5,9 @@
 // tokens. EPUB 2's NCX gives its navLabel and docTitle texts. dc:language and the documents' lang/xml:lang are
 // set to the target. Scripts, styles, pre, SVG and MathML are kept; the `mimetype` entry stays first and stored.
 import type { Inline } from './inline.ts';
-import { NestedParagraph, type Render } from './nested.ts';
+import { NestedParagraph } from './nested.ts';
 import { packageMimetype } from './odf.ts';
-import { openZipDocument, type Entries, type PartPlan, type PartUnit } from './package.ts';
+import { openZipDocument, type Entries, type PartPlan, type PartUnit, type Render } from './package.ts';
 import { xmlText } from './runs.ts';
 import { DocumentError, type DocumentFormat } from './types.ts';
 import { escapeXmlText, findAll, isElement, textOf, withAttribute, type XmlElement, type XmlNode, type XmlPart } from './xml.ts';

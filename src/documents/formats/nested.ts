@@ -2,9 +2,7 @@
 // inline elements): each element is a wrapper written back as its own start tag and end tag around the words
 // it came back around; text outside every wrapper is the paragraph's own.
 import { hasText, inlineHtml, mergeAdjacent, serialize, splitEdges, textLength, translatedPieces, type Inline } from './inline.ts';
-import type { PartUnit } from './package.ts';
-
-export type Render = (start: number, end: number) => string;
+import type { PartUnit, Render } from './package.ts';
 
 export class NestedParagraph {
   private readonly wraps: { open: string; close: string }[] = [];

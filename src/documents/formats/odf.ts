@@ -6,8 +6,8 @@
 // frames, bookmarks and annotations are tokens (their own paragraphs are units of their own). Language tags:
 // fo:language / fo:country of the styles and meta.xml's dc:language.
 import type { Inline } from './inline.ts';
-import { NestedParagraph, type Render } from './nested.ts';
-import { openZipDocument, type Entries, type PartPlan, type PartUnit } from './package.ts';
+import { NestedParagraph } from './nested.ts';
+import { openZipDocument, type Entries, type PartPlan, type PartUnit, type Render } from './package.ts';
 import { escapeXmlText, findAll, isElement, withAttribute, type XmlElement, type XmlPart } from './xml.ts';
 import { DocumentError, type DocumentFormat } from './types.ts';
 import { xmlText } from './runs.ts';

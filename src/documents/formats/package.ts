@@ -5,6 +5,9 @@ import { DocumentError, type DocumentLimits, type OpenedDocument } from './types
 import { decodeXml, parseXml, Rewriter, type XmlPart } from './xml.ts';
 import { readZip, writeZip, type ZipEntry } from './zip.ts';
 
+/** A part's source between two offsets, with the translated ranges inside already replaced. */
+export type Render = (start: number, end: number) => string;
+
 /** One translatable range of a part and how its translation is written there. */
 export interface PartUnit {
   html: string;
@@ -12,8 +15,8 @@ export interface PartUnit {
   chars: number;
   start: number;
   end: number;
-  /** `render(a, b)`: the part's source between a and b with the translated ranges inside it already replaced. */
-  build(translation: string, target: string, render: (start: number, end: number) => string): string;
+  /** `render` gives the objects inside the range (a text box in a paragraph) with their own translations. */
+  build(translation: string, target: string, render: Render): string;
 }
 
 export interface PartPlan {
@@ -63,7 +66,7 @@ export async function openZipDocument(bytes: Uint8Array, limits: DocumentLimits,
       for (const [name, p] of plans) {
         const source = zip.xml(name).text;
         const rewriter = new Rewriter(source);
-        const render = (a: number, b: number): string => rewriter.render(a, b);
+        const render: Render = (a, b) => rewriter.render(a, b);
         for (const unit of p.units) {
           const translation = translations[k++]!;
           rewriter.add({ start: unit.start, end: unit.end, text: () => unit.build(translation, target, render) });
@@ -82,9 +85,4 @@ export async function openZipDocument(bytes: Uint8Array, limits: DocumentLimits,
       return writeZip(entries.map((e) => (rewritten.has(e.name) ? { ...e, data: rewritten.get(e.name)! } : e)));
     },
   };
-}
-
-/** The start tag of an element with one attribute set (used for language tags). */
-export function startTagOf(part: XmlPart, el: { start: number; openEnd: number }): string {
-  return part.text.slice(el.start, el.openEnd);
 }

@@ -41,7 +41,7 @@ function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
       const rPr = c.children.find((x): x is XmlElement => isElement(x) && isA(x, 'rPr'));
       const t = c.children.find((x): x is XmlElement => isElement(x) && isA(x, 't'));
       nodes.push(para.run(rPr ? src.slice(rPr.start, rPr.end) : '', [t ? textOf(t) : '']));
-    } else if (isA(c, 'br')) nodes.push(para.br(() => slice));
+    } else if (isA(c, 'br')) nodes.push(para.br(slice));
     else if (isA(c, 'fld')) nodes.push(para.token(() => slice, textOf(c)));
     else nodes.push(para.token(() => slice));
   }

@@ -4,7 +4,7 @@
 // around runs, everything else is a token. The translation comes back as runs again: each translated piece
 // of text in a run with the properties of the wrapper it came back in.
 import { hasText, inlineHtml, mergeAdjacent, serialize, splitEdges, textLength, translatedPieces, type Inline } from './inline.ts';
-import type { PartUnit } from './package.ts';
+import type { PartUnit, Render } from './package.ts';
 import { escapeXmlText } from './xml.ts';
 
 export interface RunSyntax {
@@ -26,8 +26,8 @@ export function xmlText(text: string): string {
 export class RunParagraph {
   private readonly wraps: Wrap[] = [];
   private readonly runIds = new Map<string, number>();
-  private readonly tokens: (() => string)[] = [];
-  private readonly brs: (() => string)[] = [];
+  private readonly tokens: ((render: Render) => string)[] = [];
+  private readonly brs: string[] = [];
 
   constructor(private readonly syntax: RunSyntax) {}
 
@@ -45,12 +45,13 @@ export class RunParagraph {
     return { wrap: this.wraps.push({ kind: 'link', open, close }) - 1, children };
   }
 
-  token(xml: () => string, words?: string): Inline {
+  /** An object kept as it is: `xml` is asked for at write time, with the translated ranges inside it rendered. */
+  token(xml: (render: Render) => string, words?: string): Inline {
     const id = this.tokens.push(xml) - 1;
     return words === undefined ? { token: id } : { token: id, words };
   }
 
-  br(xml: () => string): Inline {
+  br(xml: string): Inline {
     return { br: this.brs.push(xml) - 1 };
   }
 
@@ -64,13 +65,14 @@ export class RunParagraph {
     const bases = new Map<number, string>();
     const implicit = this.implicitRuns(body, -1, bases);
     const html = inlineHtml(implicit);
-    const plain = (list: Inline[]): string => list.map((n) => (typeof n === 'object' && 'token' in n ? this.tokens[n.token]!() : this.brs[(n as { br: number }).br]!())).join('');
     return {
       html,
       chars: textLength(body),
       start,
       end,
-      build: (translation, target) => {
+      build: (translation, target, render) => {
+        const plain = (list: Inline[]): string =>
+          list.map((n) => (typeof n === 'object' && 'token' in n ? this.tokens[n.token]!(render) : this.brs[(n as { br: number }).br]!)).join('');
         const propsFor = (wraps: readonly number[]): string => {
           const run = [...wraps].reverse().find((w) => this.wraps[w]!.kind === 'run');
           if (run !== undefined) return (this.wraps[run] as { props: string }).props;
@@ -82,8 +84,8 @@ export class RunParagraph {
           open: (w) => (this.wraps[w] as { open: string }).open,
           close: (w) => (this.wraps[w] as { close: string }).close,
           text: (text, wraps) => this.syntax.run(this.syntax.retag(propsFor(wraps), target), xmlText(text)),
-          token: (id) => this.tokens[id]!(),
-          br: (id) => this.brs[id]!(),
+          token: (id) => this.tokens[id]!(render),
+          br: (id) => this.brs[id]!,
         });
         return head(target) + plain(lead) + content + plain(after) + tail(target);
       },
