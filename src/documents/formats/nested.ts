@@ -1,0 +1,83 @@
+// Paragraphs whose formatting is nested elements around text (OpenDocument's text:span and text:a, XHTML's
+// inline elements): each element is a wrapper written back as its own start tag and end tag around the words
+// it came back around; text outside every wrapper is the paragraph's own.
+import { hasText, inlineHtml, mergeAdjacent, serialize, splitEdges, textLength, translatedPieces, type Inline } from './inline.ts';
+import type { PartUnit, Render } from './package.ts';
+
+export class NestedParagraph {
+  private readonly wraps: { open: string; close: string }[] = [];
+  private readonly wrapIds = new Map<string, number>();
+  private readonly tokens: ((render: Render) => string)[] = [];
+  private readonly brs: string[] = [];
+
+  /** Wrappers with the same start tag share an id, so adjacent ones merge. */
+  wrap(open: string, close: string, children: Inline[]): Inline {
+    const key = `${open}\u0000${close}`;
+    let id = this.wrapIds.get(key);
+    if (id === undefined) {
+      id = this.wraps.push({ open, close }) - 1;
+      this.wrapIds.set(key, id);
+    }
+    return { wrap: id, children };
+  }
+
+  /** An opaque piece: `xml` is asked for at write time, with the translated ranges inside it already rendered. */
+  token(xml: (render: Render) => string, words?: string): Inline {
+    const id = this.tokens.push(xml) - 1;
+    return words === undefined || words.trim() === '' ? { token: id } : { token: id, words };
+  }
+
+  br(xml: string): Inline {
+    return { br: this.brs.push(xml) - 1 };
+  }
+
+  /** The unit replacing [start, end) with head + content + tail; `text` writes translated text as markup. */
+  unit(
+    nodes: Inline[],
+    start: number,
+    end: number,
+    o: { head: (target: string) => string; tail: string; text: (text: string) => string; implicit?: (open: string) => boolean },
+  ): PartUnit | undefined {
+    const { lead, body: all, tail } = splitEdges(mergeAdjacent(nodes));
+    if (!hasText(all)) return undefined;
+    const base = o.implicit ? this.implicitWrap(all, o.implicit) : undefined;
+    const body = base === undefined ? all : all.flatMap((n) => (typeof n === 'object' && 'wrap' in n && n.wrap === base ? n.children : [n]));
+    const html = inlineHtml(body);
+    return {
+      html,
+      chars: textLength(body),
+      start,
+      end,
+      build: (translation, target, render) => {
+        const plain = (list: Inline[]): string =>
+          list.map((n) => (typeof n === 'object' && 'token' in n ? this.tokens[n.token]!(render) : this.brs[(n as { br: number }).br]!)).join('');
+        const pieces = translatedPieces(body, translation).map((p) => (base !== undefined && p.wraps.length === 0 ? { ...p, wraps: [base] } : p));
+        const content = serialize(pieces, {
+          structural: () => true,
+          open: (w) => this.wraps[w]!.open,
+          close: (w) => this.wraps[w]!.close,
+          text: (text) => o.text(text),
+          token: (id) => this.tokens[id]!(render),
+          br: (id) => this.brs[id]!,
+        });
+        return o.head(target) + plain(lead) + content + plain(tail) + o.tail;
+      },
+    };
+  }
+
+  /**
+   * When every piece of text of the paragraph sits in a wrapper (a presentation's runs are each a styled span),
+   * the most used of those that `implicit` allows is left out of the unit: plain words carry no tag, and come
+   * back inside it.
+   */
+  private implicitWrap(nodes: readonly Inline[], implicit: (open: string) => boolean): number | undefined {
+    if (nodes.some((n) => typeof n === 'string' && n.trim() !== '')) return undefined;
+    const weight = new Map<number, number>();
+    for (const n of nodes) {
+      if (typeof n === 'object' && 'wrap' in n && implicit(this.wraps[n.wrap]!.open)) weight.set(n.wrap, (weight.get(n.wrap) ?? 0) + textLength(n.children) + 1);
+    }
+    let base: number | undefined;
+    for (const [id, w] of weight) if (base === undefined || w > weight.get(base)!) base = id;
+    return base;
+  }
+}

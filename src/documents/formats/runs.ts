@@ -1,0 +1,111 @@
+// Office Open XML paragraphs (Word's w:p, PowerPoint's a:p, Excel's rich strings) are flat lists of runs, each
+// a set of properties plus text. A paragraph becomes one unit: each run's properties are a wrapper (the most
+// used ones in a paragraph or link are left implicit, so plain text carries no tags), links are wrappers
+// around runs, everything else is a token. The translation comes back as runs again: each translated piece
+// of text in a run with the properties of the wrapper it came back in.
+import { hasText, inlineHtml, mergeAdjacent, serialize, splitEdges, textLength, translatedPieces, type Inline } from './inline.ts';
+import type { PartUnit, Render } from './package.ts';
+import { escapeXmlText } from './xml.ts';
+
+export interface RunSyntax {
+  /** A run holding `text` with these properties (already language-tagged). */
+  run(props: string, text: string): string;
+  /** Run properties with their language set to the target (unchanged when they name none). */
+  retag(props: string, target: string): string;
+}
+
+type Wrap = { kind: 'run'; props: string } | { kind: 'link'; open: string; close: string };
+
+/** Characters XML 1.0 does not allow, should a translation ever contain one. */
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+export function xmlText(text: string): string {
+  return escapeXmlText(text.replace(NOT_XML, ''));
+}
+
+export class RunParagraph {
+  private readonly wraps: Wrap[] = [];
+  private readonly runIds = new Map<string, number>();
+  private readonly tokens: ((render: Render) => string)[] = [];
+  private readonly brs: string[] = [];
+
+  constructor(private readonly syntax: RunSyntax) {}
+
+  /** The wrapper for runs with these properties (equal properties share one, so adjacent runs merge). */
+  run(props: string, children: Inline[]): Inline {
+    let id = this.runIds.get(props);
+    if (id === undefined) {
+      id = this.wraps.push({ kind: 'run', props }) - 1;
+      this.runIds.set(props, id);
+    }
+    return { wrap: id, children };
+  }
+
+  link(open: string, close: string, children: Inline[]): Inline {
+    return { wrap: this.wraps.push({ kind: 'link', open, close }) - 1, children };
+  }
+
+  /** An object kept as it is: `xml` is asked for at write time, with the translated ranges inside it rendered. */
+  token(xml: (render: Render) => string, words?: string): Inline {
+    const id = this.tokens.push(xml) - 1;
+    return words === undefined ? { token: id } : { token: id, words };
+  }
+
+  br(xml: string): Inline {
+    return { br: this.brs.push(xml) - 1 };
+  }
+
+  /**
+   * The unit for a paragraph whose content is `nodes`, replacing source range [start, end) with
+   * head(target) + content + tail(target). Undefined when there is nothing to translate.
+   */
+  unit(nodes: Inline[], start: number, end: number, head: (target: string) => string, tail: (target: string) => string): PartUnit | undefined {
+    const { lead, body, tail: after } = splitEdges(mergeAdjacent(nodes));
+    if (!hasText(body)) return undefined;
+    const bases = new Map<number, string>();
+    const implicit = this.implicitRuns(body, -1, bases);
+    const html = inlineHtml(implicit);
+    return {
+      html,
+      chars: textLength(body),
+      start,
+      end,
+      build: (translation, target, render) => {
+        const plain = (list: Inline[]): string =>
+          list.map((n) => (typeof n === 'object' && 'token' in n ? this.tokens[n.token]!(render) : this.brs[(n as { br: number }).br]!)).join('');
+        const propsFor = (wraps: readonly number[]): string => {
+          const run = [...wraps].reverse().find((w) => this.wraps[w]!.kind === 'run');
+          if (run !== undefined) return (this.wraps[run] as { props: string }).props;
+          const link = wraps.find((w) => this.wraps[w]!.kind === 'link');
+          return bases.get(link ?? -1) ?? bases.get(-1) ?? '';
+        };
+        const content = serialize(translatedPieces(implicit, translation), {
+          structural: (w) => this.wraps[w]!.kind === 'link',
+          open: (w) => (this.wraps[w] as { open: string }).open,
+          close: (w) => (this.wraps[w] as { close: string }).close,
+          text: (text, wraps) => this.syntax.run(this.syntax.retag(propsFor(wraps), target), xmlText(text)),
+          token: (id) => this.tokens[id]!(render),
+          br: (id) => this.brs[id]!,
+        });
+        return head(target) + plain(lead) + content + plain(after) + tail(target);
+      },
+    };
+  }
+
+  /** The nodes with the container's most used run properties unwrapped (recorded in `bases` under the container: -1 or a link). */
+  private implicitRuns(nodes: Inline[], container: number, bases: Map<number, string>): Inline[] {
+    const weight = new Map<number, number>();
+    for (const n of nodes) {
+      if (typeof n === 'object' && 'wrap' in n && this.wraps[n.wrap]!.kind === 'run') weight.set(n.wrap, (weight.get(n.wrap) ?? 0) + textLength(n.children) + 1);
+    }
+    let base: number | undefined;
+    for (const [id, w] of weight) if (base === undefined || w > weight.get(base)!) base = id;
+    if (base !== undefined) bases.set(container, (this.wraps[base] as { props: string }).props);
+    return nodes.flatMap((n): Inline[] => {
+      if (typeof n !== 'object' || !('wrap' in n)) return [n];
+      if (n.wrap === base) return n.children;
+      if (this.wraps[n.wrap]!.kind === 'link') return [{ wrap: n.wrap, children: this.implicitRuns(n.children, n.wrap, bases) }];
+      return [n];
+    });
+  }
+}
