@@ -9,6 +9,7 @@ import { xmlInline } from './xml-inline.ts';
 import { escapeXmlAttribute, isWellFormed, scanXml, type XmlElement } from './xml-scan.ts';
 
 const PAIRED = new Set(['g', 'mrk', 'pc']);
+const XLIFF_ROOT = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*(?:<!DOCTYPE[^[>]*(?:\[[\s\S]*?\])?\s*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:\w+:)?xliff[\s>]/;
 
 interface Edit {
   start: number;
@@ -96,7 +97,8 @@ export const xliff: DocumentFormat = {
   id: 'xliff',
   mediaType: 'application/xliff+xml',
   extension: 'xlf',
-  sniff: (bytes) => /^(?:\uFEFF)?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:\w+:)?xliff[\s>]/.test(textHead(bytes)),
+  // The root element is <xliff> (a DOCTYPE before it is recognised here, to be refused by name when opened).
+  sniff: (bytes) => XLIFF_ROOT.test(textHead(bytes)),
   async open(bytes) {
     const file = decodeText(bytes, 'XLIFF');
     const { edits } = openXliff(file.text);
