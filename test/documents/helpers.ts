@@ -9,7 +9,7 @@ export async function upload(
   fields: Record<string, string> = { target: 'de', source: 'en' },
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const form = new FormData();
-  form.set('file', new Blob([typeof bytes === 'string' ? Buffer.from(bytes) : bytes]), name);
+  form.set('file', new Blob([typeof bytes === 'string' ? Buffer.from(bytes) : Buffer.from(bytes)]), name);
   for (const [k, v] of Object.entries(fields)) form.set(k, v);
   const res = await fetch(`${url}/v1/documents`, { method: 'POST', body: form, headers: key ? { 'x-api-key': key } : {} });
   return { status: res.status, body: await res.json(), headers: res.headers };
