@@ -3,6 +3,7 @@
 // their key; a document over the quota is refused with nothing charged; hostile XML is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/documents/formats/index.ts';
+import { openJobStore } from '../../src/documents/index.ts';
 import { isWellFormed } from '../../src/documents/formats/xml-scan.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
 import { download, upload, waitForJob } from './helpers.ts';
@@ -99,18 +100,21 @@ describe('documents: jobs, keys and quota', () => {
 
   it('over quota: 403 quota_exceeded, nothing charged, no job', async () => {
     const small = await t.key({ plan: 'free', monthlyChars: 10 });
+    const { readdirSync } = await import('node:fs');
+    const folders = readdirSync(`${t.dataDir}/documents`).sort();
     const up = await upload(t.url, small.secret, 'notes.txt', SAMPLES[0]!.text);
     expect(up.status).toBe(403);
-    expect(up.body.error.type).toBe('quota_exceeded');
+    expect(up.body.error).toEqual({ code: 403, type: 'quota_exceeded', message: expect.stringMatching(/quota exceeded: this request has \d+ characters/) });
     expect(await usedChars(small.id)).toBe(0);
-    const { readdirSync } = await import('node:fs');
-    const jobs = readdirSync(`${t.dataDir}/documents`);
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(`${t.dataDir}/dragoman.db`, { readonly: true });
-    const rows = db.prepare('SELECT id FROM document_jobs WHERE key_id = ?').all(small.id);
-    db.close();
-    expect(rows).toEqual([]);
-    expect(jobs.length).toBeGreaterThan(0); // the other tests' jobs are there; none of this key's
+    // No folder, no record: the job store has nothing of this key.
+    expect(readdirSync(`${t.dataDir}/documents`).sort()).toEqual(folders);
+    const store = openJobStore(t.app.server.dragoman.config);
+    try {
+      expect(await store.orphans(Number.MAX_SAFE_INTEGER).then((jobs) => jobs.filter((j) => j.keyId === small.id))).toEqual([]);
+      expect(await store.expired(Number.MAX_SAFE_INTEGER).then((jobs) => jobs.filter((j) => j.keyId === small.id))).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('the result of a job not done yet is 409', async () => {
