@@ -5,7 +5,9 @@ import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 import { COLUMNS, fromRow, rowValues, type JobRow } from './sqlite-store.ts';
 import type { JobStore } from './store.ts';
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS document_jobs (
+// One implicit transaction under an advisory lock: replicas starting together do not race on CREATE TABLE.
+const SCHEMA = `SELECT pg_advisory_xact_lock(hashtext('dragoman.document_jobs'));
+CREATE TABLE IF NOT EXISTS document_jobs (
   id TEXT PRIMARY KEY,
   key_id TEXT NOT NULL,
   status TEXT NOT NULL,

@@ -57,7 +57,7 @@ describe('documents: text formats through the API', () => {
       // Something was translated (the fixture model changes English text) and the kept parts are there as they were.
       expect(result.bytes.toString()).not.toBe(sample.text);
       for (const kept of sample.kept) expect(result.bytes.toString(), kept).toContain(kept);
-      if (['xliff', 'xhtml'].includes(format.id)) expect(isWellFormed(result.bytes.toString())).toBe(true);
+      if (['xliff', 'xhtml'].includes(format.id)) expect(isWellFormed(result.bytes.toString(), format.id === 'xhtml')).toBe(true);
     });
   }
 

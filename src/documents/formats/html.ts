@@ -5,6 +5,7 @@
 import { PieceWriter } from './pieces.ts';
 import { decodeText, extensionOf, textHead } from './text-file.ts';
 import type { DocumentFormat } from './types.ts';
+import { checkXhtml, isWellFormed } from './xml-scan.ts';
 
 const HTML_HEAD = /<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]/i;
 const XHTML_NS = /xmlns\s*=\s*["']http:\/\/www\.w3\.org\/1999\/xhtml["']/;
@@ -33,11 +34,16 @@ function markupFormat(xhtml: boolean): DocumentFormat {
     },
     async open(bytes) {
       const file = decodeText(bytes, xhtml ? 'XHTML' : 'HTML');
+      // XHTML must be XML (its readers are XML parsers): a damaged file is refused, not made worse.
+      if (xhtml) checkXhtml(file.text);
       const out = new PieceWriter();
       out.unit(file.text, (t) => t);
       return out.document(file.encoding, (doc, target) => {
         const withLang = setRootAttribute(doc, 'lang', target);
-        return xhtml ? setRootAttribute(withLang, 'xml:lang', target) : withLang;
+        if (!xhtml) return withLang;
+        const result = setRootAttribute(withLang, 'xml:lang', target);
+        if (!isWellFormed(result, true)) throw new Error('xhtml: the written file is not well-formed');
+        return result;
       });
     },
   };

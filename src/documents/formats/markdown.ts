@@ -8,6 +8,9 @@ import type { DocumentFormat } from './types.ts';
 import { translatableScalar, frontMatterValue } from './front-matter.ts';
 
 const LETTER = /\p{L}/u;
+
+/** Whether inline Markdown has letters outside code spans, autolinks and images (else nothing to translate). */
+const hasProse = (s: string): boolean => LETTER.test(s.replace(/(`+)[\s\S]*?\1|!\[[^\]]*\]\([^)]*\)|<[^>]*>/g, ''));
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const HEADING = /^( {0,3}#{1,6}[ \t]+)(.*?)([ \t]+#+[ \t]*)?$/;
 const BREAK = /^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$/;
@@ -25,7 +28,7 @@ interface Line {
 
 function linesOf(text: string): Line[] {
   const out: Line[] = [];
-  for (const m of text.matchAll(/([^\r\n]*)(\r?\n|$)/g)) {
+  for (const m of text.matchAll(/([^\n]*?)(\r?\n|$)/g)) {
     if (m[0] === '' && m.index === text.length && out.length > 0) break;
     out.push({ text: m[1]!, end: m[2]! });
     if (m[2] === '') break;
@@ -49,7 +52,7 @@ class MarkdownWriter extends PieceWriter {
   /** One line: prefix kept, content a unit when it has letters, the rest kept. */
   lineUnit(prefix: string, content: string, suffix: string, end: string): void {
     this.keep(prefix);
-    if (LETTER.test(content)) this.inline([{ text: content, end: '' }], ['']);
+    if (hasProse(content)) this.inline([{ text: content, end: '' }], ['']);
     else this.keep(content);
     this.keep(suffix + end);
   }
@@ -174,7 +177,7 @@ export function markdownPieces(text: string): MarkdownWriter {
     if (para.length === 0) out.keep(prefix);
     para.push({ text: t.slice(prefix.length), end: line.end });
     prefixes.push(prefix);
-    if (!LETTER.test(t.slice(prefix.length)) && para.length === 1) {
+    if (!hasProse(t.slice(prefix.length)) && para.length === 1) {
       // Nothing to translate on a lone line of symbols: keep it.
       para = [];
       prefixes = [];

@@ -18,7 +18,7 @@ interface Block {
 /** Blocks separated by blank lines, with the separators (kept as they are). */
 function blocksOf(text: string): (Block | string)[] {
   const out: (Block | string)[] = [];
-  const re = /([^\r\n]*)(\r?\n|$)/g;
+  const re = /([^\n]*?)(\r?\n|$)/g;
   let block: Block | null = null;
   let sep = '';
   for (const m of text.matchAll(re)) {

@@ -21,12 +21,17 @@ export interface XmlVisitor {
   close?(el: XmlElement, closeStart: number, closeEnd: number): void;
 }
 
-/** Parses `text` whole; throws DocumentError naming the first problem (`what` names the file kind). */
-export function scanXml(text: string, what: string, visitor: XmlVisitor = {}): void {
+/**
+ * Parses `text` whole; throws DocumentError naming the first problem (`what` names the file kind). A DOCTYPE is
+ * refused unless `ignoreDoctype` (XHTML, whose DOCTYPE names the XHTML DTD: saxes never reads a DTD, and no entity
+ * it could declare is expanded).
+ */
+export function scanXml(text: string, what: string, visitor: XmlVisitor = {}, ignoreDoctype = false): void {
   const parser = new SaxesParser({ position: true });
   const stack: XmlElement[] = [];
   let failure: Error | undefined;
   parser.on('doctype', () => {
+    if (ignoreDoctype) return;
     throw new DocumentError(`The ${what} file has a DOCTYPE declaration: DTDs are refused (they can declare entities that read local files or expand without bound). Remove the DOCTYPE and send it again.`);
   });
   parser.on('error', (err) => {
@@ -62,10 +67,21 @@ export function scanXml(text: string, what: string, visitor: XmlVisitor = {}): v
   if (failure) throw new DocumentError(`The ${what} file is not well-formed XML: ${failure.message.slice(0, 200)}.`);
 }
 
+const XML_ENTITIES = new Set(['amp', 'lt', 'gt', 'quot', 'apos']);
+
+/**
+ * XHTML checked as XML: its DOCTYPE passed over, and HTML's named entities (&nbsp;, &copy;, which the XHTML DTD
+ * declares) taken as declared, each read as one character, so neither the DTD nor any entity is ever expanded.
+ */
+export function checkXhtml(text: string): void {
+  scanXml(text.replace(/&([A-Za-z][A-Za-z0-9]*);/g, (m, name: string) => (XML_ENTITIES.has(name) ? m : '&amp;')), 'XHTML', {}, true);
+}
+
 /** Whether `text` parses as XML without a DTD (for checking what a format wrote). */
-export function isWellFormed(text: string): boolean {
+export function isWellFormed(text: string, xhtml = false): boolean {
   try {
-    scanXml(text, 'XML');
+    if (xhtml) checkXhtml(text);
+    else scanXml(text, 'XML');
     return true;
   } catch {
     return false;
