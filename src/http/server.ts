@@ -150,6 +150,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
           404,
           'invalid_request',
           `Unknown endpoint ${request.method} ${path.slice(0, 100)}. The API is POST /v1/translate, POST /v1/detect, ` +
+            `POST /v1/documents (and GET/DELETE /v1/documents/{id}, GET /v1/documents/{id}/result), ` +
             (config.signup ? `GET /v1/languages, GET /v1/usage and POST /v1/signup.` : `GET /v1/languages and GET /v1/usage.`),
         );
     return reply.code(api.status).headers(api.headers).type('application/json; charset=utf-8').send(errorBody(api));
