@@ -112,6 +112,9 @@ export class DocumentJobs {
     job.chargeState = 'charged';
     job.charge = JSON.stringify(charged);
     await store.setChargeState(id, 'pending', 'charged', job.charge);
+    // The lease held while accepting is given up: whichever server claims the job first runs it (usually this one).
+    await store.release(id);
+    job.leaseUntil = 0;
     this.deps.log.info({ document: id, format: job.format, characters: job.characters }, 'document accepted');
     this.enqueue(id);
     return job;
@@ -222,10 +225,10 @@ export class DocumentJobs {
 
   private async run(id: string): Promise<void> {
     const { store, service, settings, log } = this.deps;
-    // The lease of a job accepted here is ours already; one found by the sweep must be taken first.
+    // Claimed atomically: if another server (a replica's sweep) took it first, it is theirs to run.
+    if (!(await store.claim(id, Date.now(), LEASE_MS))) return;
     const fresh = await store.get(id);
     if (!fresh || fresh.status === 'done' || fresh.status === 'error') return;
-    if (fresh.leaseUntil < Date.now() && !(await store.claim(id, Date.now(), LEASE_MS))) return;
     const renew = setInterval(() => void store.renew(id, Date.now() + LEASE_MS).catch(() => undefined), RENEW_MS);
     renew.unref();
     const started = Date.now();
@@ -258,9 +261,8 @@ export class DocumentJobs {
 
   private async fail(job: JobRecord, err: unknown): Promise<void> {
     const { store, gate, log } = this.deps;
-    const message = err instanceof ApiError && err.status < 500
-      ? err.message
-      : err instanceof ApiError ? err.message : 'The translation failed on the server; the characters were refunded. Sending the file again is safe.';
+    // A service refusal says what is wrong (a model gone since acceptance: 400/503); anything else is ours to hide.
+    const message = err instanceof ApiError ? err.message : 'The translation failed on the server; the characters were refunded. Sending the file again is safe.';
     log.error({ document: job.id, err: err instanceof ApiError ? { status: err.status } : err }, 'document translation failed');
     await store.update(job.id, { status: 'error', error: message });
     if (await store.setChargeState(job.id, 'charged', 'refunded')) {
