@@ -53,7 +53,8 @@ export const notFound = (id: string) =>
 export class DocumentJobs {
   readonly files: JobFiles;
   private readonly queue: string[] = [];
-  private readonly running = new Set<string>();
+  /** Jobs this server is translating, each with what stops it (a deletion, a shutdown). */
+  private readonly running = new Map<string, AbortController>();
   private readonly waiters = new Map<string, (() => void)[]>();
   private timer: NodeJS.Timeout | undefined;
   private closing = false;
@@ -145,8 +146,10 @@ export class DocumentJobs {
     return job;
   }
 
+  /** Deletes the job and its files; a job being translated here stops before its next batch (not refunded). */
   async remove(keyId: string, id: string): Promise<void> {
     await this.find(keyId, id);
+    this.running.get(id)?.abort();
     await this.deps.store.delete(id);
     await this.files.remove(id);
   }
@@ -185,7 +188,7 @@ export class DocumentJobs {
   private pump(): void {
     while (!this.closing && this.running.size < CONCURRENT_JOBS && this.queue.length > 0) {
       const id = this.queue.shift()!;
-      this.running.add(id);
+      this.running.set(id, new AbortController());
       void this.run(id).finally(() => {
         this.running.delete(id);
         for (const w of this.waiters.get(id) ?? []) w();
@@ -229,6 +232,7 @@ export class DocumentJobs {
     if (!(await store.claim(id, Date.now(), LEASE_MS))) return;
     const fresh = await store.get(id);
     if (!fresh || fresh.status === 'done' || fresh.status === 'error') return;
+    const stopped = AbortSignal.any([this.stop.signal, this.running.get(id)!.signal]);
     const renew = setInterval(() => void store.renew(id, Date.now() + LEASE_MS).catch(() => undefined), RENEW_MS);
     renew.unref();
     const started = Date.now();
@@ -244,7 +248,7 @@ export class DocumentJobs {
             if (Date.now() - lastWrite < 250 && done < total) return;
             lastWrite = Date.now();
             await store.update(id, { progress: done / total });
-          }, this.stop.signal);
+          }, stopped);
       await this.files.writeResult(id, await document.write(translations, target.code));
       await store.update(id, { status: 'done', progress: 1 });
       log.info({ document: id, format: fresh.format, characters: fresh.characters, ms: Date.now() - started }, 'document translated');
@@ -253,6 +257,7 @@ export class DocumentJobs {
         await store.release(id).catch(() => undefined);
         return;
       }
+      if (stopped.aborted) return; // deleted while it ran: nothing left to mark
       await this.fail(fresh, err);
     } finally {
       clearInterval(renew);

@@ -117,6 +117,17 @@ describe('documents: jobs, keys and quota', () => {
     }
   });
 
+  it('DELETE while the job is translating: 204, it stops, its files do not come back', async () => {
+    const big = Array.from({ length: 400 }, (_x, i) => `The garden number ${i} is big and the house is small.`).join('\n\n');
+    const up = await upload(t.url, key.secret, 'big.txt', big);
+    const id = up.body.data.document.id as string;
+    expect((await t.call('DELETE', `/v1/documents/${id}`, { key: key.secret })).status).toBe(204);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await t.call('GET', `/v1/documents/${id}`, { key: key.secret })).status).toBe(404);
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(`${t.dataDir}/documents/${id}`)).toBe(false);
+  });
+
   it('the result of a job not done yet is 409', async () => {
     const big = Array.from({ length: 300 }, (_x, i) => `The house number ${i} is small and the garden is big.`).join('\n\n');
     const up = await upload(t.url, key.secret, 'big.txt', big);
