@@ -1,5 +1,7 @@
 // Job records in the data directory's SQLite database (dragoman.db, beside the accounts, on a connection of
 // their own).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 import type { JobStore } from './store.ts';
@@ -78,6 +80,7 @@ export class SqliteJobStore implements JobStore {
   private readonly db: Database.Database;
 
   constructor(file: string) {
+    mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
