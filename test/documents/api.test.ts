@@ -6,7 +6,7 @@ import { detectFormat } from '../../src/documents/formats/index.ts';
 import { openJobStore } from '../../src/documents/index.ts';
 import { isWellFormed } from '../../src/documents/formats/xml-scan.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
-import { download, upload, waitForJob } from './helpers.ts';
+import { download, upload, waitForJob } from './jobs-client.ts';
 import { SAMPLES } from './samples.ts';
 
 let t: TestApp;

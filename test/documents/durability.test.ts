@@ -9,7 +9,7 @@ import { Accounts } from '../../src/accounts/accounts.ts';
 import { systemClock } from '../../src/accounts/clock.ts';
 import { openAccountStore } from '../../src/accounts/index.ts';
 import { loadConfig } from '../../src/config/env.ts';
-import { download, upload, waitForJob } from './helpers.ts';
+import { download, upload, waitForJob } from './jobs-client.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'dragoman-doc-kill-'));

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
-import { upload, waitForJob } from './helpers.ts';
+import { upload, waitForJob } from './jobs-client.ts';
 
 const BOOM = 'Kaboom';
 let t: TestApp;
