@@ -72,7 +72,7 @@ async function usage(keyId: string): Promise<{ chars: number; requests: number }
 describe('documents: SIGKILL mid-job, then a restart', () => {
   it('the job finishes (or fails and is refunded) and is charged exactly once', async () => {
     const store = await openAccountStore(loadConfig(env));
-    const { key, secret } = await new Accounts(store, systemClock).createKey({ plan: 'pro' });
+    const { key, secret } = await new Accounts(store, systemClock).createKey({ plan: 'pro', rpm: null });
     await store.close();
 
     const first = await serve();

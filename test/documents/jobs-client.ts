@@ -24,7 +24,7 @@ export async function waitForJob(url: string, key: string, id: string, timeoutMs
     const doc = body.data.document;
     if (doc.status === 'done' || doc.status === 'error') return doc;
     if (Date.now() > until) throw new Error(`job ${id} still ${doc.status} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
