@@ -15,7 +15,8 @@ const LIMITS = { maxCharacters: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1
 
 beforeAll(async () => {
   t = await startTestApp();
-  key = await t.key({ rpm: null }) // many uploads and polls in a minute: no request limit;
+  // Many uploads and polls in a minute: no request limit.
+  key = await t.key({ rpm: null });
 });
 
 afterAll(async () => {

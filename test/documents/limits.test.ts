@@ -14,7 +14,8 @@ let key: string;
 
 beforeAll(async () => {
   t = await startTestApp({ DRAGOMAN_MAX_DOCUMENT_CHARS: '2000', DRAGOMAN_DOCUMENT_TTL: '1h' });
-  key = (await t.key({ rpm: null })).secret // over a hundred uploads and their polls in a minute or two;
+  // Over a hundred uploads and their polls in a minute or two: no request limit.
+  key = (await t.key({ rpm: null })).secret;
 });
 
 afterAll(async () => {
