@@ -1,6 +1,7 @@
 // Job records in PostgreSQL (DRAGOMAN_DATABASE_URL), shared by every replica. The table is created on first use;
 // each transition is one conditional UPDATE, atomic across replicas.
 import pg from 'pg';
+import { databaseUnavailable, isUnavailable } from '../accounts/postgres/unavailable.ts';
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 import { COLUMNS, fromRow, rowValues, type JobRow } from './sqlite-store.ts';
 import type { JobStore } from './store.ts';
@@ -36,13 +37,18 @@ export class PgJobStore implements JobStore {
     this.pool.on('error', () => undefined); // an idle connection dropped by the server; the next query reconnects
   }
 
+  /** A database that cannot be reached is the 503 the accounts answer too (a retry is safe: nothing was done). */
   private async query(sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
-    this.ready ??= this.pool.query(SCHEMA).then(() => undefined, (err) => {
-      this.ready = undefined;
-      throw err;
-    });
-    await this.ready;
-    return this.pool.query(sql, values);
+    try {
+      this.ready ??= this.pool.query(SCHEMA).then(() => undefined, (err: unknown) => {
+        this.ready = undefined;
+        throw err;
+      });
+      await this.ready;
+      return await this.pool.query(sql, values);
+    } catch (err) {
+      throw isUnavailable(err) ? databaseUnavailable() : err;
+    }
   }
 
   async insert(job: JobRecord): Promise<void> {
