@@ -13,7 +13,7 @@ let t: TestApp;
 let key: string;
 
 beforeAll(async () => {
-  t = await startTestApp({ DRAGOMAN_MAX_DOCUMENT_CHARS: '2000', DRAGOMAN_DOCUMENT_TTL: '1h' });
+  t = await startTestApp({ DRAGOMAN_MAX_DOCUMENT_CHARS: '2000', DRAGOMAN_DOCUMENT_TTL: '1h', DRAGOMAN_MAX_DOCUMENT_BYTES: '100000' });
   // Over a hundred uploads and their polls in a minute or two: no request limit.
   key = (await t.key({ rpm: null })).secret;
 });
@@ -28,6 +28,16 @@ describe('documents: limits', () => {
     const up = await upload(t.url, key, 'long.txt', text);
     expect(up.status).toBe(400);
     expect(up.body.error.message).toMatch(/has \d+ characters of text, the maximum is 2000 per document \(DRAGOMAN_MAX_DOCUMENT_CHARS\)/);
+  });
+
+  it('a file over DRAGOMAN_MAX_DOCUMENT_BYTES: 413 naming the limit, also when the body is far larger; nothing charged', async () => {
+    const before = await t.call('GET', '/v1/usage', { key });
+    for (const size of [100_001, 1_300_000]) {
+      const up = await upload(t.url, key, 'big.txt', 'a'.repeat(size));
+      expect(up.status, String(size)).toBe(413);
+      expect(up.body.error).toEqual({ code: 413, type: 'invalid_request', message: expect.stringMatching(/at most 100000 bytes \(DRAGOMAN_MAX_DOCUMENT_BYTES\)|the maximum is 100000 \(DRAGOMAN_MAX_DOCUMENT_BYTES\)/) });
+    }
+    expect((await t.call('GET', '/v1/usage', { key })).body.data.charactersUsed).toBe(before.body.data.charactersUsed);
   });
 
   it('after DRAGOMAN_DOCUMENT_TTL the job answers 404 and its files are deleted', async () => {
