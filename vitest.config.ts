@@ -15,14 +15,15 @@ export default defineConfig({
     projects: [
       { test: { name: 'main', include: ['test/**/*.test.ts'], ...common } },
       // With a PostgreSQL server (.ci/run starts one), the in-process API suite and the gate tests run a second
-      // time on the PostgreSQL account store (they read DRAGOMAN_TEST_BACKEND). The store contract itself runs on
+      // time on the PostgreSQL account store (they read DRAGOMAN_TEST_BACKEND; the documents suite keeps its job records
+      // there too). The store contract itself runs on
       // both backends in test/postgres/store-backends.test.ts.
       ...(process.env.DRAGOMAN_TEST_DATABASE_URL
         ? [
             {
               test: {
                 name: 'api-on-postgres',
-                include: ['test/api/v1.test.ts', 'test/accounts/gate.test.ts'],
+                include: ['test/api/v1.test.ts', 'test/accounts/gate.test.ts', 'test/documents/api.test.ts'],
                 env: { DRAGOMAN_TEST_BACKEND: 'postgres' },
                 ...common,
               },

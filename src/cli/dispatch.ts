@@ -15,11 +15,12 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   plans: { summary: 'show and edit the plans', load: () => import('./commands/plans.ts') },
   usage: { summary: 'characters and requests per key for a month', load: () => import('./commands/usage.ts') },
   models: { summary: 'install and check models', load: () => import('./commands/models.ts') },
+  translate: { summary: 'translate files or standard input locally', load: () => import('./commands/translate.ts') },
 };
 
 async function help(io: CliIo): Promise<void> {
   io.out('usage: dragoman <command> [options]\n\ncommands:');
-  for (const [name, c] of Object.entries(COMMANDS)) io.out(`  ${name.padEnd(8)} ${c.summary}`);
+  for (const [name, c] of Object.entries(COMMANDS)) io.out(`  ${name.padEnd(9)} ${c.summary}`);
   io.out('\n"dragoman <command> --help" describes a command; "dragoman --version" prints the version.');
   io.out('Settings come from DRAGOMAN_* environment variables (see README, Configuration).');
 }

@@ -1,0 +1,133 @@
+// Document translation benchmark: a DOCX of about 100 pages (about 40,000 words in paragraphs with bold, italic
+// and link runs, headings and tables), made with npm's `docx`, translated through the document path (format
+// detection, units with inline tags, the service's format=html path, tag placement, the zip written back), side
+// by side with the same text sent to the engine as plain strings (its sentences, the same batches). Resident memory
+// is sampled every 50 ms while the document is translated and compared with the idle process's.
+//
+//   npm run bench:documents [-- --pages 100] [--from en] [--to de] [--out bench.docx]
+//
+// Models come from DRAGOMAN_MODELS_DIR (e.g. opus-mt-en-de); the translation cache is off so neither run helps the
+// other. Targets: the document at most 10 % slower than the plain strings, at most 200 MB above idle.
+import { writeFileSync } from 'node:fs';
+import { AlignmentType, Document, ExternalHyperlink, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
+import { loadConfig } from '../src/config/env.ts';
+import { createDetector } from '../src/detect/index.ts';
+import { checkDocument } from '../src/documents/accept.ts';
+import { formatById } from '../src/documents/formats/index.ts';
+import { fragmentText } from '../src/documents/formats/fragment.ts';
+import { translateUnits } from '../src/documents/units.ts';
+import { createEngine } from '../src/engine/index.ts';
+import { resolveLanguage } from '../src/languages/catalog.ts';
+import { createService } from '../src/service/index.ts';
+import { planHtml } from '../src/text/html/index.ts';
+import { planText } from '../src/text/segment.ts';
+
+const args = process.argv.slice(2);
+const opt = (name: string, def: string): string => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1]! : def;
+};
+const pages = Number(opt('pages', '100'));
+const from = opt('from', 'en');
+const to = opt('to', 'de');
+
+const SENTENCES = [
+  'The committee met on Tuesday to discuss the budget for the coming year.',
+  'Several members asked whether the new library could open before the winter.',
+  'Our engineers tested the bridge under heavy load and found no weakness.',
+  'The report recommends planting more trees along the northern road.',
+  'Visitors can buy tickets at the station or on the museum website.',
+  'After a long debate, the council agreed to extend the opening hours.',
+  'The weather in the mountains changes quickly, so bring warm clothes.',
+  'Children from three schools took part in the science fair this spring.',
+];
+
+/** About 400 words a page: three paragraphs of runs, a heading every page, a table every fifth page. */
+function makeDocument(pageCount: number): Document {
+  const children: (Paragraph | Table)[] = [];
+  let s = 0;
+  const sentence = () => SENTENCES[s++ % SENTENCES.length]!;
+  for (let p = 0; p < pageCount; p++) {
+    children.push(new Paragraph({ text: `Chapter ${p + 1}: ${sentence()}`, heading: HeadingLevel.HEADING_1 }));
+    for (let k = 0; k < 3; k++) {
+      const runs: (TextRun | ExternalHyperlink)[] = [];
+      for (let j = 0; j < 10; j++) {
+        const text = sentence() + ' ';
+        if (j % 4 === 1) runs.push(new TextRun({ text, bold: true }));
+        else if (j % 4 === 2) runs.push(new TextRun({ text, italics: true }));
+        else if (j % 7 === 3) runs.push(new ExternalHyperlink({ link: 'https://example.com/report', children: [new TextRun({ text, style: 'Hyperlink' })] }));
+        else runs.push(new TextRun(text));
+      }
+      children.push(new Paragraph({ children: runs, alignment: AlignmentType.JUSTIFIED }));
+    }
+    if (p % 5 === 4) {
+      const row = () => new TableRow({ children: [0, 1, 2].map(() => new TableCell({ children: [new Paragraph(sentence())] })) });
+      children.push(new Table({ rows: [row(), row(), row(), row()] }));
+    }
+  }
+  return new Document({ sections: [{ children }] });
+}
+
+const rss = () => process.memoryUsage().rss;
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+
+async function main(): Promise<void> {
+  const docx = formatById('docx');
+  if (!docx) {
+    console.error('bench:documents needs the DOCX format (src/documents/formats/zip-formats.ts registers none here).');
+    process.exit(2);
+  }
+  const bytes = await Packer.toBuffer(makeDocument(pages));
+  if (args.includes('--out')) writeFileSync(opt('out', 'bench.docx'), bytes);
+  const config = loadConfig({ ...process.env, DRAGOMAN_CACHE_SIZE: '0' });
+  const engine = await createEngine(config);
+  const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
+  const service = createService({ config, engine, detector, planners: { text: planText, html: planHtml } });
+  const source = resolveLanguage(from)!;
+  const target = resolveLanguage(to)!;
+  if (!engine.route(source.flores, target.flores)) {
+    console.error(`No installed model translates ${from} into ${to} (DRAGOMAN_MODELS_DIR=${config.modelsDir}).`);
+    process.exit(2);
+  }
+  // Warm up the engine on a few sentences so neither run pays for the first session runs.
+  await engine.translate(SENTENCES, source.flores, target.flores);
+  global.gc?.();
+  const idle = rss();
+
+  // 1. The document: open (zip read, units), translate, write.
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);
+  const t0 = performance.now();
+  const checked = await checkDocument(service, { bytes, filename: 'bench.docx', target: to, source: from }, config);
+  const tOpened = performance.now();
+  const translations = await translateUnits(service, checked.document.units, source, target, () => undefined);
+  const tTranslated = performance.now();
+  const out = await checked.document.write(translations, target.code);
+  const documentMs = performance.now() - t0;
+  const phases = `open and count ${((tOpened - t0) / 1000).toFixed(1)} s, translate ${((tTranslated - tOpened) / 1000).toFixed(1)} s, write ${((performance.now() - tTranslated) / 1000).toFixed(1)} s`;
+  clearInterval(sampler);
+
+  // 2. The same text as plain strings: each unit's text, its sentences, the same batches, straight to the engine.
+  const texts = checked.document.units.map((u) => fragmentText(u.html));
+  const words = texts.join(' ').split(/\s+/).filter(Boolean).length;
+  const t1 = performance.now();
+  const BATCH = 64;
+  const chunks: string[][] = [];
+  for (let i = 0; i < texts.length; i += BATCH) chunks.push(texts.slice(i, i + BATCH).flatMap((t) => planText(t).segments));
+  const worker = async () => {
+    for (let c = chunks.shift(); c; c = chunks.shift()) if (c.length) await engine.translate(c, source.flores, target.flores);
+  };
+  await Promise.all([worker(), worker()]);
+  const stringsMs = performance.now() - t1;
+
+  console.log(`DOCX: ${pages} pages, ${words} words, ${checked.document.units.length} units, ${checked.characters} characters, ${mb(bytes.length)} in, ${mb(out.length)} out`);
+  console.log(`document path: ${phases}`);
+  console.log('');
+  console.log('| what | time | vs plain strings | resident memory |');
+  console.log('|---|---|---|---|');
+  console.log(`| plain strings through the engine | ${(stringsMs / 1000).toFixed(1)} s | 1.00 | |`);
+  console.log(`| the DOCX through the document path | ${(documentMs / 1000).toFixed(1)} s | ${(documentMs / stringsMs).toFixed(2)} (target ≤ 1.10) | idle ${mb(idle)}, peak ${mb(peak)}, +${mb(peak - idle)} (target ≤ +200 MB) |`);
+  await engine.close();
+}
+
+await main();

@@ -1,0 +1,103 @@
+// dragoman translate FILE... --to de [--from en] [-o OUT | --out-dir DIR]: documents translated on this machine
+// with the installed models, no server; plain text from standard input to standard output when no FILE (or -).
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { ConfigError, loadConfig } from '../../config/env.ts';
+import { CliError, usageError, type CliIo } from '../io.ts';
+import { ProgressBar } from '../progress.ts';
+import { misuse, parse, syntax } from '../syntax.ts';
+
+export const summary = 'translate files (or standard input) with the installed models, without a server';
+
+const TRANSLATE = syntax({
+  command: 'translate',
+  args: '[FILE...]',
+  about: 'Translate documents locally with the models in DRAGOMAN_MODELS_DIR: each FILE is written beside it as\n' +
+    'NAME.<target>.EXT (or to -o / --out-dir). Without FILE (or with -), plain text is read from standard input\n' +
+    'and written to standard output.',
+  flags: {
+    to: { type: 'string', value: 'LANG', required: true, about: 'target language code, e.g. de' },
+    from: { type: 'string', value: 'LANG', about: 'source language code (default: detected from the text)' },
+    output: { type: 'string', short: 'o', value: 'OUT', about: 'where to write the result (one FILE only)' },
+    'out-dir': { type: 'string', value: 'DIR', about: 'folder to write the results to' },
+  },
+  notes: ['Formats: those of POST /v1/documents (docs/documents.md). Limits: the DRAGOMAN_MAX_DOCUMENT_* settings.'],
+});
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(TRANSLATE, args);
+  if (!values.to) throw misuse(TRANSLATE, '--to is required: the target language code, e.g. --to de');
+  if (values.output && values['out-dir']) throw misuse(TRANSLATE, '-o and --out-dir exclude each other');
+  const files = positionals.filter((p) => p !== '-');
+  const fromStdin = positionals.length === 0 || positionals.includes('-');
+  if (fromStdin && files.length > 0) throw misuse(TRANSLATE, 'standard input (-) cannot be mixed with files');
+  if (values.output && files.length > 1) throw misuse(TRANSLATE, '-o names one result: use --out-dir for several files');
+  if (values['out-dir'] && !(await stat(values['out-dir']).then((s) => s.isDirectory(), () => false))) {
+    throw usageError(`--out-dir ${values['out-dir']} is not a folder`);
+  }
+  let config;
+  try {
+    config = loadConfig(io.env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, 2);
+    throw err;
+  }
+  // Loaded here: the engine takes seconds to import, which --help or a bad argument need not wait for.
+  const { createEngine } = await import('../../engine/index.ts');
+  const { createDetector } = await import('../../detect/index.ts');
+  const { createService } = await import('../../service/index.ts');
+  const { planHtml } = await import('../../text/html/index.ts');
+  const { planText } = await import('../../text/segment.ts');
+  const { checkDocument } = await import('../../documents/accept.ts');
+  const { translateUnits } = await import('../../documents/units.ts');
+  const { resultName } = await import('../../documents/jobs.ts');
+  const { ApiError } = await import('../../service/errors.ts');
+
+  const engine = await createEngine(config);
+  try {
+    if (!engine.models().some((m) => m.status === 'ok')) {
+      throw new CliError(`no model is installed in ${config.modelsDir}: install one with \`dragoman models pull\``);
+    }
+    const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
+    const service = createService({ config, engine, detector, planners: { text: planText, html: planHtml } });
+    const translate = async (bytes: Uint8Array, name: string, bar: ProgressBar | undefined) => {
+      const checked = await checkDocument(service, { bytes, filename: name, target: values.to, source: values.from }, config).catch((err: unknown) => {
+        throw err instanceof ApiError ? new CliError(`${name}: ${err.message}`) : err;
+      });
+      const { document, source, target } = checked;
+      const translations = !source || checked.characters === 0
+        ? document.units.map((u) => u.html)
+        : await translateUnits(service, document.units, source, target, (done, total) => bar?.update(done, total));
+      return { bytes: await document.write(translations, target.code), checked };
+    };
+
+    if (fromStdin) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      const { bytes } = await translate(Buffer.concat(chunks), 'stdin.txt', undefined);
+      process.stdout.write(bytes);
+      return 0;
+    }
+    let failed = 0;
+    for (const file of files) {
+      const bar = new ProgressBar({ isTTY: process.stderr.isTTY === true, columns: process.stderr.columns, write: (s) => process.stderr.write(s) }, basename(file));
+      try {
+        const bytes = await readFile(file).catch((err: NodeJS.ErrnoException) => {
+          throw new CliError(`${file}: cannot read it (${err.code ?? err.message})`);
+        });
+        const { bytes: out, checked } = await translate(bytes, basename(file), bar);
+        const name = resultName(basename(file), checked.target.code, checked.format.extension);
+        const to = values.output ?? join(values['out-dir'] ?? dirname(file), name);
+        await writeFile(to, out);
+        bar.finish(`${file} → ${to} (${checked.format.id}, ${checked.document.units.length} segments, ${checked.characters} characters, ${bar.seconds.toFixed(1)} s)`);
+      } catch (err) {
+        if (!(err instanceof CliError)) throw err;
+        bar.finish(`dragoman: ${err.message}`);
+        failed++;
+      }
+    }
+    return failed > 0 ? 1 : 0;
+  } finally {
+    await engine.close();
+  }
+}
