@@ -70,6 +70,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         : 'other processes use the cores: onnxruntime threads stop spinning'));
     real.events.on('beamLoopStopped', (e: { model: string; problem: string; worker: number }) =>
       server.log.warn(e, 'beam search\'s ONNX Loop chose otherwise than beam search: stopped for this model in this worker (DRAGOMAN_BEAM_LOOP), requests go on one step a run'));
+    // DRAGOMAN_UI_KEY: say at start whose quota the page spends, or that the setting names no working key.
+    if (config.uiKey) {
+      const shared = await store.getKey(config.uiKey);
+      if (shared && shared.revokedAt === null) server.log.info({ keyId: shared.id, plan: shared.plan }, 'the web page works without a key: its requests are metered on this key (DRAGOMAN_UI_KEY)');
+      else server.log.warn({ keyId: config.uiKey }, `DRAGOMAN_UI_KEY names ${shared ? 'a revoked' : 'no'} key: the web page needs a key from its users`);
+    }
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
