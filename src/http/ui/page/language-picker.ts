@@ -124,6 +124,8 @@ export class LanguagePicker {
     const changed = code !== this.chosen;
     this.chosen = code;
     this.close();
+    // Still in the field (Enter, a click on the list): typing again starts a new filter instead of adding to the name.
+    if (document.activeElement === this.input) this.input.select();
     if (changed) for (const listener of this.listeners) listener(code);
   }
 
