@@ -96,8 +96,13 @@ export async function callApi<T>(path: string, key: string | null, body?: unknow
     const h = response.headers;
     return { body: parsed as T, rate: rateOf(h), detectedConfidence: confidencesOf(h), quota: quotaOf(h) };
   }
+  throw failureOf(response, parsed);
+}
+
+/** A failed answer (its parsed JSON body, if any) as the ApiFailure the page explains. */
+export function failureOf(response: Response, parsed: unknown): ApiFailure {
   const error = (parsed as ErrorBody | null)?.error;
-  throw new ApiFailure(
+  return new ApiFailure(
     kindOf(response.status, error?.type),
     error?.message ?? `HTTP ${response.status}`,
     response.status,

@@ -41,6 +41,11 @@ function render(): void {
           : '';
 }
 
+/** The key's requests per minute as far as known (null = unlimited, undefined = not known yet). */
+export function knownRate(): number | null | undefined {
+  return rpm;
+}
+
 /** What the key allows a minute (null = unlimited), or undefined when another key makes it unknown again. */
 export function learnRate(limit: number | null | undefined): void {
   rpm = limit;

@@ -4,6 +4,7 @@
 import { copyResult, detectLines, refreshUsage, signup, swapped, translate, usage } from './actions.ts';
 import { callApi, type SettingsResponse } from './api.ts';
 import { ui } from './dom.ts';
+import { setupDocuments } from './documents-panel.ts';
 import { isBusy, retryLast, run, say, whenIdle, whenRefusedKey } from './feedback.ts';
 import { refuse, setSharedKey, setupKeyField, sharedKey, onKeyChange, usingSharedKey } from './key-field.ts';
 import { clearDetected, loadLanguages, savePair, sourcePicker, swapLanguages, targetPicker } from './language-choice.ts';
@@ -30,6 +31,7 @@ function keyChanged(): void {
 
 setupTheme(ui.themeToggle);
 setupKeyField();
+setupDocuments();
 whenRefusedKey(refuse);
 onKeyChange(keyChanged);
 const live = setupLiveTranslate(() => translate(true), isBusy);
