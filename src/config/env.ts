@@ -79,6 +79,31 @@ export interface Config {
   /** postgres://... selects the PostgreSQL account store instead of SQLite. */
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Documents (src/documents): how long a job and its files are kept after it was accepted. */
+  documentTtlMs: number;
+  /** Largest document file accepted, in bytes. */
+  maxDocumentBytes: number;
+  /** Most characters (code points of text sent to translation) in one document. */
+  maxDocumentChars: number;
+  /** Most bytes of all entries of a zip-based document together, uncompressed. */
+  maxDocumentUncompressedBytes: number;
+  /** Most entries in a zip-based document. */
+  maxZipEntries: number;
+  /** Most uncompressed/compressed ratio of one zip entry (a zip bomb's is in the thousands). */
+  maxCompressionRatio: number;
+}
+
+/** A duration setting: seconds, or a number with s, m, h or d. */
+function duration(env: NodeJS.ProcessEnv, name: string, fallbackMs: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallbackMs;
+  const m = /^(\d+)\s*(s|m|h|d)?$/i.exec(raw);
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m?.[2] ?? 's').toLowerCase() as 's'];
+  const ms = m ? Number(m[1]) * unit : NaN;
+  if (!Number.isSafeInteger(ms) || ms < 1000) {
+    throw new ConfigError(`${name} must be a duration of at least 1 second such as 3600, 90m, 24h or 7d, got "${raw}"`);
+  }
+  return ms;
 }
 
 export class ConfigError extends Error {}
@@ -204,6 +229,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: int(env, 'DRAGOMAN_SHUTDOWN_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseUrl: databaseUrl(env),
     redisUrl: env.DRAGOMAN_REDIS_URL || undefined,
+    documentTtlMs: duration(env, 'DRAGOMAN_DOCUMENT_TTL', 24 * 3_600_000),
+    maxDocumentBytes: int(env, 'DRAGOMAN_MAX_DOCUMENT_BYTES', 30 * 1024 * 1024, 1),
+    maxDocumentChars: int(env, 'DRAGOMAN_MAX_DOCUMENT_CHARS', 1_000_000, 1),
+    maxDocumentUncompressedBytes: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES', 300 * 1024 * 1024, 1),
+    maxZipEntries: int(env, 'DRAGOMAN_MAX_ZIP_ENTRIES', 10_000, 1),
+    maxCompressionRatio: int(env, 'DRAGOMAN_MAX_COMPRESSION_RATIO', 200, 1),
   };
 }
 

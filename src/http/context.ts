@@ -5,6 +5,7 @@ import type { Gate } from '../accounts/gate.ts';
 import type { Config } from '../config/env.ts';
 import type { LanguageDetector } from '../detect/types.ts';
 import type { Engine } from '../engine/types.ts';
+import type { DocumentJobs } from '../documents/index.ts';
 import type { Service } from '../service/index.ts';
 
 export interface DragomanContext {
@@ -15,6 +16,8 @@ export interface DragomanContext {
   engine: Engine;
   detector: LanguageDetector;
   clock: Clock;
+  /** Document translation jobs (src/documents). */
+  documents: DocumentJobs;
 }
 
 declare module 'fastify' {

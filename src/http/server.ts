@@ -9,6 +9,7 @@ import { Gate, type GateOptions } from '../accounts/gate.ts';
 import { KEY_PREFIX } from '../accounts/keys.ts';
 import type { AccountStore } from '../accounts/store.ts';
 import type { Config } from '../config/env.ts';
+import { DocumentJobs, openJobStore, type JobStore } from '../documents/index.ts';
 import type { LanguageDetector } from '../detect/types.ts';
 import type { Engine } from '../engine/types.ts';
 import { ApiError } from '../service/errors.ts';
@@ -38,6 +39,8 @@ export interface ServerDeps {
   gate?: GateOptions;
   /** Tests only: how long a request may take to arrive whole (60 s). */
   requestTimeoutMs?: number;
+  /** Where document jobs are recorded; by default the store the configuration selects (closed with the server). */
+  jobStore?: JobStore;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -90,6 +93,14 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     detector: deps.detector,
     planners: deps.planners,
   });
+  const documents = new DocumentJobs({
+    settings: config,
+    service,
+    gate,
+    store: deps.jobStore ?? openJobStore(config),
+    clock,
+    log: app.log,
+  });
   const context: DragomanContext = {
     config,
     service,
@@ -98,8 +109,13 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     engine: deps.engine,
     detector: deps.detector,
     clock,
+    documents,
   };
   app.decorate('dragoman', context);
+  // Unfinished jobs of a server that stopped are taken over once this one serves; running ones stop before
+  // their next batch when it closes (the next start finishes them).
+  app.addHook('onReady', async () => documents.start());
+  app.addHook('onClose', async () => documents.close());
 
   installJsonBodyParser(app);
   refuseContentEncodings(app);

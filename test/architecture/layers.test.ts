@@ -21,9 +21,12 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   service: ['config', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts'],
   observability: ['config', 'languages', 'engine/types.ts'],
   models: ['config', 'languages', 'engine'],
+  // Document jobs sit on the service layer (units go through it as format=html) and charge through accounts.
+  documents: ['config', 'languages', 'text', 'service', 'accounts', 'engine/types.ts'],
   http: [
     'service',
     'accounts',
+    'documents',
     'config',
     'languages',
     'observability',

@@ -201,8 +201,8 @@ describe('detect, languages, settings', () => {
       charLimit: server.config.maxChars,
       keyRequired: true,
       suggestions: false,
-      filesTranslation: false,
-      supportedFilesFormat: [],
+      filesTranslation: true,
+      supportedFilesFormat: expect.arrayContaining(['.txt', '.md', '.html', '.srt', '.vtt', '.xlf', '.po']),
       language: { source: { code: 'auto' }, target: { code: 'en', name: 'English' } },
     });
   });
@@ -240,7 +240,7 @@ describe('errors in LibreTranslate shape', () => {
   });
 
   it('404 and 405 in the same shape', async () => {
-    expectLibreError(await send(`${base}/translate_file`, { method: 'POST' }), 404);
+    expectLibreError(await send(`${base}/suggest`, { method: 'POST' }), 404);
     const r = await send(`${base}/translate`);
     expectLibreError(r, 405);
     expect(r.headers.get('allow')).toBe('POST');
@@ -481,7 +481,7 @@ describe('CORS, as LibreTranslate adds to every response of its API', () => {
     };
     check(await post('/translate', { q: EN2, target: 'xx', api_key: secret }, origin));
     check(await post('/translate', { q: EN2, target: 'de', api_key: 'dk_wrong_key_0000000000000000' }, origin));
-    check(await send(`${base}/translate_file`, { method: 'POST', headers: origin }));
+    check(await send(`${base}/suggest`, { method: 'POST', headers: origin }));
     check(await send(`${base}/translate`, { headers: origin }));
     check(await post('/translate', { q: 'a'.repeat(server.config.maxBodyBytes + 10), target: 'de', api_key: secret }, origin));
     check(await send(`${base}/translate`, { headers: { ...origin, 'content-type': 'application/xml' }, form: '<q>hello</q>' }));

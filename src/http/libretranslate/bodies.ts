@@ -7,6 +7,7 @@ import { Busboy } from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../service/errors.ts';
 import { registerFormParser } from '../form-body.ts';
+import { readUpload } from '../upload.ts';
 import type { LibreBody } from './params.ts';
 
 /** The one field whose repetitions are kept: a batch of strings. */
@@ -70,10 +71,13 @@ export function multipartEntries(contentType: string, body: Buffer): Promise<[st
 /** Registers both form parsers on the surface's (encapsulated) instance; JSON stays Fastify's own. */
 export async function registerFormParsers(app: FastifyInstance): Promise<void> {
   registerFormParser(app, formFields);
-  app.addContentTypeParser(
-    'multipart/form-data',
-    { parseAs: 'buffer' },
-    async (request: FastifyRequest, body: Buffer) =>
-      formFields(await multipartEntries(String(request.headers['content-type']), body)),
-  );
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
+    const contentType = String(request.headers['content-type']);
+    // /translate_file: the file part is the document (its route's body limit is the document limit).
+    if (request.routeOptions.url?.endsWith('/translate_file')) {
+      const upload = await readUpload(contentType, body);
+      return { ...upload.fields, ...(upload.file ? { file: upload.file } : {}) };
+    }
+    return formFields(await multipartEntries(contentType, body));
+  });
 }

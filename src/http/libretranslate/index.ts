@@ -9,6 +9,7 @@ import { admit } from '../metering.ts';
 import { registerFormParsers } from './bodies.ts';
 import { installCors } from './cors.ts';
 import { detectRoutes } from './detect.ts';
+import { fileRoutes } from './files.ts';
 import { KEY_HINT, LIBRETRANSLATE_PREFIX, libreError, libreStatus } from './errors.ts';
 import { libreKey } from './keys.ts';
 import { languagesRoutes } from './languages.ts';
@@ -23,7 +24,13 @@ declare module 'fastify' {
   }
 }
 
-const ROUTES: Record<string, string> = { '/translate': 'POST', '/detect': 'POST', '/languages': 'GET', '/frontend/settings': 'GET' };
+const ROUTES: Record<string, string> = {
+  '/translate': 'POST',
+  '/translate_file': 'POST',
+  '/detect': 'POST',
+  '/languages': 'GET',
+  '/frontend/settings': 'GET',
+};
 
 export async function libreTranslateRoutes(app: FastifyInstance): Promise<void> {
   const { config, gate } = app.dragoman;
@@ -47,7 +54,7 @@ export async function libreTranslateRoutes(app: FastifyInstance): Promise<void> 
           404,
           'invalid_request',
           `Unknown endpoint ${request.method} ${path.slice(0, 100)}. This surface has POST /translate, POST /detect, ` +
-            `GET /languages and GET /frontend/settings under ${LIBRETRANSLATE_PREFIX}.`,
+            `POST /translate_file, GET /languages and GET /frontend/settings under ${LIBRETRANSLATE_PREFIX}.`,
         );
     return reply.code(e.status).headers(e.headers).type('application/json; charset=utf-8').send(libreError(e));
   });
@@ -69,4 +76,5 @@ export async function libreTranslateRoutes(app: FastifyInstance): Promise<void> 
   await app.register(translateRoutes);
   await app.register(detectRoutes);
   await app.register(languagesRoutes);
+  await app.register(fileRoutes);
 }

@@ -1,6 +1,7 @@
 // GET /languages and GET /frontend/settings: what LibreTranslate clients read before translating. Keyless,
 // as LibreTranslate's (Mastodon and the npm client call them without a key); limited per address instead.
 import type { FastifyInstance } from 'fastify';
+import { FILE_EXTENSIONS } from '../../documents/index.ts';
 import { languageByFlores } from '../../languages/catalog.ts';
 import { routeDoc } from './schemas.ts';
 
@@ -50,8 +51,8 @@ export async function languagesRoutes(app: FastifyInstance): Promise<void> {
         charLimit: config.maxChars,
         frontendTimeout: 500,
         suggestions: false,
-        filesTranslation: false,
-        supportedFilesFormat: [],
+        filesTranslation: true,
+        supportedFilesFormat: FILE_EXTENSIONS,
         language: {
           source: { code: 'auto', name: 'Auto Detect' },
           target: { code: target.code, name: target.name },

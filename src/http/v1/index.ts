@@ -6,6 +6,7 @@ import { ApiError } from '../../service/errors.ts';
 import { admit, apiKeyHeader } from '../metering.ts';
 import { isPageRequest } from '../page-key.ts';
 import { detectRoutes } from './detect.ts';
+import { documentsRoutes } from './documents.ts';
 import { languagesRoutes } from './languages.ts';
 import { signupRoutes } from './signup.ts';
 import { translateRoutes } from './translate.ts';
@@ -42,5 +43,6 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(detectRoutes);
   await app.register(languagesRoutes);
   await app.register(usageRoutes);
+  await app.register(documentsRoutes);
   if (app.dragoman.config.signup) await app.register(signupRoutes);
 }

@@ -1,0 +1,66 @@
+// A document job as stored and as the API shows it. A job is charged once, when it is accepted; `chargeState`
+// records where that charge stands so that a restart never charges or refunds it twice.
+import type { FormatId } from './formats/types.ts';
+
+export type JobStatus = 'queued' | 'translating' | 'done' | 'error';
+
+/**
+ * pending: the job was written and its charge was being made (a crash here leaves it unknown, so it is never
+ * refunded); charged: the key paid for it; refunded: it failed and was paid back.
+ */
+export type ChargeState = 'pending' | 'charged' | 'refunded';
+
+export interface JobRecord {
+  id: string;
+  keyId: string;
+  status: JobStatus;
+  filename: string;
+  format: FormatId;
+  /** The source the client gave (public code), or undefined when it was detected. */
+  source: string | undefined;
+  /** The detected source (public code) when none was given. */
+  detectedSource: string | undefined;
+  target: string;
+  characters: number;
+  progress: number;
+  createdAt: number;
+  expiresAt: number;
+  error: string | undefined;
+  chargeState: ChargeState;
+  /** The charge as the account store made it (JSON): what a refund gives back. */
+  charge: string;
+  /** Until when (wall clock ms) a server works on it; a job past its lease and not finished is taken over. */
+  leaseUntil: number;
+}
+
+/** The document object of the API. */
+export interface DocumentView {
+  id: string;
+  status: JobStatus;
+  filename: string;
+  format: FormatId;
+  source?: string;
+  detectedSourceLanguage?: string;
+  target: string;
+  characters: number;
+  progress: number;
+  createdAt: string;
+  expiresAt: string;
+  error?: { message: string };
+}
+
+export function viewOf(job: JobRecord): DocumentView {
+  return {
+    id: job.id,
+    status: job.status,
+    filename: job.filename,
+    format: job.format,
+    ...(job.source ? { source: job.source } : { detectedSourceLanguage: job.detectedSource ?? 'und' }),
+    target: job.target,
+    characters: job.characters,
+    progress: Math.round(job.progress * 1000) / 1000,
+    createdAt: new Date(job.createdAt).toISOString(),
+    expiresAt: new Date(job.expiresAt).toISOString(),
+    ...(job.status === 'error' ? { error: { message: job.error ?? 'The translation failed.' } } : {}),
+  };
+}

@@ -1,0 +1,285 @@
+// The job engine: accepts a document (checked, stored, charged), translates it in the background through the
+// service layer, and keeps its record and files until it expires. Crash safety: a job is charged once at
+// acceptance and its charge state is in the record; a server that starts (or any replica, every few seconds)
+// takes over unfinished jobs whose lease has passed and finishes them; a job that fails is refunded exactly once
+// (a conditional update moves charged → refunded before the refund is made). Document content is never logged.
+import { randomBytes } from 'node:crypto';
+import type { Admission, Gate } from '../accounts/gate.ts';
+import type { Charge } from '../accounts/types.ts';
+import type { Clock } from '../accounts/clock.ts';
+import { ApiError } from '../service/errors.ts';
+import type { Service } from '../service/index.ts';
+import { resolveLanguage } from '../languages/catalog.ts';
+import { checkDocument, openDocument, type DocumentSettings } from './accept.ts';
+import { JobFiles } from './files.ts';
+import { formatById } from './formats/index.ts';
+import type { JobRecord } from './job.ts';
+import type { JobStore } from './store.ts';
+import { translateUnits } from './units.ts';
+
+/** How long a server holds a job without renewing, how often it renews and looks for orphans and expired jobs. */
+const LEASE_MS = 15_000;
+const RENEW_MS = 5_000;
+const SWEEP_MS = 5_000;
+/** Jobs translated at once by one server (each sends a few batches at a time to the shared engine). */
+const CONCURRENT_JOBS = 2;
+
+export interface JobLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface DocumentJobsDeps {
+  settings: DocumentSettings & { dataDir: string; documentTtlMs: number };
+  service: Service;
+  gate: Gate;
+  store: JobStore;
+  clock: Clock;
+  log: JobLog;
+}
+
+export interface Submission {
+  admission: Admission;
+  filename: string;
+  bytes: Uint8Array;
+  target: unknown;
+  source: unknown;
+}
+
+export const notFound = (id: string) =>
+  new ApiError(404, 'invalid_request', `No document ${id.slice(0, 40)}: it does not exist, has expired, or was made with another key.`);
+
+export class DocumentJobs {
+  readonly files: JobFiles;
+  private readonly queue: string[] = [];
+  private readonly running = new Set<string>();
+  private readonly waiters = new Map<string, (() => void)[]>();
+  private timer: NodeJS.Timeout | undefined;
+  private closing = false;
+  private readonly stop = new AbortController();
+
+  constructor(private readonly deps: DocumentJobsDeps) {
+    this.files = new JobFiles(deps.settings.dataDir);
+  }
+
+  /** Takes over orphaned jobs now and every few seconds; deletes expired ones. */
+  start(): void {
+    void this.sweep();
+    this.timer = setInterval(() => void this.sweep(), SWEEP_MS);
+    this.timer.unref();
+  }
+
+  async submit(s: Submission): Promise<JobRecord> {
+    const { service, gate, store, clock, settings } = this.deps;
+    const checked = await checkDocument(service, s, settings);
+    const id = randomBytes(16).toString('hex');
+    const now = clock.now();
+    const job: JobRecord = {
+      id,
+      keyId: s.admission.key.id,
+      status: 'queued',
+      filename: cleanName(s.filename),
+      format: checked.format.id,
+      source: s.source !== undefined && checked.detected === undefined ? checked.source?.code : undefined,
+      detectedSource: checked.detected,
+      target: checked.target.code,
+      characters: checked.characters,
+      progress: 0,
+      createdAt: now,
+      expiresAt: now + settings.documentTtlMs,
+      error: undefined,
+      chargeState: 'pending',
+      charge: '',
+      leaseUntil: Date.now() + LEASE_MS,
+    };
+    await this.files.writeSource(id, s.bytes);
+    try {
+      await store.insert(job);
+    } catch (err) {
+      await this.files.remove(id);
+      throw err;
+    }
+    let charged: Charge;
+    try {
+      charged = (await gate.charge(s.admission, checked.characters)).charge;
+    } catch (err) {
+      // Not charged (over quota, database away): nothing of the job remains.
+      await store.delete(id).catch(() => undefined);
+      await this.files.remove(id);
+      throw err;
+    }
+    job.chargeState = 'charged';
+    job.charge = JSON.stringify(charged);
+    await store.setChargeState(id, 'pending', 'charged', job.charge);
+    this.deps.log.info({ document: id, format: job.format, characters: job.characters }, 'document accepted');
+    this.enqueue(id);
+    return job;
+  }
+
+  /** The job of `keyId` (404 for another key's, an unknown or an expired one). */
+  async find(keyId: string, id: string): Promise<JobRecord> {
+    const job = /^[0-9a-f]{32}$/.test(id) ? await this.deps.store.get(id) : undefined;
+    if (!job || job.keyId !== keyId || job.expiresAt <= this.deps.clock.now()) throw notFound(id);
+    return job;
+  }
+
+  /** The finished job's file: where it is, its type and its download name. 409 while it is not done. */
+  async result(keyId: string | undefined, id: string): Promise<{ job: JobRecord; path: string; mediaType: string; filename: string }> {
+    const job = keyId === undefined ? await this.byId(id) : await this.find(keyId, id);
+    if (job.status !== 'done') {
+      throw new ApiError(409, 'invalid_request', job.status === 'error'
+        ? `The document's translation failed: ${job.error ?? 'see GET /v1/documents/' + id}.`
+        : `The document is not translated yet (status ${job.status}, progress ${Math.round(job.progress * 100)} %): ask again when its status is done.`);
+    }
+    const format = formatById(job.format)!;
+    return { job, path: this.files.resultPath(id), mediaType: format.mediaType, filename: resultName(job.filename, job.target, format.extension) };
+  }
+
+  private async byId(id: string): Promise<JobRecord> {
+    const job = /^[0-9a-f]{32}$/.test(id) ? await this.deps.store.get(id) : undefined;
+    if (!job || job.expiresAt <= this.deps.clock.now()) throw notFound(id);
+    return job;
+  }
+
+  async remove(keyId: string, id: string): Promise<void> {
+    await this.find(keyId, id);
+    await this.deps.store.delete(id);
+    await this.files.remove(id);
+  }
+
+  /** Resolves when the job is done or failed (LibreTranslate's synchronous translate_file). */
+  async settled(id: string): Promise<JobRecord> {
+    for (;;) {
+      const job = await this.deps.store.get(id);
+      if (!job) throw notFound(id);
+      if (job.status === 'done' || job.status === 'error') return job;
+      await new Promise<void>((resolve) => {
+        const list = this.waiters.get(id) ?? [];
+        list.push(resolve);
+        this.waiters.set(id, list);
+        // Another replica may run it: look again now and then.
+        setTimeout(resolve, 1000).unref();
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.stop.abort();
+    if (this.timer) clearInterval(this.timer);
+    // Running jobs stop before their next batch and give their lease up, for the next start to finish them.
+    while (this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
+    await this.deps.store.close();
+  }
+
+  private enqueue(id: string): void {
+    if (this.running.has(id) || this.queue.includes(id)) return;
+    this.queue.push(id);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.closing && this.running.size < CONCURRENT_JOBS && this.queue.length > 0) {
+      const id = this.queue.shift()!;
+      this.running.add(id);
+      void this.run(id).finally(() => {
+        this.running.delete(id);
+        for (const w of this.waiters.get(id) ?? []) w();
+        this.waiters.delete(id);
+        this.pump();
+      });
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.closing) return;
+    const { store, clock, log } = this.deps;
+    try {
+      for (const job of await store.expired(clock.now())) {
+        if (this.running.has(job.id)) continue;
+        await store.delete(job.id);
+        await this.files.remove(job.id);
+        log.info({ document: job.id }, 'document expired: deleted');
+      }
+      for (const job of await store.orphans(Date.now())) {
+        if (this.running.has(job.id) || this.queue.includes(job.id)) continue;
+        if (job.chargeState === 'pending') {
+          // The server stopped between writing the job and recording its charge: whether the key paid is
+          // unknown, so it is neither run nor refunded (never twice), only marked failed.
+          if (await store.claim(job.id, Date.now(), LEASE_MS)) {
+            await store.update(job.id, { status: 'error', error: 'The server stopped while accepting this document; send it again.' });
+          }
+          continue;
+        }
+        log.info({ document: job.id }, 'document taken over (its server stopped)');
+        this.enqueue(job.id);
+      }
+    } catch (err) {
+      log.error({ err }, 'document sweep failed');
+    }
+  }
+
+  private async run(id: string): Promise<void> {
+    const { store, service, settings, log } = this.deps;
+    // The lease of a job accepted here is ours already; one found by the sweep must be taken first.
+    const fresh = await store.get(id);
+    if (!fresh || fresh.status === 'done' || fresh.status === 'error') return;
+    if (fresh.leaseUntil < Date.now() && !(await store.claim(id, Date.now(), LEASE_MS))) return;
+    const renew = setInterval(() => void store.renew(id, Date.now() + LEASE_MS).catch(() => undefined), RENEW_MS);
+    renew.unref();
+    const started = Date.now();
+    try {
+      await store.update(id, { status: 'translating' });
+      const { document } = await openDocument(await this.files.readSource(id), fresh.filename, settings);
+      const source = resolveLanguage(fresh.source ?? fresh.detectedSource ?? 'und');
+      const target = resolveLanguage(fresh.target)!;
+      let lastWrite = 0;
+      const translations = !source || fresh.characters === 0
+        ? document.units.map((u) => u.html)
+        : await translateUnits(service, document.units, source, target, async (done, total) => {
+            if (Date.now() - lastWrite < 250 && done < total) return;
+            lastWrite = Date.now();
+            await store.update(id, { progress: done / total });
+          }, this.stop.signal);
+      await this.files.writeResult(id, await document.write(translations, target.code));
+      await store.update(id, { status: 'done', progress: 1 });
+      log.info({ document: id, format: fresh.format, characters: fresh.characters, ms: Date.now() - started }, 'document translated');
+    } catch (err) {
+      if (this.closing) {
+        await store.release(id).catch(() => undefined);
+        return;
+      }
+      await this.fail(fresh, err);
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  private async fail(job: JobRecord, err: unknown): Promise<void> {
+    const { store, gate, log } = this.deps;
+    const message = err instanceof ApiError && err.status < 500
+      ? err.message
+      : err instanceof ApiError ? err.message : 'The translation failed on the server; the characters were refunded. Sending the file again is safe.';
+    log.error({ document: job.id, err: err instanceof ApiError ? { status: err.status } : err }, 'document translation failed');
+    await store.update(job.id, { status: 'error', error: message });
+    if (await store.setChargeState(job.id, 'charged', 'refunded')) {
+      await gate.refund(JSON.parse(job.charge) as Charge).catch((e: unknown) => log.error({ err: e, document: job.id }, 'refund failed'));
+    }
+  }
+}
+
+/** The client's file name as shown and used for the download: its last path part, printable, at most 200 characters. */
+function cleanName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 200);
+  return clean || 'document';
+}
+
+/** `<name>.<target>.<ext>`: the name without its extension, the target, the format's extension. */
+export function resultName(filename: string, target: string, extension: string): string {
+  const dot = filename.lastIndexOf('.');
+  const stem = dot > 0 ? filename.slice(0, dot) : filename;
+  return `${stem}.${target}.${extension}`;
+}

@@ -1,0 +1,139 @@
+// Job records in the data directory's SQLite database (dragoman.db, beside the accounts, on a connection of
+// their own).
+import Database from 'better-sqlite3';
+import type { ChargeState, JobRecord, JobStatus } from './job.ts';
+import type { JobStore } from './store.ts';
+import type { FormatId } from './formats/types.ts';
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS document_jobs (
+  id TEXT PRIMARY KEY,
+  key_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  filename TEXT NOT NULL,
+  format TEXT NOT NULL,
+  source TEXT,
+  detected_source TEXT,
+  target TEXT NOT NULL,
+  characters INTEGER NOT NULL,
+  progress REAL NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  error TEXT,
+  charge_state TEXT NOT NULL,
+  charge TEXT NOT NULL,
+  lease_until INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);
+CREATE INDEX IF NOT EXISTS document_jobs_open ON document_jobs (status, lease_until);`;
+
+export interface JobRow {
+  id: string;
+  key_id: string;
+  status: string;
+  filename: string;
+  format: string;
+  source: string | null;
+  detected_source: string | null;
+  target: string;
+  characters: number | string;
+  progress: number;
+  created_at: number | string;
+  expires_at: number | string;
+  error: string | null;
+  charge_state: string;
+  charge: string;
+  lease_until: number | string;
+}
+
+export function fromRow(r: JobRow): JobRecord {
+  return {
+    id: r.id,
+    keyId: r.key_id,
+    status: r.status as JobStatus,
+    filename: r.filename,
+    format: r.format as FormatId,
+    source: r.source ?? undefined,
+    detectedSource: r.detected_source ?? undefined,
+    target: r.target,
+    characters: Number(r.characters),
+    progress: Number(r.progress),
+    createdAt: Number(r.created_at),
+    expiresAt: Number(r.expires_at),
+    error: r.error ?? undefined,
+    chargeState: r.charge_state as ChargeState,
+    charge: r.charge,
+    leaseUntil: Number(r.lease_until),
+  };
+}
+
+export const COLUMNS =
+  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until';
+
+export function rowValues(j: JobRecord): unknown[] {
+  return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
+    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil];
+}
+
+export class SqliteJobStore implements JobStore {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+  }
+
+  async insert(job: JobRecord): Promise<void> {
+    this.db.prepare(`INSERT INTO document_jobs (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`).run(...rowValues(job));
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    const row = this.db.prepare('SELECT * FROM document_jobs WHERE id = ?').get(id) as JobRow | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  async setChargeState(id: string, from: ChargeState, to: ChargeState, charge?: string): Promise<boolean> {
+    return this.db.prepare('UPDATE document_jobs SET charge_state = ?, charge = COALESCE(?, charge) WHERE id = ? AND charge_state = ?').run(to, charge ?? null, id, from).changes === 1;
+  }
+
+  async claim(id: string, nowMs: number, leaseMs: number): Promise<boolean> {
+    return this.db
+      .prepare(`UPDATE document_jobs SET lease_until = ? WHERE id = ? AND lease_until < ? AND status IN ('queued', 'translating')`)
+      .run(nowMs + leaseMs, id, nowMs).changes === 1;
+  }
+
+  async renew(id: string, leaseUntil: number): Promise<void> {
+    this.db.prepare('UPDATE document_jobs SET lease_until = ? WHERE id = ?').run(leaseUntil, id);
+  }
+
+  async release(id: string): Promise<void> {
+    this.db.prepare('UPDATE document_jobs SET lease_until = 0 WHERE id = ?').run(id);
+  }
+
+  async update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void> {
+    this.db
+      .prepare('UPDATE document_jobs SET status = COALESCE(?, status), progress = COALESCE(?, progress), error = COALESCE(?, error) WHERE id = ?')
+      .run(fields.status ?? null, fields.progress ?? null, fields.error ?? null, id);
+  }
+
+  async orphans(nowMs: number): Promise<JobRecord[]> {
+    const rows = this.db
+      .prepare(`SELECT * FROM document_jobs WHERE status IN ('queued', 'translating') AND lease_until < ? ORDER BY created_at`)
+      .all(nowMs) as JobRow[];
+    return rows.map(fromRow);
+  }
+
+  async expired(clockMs: number): Promise<JobRecord[]> {
+    return (this.db.prepare('SELECT * FROM document_jobs WHERE expires_at <= ?').all(clockMs) as JobRow[]).map(fromRow);
+  }
+
+  async delete(id: string): Promise<void> {
+    this.db.prepare('DELETE FROM document_jobs WHERE id = ?').run(id);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

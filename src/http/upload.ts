@@ -1,0 +1,46 @@
+// A document upload: a multipart/form-data body (read whole under the route's body limit) with one file part
+// and text fields. The file's bytes are kept as they came; only its name is taken from the part's header.
+import { Busboy } from '@fastify/busboy';
+import { invalidRequest } from '../service/errors.ts';
+
+export interface Upload {
+  fields: Record<string, string>;
+  file?: { field: string; filename: string; bytes: Buffer };
+}
+
+export function readUpload(contentType: string, body: Buffer, fileField = 'file'): Promise<Upload> {
+  return new Promise((resolve, reject) => {
+    const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+    let file: Upload['file'];
+    const malformed = (err: unknown) =>
+      reject(invalidRequest(`Malformed multipart/form-data body: ${String(err instanceof Error ? err.message : err).replace(/^Multipart: |\.$/g, '')}.`));
+    let parser: ReturnType<typeof Busboy>;
+    try {
+      parser = Busboy({
+        headers: { 'content-type': contentType },
+        limits: { fieldSize: body.length + 1, fileSize: body.length + 1 },
+        isPartAFile: (_name, _type, filename) => filename !== undefined,
+      });
+    } catch (err) {
+      malformed(err);
+      return;
+    }
+    parser.on('field', (name, value) => {
+      if (!(name in fields)) fields[name] = value;
+    });
+    parser.on('file', (name, stream, filename) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('error', () => {});
+      stream.on('end', () => {
+        if (name === fileField && !file) file = { field: name, filename: filename ?? '', bytes: Buffer.concat(chunks) };
+      });
+    });
+    parser.on('error', malformed);
+    parser.on('finish', () => resolve({ fields, ...(file ? { file } : {}) }));
+    parser.end(body);
+  });
+}
+
+/** The route body limit for a document upload: the file plus room for the other fields and the part headers. */
+export const uploadBodyLimit = (maxDocumentBytes: number): number => maxDocumentBytes + 1024 * 1024;

@@ -1,0 +1,57 @@
+// /v1/documents: upload (202 with the job), status, result download and deletion. The key that made a job is the
+// only one that sees it; any other gets the 404 of an unknown id.
+import { createReadStream } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { viewOf } from '../../documents/index.ts';
+import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { errorBody, logServerFailure, toApiError } from '../errors.ts';
+import { readUpload, uploadBodyLimit, type Upload } from '../upload.ts';
+import { attachment } from '../download.ts';
+
+export async function documentsRoutes(app: FastifyInstance): Promise<void> {
+  const { documents, config } = app.dragoman;
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) =>
+    readUpload(String(request.headers['content-type']), body));
+  app.setErrorHandler(async (error, request, reply) => {
+    const api = (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+      ? new ApiError(413, 'invalid_request', `The upload is too large: a document may have at most ${config.maxDocumentBytes} bytes (DRAGOMAN_MAX_DOCUMENT_BYTES).`)
+      : toApiError(error, config.maxBodyBytes);
+    logServerFailure(request.log, api, error);
+    return reply.code(api.status).headers(api.headers).type('application/json; charset=utf-8').send(errorBody(api));
+  });
+
+  const keyId = (request: { metering: { admission?: { key: { id: string } } } | null }) => request.metering!.admission!.key.id;
+
+  app.post('/documents', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (multipart: file, target, source)' } }, async (request, reply) => {
+    const upload = request.body as Upload | undefined;
+    if (!upload || typeof upload !== 'object' || !('fields' in upload)) {
+      throw new ApiError(415, 'invalid_request', 'Send the document as multipart/form-data with a file field and a target field.');
+    }
+    if (!upload.file) throw invalidRequest("Missing required field 'file': the document to translate, as a file part of the multipart body.");
+    const job = await documents.submit({
+      admission: request.metering!.admission!,
+      filename: upload.file.filename,
+      bytes: upload.file.bytes,
+      target: upload.fields.target,
+      source: upload.fields.source,
+    });
+    return reply.code(202).send({ data: { document: viewOf(job) } });
+  });
+
+  app.get('/documents/:id', { schema: { summary: 'A document job' } }, async (request) => {
+    const { id } = request.params as { id: string };
+    return { data: { document: viewOf(await documents.find(keyId(request), id)) } };
+  });
+
+  app.get('/documents/:id/result', { schema: { summary: 'The translated document' } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const r = await documents.result(keyId(request), id);
+    return reply.type(r.mediaType).header('content-disposition', attachment(r.filename)).send(createReadStream(r.path));
+  });
+
+  app.delete('/documents/:id', { schema: { summary: 'Delete a document job and its files' } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    await documents.remove(keyId(request), id);
+    return reply.code(204).send();
+  });
+}
