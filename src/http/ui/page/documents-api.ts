@@ -25,7 +25,13 @@ interface DocumentResponse {
   data: { document: DocumentJob };
 }
 
-export async function uploadDocument(key: string, file: File, target: string, source: string): Promise<DocumentJob> {
+/** The accepted job, and the key's requests per minute from X-RateLimit-Limit (null: no limit). */
+export async function uploadDocument(
+  key: string,
+  file: File,
+  target: string,
+  source: string,
+): Promise<{ job: DocumentJob; rpm: number | null }> {
   const form = new FormData();
   form.append('target', target);
   if (source) form.append('source', source);
@@ -45,7 +51,8 @@ export async function uploadDocument(key: string, file: File, target: string, so
   }
   const parsed: unknown = await response.json().catch(() => null);
   if (!response.ok) throw failureOf(response, parsed);
-  return (parsed as DocumentResponse).data.document;
+  const limit = Number(response.headers.get('x-ratelimit-limit') ?? NaN);
+  return { job: (parsed as DocumentResponse).data.document, rpm: Number.isFinite(limit) ? limit : null };
 }
 
 export async function readDocument(key: string, id: string): Promise<DocumentJob> {

@@ -7,7 +7,7 @@ import { $ } from './dom.ts';
 import { type DocumentJob, fetchResult, readDocument, uploadDocument } from './documents-api.ts';
 import { keyForRequest, refuse } from './key-field.ts';
 import { sourcePicker, targetPicker } from './language-choice.ts';
-import { knownRate } from './live-translate.ts';
+import { knownRate, learnRate } from './live-translate.ts';
 import { explain, formatCount, formatPercent } from './messages.ts';
 
 const ui = {
@@ -35,7 +35,7 @@ function describe(failure: ApiFailure): string {
 
 function choose(f: File | null): void {
   file = f;
-  ui.chosen.textContent = f ? `${f.name} (${formatCount(f.size)} bytes)` : 'No document chosen.';
+  ui.chosen.textContent = f ? `${f.name} (${formatCount(f.size)} bytes)` : '';
   ui.send.disabled = f === null;
 }
 
@@ -73,7 +73,7 @@ class JobRow {
     const what = {
       queued: 'waiting',
       translating: `translating, ${formatPercent(j.progress)}`,
-      done: 'done',
+      done: `done, kept until ${new Date(j.expiresAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`,
       error: `failed: ${j.error?.message ?? 'the translation failed.'}`,
     }[j.status];
     this.state.textContent = `${pair}, ${formatCount(j.characters)} characters: ${what}`;
@@ -141,7 +141,8 @@ async function send(): Promise<void> {
   ui.send.disabled = true;
   ui.status.textContent = `Sending ${file.name}…`;
   try {
-    const job = await uploadDocument(key, file, target, sourcePicker.value);
+    const { job, rpm } = await uploadDocument(key, file, target, sourcePicker.value);
+    learnRate(rpm);
     ui.status.textContent = `${job.filename} accepted: ${formatCount(job.characters)} characters.`;
     new JobRow(job, key);
     choose(null);
