@@ -84,6 +84,18 @@ describe('the page with DRAGOMAN_UI_KEY', () => {
     await context.close();
   });
 
+  it('documents need the user\'s own key: the shared key covers text only, and nothing is sent', async () => {
+    const { context, page, requests } = await openPage(browser, server.url);
+    await page.goto(server.url + '/');
+    await ready(page);
+    await expect.poll(() => page.locator('#shared-key').isVisible(), POLL).toBe(true);
+    await page.getByLabel('Choose a document').setInputFiles({ name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('Hello.\n') });
+    await page.getByRole('button', { name: 'Translate document' }).click();
+    await expect.poll(() => page.locator('#files-status').textContent(), POLL).toContain('Documents need your own API key');
+    expect(requests.filter((u) => u.includes('/v1/documents'))).toEqual([]);
+    await context.close();
+  });
+
   it('only the page: no marker, another origin, a cross-site fetch or another endpoint still need a key', async () => {
     const before = await used();
     // The page's call as a browser on this origin sends it.
