@@ -191,6 +191,25 @@ describe('DRAGOMAN_UI_KEY setting', () => {
     expect(() => loadConfig({ DRAGOMAN_UI_KEY: 'my key' })).toThrow(/must be the id of a key/);
   });
 
+  it('a free shared key: typing does not translate (known before any request), and a spent month says so', async () => {
+    const small = await startUiServer({}, {}, { plan: 'free', monthlyChars: 5 });
+    try {
+      const { context, page, requests } = await openPage(browser, small.url);
+      await page.goto(small.url + '/');
+      await ready(page);
+      await expect.poll(() => page.locator('#live-hint').textContent(), POLL).toContain('this key allows 10 requests a minute');
+      expect(await page.getByLabel('Translate as you type').isChecked()).toBe(false);
+      expect(requests.filter((u) => u.includes('/v1/'))).toEqual([]);
+      await choose(page, 'To', 'de');
+      await page.getByLabel('Text', { exact: true }).fill(EN.src);
+      await page.keyboard.press('Control+Enter');
+      await expect.poll(() => page.getByRole('alert').textContent(), POLL).toContain('characters of the server’s shared key are used up: enter your own API key');
+      await context.close();
+    } finally {
+      await small.close();
+    }
+  });
+
   it('without it, the page without a key asks for one and sends nothing', async () => {
     const plain = await startUiServer();
     try {

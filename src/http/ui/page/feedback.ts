@@ -2,6 +2,7 @@
 // 429. `run` wraps every action that sends a request: one at a time, none while a countdown runs.
 import { ApiFailure } from './api.ts';
 import { ui } from './dom.ts';
+import { usingSharedKey } from './key-field.ts';
 import { explain, RATE_AFTER, RATE_BEFORE, TRY_AGAIN_NOW } from './messages.ts';
 
 let busy = false;
@@ -99,6 +100,11 @@ function fail(err: unknown): void {
   // A refused key is said by the key field, where it can be fixed (the server's own words: unknown, revoked…).
   if (failure.kind === 'auth') {
     onRefusedKey(failure.message);
+    return;
+  }
+  // Everyone on the page shares the server's key: its month being used up is not "your plan".
+  if (failure.kind === 'quota' && usingSharedKey()) {
+    showError('This month’s characters of the server’s shared key are used up: enter your own API key to translate more.');
     return;
   }
   const { text, retry } = explain(failure);
