@@ -589,6 +589,9 @@ describe('the page at /', () => {
   it('translates as you type: one request per pause, not per keystroke, none while one is on its way', async () => {
     const key = await server.key({ plan: 'pro' });
     const { context, page, requests } = await openPage(browser, server.url);
+    // The page's timers run on a clock the test moves: a "pause" is exactly what the test says, however slow the
+    // machine types.
+    await page.clock.install();
     await enterKey(page, server.url, key);
     const live = page.getByLabel('Translate as you type');
     // Until the key's limit is known (its first answer), typing does not translate.
@@ -599,38 +602,56 @@ describe('the page at /', () => {
     await expect.poll(() => live.isChecked(), POLL).toBe(true);
     const translations = () => requests.filter((u) => u.endsWith('/v1/translate')).length;
     expect(translations()).toBe(1);
+    await page.clock.pauseAt(Date.now() + 60_000);
     const text = page.getByLabel('Text', { exact: true });
     await text.fill('');
     await text.focus();
-    // 60+ keystrokes at 40 ms apart: one pause at the end, so one request.
-    await page.keyboard.type(EN.src, { delay: 40 });
-    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).toBe(EN.beam4);
+    // 45 keystrokes with no pause between them send nothing; 599 ms of quiet neither; the 600th ms sends one.
+    await page.keyboard.type(EN.src);
     expect(EN.src.length).toBeGreaterThan(20);
+    await page.clock.runFor(599);
+    await page.waitForTimeout(300);
+    expect(translations()).toBe(1);
+    await page.clock.runFor(1);
+    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).toBe(EN.beam4);
     expect(translations()).toBe(2);
-    // A second pause: one more request; a pause with nothing changed sends none.
-    await page.keyboard.type(' Yes.', { delay: 40 });
+    // Keystrokes 400 ms apart are no pause; the one after the last is.
+    for (const c of ' Yes.') {
+      await page.keyboard.type(c);
+      await page.clock.runFor(400);
+    }
+    await page.waitForTimeout(300);
+    expect(translations()).toBe(2);
+    await page.clock.runFor(200);
     await expect.poll(() => translations(), POLL).toBe(3);
     await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).not.toBe(EN.beam4);
-    await page.waitForTimeout(1500);
+    // A pause with nothing changed sends nothing.
+    await page.clock.runFor(5000);
+    await page.waitForTimeout(300);
     expect(translations()).toBe(3);
     // A pause while a request is on its way sends nothing then; once the answer is back, the latest text goes, once.
     let inFlight = 0;
     let most = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
     const sent: string[] = [];
     await page.route('**/v1/translate', async (route) => {
       inFlight++;
       most = Math.max(most, inFlight);
       sent.push((route.request().postDataJSON() as { q: string }).q);
       const response = await route.fetch();
-      await new Promise((r) => setTimeout(r, 2000));
+      if (sent.length === 1) await held;
       inFlight--;
       await route.fulfill({ response });
     });
-    await page.keyboard.type(' Maybe.', { delay: 40 });
+    await page.keyboard.type(' Maybe.');
+    await page.clock.runFor(600);
     await expect.poll(() => sent.length, POLL).toBe(1);
-    await page.keyboard.type(' Sure.', { delay: 40 });
-    await page.waitForTimeout(900); // the pause has come; the first request is still held
-    expect(sent.length).toBe(1);
+    await page.keyboard.type(' Sure.');
+    await page.clock.runFor(600);
+    await page.waitForTimeout(500);
+    expect(sent.length).toBe(1); // the pause has come; the first request is still on its way
+    release();
     await expect.poll(() => sent.length, POLL).toBe(2);
     await expect.poll(() => inFlight, POLL).toBe(0);
     expect(most).toBe(1);
@@ -640,9 +661,10 @@ describe('the page at /', () => {
     // Off: typing sends nothing; the choice is kept on this device.
     await live.uncheck();
     await text.focus();
-    await page.keyboard.type(' No.', { delay: 40 });
+    await page.keyboard.type(' No.');
     expect(await text.inputValue()).toBe(`${EN.src} Yes. Maybe. Sure. No.`);
-    await page.waitForTimeout(1500);
+    await page.clock.runFor(5000);
+    await page.waitForTimeout(300);
     expect(translations()).toBe(5);
     expect(await page.evaluate(() => localStorage.getItem('dragoman.liveTranslate'))).toBe('off');
     await context.close();
