@@ -490,6 +490,9 @@ describe('the page at /', () => {
     }, key);
     await page.keyboard.insertText(key);
     expect(await page.getByLabel('Your API key').inputValue()).toBe(key);
+    // Enter in the field sends nothing: it only says the key can be used.
+    await page.keyboard.press('Enter');
+    expect(await page.locator('#key-status').textContent()).toBe('Key ready: it is checked by your first translation.');
     await choose(page, 'From', 'engl');
     await choose(page, 'To', 'germ');
     expect(await page.getByRole('combobox', { name: 'From', exact: true }).inputValue()).toBe('English (en)');

@@ -8,6 +8,8 @@ import { forgetKey, loadKey, saveKey } from './key-store.ts';
 import { formatCount } from './messages.ts';
 
 let shared: SharedKey | null = null;
+/** The status holds a note that must stay in view until the key changes (a new key's "store it now"). */
+let pinned = false;
 const changeListeners: (() => void)[] = [];
 
 /** The key for the next request: a string, null for "none, use the shared key", or undefined when there is none to use (said by the field). */
@@ -38,6 +40,7 @@ export function sharedKey(): SharedKey | null {
 
 /** The server refused the key (its words, without the hint meant for programs), said by the field, which gets the focus. */
 export function refuse(message: string): void {
+  pinned = false;
   const reason = message.replace(/\s*Pass a valid API key in the X-API-Key header\.?\s*$/, '').replace(/\.$/, '');
   ui.keyStatus.textContent = /^(Enter|This key has)/.test(message) ? message : `Key not accepted: ${reason}.`;
   ui.keyStatus.classList.add('refused');
@@ -47,10 +50,7 @@ export function refuse(message: string): void {
 
 /** A request with the key succeeded: the key works (a one-time note, such as a new key's warning, stays). */
 export function accepted(): void {
-  if (ui.key.getAttribute('aria-invalid') === 'true' || ui.keyStatus.textContent === '') {
-    ui.keyStatus.textContent = usingSharedKey() ? '' : 'Key accepted.';
-  }
-  ui.keyStatus.classList.remove('refused');
+  if (!pinned) setStatus(usingSharedKey() ? '' : 'Key accepted.');
   ui.key.removeAttribute('aria-invalid');
 }
 
@@ -65,6 +65,7 @@ export function onKeyChange(listener: () => void): void {
 }
 
 function changed(): void {
+  pinned = false;
   ui.key.removeAttribute('aria-invalid');
   ui.keyStatus.classList.remove('refused');
   ui.keyStatus.textContent = '';
@@ -79,6 +80,7 @@ export function setKey(key: string, note: string): void {
   ui.key.value = key;
   changed();
   setStatus(note);
+  pinned = true;
 }
 
 /** The server's shared key (GET /ui/settings), said below the field so the page says whose quota it spends. */
