@@ -514,6 +514,11 @@ describe('the page at /', () => {
     await page.goto(server.url + '/');
     await ready(page);
     const box = page.getByRole('combobox', { name: 'To', exact: true });
+    // Swap with detection on and nothing detected yet: no language to put on the target side, so nothing moves.
+    await page.getByRole('button', { name: 'Swap languages' }).click();
+    expect(await page.locator('#progress-text').textContent()).toContain('Choose a source language (or translate once with detection) before swapping');
+    expect(await page.getByRole('combobox', { name: 'From', exact: true }).inputValue()).toBe('Detect language');
+    expect(await box.inputValue()).toBe('English (en)');
     expect(await box.getAttribute('aria-controls')).toBe('target-list');
     expect(await box.getAttribute('aria-autocomplete')).toBe('list');
     expect(await box.getAttribute('aria-expanded')).toBe('false');
