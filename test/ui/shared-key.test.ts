@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounts/accounts.ts';
-import { ConfigError, loadConfig } from '../../src/config/env.ts';
 import { choose, FIXTURE_MODELS, launchChromium, openPage, ready, RESULTS_DIR, startUiServer, type UiServer } from './harness.ts';
 
 const EN = JSON.parse(readFileSync(join(FIXTURE_MODELS, 'tiny-marian-en-de', 'dev.jsonl'), 'utf8').split('\n')[0]!) as {
@@ -182,15 +181,7 @@ describe('the page with DRAGOMAN_UI_KEY', () => {
   });
 });
 
-describe('DRAGOMAN_UI_KEY setting', () => {
-  it('is off by default, takes a key id, and refuses a secret', () => {
-    expect(loadConfig({}).uiKey).toBeUndefined();
-    expect(loadConfig({ DRAGOMAN_UI_KEY: 'k_0123456789' }).uiKey).toBe('k_0123456789');
-    expect(() => loadConfig({ DRAGOMAN_UI_KEY: 'dk_' + 'a'.repeat(32) })).toThrow(ConfigError);
-    expect(() => loadConfig({ DRAGOMAN_UI_KEY: 'dk_' + 'a'.repeat(32) })).toThrow(/not its secret/);
-    expect(() => loadConfig({ DRAGOMAN_UI_KEY: 'my key' })).toThrow(/must be the id of a key/);
-  });
-
+describe('the page with DRAGOMAN_UI_KEY: its own servers', () => {
   it('a free shared key: typing does not translate (known before any request), and a spent month says so', async () => {
     const small = await startUiServer({}, {}, { plan: 'free', monthlyChars: 5 });
     try {
