@@ -22,7 +22,7 @@ COPY scripts/build-amx-guard.mjs ./scripts/
 COPY src/engine/amx-guard ./src/engine/amx-guard
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/copy-build-assets.mjs ./scripts/
+COPY scripts/copy-build-assets.mjs scripts/bundle-page.ts ./scripts/
 COPY src ./src
 COPY bin ./bin
 RUN npm run build \

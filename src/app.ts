@@ -68,6 +68,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       server.log.info({ spinning: e.spinning, othersCores: Math.round(e.othersCores * 100) / 100, worker: e.worker }, e.spinning
         ? 'the cores are free again: onnxruntime threads spin within a run'
         : 'other processes use the cores: onnxruntime threads stop spinning'));
+    // DRAGOMAN_UI_KEY: say at start whose quota the page spends, or that the setting names no working key.
+    if (config.uiKey) {
+      const shared = await store.getKey(config.uiKey);
+      if (shared && shared.revokedAt === null) server.log.info({ keyId: shared.id, plan: shared.plan }, 'the web page works without a key: its requests are metered on this key (DRAGOMAN_UI_KEY)');
+      else server.log.warn({ keyId: config.uiKey }, `DRAGOMAN_UI_KEY names ${shared ? 'a revoked' : 'no'} key: the web page needs a key from its users`);
+    }
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -86,6 +86,29 @@ export class Gate {
       if (wrongKey && secret !== undefined && secret.trim() !== '') this.failedAuth.record(address, now);
       throw err;
     }
+    return this.countRequest(key, now);
+  }
+
+  /**
+   * A request metered against a key named by its id, with no secret presented (the web page's shared key,
+   * DRAGOMAN_UI_KEY): the address is counted first as for any keyless request, then the key as in `admit`.
+   * ApiError 401 when the key is unknown or revoked (the operator's setting no longer names a working key).
+   */
+  async admitKeyId(keyId: string, address: string): Promise<Admission> {
+    this.admitKeyless(address);
+    const key = await this.accounts.store.getKey(keyId);
+    if (!key || key.revokedAt !== null) {
+      throw new ApiError(
+        401,
+        'authentication_error',
+        `This server's shared key for the web page (DRAGOMAN_UI_KEY) is ${key ? 'revoked' : 'unknown'}: enter your own API key.`,
+      );
+    }
+    return this.countRequest(key, this.now());
+  }
+
+  /** Count the request in the key's rolling window, or ApiError 429 with Retry-After. */
+  private async countRequest(key: KeyRecord, now: number): Promise<Admission> {
     const limits = await this.accounts.limits(key.id);
     const outcome = await this.accounts.store.hitRateLimit(key.id, limits.rpm, now);
     if (!outcome.ok) {

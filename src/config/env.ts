@@ -51,6 +51,11 @@ export interface Config {
   googleKeyInQuery: OnOff;
   libreTranslateCompat: OnOff;
   ui: OnOff;
+  /**
+   * The id (`k_…`) of the key the web page's requests without a key are metered against (plan, quota, rate limit);
+   * undefined = the page needs a key like any client (http/page-key.ts says which requests count as the page's).
+   */
+  uiKey: string | undefined;
   /** Consult fastText lid.176 on short text (src/detect/second-opinion.ts). */
   detectSecondOpinion: OnOff;
   /** /metrics is served only when set, to `Authorization: Bearer <token>`. */
@@ -147,6 +152,20 @@ function skipPasses(env: NodeJS.ProcessEnv): string[] {
   return names;
 }
 
+/**
+ * DRAGOMAN_UI_KEY names a key by its public id, never by its secret: the secret would then sit in the environment,
+ * in process listings and in compose files. A secret given by mistake is refused before it is used anywhere.
+ */
+function uiKey(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.DRAGOMAN_UI_KEY?.trim();
+  if (!raw || /^(off|false|no)$/i.test(raw)) return undefined;
+  if (raw.startsWith('dk_')) {
+    throw new ConfigError('DRAGOMAN_UI_KEY takes the id of a key (k_…, see "dragoman keys list"), not its secret (dk_…): never put a secret in the environment');
+  }
+  if (!/^k_[A-Za-z0-9]{1,64}$/.test(raw)) throw new ConfigError(`DRAGOMAN_UI_KEY must be the id of a key (k_…, see "dragoman keys list"), got "${raw.slice(0, 40)}"`);
+  return raw;
+}
+
 /** proxy-addr's names for address ranges (what its trust list accepts besides addresses and CIDRs). */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -202,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     googleKeyInQuery: onOff(env, 'DRAGOMAN_GOOGLE_KEY_IN_QUERY', false),
     libreTranslateCompat: onOff(env, 'DRAGOMAN_LIBRETRANSLATE_COMPAT', true),
     ui: onOff(env, 'DRAGOMAN_UI', true),
+    uiKey: uiKey(env),
     detectSecondOpinion: onOff(env, 'DRAGOMAN_DETECT_SECOND_OPINION', true),
     metricsToken: env.DRAGOMAN_METRICS_TOKEN || undefined,
     // Checked here so a typo is a clear start-up error instead of pino's exception.

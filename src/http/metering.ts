@@ -47,14 +47,18 @@ export function installMetering(app: FastifyInstance, gate: Gate): void {
   });
 }
 
-/** Authenticate `secret` and count the request against the key's rate limit; X-RateLimit-* headers go on the reply. */
+/**
+ * Authenticate `secret` and count the request against the key's rate limit; X-RateLimit-* headers go on the reply.
+ * `sharedKeyId` instead meters a request without a secret against that key (the web page's DRAGOMAN_UI_KEY).
+ */
 export async function admit(
   gate: Gate,
   request: FastifyRequest,
   reply: FastifyReply,
   secret: string | undefined,
+  sharedKeyId?: string,
 ): Promise<Admission> {
-  const admission = await gate.admit(secret, request.ip);
+  const admission = sharedKeyId === undefined ? await gate.admit(secret, request.ip) : await gate.admitKeyId(sharedKeyId, request.ip);
   const m: RequestMetering = { admission, gone: new AbortController() };
   request.metering = m;
   reply.headers(rateLimitHeaders(admission.rate));

@@ -35,6 +35,17 @@ describe('integer settings', () => {
   });
 });
 
+describe('DRAGOMAN_UI_KEY', () => {
+  it('is off by default, takes a key id, and refuses a secret', () => {
+    expect(loadConfig({}).uiKey).toBeUndefined();
+    expect(loadConfig({ DRAGOMAN_UI_KEY: 'k_0123456789' }).uiKey).toBe('k_0123456789');
+    expect(() => loadConfig({ DRAGOMAN_UI_KEY: 'dk_' + 'a'.repeat(32) })).toThrow(ConfigError);
+    expect(loadConfig({ DRAGOMAN_UI_KEY: 'off' }).uiKey).toBeUndefined();
+    expect(() => loadConfig({ DRAGOMAN_UI_KEY: 'dk_' + 'a'.repeat(32) })).toThrow(/not its secret/);
+    expect(() => loadConfig({ DRAGOMAN_UI_KEY: 'my key' })).toThrow(/must be the id of a key/);
+  });
+});
+
 describe('DRAGOMAN_DATABASE_URL', () => {
   it('is a PostgreSQL URL or nothing', () => {
     expect(loadConfig({}).databaseUrl).toBeUndefined();

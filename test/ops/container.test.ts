@@ -53,9 +53,12 @@ describe('Dockerfile', () => {
     expect(runs).toMatch(/npm run build/);
     expect(runs).toMatch(/npm prune --omit=dev/);
     expect(args(build, 'ENV').join(' ')).toMatch(/ONNXRUNTIME_NODE_INSTALL=skip/);
-    // The build script really compiles to dist/ and copies the non-TS files the code reads at run time.
+    // The build script really compiles to dist/, copies the non-TS files the code reads at run time, and bundles the
+    // web page's script once (the image then never runs esbuild); the image has the scripts it runs.
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && node scripts/copy-build-assets.mjs');
+    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && node scripts/copy-build-assets.mjs && node --import tsx scripts/bundle-page.ts');
+    const copies = build.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args).join('\n');
+    for (const script of ['scripts/copy-build-assets.mjs', 'scripts/bundle-page.ts']) expect(copies).toContain(script);
     const tsBuild = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
     expect(tsBuild.compilerOptions).toMatchObject({ outDir: 'dist', rootDir: 'src', rewriteRelativeImportExtensions: true });
   });

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
+import { openAccountStore } from '../../src/accounts/index.ts';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
 
 export { FIXTURE_MODELS } from '../api/helpers.ts';
@@ -21,17 +22,29 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
-export async function startUiServer(env: Record<string, string> = {}, options: AppOptions = {}): Promise<UiServer> {
+export async function startUiServer(
+  env: Record<string, string> = {},
+  options: AppOptions = {},
+  /** A key made before the server starts, whose id becomes DRAGOMAN_UI_KEY (the page's shared key). */
+  sharedKey?: Partial<CreateKeyInput>,
+): Promise<UiServer & { sharedKeyId?: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-ui-'));
-  // fp32 + the models' own beam 4: the output is exactly dev.jsonl's `beam4` column.
-  const config = fixtureConfig(dataDir, { DRAGOMAN_PRECISION: 'fp32', ...env });
   const clock = new ManualClock(Date.now());
+  let sharedKeyId: string | undefined;
+  if (sharedKey) {
+    const store = await openAccountStore(fixtureConfig(dataDir, env));
+    sharedKeyId = (await new Accounts(store, clock).createKey({ plan: 'pro', ...sharedKey })).key.id;
+    await store.close();
+  }
+  // fp32 + the models' own beam 4: the output is exactly dev.jsonl's `beam4` column.
+  const config = fixtureConfig(dataDir, { DRAGOMAN_PRECISION: 'fp32', ...env, ...(sharedKeyId ? { DRAGOMAN_UI_KEY: sharedKeyId } : {}) });
   const app = await startApp(config, { logger: false, ...options, clock });
   const accounts = new Accounts(app.store, clock);
   return {
     app,
     url: app.url,
     clock,
+    sharedKeyId,
     async key(input = {}) {
       return (await accounts.createKey({ plan: 'pro', ...input })).secret;
     },
@@ -82,9 +95,32 @@ export async function openPage(
   return { context, page, requests, consoleErrors };
 }
 
-/** Load the page and enter `key` the way a person does. */
+/** The page is loaded: its languages are in the pickers (nothing keyed has been sent). */
+export async function ready(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => (document.getElementById('target') as HTMLInputElement | null)?.value !== '' && !(document.getElementById('translate') as HTMLButtonElement).disabled,
+    undefined,
+    { timeout: 30_000 },
+  );
+}
+
+/** Load the page and paste `key` into the field, the way a person does (nothing else: the next action uses it). */
 export async function enterKey(page: Page, url: string, key: string): Promise<void> {
   await page.goto(url + '/');
+  await ready(page);
   await page.getByLabel('Your API key').fill(key);
-  await page.getByRole('button', { name: 'Use key' }).click();
+}
+
+/** Choose a language in a picker the way a person does with the keyboard: type part of its name, Enter. */
+export async function choose(page: Page, which: 'From' | 'To', typed: string): Promise<void> {
+  const box = page.getByRole('combobox', { name: which, exact: true });
+  await box.click();
+  await box.fill(typed);
+  await box.press('Enter');
+}
+
+/** The code of the language a picker shows, e.g. "German (de)" → "de" ("" for "Detect language"). */
+export async function chosen(page: Page, which: 'From' | 'To'): Promise<string> {
+  const shown = await page.getByRole('combobox', { name: which, exact: true }).inputValue();
+  return /\(([^()]+)\)$/.exec(shown)?.[1] ?? '';
 }

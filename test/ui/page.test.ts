@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types.ts';
 import { CONTENT_SECURITY_POLICY } from '../../src/http/ui/index.ts';
-import { enterKey, FIXTURE_MODELS, launchChromium, openPage, RESULTS_DIR, startUiServer, type UiServer } from './harness.ts';
+import { choose, chosen, enterKey, FIXTURE_MODELS, launchChromium, openPage, ready, RESULTS_DIR, startUiServer, type UiServer } from './harness.ts';
 
 interface DevRow {
   src: string;
@@ -56,8 +56,15 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** Choose by typing the code into the picker and pressing Enter (the exact code ranks first). */
 async function pick(page: Page, which: 'From' | 'To', code: string): Promise<void> {
-  await page.getByLabel(which, { exact: true }).selectOption(code);
+  await choose(page, which, code);
+  expect(await chosen(page, which)).toBe(code);
+}
+
+/** The options the picker's list shows now (open it first). */
+function listed(page: Page, which: 'source' | 'target'): Promise<string[]> {
+  return page.locator(`#${which}-list [role="option"]`).allTextContents();
 }
 
 async function translateViaButton(page: Page, text: string): Promise<string> {
@@ -67,10 +74,6 @@ async function translateViaButton(page: Page, text: string): Promise<string> {
   return page.getByLabel('Translation').inputValue();
 }
 
-/** The key is stored and the pickers are loaded (the key itself is checked by the first translation). */
-async function ready(page: Page): Promise<void> {
-  await page.getByText('Key saved: it is checked by your first translation.').waitFor();
-}
 
 describe('the page at /', () => {
   it('is served with a strict Content-Security-Policy and nothing inline', async () => {
@@ -120,11 +123,13 @@ describe('the page at /', () => {
     const { context, page } = await openPage(browser, server.url);
     await enterKey(page, server.url, key);
     await ready(page);
-    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('');
+    expect(await page.getByRole('combobox', { name: 'From', exact: true }).inputValue()).toBe('Detect language');
     await pick(page, 'To', 'de');
     expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
     const detected = page.locator('#detected');
-    await expect.poll(() => detected.textContent(), POLL).toMatch(/\(en\), confidence \d+\s?%/);
+    await expect.poll(() => detected.textContent(), POLL).toMatch(/^Detected: English \(\d+\s?%\)$/);
+    // The source side still shows what is chosen (detection), and what was found is named below it.
+    expect(await page.getByRole('combobox', { name: 'From', exact: true }).inputValue()).toBe('Detect language');
     await context.close();
   });
 
@@ -133,16 +138,18 @@ describe('the page at /', () => {
     const { context, page } = await openPage(browser, server.url, { locale: 'de-DE' });
     await enterKey(page, server.url, key);
     await ready(page);
-    const options = () =>
-      page.getByLabel('To', { exact: true }).evaluate((s: HTMLSelectElement) => Array.from(s.options, (o) => o.text));
-    const all = await options();
+    const box = page.getByRole('combobox', { name: 'To', exact: true });
+    await box.click();
+    const all = await listed(page, 'target');
     expect(all).toContain('Englisch (en)');
     expect(all).toContain('Deutsch (de)');
-    await page.getByLabel('Search target languages').fill('engl');
-    expect(await options()).toEqual(['Englisch (en)']);
-    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('en');
-    await page.getByLabel('Search target languages').fill('');
-    expect(await options()).toEqual(all);
+    await box.fill('engl');
+    expect(await listed(page, 'target')).toEqual(['Englisch (en)']);
+    await box.fill('');
+    expect(await listed(page, 'target')).toEqual(all);
+    await box.fill('engl');
+    await box.press('Enter');
+    expect(await box.inputValue()).toBe('Englisch (en)');
     await context.close();
   });
 
@@ -152,9 +159,9 @@ describe('the page at /', () => {
       const { context, page } = await openPage(browser, server.url, { locale });
       await enterKey(page, server.url, key);
       await ready(page);
-      const options = await page.getByLabel('To', { exact: true }).evaluate((s: HTMLSelectElement) => Array.from(s.options, (o) => o.text));
-      expect(options, locale).toContain(german);
-      expect(await page.getByLabel('To', { exact: true }).inputValue(), locale).toBe(locale === 'zh-CN' ? 'zh-CN' : 'zh-TW');
+      expect(await chosen(page, 'To'), locale).toBe(locale === 'zh-CN' ? 'zh-CN' : 'zh-TW');
+      await page.getByRole('combobox', { name: 'To', exact: true }).click();
+      expect(await listed(page, 'target'), locale).toContain(german);
       await context.close();
     }
   });
@@ -174,7 +181,7 @@ describe('the page at /', () => {
         const { context, page } = await openPage(browser, dari.url, { locale });
         await enterKey(page, dari.url, await dari.key());
         await ready(page);
-        expect(await page.getByLabel('To', { exact: true }).inputValue(), locale).toBe(expected);
+        expect(await chosen(page, 'To'), locale).toBe(expected);
         await context.close();
       }
     } finally {
@@ -183,14 +190,17 @@ describe('the page at /', () => {
     }
   });
 
-  it('a pasted key with quotes or an invisible character is refused in words, not stored, nothing sent', async () => {
+  it('a pasted key with quotes or an invisible character is refused in words by the field, not stored, nothing sent', async () => {
     const key = await server.key();
     const { context, page, requests } = await openPage(browser, server.url);
     await page.goto(server.url + '/');
+    await ready(page);
+    await page.getByLabel('Text', { exact: true }).fill(EN.src);
     for (const pasted of [`${key}\u200b`, `“${key}”`]) {
       await page.getByLabel('Your API key').fill(pasted);
-      await page.getByRole('button', { name: 'Use key' }).click();
-      await page.getByText('This key has characters an API key never has').waitFor();
+      await page.getByRole('button', { name: 'Translate', exact: true }).click();
+      await expect.poll(() => page.locator('#key-status').textContent(), POLL).toContain('This key has characters an API key never has');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('key');
       expect(await page.evaluate(() => [sessionStorage.getItem('dragoman.apiKey'), localStorage.getItem('dragoman.apiKey')])).toEqual([null, null]);
     }
     expect(requests.filter((u) => u.includes('/v1/'))).toEqual([]);
@@ -221,20 +231,27 @@ describe('the page at /', () => {
     await context.close();
   });
 
-  it('a wrong key gets the words asking for a valid key, and the focus goes to the key field', async () => {
+  it('a wrong key is said by the key field, in the server\'s words, and the focus goes there', async () => {
     const { context, page } = await openPage(browser, server.url);
     await enterKey(page, server.url, 'dk_thisisnotakeythisisnotakey0000000000');
-    await ready(page);
     await pick(page, 'From', 'en');
     await pick(page, 'To', 'de');
     await page.getByLabel('Text', { exact: true }).fill(EN.src);
     await page.getByRole('button', { name: 'Translate', exact: true }).click();
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.textContent()).toContain('This API key was not accepted. Enter a valid key');
+    const status = page.locator('#key-status');
+    await expect.poll(() => status.textContent(), POLL).toBe('Key not accepted: Invalid API key (malformed or mistyped).');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('key');
-    expect(await page.getByText('Key not accepted.').count()).toBe(1);
+    expect(await page.getByLabel('Your API key').getAttribute('aria-invalid')).toBe('true');
+    // The field describes itself with the status, so a screen reader reads the reason with the field.
+    expect(await page.getByLabel('Your API key').getAttribute('aria-describedby')).toContain('key-status');
+    expect(await page.getByRole('alert').isVisible()).toBe(false);
     expect(await page.getByLabel('Translation').inputValue()).toBe('');
+    // Fixing the key in the field is all it takes: the next click uses it.
+    await page.getByLabel('Your API key').fill(await server.key());
+    expect(await status.textContent()).toBe('');
+    expect(await translateViaButton(page, EN.src)).toBe(EN.beam4);
+    expect(await status.textContent()).toBe('Key accepted.');
+    expect(await page.getByLabel('Your API key').getAttribute('aria-invalid')).toBe(null);
     await context.close();
   });
 
@@ -311,24 +328,23 @@ describe('the page at /', () => {
       for (let i = 0; i < 40 && (await focused()) !== id; i++) await page.keyboard.press('Tab');
       expect(await focused()).toBe(id);
     };
+    await ready(page);
     await tabTo('key');
     await page.keyboard.type(key);
-    await page.keyboard.press('Enter');
-    await ready(page);
-    // Focus order follows the page: key → … → source search → source → swap → target search → target → text.
+    // Focus order follows the page: key → … → source → swap → target → format → text (one stop per picker).
     const order: string[] = [];
-    await tabTo('source-filter');
-    for (let i = 0; i < 6; i++) {
+    await tabTo('source');
+    for (let i = 0; i < 4; i++) {
       order.push(await focused());
       await page.keyboard.press('Tab');
     }
-    expect(order).toEqual(['source-filter', 'source', 'swap', 'target-filter', 'target', 'format-text']);
+    expect(order).toEqual(['source', 'swap', 'target', 'format-text']);
     expect(await focused()).toBe('text');
-    for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+Tab');
-    expect(await focused()).toBe('target-filter');
+    for (let i = 0; i < 2; i++) await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('target');
     await page.keyboard.type('germ');
     await page.keyboard.press('Enter');
-    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('de');
+    expect(await chosen(page, 'To')).toBe('de');
     await tabTo('text');
     await page.keyboard.type(EN.src);
     await page.keyboard.press('Control+Enter');
@@ -412,12 +428,13 @@ describe('the page at /', () => {
     // A full session: translate with detection, swap, detect lines, copy, theme toggle.
     await pick(page, 'To', 'de');
     await translateViaButton(page, EN.src);
-    await expect.poll(() => page.locator('#detected').textContent(), POLL).toContain('(en)');
+    await expect.poll(() => page.locator('#detected').textContent(), POLL).toMatch(/^Detected: English/);
     await page.getByRole('button', { name: 'Copy translation' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(EN.beam4);
     await page.getByRole('button', { name: 'Swap languages' }).click();
-    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('de');
-    expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe('en');
+    // Both sides stay valid: the detected source becomes the target.
+    expect(await chosen(page, 'From')).toBe('de');
+    expect(await chosen(page, 'To')).toBe('en');
     expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe(EN.beam4);
     expect(await page.locator('#char-count').textContent()).toBe(`${[...EN.beam4].length} characters`);
     await page.getByRole('button', { name: 'Detect languages per line' }).click();
@@ -440,10 +457,10 @@ describe('the page at /', () => {
   it('gets a free key with one click, and translates HTML keeping the markup', async () => {
     const { context, page } = await openPage(browser, server.url);
     await page.goto(server.url + '/');
+    await ready(page);
     await page.getByRole('button', { name: 'Get a free key' }).click();
-    // The one-time warning stays in view (not replaced by "Key saved…" or "Key accepted.").
+    // The one-time warning stays in view (not replaced by "Key accepted.").
     await page.getByText('Store it now: it is shown only once.').waitFor();
-    await page.getByLabel('From', { exact: true }).locator('option[value="en"]').waitFor({ state: 'attached' });
     const key = await page.getByLabel('Your API key').inputValue();
     expect(key).toMatch(/^dk_/);
     expect(await page.evaluate(() => sessionStorage.getItem('dragoman.apiKey'))).toBe(key);
@@ -455,6 +472,229 @@ describe('the page at /', () => {
     expect(out).toBe(`<p>${EN.beam4}</p>`);
     await expect.poll(() => page.locator('#usage-plan').textContent(), POLL).toBe('free');
     expect(await page.getByText('Store it now: it is shown only once.').count()).toBe(1);
+    await context.close();
+  });
+
+  it('paste the key, choose en → de, type, Ctrl+Enter: the model output appears with no other click, one request', async () => {
+    const key = await server.key();
+    const { context, page, requests } = await openPage(browser, server.url);
+    await page.goto(server.url + '/');
+    await ready(page);
+    // Pasted, as from a password manager or an e-mail: nothing is clicked afterwards.
+    await page.getByLabel('Your API key').focus();
+    await page.evaluate((k) => {
+      const field = document.getElementById('key') as HTMLInputElement;
+      const data = new DataTransfer();
+      data.setData('text/plain', k);
+      field.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    }, key);
+    await page.keyboard.insertText(key);
+    expect(await page.getByLabel('Your API key').inputValue()).toBe(key);
+    // Enter in the field sends nothing: it only says the key can be used.
+    await page.keyboard.press('Enter');
+    expect(await page.locator('#key-status').textContent()).toBe('Key ready: it is checked by your first translation.');
+    await choose(page, 'From', 'engl');
+    await choose(page, 'To', 'germ');
+    expect(await page.getByRole('combobox', { name: 'From', exact: true }).inputValue()).toBe('English (en)');
+    expect(await page.getByRole('combobox', { name: 'To', exact: true }).inputValue()).toBe('German (de)');
+    await page.getByLabel('Text', { exact: true }).click();
+    await page.keyboard.type(EN.src);
+    const before = requests.filter((u) => u.includes('/v1/')).length;
+    await page.keyboard.press('Control+Enter');
+    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).toBe(EN.beam4);
+    // Exactly one keyed request for the whole flow: the translation (no key check, no usage read).
+    expect(before).toBe(0);
+    expect(requests.filter((u) => u.includes('/v1/'))).toEqual([`${server.url}/v1/translate`]);
+    expect(await page.locator('#key-status').textContent()).toBe('Key accepted.');
+    await context.close();
+  });
+
+  it('the pickers work by keyboard alone: arrows, Enter, Escape, with the ARIA combobox states', async () => {
+    const { context, page } = await openPage(browser, server.url);
+    await page.goto(server.url + '/');
+    await ready(page);
+    const box = page.getByRole('combobox', { name: 'To', exact: true });
+    // Swap with detection on and nothing detected yet: no language to put on the target side, so nothing moves.
+    await page.getByRole('button', { name: 'Swap languages' }).click();
+    expect(await page.locator('#progress-text').textContent()).toContain('Choose a source language (or translate once with detection) before swapping');
+    expect(await page.getByRole('combobox', { name: 'From', exact: true }).inputValue()).toBe('Detect language');
+    expect(await box.inputValue()).toBe('English (en)');
+    expect(await box.getAttribute('aria-controls')).toBe('target-list');
+    expect(await box.getAttribute('aria-autocomplete')).toBe('list');
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByRole('listbox', { includeHidden: true }).count()).toBe(2);
+    await box.focus();
+    const start = await box.inputValue();
+    // Down opens the list on the chosen language; each Down moves the highlight, announced by aria-activedescendant.
+    await page.keyboard.press('ArrowDown');
+    expect(await box.getAttribute('aria-expanded')).toBe('true');
+    const active = () => page.evaluate(() => {
+      const id = document.getElementById('target')!.getAttribute('aria-activedescendant');
+      return id ? document.getElementById(id)!.textContent : null;
+    });
+    expect(await active()).toBe(start);
+    expect(await page.locator('#target-list [aria-selected="true"]').textContent()).toBe(start);
+    await page.keyboard.press('ArrowDown');
+    const next = await active();
+    expect(next).not.toBe(start);
+    await page.keyboard.press('ArrowUp');
+    expect(await active()).toBe(start);
+    await page.keyboard.press('ArrowDown');
+    // Escape closes the list and keeps the chosen language.
+    await page.keyboard.press('Escape');
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    expect(await box.inputValue()).toBe(start);
+    // Enter takes the highlighted one.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    expect(await box.inputValue()).toBe(next);
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    // The source side offers detection first, by keyboard too.
+    const source = page.getByRole('combobox', { name: 'From', exact: true });
+    await source.focus();
+    await page.keyboard.type('engl');
+    await page.keyboard.press('Enter');
+    expect(await source.inputValue()).toBe('English (en)');
+    await page.keyboard.type('detect');
+    await page.keyboard.press('Enter');
+    expect(await source.inputValue()).toBe('Detect language');
+    await context.close();
+  });
+
+  it('the chosen target stays visible after filtering: the field shows it once the list closes', async () => {
+    const { context, page } = await openPage(browser, server.url);
+    await page.goto(server.url + '/');
+    await ready(page);
+    const box = page.getByRole('combobox', { name: 'To', exact: true });
+    await box.focus();
+    await page.keyboard.type('g');
+    await page.screenshot({ path: join(RESULTS_DIR, 'ui-picker-open.png') });
+    await page.keyboard.type('erm');
+    expect(await listed(page, 'target')).toEqual(['German (de)']);
+    await page.keyboard.press('Enter');
+    expect(await box.inputValue()).toBe('German (de)');
+    // A filter that matches nothing, then Escape: German is still what the field shows (and what is chosen).
+    await page.keyboard.type('zzzz');
+    expect(await page.locator('#target-list li').allTextContents()).toEqual(['No language matches']);
+    await page.keyboard.press('Escape');
+    expect(await box.inputValue()).toBe('German (de)');
+    // Typing a filter and leaving the field with Tab takes the highlighted match, as Enter does.
+    await page.keyboard.type('engl');
+    await page.keyboard.press('Tab');
+    expect(await box.inputValue()).toBe('English (en)');
+    // Clicking an option chooses it; clicking elsewhere with nothing typed changes nothing.
+    await box.click();
+    await page.locator('#target-list [role="option"]', { hasText: 'German (de)' }).click();
+    expect(await box.inputValue()).toBe('German (de)');
+    await box.click();
+    await page.locator('h1').click();
+    expect(await box.inputValue()).toBe('German (de)');
+    expect(await page.evaluate(() => JSON.parse(localStorage.getItem('dragoman.languages')!).target)).toBe('de');
+    await context.close();
+  });
+
+  it('translates as you type: one request per pause, not per keystroke, none while one is on its way', async () => {
+    const key = await server.key({ plan: 'pro' });
+    const { context, page, requests } = await openPage(browser, server.url);
+    // The page's timers run on a clock the test moves: a "pause" is exactly what the test says, however slow the
+    // machine types.
+    await page.clock.install();
+    await enterKey(page, server.url, key);
+    const live = page.getByLabel('Translate as you type');
+    // Until the key's limit is known (its first answer), typing does not translate.
+    expect(await live.isDisabled()).toBe(true);
+    await pick(page, 'From', 'en');
+    await pick(page, 'To', 'de');
+    expect(await translateViaButton(page, DE.src)).not.toBe('');
+    await expect.poll(() => live.isChecked(), POLL).toBe(true);
+    const translations = () => requests.filter((u) => u.endsWith('/v1/translate')).length;
+    expect(translations()).toBe(1);
+    await page.clock.pauseAt(Date.now() + 60_000);
+    const text = page.getByLabel('Text', { exact: true });
+    await text.fill('');
+    await text.focus();
+    // 45 keystrokes with no pause between them send nothing; 599 ms of quiet neither; the 600th ms sends one.
+    await page.keyboard.type(EN.src);
+    expect(EN.src.length).toBeGreaterThan(20);
+    await page.clock.runFor(599);
+    await page.waitForTimeout(300);
+    expect(translations()).toBe(1);
+    await page.clock.runFor(1);
+    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).toBe(EN.beam4);
+    expect(translations()).toBe(2);
+    // Keystrokes 400 ms apart are no pause; the one after the last is.
+    for (const c of ' Yes.') {
+      await page.keyboard.type(c);
+      await page.clock.runFor(400);
+    }
+    await page.waitForTimeout(300);
+    expect(translations()).toBe(2);
+    await page.clock.runFor(200);
+    await expect.poll(() => translations(), POLL).toBe(3);
+    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).not.toBe(EN.beam4);
+    // A pause with nothing changed sends nothing.
+    await page.clock.runFor(5000);
+    await page.waitForTimeout(300);
+    expect(translations()).toBe(3);
+    // A pause while a request is on its way sends nothing then; once the answer is back, the latest text goes, once.
+    let inFlight = 0;
+    let most = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const sent: string[] = [];
+    await page.route('**/v1/translate', async (route) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      sent.push((route.request().postDataJSON() as { q: string }).q);
+      const response = await route.fetch();
+      if (sent.length === 1) await held;
+      inFlight--;
+      await route.fulfill({ response });
+    });
+    await page.keyboard.type(' Maybe.');
+    await page.clock.runFor(600);
+    await expect.poll(() => sent.length, POLL).toBe(1);
+    await page.keyboard.type(' Sure.');
+    await page.clock.runFor(600);
+    await page.waitForTimeout(500);
+    expect(sent.length).toBe(1); // the pause has come; the first request is still on its way
+    release();
+    await expect.poll(() => sent.length, POLL).toBe(2);
+    await expect.poll(() => inFlight, POLL).toBe(0);
+    expect(most).toBe(1);
+    expect(sent).toEqual([`${EN.src} Yes. Maybe.`, `${EN.src} Yes. Maybe. Sure.`]);
+    expect(translations()).toBe(5);
+    await page.unroute('**/v1/translate');
+    // Off: typing sends nothing; the choice is kept on this device.
+    await live.uncheck();
+    await text.focus();
+    await page.keyboard.type(' No.');
+    expect(await text.inputValue()).toBe(`${EN.src} Yes. Maybe. Sure. No.`);
+    await page.clock.runFor(5000);
+    await page.waitForTimeout(300);
+    expect(translations()).toBe(5);
+    expect(await page.evaluate(() => localStorage.getItem('dragoman.liveTranslate'))).toBe('off');
+    await context.close();
+  });
+
+  it('a key of 10 requests a minute (free) does not translate as you type', async () => {
+    const key = await server.key({ plan: 'free' });
+    const { context, page, requests } = await openPage(browser, server.url);
+    await enterKey(page, server.url, key);
+    await pick(page, 'From', 'en');
+    await pick(page, 'To', 'de');
+    await translateViaButton(page, DE.src);
+    const live = page.getByLabel('Translate as you type');
+    await expect.poll(() => page.locator('#live-hint').textContent(), POLL).toContain('this key allows 10 requests a minute');
+    expect(await live.isChecked()).toBe(false);
+    expect(await live.isDisabled()).toBe(true);
+    const text = page.getByLabel('Text', { exact: true });
+    await text.fill('');
+    await text.focus();
+    await page.keyboard.type(EN.src, { delay: 20 });
+    await page.waitForTimeout(1500);
+    expect(requests.filter((u) => u.endsWith('/v1/translate')).length).toBe(1);
     await context.close();
   });
 

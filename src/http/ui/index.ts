@@ -1,11 +1,11 @@
 // The web page at `/` (DRAGOMAN_UI): static files only, same origin as the /v1 API it calls, under a strict
 // Content-Security-Policy: nothing inline, nothing from another origin, so the page works air-gapped and an
 // injected string can never run as script.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { languageByFlores } from '../../languages/catalog.ts';
 import type { Service } from '../../service/index.ts';
 import { invalidRequest } from '../../service/errors.ts';
-import { loadAssets } from './assets.ts';
+import { type Asset, loadAssets, SCRIPT_PATH, scriptAsset } from './assets.ts';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -31,6 +31,8 @@ const SECURITY_HEADERS = {
 
 /** The page's own copy of GET /v1/languages, without a key (see uiRoutes). */
 export const UI_LANGUAGES_PATH = '/ui/languages';
+/** What the page needs to know of the server before the first request: whether it may translate without a key. */
+export const UI_SETTINGS_PATH = '/ui/settings';
 
 /**
  * /v1/languages' entries, each with `google` where Google's code differs from ours: a browser set to `fa-AF`
@@ -56,12 +58,28 @@ export async function uiRoutes(app: FastifyInstance): Promise<void> {
     reply.headers(SECURITY_HEADERS);
     return uiLanguagesBody(app.dragoman.service, target);
   });
-  const assets = await loadAssets();
-  for (const [path, file] of assets) {
-    app.get(path, async (request, reply) => {
-      reply.headers(SECURITY_HEADERS).header('etag', file.etag);
-      if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
-      return reply.type(file.type).send(file.body);
-    });
-  }
+  // DRAGOMAN_UI_KEY: whose quota the page's requests without a key use, so the page can say so (and whether
+  // typing may translate: not on 10 requests a minute or fewer). Names the key as `dragoman keys list` does.
+  app.get(UI_SETTINGS_PATH, async (request, reply) => {
+    app.dragoman.gate.admitKeyless(request.ip);
+    reply.headers(SECURITY_HEADERS);
+    return { data: { sharedKey: await sharedKeyInfo(app) } };
+  });
+  const serve = (file: Asset, request: FastifyRequest, reply: FastifyReply) => {
+    reply.headers(SECURITY_HEADERS).header('etag', file.etag);
+    if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+    return reply.type(file.type).send(file.body);
+  };
+  for (const [path, file] of await loadAssets()) app.get(path, async (request, reply) => serve(file, request, reply));
+  app.get(SCRIPT_PATH, async (request, reply) => serve(await scriptAsset(), request, reply));
+}
+
+/** The shared key's public facts, or null when there is none (off, or the id names no working key). */
+async function sharedKeyInfo(app: FastifyInstance) {
+  const id = app.dragoman.config.uiKey;
+  if (!id) return null;
+  const key = await app.dragoman.accounts.store.getKey(id);
+  if (!key || key.revokedAt !== null) return null;
+  const limits = await app.dragoman.accounts.limits(id);
+  return { id: key.id, name: key.name, plan: key.plan, requestsPerMinute: limits.rpm, characterLimit: limits.monthlyChars };
 }

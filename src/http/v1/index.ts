@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../service/errors.ts';
 import { admit, apiKeyHeader } from '../metering.ts';
+import { isPageRequest } from '../page-key.ts';
 import { detectRoutes } from './detect.ts';
 import { documentsRoutes } from './documents.ts';
 import { languagesRoutes } from './languages.ts';
@@ -32,7 +33,10 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
       );
     }
     if (request.routeOptions.config.public) return;
-    await admit(app.dragoman.gate, request, reply, apiKeyHeader(request));
+    const secret = apiKeyHeader(request);
+    // The web page without a key, when the operator lets it use a shared key (page-key.ts says what counts).
+    const shared = secret === undefined && request.headers['x-api-key'] === undefined ? app.dragoman.config.uiKey : undefined;
+    await admit(app.dragoman.gate, request, reply, secret, shared && isPageRequest(request) ? shared : undefined);
   });
 
   await app.register(translateRoutes);

@@ -69,7 +69,10 @@ function rateOf(headers: Headers): ApiAnswer<unknown>['rate'] {
 
 export async function callApi<T>(path: string, key: string | null, body?: unknown): Promise<ApiAnswer<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
+  // Without a key, the page says it is the page: on a server with a shared key (DRAGOMAN_UI_KEY) that is what lets
+  // its calls through (src/http/page-key.ts); elsewhere they are answered 401 as for any client without a key.
   if (key) headers['x-api-key'] = key;
+  else headers['x-dragoman-client'] = 'web-page';
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -93,8 +96,13 @@ export async function callApi<T>(path: string, key: string | null, body?: unknow
     const h = response.headers;
     return { body: parsed as T, rate: rateOf(h), detectedConfidence: confidencesOf(h), quota: quotaOf(h) };
   }
+  throw failureOf(response, parsed);
+}
+
+/** A failed answer (its parsed JSON body, if any) as the ApiFailure the page explains. */
+export function failureOf(response: Response, parsed: unknown): ApiFailure {
   const error = (parsed as ErrorBody | null)?.error;
-  throw new ApiFailure(
+  return new ApiFailure(
     kindOf(response.status, error?.type),
     error?.message ?? `HTTP ${response.status}`,
     response.status,
@@ -141,4 +149,15 @@ export interface UsageResponse {
 }
 export interface SignupResponse {
   data: { id: string; key: string; plan: string; message: string };
+}
+export interface SharedKey {
+  id: string;
+  name: string | null;
+  plan: string;
+  requestsPerMinute: number | null;
+  characterLimit: number | null;
+}
+/** GET /ui/settings: the key the page's requests without a key use (DRAGOMAN_UI_KEY), or null. */
+export interface SettingsResponse {
+  data: { sharedKey: SharedKey | null };
 }

@@ -5,30 +5,27 @@ export interface Explained {
   text: string;
   /** Offer a "Try again" button (network trouble, server errors). */
   retry: boolean;
-  /** Move the focus to the key field (the key is the problem). */
-  focusKey: boolean;
 }
 
 export function explain(failure: ApiFailure): Explained {
   switch (failure.kind) {
     case 'auth':
+      // The page says this by the key field instead (key-field.ts refuse), in the server's words.
       return {
         text: 'This API key was not accepted. Enter a valid key above (keys start with “dk_”), or get a free one.',
         retry: false,
-        focusKey: true,
       };
     case 'rate':
-      return { text: rateText(failure.retryAfter), retry: false, focusKey: false };
+      return { text: rateText(failure.retryAfter), retry: false };
     case 'quota':
       return {
         text: 'The monthly characters of your plan are used up. Upgrade the plan to translate more this month.',
         retry: false,
-        focusKey: false,
       };
     case 'invalid':
-      return { text: failure.message, retry: false, focusKey: false };
+      return { text: failure.message, retry: false };
     case 'disabled':
-      return { text: `This server does not offer that: ${failure.message}`, retry: false, focusKey: false };
+      return { text: `This server does not offer that: ${failure.message}`, retry: false };
     case 'server':
       return {
         // 503 carries words meant for people (e.g. no model installed yet, how to install one): show them.
@@ -37,13 +34,11 @@ export function explain(failure: ApiFailure): Explained {
             ? `The server cannot do this right now: ${failure.message} Your text is kept: try again later.`
             : 'The server had a problem with this request. Your text is kept: try again in a moment.',
         retry: true,
-        focusKey: false,
       };
     case 'network':
       return {
         text: 'The server could not be reached. Check the connection, then try again.',
         retry: true,
-        focusKey: false,
       };
   }
 }

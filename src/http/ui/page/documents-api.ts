@@ -1,0 +1,90 @@
+// The page's calls of /v1/documents: upload a file (multipart), read a job, fetch the translated file. With the key
+// in X-API-Key like every call; the result is fetched, not linked, so the key never goes into an address.
+import { ApiFailure, callApi, failureOf } from './api.ts';
+
+export type JobStatus = 'queued' | 'translating' | 'done' | 'error';
+
+/** The document object of POST /v1/documents and GET /v1/documents/{id}. */
+export interface DocumentJob {
+  id: string;
+  status: JobStatus;
+  filename: string;
+  format: string;
+  source?: string;
+  detectedSourceLanguage?: string;
+  target: string;
+  characters: number;
+  /** 0 to 1. */
+  progress: number;
+  createdAt: string;
+  expiresAt: string;
+  error?: { message: string };
+}
+
+interface DocumentResponse {
+  data: { document: DocumentJob };
+}
+
+/** The accepted job, and the key's requests per minute from X-RateLimit-Limit (null: no limit). */
+export async function uploadDocument(
+  key: string,
+  file: File,
+  target: string,
+  source: string,
+): Promise<{ job: DocumentJob; rpm: number | null }> {
+  const form = new FormData();
+  form.append('target', target);
+  if (source) form.append('source', source);
+  form.append('file', file, file.name);
+  let response: Response;
+  try {
+    // No content-type: the browser writes multipart/form-data with its boundary.
+    response = await fetch('/v1/documents', {
+      method: 'POST',
+      headers: { accept: 'application/json', 'x-api-key': key },
+      body: form,
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiFailure('network', 'The server could not be reached.', 0, 0);
+  }
+  const parsed: unknown = await response.json().catch(() => null);
+  if (!response.ok) throw failureOf(response, parsed);
+  const limit = Number(response.headers.get('x-ratelimit-limit') ?? NaN);
+  return { job: (parsed as DocumentResponse).data.document, rpm: Number.isFinite(limit) ? limit : null };
+}
+
+export async function readDocument(key: string, id: string): Promise<DocumentJob> {
+  return (await callApi<DocumentResponse>(`/v1/documents/${encodeURIComponent(id)}`, key)).body.data.document;
+}
+
+/** The translated file, and its name from Content-Disposition (else `fallback`). */
+export async function fetchResult(key: string, id: string, fallback: string): Promise<{ blob: Blob; filename: string }> {
+  let response: Response;
+  try {
+    response = await fetch(`/v1/documents/${encodeURIComponent(id)}/result`, {
+      headers: { 'x-api-key': key },
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiFailure('network', 'The server could not be reached.', 0, 0);
+  }
+  if (!response.ok) throw failureOf(response, await response.json().catch(() => null));
+  return { blob: await response.blob(), filename: filenameOf(response.headers.get('content-disposition')) ?? fallback };
+}
+
+/** attachment; filename="a.txt"; filename*=UTF-8''%C3%A4.txt → the UTF-8 name when there is one. */
+function filenameOf(header: string | null): string | undefined {
+  if (!header) return undefined;
+  const extended = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1]!.trim());
+    } catch {
+      // Fall through to the plain name.
+    }
+  }
+  return /filename\s*=\s*"([^"]*)"/i.exec(header)?.[1] ?? /filename\s*=\s*([^;]+)/i.exec(header)?.[1]?.trim();
+}
