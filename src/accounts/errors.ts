@@ -21,6 +21,14 @@ export class AuthenticationFailed extends AccountsError {
   }
 }
 
+/** The operator's shared key for the web page (DRAGOMAN_UI_KEY) no longer names a working key. */
+export class SharedKeyUnusable extends AccountsError {
+  constructor(readonly state: 'revoked' | 'unknown') {
+    super(`This server's shared key for the web page (DRAGOMAN_UI_KEY) is ${state}: enter your own API key.`);
+    this.name = 'SharedKeyUnusable';
+  }
+}
+
 /**
  * Too many requests in a rolling window: of a key (`rate`: the key's window, for the response's rate headers) or of a
  * client address (signups, keyless endpoints, wrong keys). `retryAfterMs`: when one more would be accepted.

@@ -3,7 +3,7 @@
 // Charging first is what keeps concurrent requests from overspending and keeps a crash from losing the
 // charge of a request that was answered 200. Everything failing here is an error of errors.ts the surface maps.
 import type { Accounts } from './accounts.ts';
-import { AuthenticationFailed, QuotaExceeded, RateLimited } from './errors.ts';
+import { AuthenticationFailed, QuotaExceeded, RateLimited, SharedKeyUnusable } from './errors.ts';
 import { periodBounds, periodOf } from './period.ts';
 import { RollingWindow } from './rolling-window.ts';
 import type { Charge, KeyRecord, Limit, Limits, RateOutcome } from './types.ts';
@@ -92,22 +92,18 @@ export class Gate {
   /**
    * A request metered against a key named by its id, with no secret presented (the web page's shared key,
    * DRAGOMAN_UI_KEY): the address is counted first as for any keyless request, then the key as in `admit`.
-   * ApiError 401 when the key is unknown or revoked (the operator's setting no longer names a working key).
+   * SharedKeyUnusable when the key is unknown or revoked (the operator's setting no longer names a working key).
    */
   async admitKeyId(keyId: string, address: string): Promise<Admission> {
     this.admitKeyless(address);
     const key = await this.accounts.store.getKey(keyId);
     if (!key || key.revokedAt !== null) {
-      throw new ApiError(
-        401,
-        'authentication_error',
-        `This server's shared key for the web page (DRAGOMAN_UI_KEY) is ${key ? 'revoked' : 'unknown'}: enter your own API key.`,
-      );
+      throw new SharedKeyUnusable(key ? 'revoked' : 'unknown');
     }
     return this.countRequest(key, this.now());
   }
 
-  /** Count the request in the key's rolling window, or ApiError 429 with Retry-After. */
+  /** Count the request in the key's rolling window, or RateLimited. */
   private async countRequest(key: KeyRecord, now: number): Promise<Admission> {
     const limits = await this.accounts.limits(key.id);
     const outcome = await this.accounts.store.hitRateLimit(key.id, limits.rpm, now);
