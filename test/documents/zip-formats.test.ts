@@ -32,6 +32,8 @@ const formatIdOf = (key: string): string => key.replace(/^lo-/, '').replace(/^ep
 let translator: Translator;
 const sources: Record<string, Uint8Array> = {};
 const results: Record<string, Uint8Array> = {};
+/** Each result's translated units as text, for what LibreOffice reads back. */
+const translatedTexts: Record<string, string[]> = {};
 
 beforeAll(async () => {
   requireSoffice();
@@ -105,6 +107,7 @@ async function run(id: string, key = id) {
   const src = sources[key]!;
   const out = await translateFile(format(id), src, translator);
   results[key] = out.result;
+  translatedTexts[key] = out.translations.map(htmlText);
   expect(out.units.length).toBeGreaterThan(0);
   // The engine changed the text: the check below would otherwise compare the source with itself.
   expect(out.translations.filter((t, i) => t !== out.units[i]!.html).length).toBeGreaterThan(out.units.length / 2);
@@ -434,6 +437,20 @@ describe('LibreOffice opens every result', () => {
       const pdf = pdfs.get(name);
       expect(pdf, name).toBeDefined();
       expect(pdf!.subarray(0, 5).toString('latin1'), name).toBe('%PDF-');
+    }
+  }, 300_000);
+
+  it('reads the translated words back: text documents as plain text, workbooks as CSV', () => {
+    const read = (keys: string[], to: string) => {
+      const files = Object.fromEntries(keys.map((key) => [`${key}-result.${formatIdOf(key)}`, results[key]!]));
+      const out = sofficeConvert(files, to);
+      return new Map(keys.map((key) => [key, squash(out.get(`${key}-result.${formatIdOf(key)}`)?.toString('utf8') ?? '')]));
+    };
+    const texts = new Map([...read(['docx', 'lo-docx', 'odt'], 'txt:Text (encoded):UTF8'), ...read(['xlsx', 'lo-xlsx', 'ods'], 'csv:Text - txt - csv (StarCalc):44,34,76')]);
+    for (const [key, text] of texts) {
+      // The body's first paragraphs (heading or first cells, the bold and italic one) as LibreOffice reads them.
+      expect(text, key).not.toBe('');
+      for (const words of translatedTexts[key]!.slice(0, 2)) expect(text, key).toContain(words);
     }
   }, 300_000);
 });
