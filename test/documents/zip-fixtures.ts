@@ -114,6 +114,8 @@ export async function makeXlsx(): Promise<Uint8Array> {
   ws.getCell('B2').value = { formula: 'B1*2', result: 84 };
   ws.getCell('A3').value = { text: 'Click here to start the engine.', hyperlink: 'https://example.com/start' };
   ws.getCell('A4').value = 'The cat sleeps on the mat.';
+  // A table: its header cells are its column names.
+  ws.addTable({ name: 'Animals', ref: 'A6', headerRow: true, columns: [{ name: 'Animal name' }, { name: 'Count' }], rows: [['The dog runs.', 4]] });
   return new Uint8Array(await wb.xlsx.writeBuffer());
 }
 

@@ -84,6 +84,12 @@ function expectedTexts(units: readonly TextUnit[], translations: readonly string
   return { source: units.map((u) => text(u.html)).filter(Boolean), translated: translations.map(text).filter(Boolean) };
 }
 
+/** The column names of a workbook's tables (their header cells are not translated). */
+async function tableColumnNames(xlsx: Uint8Array): Promise<Set<string>> {
+  const tables = (await unzip(xlsx)).filter((e) => /^xl\/tables\/[^/]+\.xml$/.test(e.name));
+  return new Set(tables.flatMap((e) => descendants(xmlTree(e.data.toString('utf8')), 'tableColumn').map((c) => c.attrs.name!)));
+}
+
 /** A Word paragraph's own text: its runs' w:t, not in nested paragraphs (text boxes), simple fields or complex fields. */
 function wordText(p: XNode): string {
   let depth = 0;
@@ -182,7 +188,9 @@ describe('XLSX (exceljs)', () => {
     const { units, translations, result } = await run('xlsx');
     const parts = await checkContainer(sources.xlsx!, result, ['xl/sharedStrings.xml']);
     const before = (await unzip(sources.xlsx!)).find((e) => e.name === 'xl/sharedStrings.xml')!.data.toString('utf8');
-    const texts = (xml: string) => paragraphTexts(xmlTree(xml), ['si'], (si) => ownText(si, ['rPr', 'rPh']));
+    const headers = await tableColumnNames(sources.xlsx!);
+    expect([...headers]).toEqual(['Animal name', 'Count']);
+    const texts = (xml: string) => paragraphTexts(xmlTree(xml), ['si'], (si) => ownText(si, ['rPr', 'rPh'])).filter((t) => !headers.has(t));
     const expected = expectedTexts(units, translations);
     expect(texts(before)).toEqual(expected.source);
     expect(texts(parts.get('xl/sharedStrings.xml')!)).toEqual(expected.translated);
@@ -199,6 +207,11 @@ describe('XLSX (exceljs)', () => {
     expect(ws.getCell('B2').formula).toBe('B1*2');
     expect(ws.getCell('A3').hyperlink).toBe('https://example.com/start');
     expect(squash(ws.getCell('A3').text)).toBe(htmlText(translations[2]!));
+    // The table's header cells still read as its column names; its rows are translated.
+    expect([ws.getCell('A6').value, ws.getCell('B6').value]).toEqual(['Animal name', 'Count']);
+    expect(units.map((u) => u.html)).not.toContain('Animal name');
+    expect(units.map((u) => u.html)).toContain('The dog runs.');
+    expect(ws.getCell('A7').value).not.toBe('The dog runs.');
   });
 });
 
@@ -348,8 +361,9 @@ describe('DOCX, PPTX and XLSX made by LibreOffice', () => {
       expect(changed.filter((n) => !spec.parts.test(n) && !LANGUAGE_PARTS.test(n))).toEqual([]);
       const parts = await checkContainer(sources[key]!, result, changed);
       const textParts = before.filter((e) => spec.parts.test(e.name));
+      const headers = id === 'xlsx' ? await tableColumnNames(sources[key]!) : new Set<string>();
       const texts = (xml: (name: string, data: Buffer) => string) =>
-        textParts.flatMap((e) => paragraphTexts(xmlTree(xml(e.name, e.data)), [spec.paragraph], spec.text));
+        textParts.flatMap((e) => paragraphTexts(xmlTree(xml(e.name, e.data)), [spec.paragraph], spec.text)).filter((t) => !headers.has(t));
       const expected = expectedTexts(units, translations, id === 'docx');
       expect(texts((_, data) => data.toString('utf8'))).toEqual(expected.source);
       expect(texts((name, data) => parts.get(name) ?? data.toString('utf8'))).toEqual(expected.translated);
