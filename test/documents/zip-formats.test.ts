@@ -150,8 +150,12 @@ describe('DOCX (npm docx)', () => {
     const links = descendants(doc, 'w:hyperlink');
     expect(links.map((l) => l.attrs['r:id'])).toEqual(descendants(original, 'w:hyperlink').map((l) => l.attrs['r:id']));
     expect(squash(ownText(links[0]!, ['w:rPr']))).not.toBe('');
-    for (const el of ['w:footnoteReference', 'w:br', 'w:tab', 'w:tbl', 'w:numPr', 'w:drawing', 'w:pict', 'w:txbxContent', 'w:fldSimple', 'w:bookmarkStart', 'w:bookmarkEnd']) expect(descendants(doc, el).length, el).toBe(descendants(original, el).length);
+    for (const el of ['w:footnoteReference', 'w:br', 'w:tab', 'w:tbl', 'w:numPr', 'w:drawing', 'w:pict', 'w:txbxContent', 'w:fldSimple', 'w:bookmarkStart', 'w:bookmarkEnd', 'w:ins']) expect(descendants(doc, el).length, el).toBe(descendants(original, el).length);
     expect(parts.get('word/styles.xml')).toContain('<w:lang w:val="de"/>');
+    // The tracked insertion's words are part of the sentence, and the insertion keeps its author.
+    expect(units.map((u) => u.html)).toContain('The editor added <span data-w="1">these new words</span> to the sentence.');
+    const insertion = descendants(doc, 'w:ins')[0]!;
+    expect(insertion.attrs['w:author']).toBe('Ann');
     // The footer's PAGE field reaches the engine as one word of its sentence, and comes back whole.
     expect(units.map((u) => u.html)).toContain('The footer of page <code data-t="0">PAGE</code> is short.');
     const footer = (name: string) => xmlTree(name === 'before' ? before.get('word/footer1.xml')! : parts.get('word/footer1.xml')!);
