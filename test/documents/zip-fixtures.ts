@@ -11,6 +11,7 @@ import {
   Header,
   HeadingLevel,
   ImageRun,
+  InsertedTextRun,
   Packer,
   PageNumber,
   Paragraph,
@@ -68,6 +69,9 @@ export async function makeDocx(): Promise<Uint8Array> {
             ],
           }),
           new Paragraph({ children: [new TextRun('See page '), new SimpleField('PAGE', '1'), new TextRun(' for the details.')] }),
+          new Paragraph({
+            children: [new TextRun('The editor added '), new InsertedTextRun({ text: 'these new words', id: 7, author: 'Ann', date: '2024-01-01T00:00:00Z' }), new TextRun(' to the sentence.')],
+          }),
           new Paragraph({ children: [new Bookmark({ id: 'marked', children: [new TextRun('The marked words')] }), new TextRun(' stay marked.')] }),
           new Paragraph({
             children: [new ImageRun({ type: 'png', data: PNG, transformation: { width: 10, height: 10 } }), new TextRun('The picture shows a dog.')],
@@ -114,6 +118,8 @@ export async function makeXlsx(): Promise<Uint8Array> {
   ws.getCell('B2').value = { formula: 'B1*2', result: 84 };
   ws.getCell('A3').value = { text: 'Click here to start the engine.', hyperlink: 'https://example.com/start' };
   ws.getCell('A4').value = 'The cat sleeps on the mat.';
+  // A table: its header cells are its column names.
+  ws.addTable({ name: 'Animals', ref: 'A6', headerRow: true, columns: [{ name: 'Animal name' }, { name: 'Count' }], rows: [['The dog runs.', 4]] });
   return new Uint8Array(await wb.xlsx.writeBuffer());
 }
 

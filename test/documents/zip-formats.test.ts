@@ -32,6 +32,8 @@ const formatIdOf = (key: string): string => key.replace(/^lo-/, '').replace(/^ep
 let translator: Translator;
 const sources: Record<string, Uint8Array> = {};
 const results: Record<string, Uint8Array> = {};
+/** Each result's translated units as text, for what LibreOffice reads back. */
+const translatedTexts: Record<string, string[]> = {};
 
 beforeAll(async () => {
   requireSoffice();
@@ -82,6 +84,12 @@ function expectedTexts(units: readonly TextUnit[], translations: readonly string
   return { source: units.map((u) => text(u.html)).filter(Boolean), translated: translations.map(text).filter(Boolean) };
 }
 
+/** The column names of a workbook's tables (their header cells are not translated). */
+async function tableColumnNames(xlsx: Uint8Array): Promise<Set<string>> {
+  const tables = (await unzip(xlsx)).filter((e) => /^xl\/tables\/[^/]+\.xml$/.test(e.name));
+  return new Set(tables.flatMap((e) => descendants(xmlTree(e.data.toString('utf8')), 'tableColumn').map((c) => c.attrs.name!)));
+}
+
 /** A Word paragraph's own text: its runs' w:t, not in nested paragraphs (text boxes), simple fields or complex fields. */
 function wordText(p: XNode): string {
   let depth = 0;
@@ -105,6 +113,7 @@ async function run(id: string, key = id) {
   const src = sources[key]!;
   const out = await translateFile(format(id), src, translator);
   results[key] = out.result;
+  translatedTexts[key] = out.translations.map(htmlText);
   expect(out.units.length).toBeGreaterThan(0);
   // The engine changed the text: the check below would otherwise compare the source with itself.
   expect(out.translations.filter((t, i) => t !== out.units[i]!.html).length).toBeGreaterThan(out.units.length / 2);
@@ -141,8 +150,12 @@ describe('DOCX (npm docx)', () => {
     const links = descendants(doc, 'w:hyperlink');
     expect(links.map((l) => l.attrs['r:id'])).toEqual(descendants(original, 'w:hyperlink').map((l) => l.attrs['r:id']));
     expect(squash(ownText(links[0]!, ['w:rPr']))).not.toBe('');
-    for (const el of ['w:footnoteReference', 'w:br', 'w:tab', 'w:tbl', 'w:numPr', 'w:drawing', 'w:pict', 'w:txbxContent', 'w:fldSimple', 'w:bookmarkStart', 'w:bookmarkEnd']) expect(descendants(doc, el).length, el).toBe(descendants(original, el).length);
+    for (const el of ['w:footnoteReference', 'w:br', 'w:tab', 'w:tbl', 'w:numPr', 'w:drawing', 'w:pict', 'w:txbxContent', 'w:fldSimple', 'w:bookmarkStart', 'w:bookmarkEnd', 'w:ins']) expect(descendants(doc, el).length, el).toBe(descendants(original, el).length);
     expect(parts.get('word/styles.xml')).toContain('<w:lang w:val="de"/>');
+    // The tracked insertion's words are part of the sentence, and the insertion keeps its author.
+    expect(units.map((u) => u.html)).toContain('The editor added <span data-w="1">these new words</span> to the sentence.');
+    const insertion = descendants(doc, 'w:ins')[0]!;
+    expect(insertion.attrs['w:author']).toBe('Ann');
     // The footer's PAGE field reaches the engine as one word of its sentence, and comes back whole.
     expect(units.map((u) => u.html)).toContain('The footer of page <code data-t="0">PAGE</code> is short.');
     const footer = (name: string) => xmlTree(name === 'before' ? before.get('word/footer1.xml')! : parts.get('word/footer1.xml')!);
@@ -179,7 +192,9 @@ describe('XLSX (exceljs)', () => {
     const { units, translations, result } = await run('xlsx');
     const parts = await checkContainer(sources.xlsx!, result, ['xl/sharedStrings.xml']);
     const before = (await unzip(sources.xlsx!)).find((e) => e.name === 'xl/sharedStrings.xml')!.data.toString('utf8');
-    const texts = (xml: string) => paragraphTexts(xmlTree(xml), ['si'], (si) => ownText(si, ['rPr', 'rPh']));
+    const headers = await tableColumnNames(sources.xlsx!);
+    expect([...headers]).toEqual(['Animal name', 'Count']);
+    const texts = (xml: string) => paragraphTexts(xmlTree(xml), ['si'], (si) => ownText(si, ['rPr', 'rPh'])).filter((t) => !headers.has(t));
     const expected = expectedTexts(units, translations);
     expect(texts(before)).toEqual(expected.source);
     expect(texts(parts.get('xl/sharedStrings.xml')!)).toEqual(expected.translated);
@@ -196,6 +211,11 @@ describe('XLSX (exceljs)', () => {
     expect(ws.getCell('B2').formula).toBe('B1*2');
     expect(ws.getCell('A3').hyperlink).toBe('https://example.com/start');
     expect(squash(ws.getCell('A3').text)).toBe(htmlText(translations[2]!));
+    // The table's header cells still read as its column names; its rows are translated.
+    expect([ws.getCell('A6').value, ws.getCell('B6').value]).toEqual(['Animal name', 'Count']);
+    expect(units.map((u) => u.html)).not.toContain('Animal name');
+    expect(units.map((u) => u.html)).toContain('The dog runs.');
+    expect(ws.getCell('A7').value).not.toBe('The dog runs.');
   });
 });
 
@@ -345,8 +365,9 @@ describe('DOCX, PPTX and XLSX made by LibreOffice', () => {
       expect(changed.filter((n) => !spec.parts.test(n) && !LANGUAGE_PARTS.test(n))).toEqual([]);
       const parts = await checkContainer(sources[key]!, result, changed);
       const textParts = before.filter((e) => spec.parts.test(e.name));
+      const headers = id === 'xlsx' ? await tableColumnNames(sources[key]!) : new Set<string>();
       const texts = (xml: (name: string, data: Buffer) => string) =>
-        textParts.flatMap((e) => paragraphTexts(xmlTree(xml(e.name, e.data)), [spec.paragraph], spec.text));
+        textParts.flatMap((e) => paragraphTexts(xmlTree(xml(e.name, e.data)), [spec.paragraph], spec.text)).filter((t) => !headers.has(t));
       const expected = expectedTexts(units, translations, id === 'docx');
       expect(texts((_, data) => data.toString('utf8'))).toEqual(expected.source);
       expect(texts((name, data) => parts.get(name) ?? data.toString('utf8'))).toEqual(expected.translated);
@@ -434,6 +455,20 @@ describe('LibreOffice opens every result', () => {
       const pdf = pdfs.get(name);
       expect(pdf, name).toBeDefined();
       expect(pdf!.subarray(0, 5).toString('latin1'), name).toBe('%PDF-');
+    }
+  }, 300_000);
+
+  it('reads the translated words back: text documents as plain text, workbooks as CSV', () => {
+    const read = (keys: string[], to: string) => {
+      const files = Object.fromEntries(keys.map((key) => [`${key}-result.${formatIdOf(key)}`, results[key]!]));
+      const out = sofficeConvert(files, to);
+      return new Map(keys.map((key) => [key, squash(out.get(`${key}-result.${formatIdOf(key)}`)?.toString('utf8') ?? '')]));
+    };
+    const texts = new Map([...read(['docx', 'lo-docx', 'odt'], 'txt:Text (encoded):UTF8'), ...read(['xlsx', 'lo-xlsx', 'ods'], 'csv:Text - txt - csv (StarCalc):44,34,76')]);
+    for (const [key, text] of texts) {
+      // The body's first paragraphs (heading or first cells, the bold and italic one) as LibreOffice reads them.
+      expect(text, key).not.toBe('');
+      for (const words of translatedTexts[key]!.slice(0, 2)) expect(text, key).toContain(words);
     }
   }, 300_000);
 });

@@ -1,14 +1,15 @@
 // Word (DOCX): every w:p of the body, headers, footers, footnotes, endnotes and text boxes (w:txbxContent
 // paragraphs sit inside a run of their anchor paragraph: they are units of their own, and the anchor keeps
-// them through the nested rendering of its tokens). Runs' w:t text is translated; tabs and line breaks are
-// breaks; drawings, field codes, bookmarks, footnote references and anything unknown (tracked changes,
-// content controls, math) are tokens kept as they are. A complex field's shown result is ordinary text.
+// them through the nested rendering of its tokens). Runs' w:t text is translated, also inside links, tracked
+// insertions, smart tags and inline content controls (wrappers written back around their words); tabs and line
+// breaks are breaks; drawings, field codes, bookmarks, footnote references, deletions, math and anything
+// unknown are tokens kept as they are. A complex field's shown result is ordinary text, except for value fields.
 import { OFFICE, partsOfType, sniffOoxml } from './ooxml.ts';
 import { openZipDocument, type PartPlan, type PartUnit, type Render } from './package.ts';
 import { RunParagraph, type RunSyntax } from './runs.ts';
 import type { Inline } from './inline.ts';
 import { DocumentError, type DocumentFormat } from './types.ts';
-import { findAll, isElement, textOf, withAttribute, type XmlElement, type XmlPart } from './xml.ts';
+import { findAll, isElement, textOf, withAttribute, type XmlElement, type XmlNode, type XmlPart } from './xml.ts';
 
 const W = new Set(['http://schemas.openxmlformats.org/wordprocessingml/2006/main', 'http://purl.oclc.org/ooxml/wordprocessingml/main']);
 const ML = `${OFFICE}wordprocessingml.`;
@@ -92,6 +93,25 @@ function valueField(elements: readonly XmlElement[], i: number): { end: number; 
   return undefined;
 }
 
+// Elements around runs whose runs are the paragraph's text: a tracked insertion, a smart tag, custom XML, an
+// inline content control, a text direction. Their text is translated inside them; their properties stay.
+const CONTAINERS = new Set(['ins', 'moveTo', 'smartTag', 'customXml', 'dir', 'bdo']);
+const CONTAINER_PROPERTIES = new Set(['smartTagPr', 'customXmlPr', 'sdtPr', 'sdtEndPr']);
+
+/** Where a container's runs begin and end in the source (after its properties), or undefined for other elements. */
+function container(el: XmlElement): { contentStart: number; contentEnd: number; children: XmlNode[] } | undefined {
+  if (el.openEnd === el.end) return undefined;
+  if (isW(el, 'sdt')) {
+    const body = el.children.find((c): c is XmlElement => isElement(c) && isW(c, 'sdtContent'));
+    if (body === undefined || body.openEnd === body.end) return undefined;
+    return { contentStart: body.openEnd, contentEnd: body.end - `</${body.name}>`.length, children: body.children };
+  }
+  if (!(W.has(el.uri) && CONTAINERS.has(el.local))) return undefined;
+  const props = el.children.filter((c): c is XmlElement => isElement(c) && W.has(c.uri) && CONTAINER_PROPERTIES.has(c.local));
+  const contentStart = props.length > 0 ? props[props.length - 1]!.end : el.openEnd;
+  return { contentStart, contentEnd: el.end - `</${el.name}>`.length, children: el.children.filter((c) => !props.includes(c as XmlElement)) };
+}
+
 function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
   const src = part.text;
   const prefix = p.name.includes(':') ? `${p.name.split(':')[0]}:` : '';
@@ -140,6 +160,10 @@ function paragraphUnit(part: XmlPart, p: XmlElement): PartUnit | undefined {
     if (isW(c, 'proofErr')) return [];
     // (a self-closing element has openEnd === end)
     if (isW(c, 'hyperlink') && c.openEnd !== c.end) return [para.link(src.slice(c.start, c.openEnd), `</${c.name}>`, content(c.children))];
+    const around = container(c);
+    if (around !== undefined) {
+      return [para.link(src.slice(c.start, around.contentStart), src.slice(around.contentEnd, c.end), content(around.children))];
+    }
     const whole = (render: Render) => render(c.start, c.end);
     // A simple field's shown value (a page number, a date) reads as words of the sentence.
     if (isW(c, 'fldSimple')) return [para.token(whole, textOf(c))];

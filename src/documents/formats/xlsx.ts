@@ -1,7 +1,8 @@
 // Excel (XLSX): string cells only. Shared strings (xl/sharedStrings.xml, each <si>) and inline strings
 // (<c t="inlineStr"><is>) are translated, plain or rich text (runs with properties); numbers, dates,
-// booleans, formulas and their cached results are never touched. Phonetic runs (rPh) describe the source
-// text's characters and are dropped from translated strings; sheet names, comments and charts are kept.
+// booleans, formulas and their cached results are never touched, nor the header cells of tables (their text
+// is the table's column names). Phonetic runs (rPh) describe the source text's characters and are dropped
+// from translated strings; sheet names, comments and charts are kept.
 import type { Inline } from './inline.ts';
 import { OFFICE, partsOfType, sniffOoxml } from './ooxml.ts';
 import { openZipDocument, type PartPlan, type PartUnit } from './package.ts';
@@ -51,6 +52,11 @@ function strings(part: XmlPart, take: (el: XmlElement) => boolean): PartUnit[] {
 const inlineString = (el: XmlElement): boolean =>
   isS(el, 'is') && el.parent !== undefined && isS(el.parent, 'c') && el.parent.attrs.get('t')?.value === 'inlineStr';
 
+/** A string item's text as a cell shows it (its t elements, not the phonetic runs). */
+function plainText(si: XmlElement): string {
+  return findAll(si, (el) => isS(el, 't') && !(el.parent !== undefined && isS(el.parent, 'rPh'))).map(textOf).join('');
+}
+
 export const xlsx: DocumentFormat = {
   id: 'xlsx',
   mediaType: `${OFFICE}spreadsheetml.sheet`,
@@ -60,7 +66,15 @@ export const xlsx: DocumentFormat = {
     openZipDocument(bytes, limits, 'XLSX', (zip) => {
       if (partsOfType(zip, MAIN).length === 0) throw new DocumentError('The XLSX file has no workbook part.');
       const plans = new Map<string, PartPlan>();
-      for (const name of partsOfType(zip, [`${ML}sharedStrings+xml`])) plans.set(name, { units: strings(zip.xml(name), (el) => isS(el, 'si')) });
+      // A table's header cells must read exactly as its column names (Excel repairs the file otherwise), and
+      // formulas refer to tables by those names: header strings stay untranslated.
+      const headers = new Set(
+        partsOfType(zip, [`${ML}table+xml`]).flatMap((name) =>
+          findAll(zip.xml(name).root, (el) => isS(el, 'tableColumn')).map((el) => el.attrs.get('name')?.value ?? ''),
+        ),
+      );
+      const translated = (el: XmlElement): boolean => isS(el, 'si') && !headers.has(plainText(el));
+      for (const name of partsOfType(zip, [`${ML}sharedStrings+xml`])) plans.set(name, { units: strings(zip.xml(name), translated) });
       for (const name of partsOfType(zip, [`${ML}worksheet+xml`])) {
         const units = strings(zip.xml(name), inlineString);
         if (units.length > 0) plans.set(name, { units });
