@@ -1,5 +1,6 @@
 // createEngine: the registry, tokenizers, router, cache and batcher in the main thread; generation on the pool.
 import { EventEmitter } from 'node:events';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Config } from '../config/env.ts';
 import { languageByFlores } from '../languages/catalog.ts';
 import { invalidRequest } from '../service/errors.ts';
@@ -59,6 +60,9 @@ interface Hop {
 
 /** Longest segment (UTF-16 units) the translation cache keeps: with the default 10,000 entries, at most ~100 MB. */
 export const MAX_CACHED_CHARS = 2_000;
+
+/** Tokenizer work (encoding, decoding) yields to the event loop after this long. */
+const YIELD_AFTER_MS = 10;
 
 /** A segment with no letter in any script has nothing for a model to translate. */
 const HAS_LETTER = /\p{L}/u;
@@ -193,7 +197,17 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     }
     try {
       const limit = maxSourceTokens(model.rules);
-      const pieces = distinct.map((text) => fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
+      // Encoded a segment at a time with a yield every few milliseconds: 100,000 characters are a few hundred
+      // milliseconds of tokenizer, which must not stall the event loop (other requests, GET /health) at once.
+      const pieces: ReturnType<typeof fitPieces>[] = [];
+      let slice = performance.now();
+      for (const text of distinct) {
+        pieces.push(fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
+        if (performance.now() - slice > YIELD_AFTER_MS) {
+          await nextTurn();
+          slice = performance.now();
+        }
+      }
       const rows: GenerationRow[] = pieces.flat().map(({ ids }) => {
         const max = options.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
         return { ids, maxNewTokens: max, minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId };
@@ -205,7 +219,12 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
       };
       const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows, cancel);
       let next = 0;
-      distinct.forEach((text, d) => {
+      slice = performance.now();
+      for (const [d, text] of distinct.entries()) {
+        if (performance.now() - slice > YIELD_AFTER_MS) {
+          await nextTurn();
+          slice = performance.now();
+        }
         const results = pieces[d]!.map(() => hypotheses[next++]!.map((ids) => model.tokenizer.decode(ids)));
         const best = results.map((strings) => strings[0] ?? '').join(' ');
         const others = results.length === 1
@@ -220,7 +239,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
           out.translations[i] = best;
           out.alternatives[i] = others;
         }
-      });
+      }
     } catch (err) {
       for (const text of distinct) {
         inFlight.delete(keyOf(text));
