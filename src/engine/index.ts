@@ -151,20 +151,26 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
     const keyOf = (text: string) => TranslationCache.key(model.info.name, source, target, beams, alternatives, text);
     const todo = new Map<string, number[]>(); // distinct text -> positions
+    const settle = new Map<string, { resolve: (r: Hop) => void; reject: (e: unknown) => void }>();
     const joining: Promise<void>[] = [];
-    texts.forEach((text, i) => {
-      if (!text.trim()) return; // whitespace is not sent to the model
+    let slice = performance.now();
+    for (const [i, text] of texts.entries()) {
+      if (performance.now() - slice > YIELD_AFTER_MS) {
+        await nextTurn(); // 20,000 segments of one request: cache lookups in slices
+        slice = performance.now();
+      }
+      if (!text.trim()) continue; // whitespace is not sent to the model
       // Nothing to translate (a number, "!!!", an emoji, a list marker): a model would invent a sentence for it.
       if (!HAS_LETTER.test(text)) {
         out.translations[i] = text;
-        return;
+        continue;
       }
       const key = keyOf(text);
       const hit = cache.get(key);
       if (hit) {
         out.translations[i] = hit.translations[0]!;
         out.alternatives[i] = hit.alternatives[0]!;
-        return;
+        continue;
       }
       // The same segment already on its way for another request: share that result, so concurrent requests (and
       // the cache entry left behind) agree — an int8 result may depend on which sentences share its batch.
@@ -177,10 +183,19 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
         });
         joined.catch(() => {}); // awaited below; handled here in case this request fails first on its own segments
         joining.push(joined);
-        return;
+        continue;
       }
-      todo.set(text, [...(todo.get(text) ?? []), i]);
-    });
+      const positions = todo.get(text);
+      if (positions) {
+        positions.push(i); // (a copy per repeat was quadratic: 20,000 times "a" took seconds)
+        continue;
+      }
+      todo.set(text, [i]);
+      // In flight from now on (this loop yields): a concurrent request joins it instead of translating it again.
+      const promise = new Promise<Hop>((resolve, reject) => settle.set(text, { resolve, reject }));
+      promise.catch(() => {}); // a failure is the owner's to report; a joiner sees it through its own await
+      inFlight.set(key, { promise, joiners: 0 });
+    }
     if (!todo.size) {
       await Promise.all(joining);
       return out;
@@ -189,18 +204,12 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     // A sentence longer than the model's position table is cut at spaces into pieces that fit (rare: the service
     // segments text into sentences first); its translation is the pieces' translations joined by a space.
     const distinct = [...todo.keys()];
-    const settle = new Map<string, { resolve: (r: Hop) => void; reject: (e: unknown) => void }>();
-    for (const text of distinct) {
-      const promise = new Promise<Hop>((resolve, reject) => settle.set(text, { resolve, reject }));
-      promise.catch(() => {}); // a failure is the owner's to report; a joiner sees it through its own await
-      inFlight.set(keyOf(text), { promise, joiners: 0 });
-    }
     try {
       const limit = maxSourceTokens(model.rules);
       // Encoded a segment at a time with a yield every few milliseconds: 100,000 characters are a few hundred
       // milliseconds of tokenizer, which must not stall the event loop (other requests, GET /health) at once.
       const pieces: ReturnType<typeof fitPieces>[] = [];
-      let slice = performance.now();
+      slice = performance.now();
       for (const text of distinct) {
         pieces.push(fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
         if (performance.now() - slice > YIELD_AFTER_MS) {
