@@ -616,6 +616,11 @@ describe('GET /v1/usage and POST /v1/signup', () => {
     const u = await t.call('GET', '/v1/usage', { key: r.body.data.key });
     expect(u.body.data).toMatchObject({ plan: 'free', characterLimit: 500_000, requestsPerMinute: 10 });
     expect(expectErrorShape(await t.call('POST', '/v1/signup', { body: { email: 'nope' } }), 400, 'invalid_request')).toMatch(/email/);
+    // Names are printed in the operator's terminal (keys list): no control or bidi characters in them.
+    for (const [name, code] of [['\u001b]0;x\u0007', 'U+001B'], ['bell\u0007', 'U+0007'], ['a\nb', 'U+000A'], ['evil\u202etxt', 'U+202E']]) {
+      expect(expectErrorShape(await t.call('POST', '/v1/signup', { body: { name } }), 400, 'invalid_request')).toContain(code);
+    }
+    expect(expectErrorShape(await t.call('POST', '/v1/signup', { body: { email: 'a\u0085b@example.org' } }), 400, 'invalid_request')).toContain('U+0085');
     for (let i = 0; i < 3; i++) expect((await t.call('POST', '/v1/signup', { body: {} })).status).toBe(201);
     expect((await t.call('POST', '/v1/signup')).status).toBe(201); // no body at all is fine too
     const sixth = await t.call('POST', '/v1/signup', { body: {} });
