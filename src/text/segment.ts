@@ -1,6 +1,7 @@
 // Plain text -> sentences for the engine, and back. Lines and paragraphs are cut at line breaks, sentences by
 // Intl.Segmenter; every piece of whitespace (indentation, blank lines, spaces between sentences, \r\n) is kept
 // verbatim and only the sentence bodies are replaced, so the output has exactly the input's layout.
+import { balanceBidi } from './bidi.ts';
 import type { TranslationPlan } from './types.ts';
 
 type Piece = { kind: 'keep'; text: string } | { kind: 'segment'; index: number };
@@ -165,7 +166,7 @@ export function planText(text: string, locale?: string): TranslationPlan {
       if (translations.length !== segments.length) {
         throw new Error(`planText: ${segments.length} segments but ${translations.length} translations`);
       }
-      return pieces.map((p) => (p.kind === 'keep' ? p.text : translations[p.index]!)).join('');
+      return pieces.map((p) => (p.kind === 'keep' ? p.text : balanceBidi(segments[p.index]!, translations[p.index]!))).join('');
     },
   };
 }
