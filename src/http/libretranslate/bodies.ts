@@ -1,6 +1,6 @@
 // Form bodies as LibreTranslate reads them (Flask's request.values): urlencoded and multipart/form-data (a
-// browser's FormData). A repeated `q` is a batch; any other repeated field counts with its first value, as
-// request.values.get() does (`-d api_key=K -d api_key=K` is one key). Multipart files are not fields (there
+// browser's FormData). A repeated `q` is a batch; a repeated key is one key if it is the same (keys.ts); any other
+// repeated field counts with its first value, as request.values.get() does. Multipart files are not fields (there
 // is no /translate_file): their content is skipped. Both bodies are read whole under Fastify's bodyLimit
 // (DRAGOMAN_MAX_BODY_BYTES → 413), then parsed field by field into a FormCollector, which refuses the body
 // as soon as it passes the request limits (form-body.ts): the multipart parser is fed in slices and stops there.
@@ -9,12 +9,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../service/errors.ts';
 import { EXTRA_FORM_FIELDS, FormCollector, formLimits, registerFormParser, type FormLimits } from '../form-body.ts';
 
-/** The one field whose repetitions are kept: a batch of strings. */
-const REPEATABLE = 'q';
+/**
+ * Fields whose repetitions are kept: `q`, a batch of strings, and the key fields, so that one key sent twice is
+ * one key and two different keys are refused (keys.ts) rather than the first one charged.
+ */
+const REPEATABLE = new Set(['q', 'api_key', 'apiKey']);
 
 /** A collector of LibreTranslate's fields. */
 export function libreFormCollector(limits: FormLimits): FormCollector {
-  return new FormCollector(limits, (name) => name === REPEATABLE);
+  return new FormCollector(limits, (name) => REPEATABLE.has(name));
 }
 
 const REPLACEMENT_CHARACTER = Buffer.from('\ufffd');
