@@ -222,6 +222,19 @@ describe('POST /v1/translate', () => {
 });
 
 describe('Fastify errors in the /v1 body', () => {
+  it('JSON nested 100,000 levels deep is refused by name, on every surface; a string full of brackets is not nesting', async () => {
+    const deep = `{"q":"x","target":"de","x":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`;
+    const r = await t.call('POST', '/v1/translate', { key, raw: deep, headers: { 'content-type': 'application/json' } });
+    expect(expectErrorShape(r, 400, 'invalid_request')).toMatch(/nested more than 32 levels deep/);
+    for (const path of ['/language/translate/v2', '/libretranslate/translate']) {
+      const other = await t.call('POST', path, { key, raw: deep, headers: { 'content-type': 'application/json' } });
+      expect(other.status, path).toBe(400);
+      expect(JSON.stringify(other.body)).toMatch(/nested more than 32 levels deep/);
+    }
+    const brackets = await t.call('POST', '/v1/translate', { key, body: { q: '[['.repeat(50) + '\\"{{', source: 'en', target: 'de' } });
+    expect(brackets.status).toBe(200);
+  });
+
   it('malformed JSON, empty body, wrong content type, too large body', async () => {
     const bad = await t.call('POST', '/v1/translate', { key, raw: '{"q": "x",', headers: { 'content-type': 'application/json' } });
     expect(expectErrorShape(bad, 400, 'invalid_request')).toMatch(/Malformed JSON/);
