@@ -56,10 +56,11 @@ const TAIL = 16;
  */
 const CHUNK = 1000;
 /**
- * Past this without such a place, a piece is cut at a space or a punctuation mark, and past twice this without
- * one either, anywhere (see chunksOf): no segment is longer than 2 x FORCED_CHUNK, so no single segment's work
- * (here, and the engine's encoding of it) holds the event loop for long. The engine cuts a sentence this long
- * at about this size anyway (its position table is 512 tokens).
+ * Past this without such a place, a piece is cut at a space or a punctuation mark, or right here when there is none
+ * in the next FORCED_CHUNK characters either (see chunksOf): no segment is longer than 2 x FORCED_CHUNK, and a
+ * run of letters without any break comes in pieces of FORCED_CHUNK, which repeat (and are translated once) when
+ * the run is one letter repeated. So no single segment's work (here, and the engine's encoding of it) holds the
+ * event loop for long. The engine cuts a sentence this long at about this size anyway (512 tokens at most).
  */
 const FORCED_CHUNK = 2048;
 const CHUNK_BOUNDARY = /[.?!]["'”’»)\]]*\s+(?=[\p{Lu}\d])|[。！？]+/gu;
@@ -86,12 +87,12 @@ function* chunksOf(line: string): Generator<string> {
 
 /**
  * Yields line[start, p) where p is just after the first space or .?! past start + FORCED_CHUNK, else (none within
- * FORCED_CHUNK more) start + 2 x FORCED_CHUNK, never inside a surrogate pair; returns p.
+ * FORCED_CHUNK more) start + FORCED_CHUNK, never inside a surrogate pair; returns p.
  */
 function* forcedCut(line: string, start: number): Generator<string, number> {
   const from = start + FORCED_CHUNK;
   const rest = line.slice(from, from + FORCED_CHUNK).search(/[\s.?!]/);
-  let cut = rest < 0 ? Math.min(line.length, from + FORCED_CHUNK) : from + rest + 1;
+  let cut = rest < 0 ? from : from + rest + 1;
   if (cut < line.length && /[\udc00-\udfff]/.test(line[cut]!)) cut--;
   yield line.slice(start, cut);
   return cut;
