@@ -217,10 +217,19 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
           slice = performance.now();
         }
       }
-      const rows: GenerationRow[] = pieces.flat().map(({ ids }) => {
-        const max = options.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
-        return { ids, maxNewTokens: max, minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId };
-      });
+      // Identical pieces are generated once (a long run of one repeated letter is cut into many equal pieces).
+      const rows: GenerationRow[] = [];
+      const rowOf: number[] = [];
+      const rowByIds = new Map<string, number>();
+      for (const { ids } of pieces.flat()) {
+        const same = ids.join(',');
+        let row = rowByIds.get(same);
+        if (row === undefined) {
+          row = rows.push({ ids, maxNewTokens: options.fixedNewTokens ?? maxNewTokens(model.rules, ids.length), minNewTokens: options.fixedNewTokens ?? 0, forcedFirstId }) - 1;
+          rowByIds.set(same, row);
+        }
+        rowOf.push(row);
+      }
       // A client that has gone drops its waiting rows, unless another request waits for one of its sentences.
       const cancel = opts.signal && {
         signal: opts.signal,
@@ -234,7 +243,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
           await nextTurn();
           slice = performance.now();
         }
-        const results = pieces[d]!.map(() => hypotheses[next++]!.map((ids) => model.tokenizer.decode(ids)));
+        const results = pieces[d]!.map(() => hypotheses[rowOf[next++]!]!.map((ids) => model.tokenizer.decode(ids)));
         const best = results.map((strings) => strings[0] ?? '').join(' ');
         const others = results.length === 1
           ? [...new Set(results[0]!.slice(1))].filter((s) => s !== best).slice(0, alternatives)
