@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planText } from '../../src/text/segment.ts';
+import { planHtml } from '../../src/text/html/index.ts';
 
 /** Translate by upper-casing each segment: assembling must change nothing but the segments. */
 const fake = (s: string) => s.toUpperCase();
@@ -146,5 +147,13 @@ describe('very long strings', () => {
     const cut = planText(emoji);
     expect(cut.segments.every((s) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(s))).toBe(true);
     expect(cut.segments.join('')).toBe(emoji);
+  });
+});
+
+describe('bidi controls in format=html', () => {
+  it('an override closed inside a sentence stays closed in it when the model drops the PDF', () => {
+    const plan = planHtml('<p>\u202eHello <b>world</b>\u202c and more. Bye.</p>');
+    const out = plan.assemble(plan.segments.map((s) => s.replace(/[\u202a-\u202e\u2066-\u2069]/g, '').toUpperCase()));
+    expect(out).toBe('<p>\u202eHELLO <b>WORLD</b> AND MORE.\u202c BYE.</p>');
   });
 });
