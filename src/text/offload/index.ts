@@ -74,6 +74,10 @@ export function offloadedPlanners(): OffloadedPlanners {
     }));
   };
 
+  // Started now, and made to load its modules with a first small job: a worker's start (and, from the TypeScript
+  // sources, its compilation) is seconds on a busy machine, which the first long request must not wait for.
+  void ask({ op: 'plan', format: 'html', text: '<p>Ready.</p>' }).catch(() => undefined);
+
   return {
     text: planner('text'),
     html: planner('html'),
