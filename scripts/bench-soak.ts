@@ -1,11 +1,15 @@
-// npm run bench:soak [-- <model folder>] [--minutes 5] [--clients 16]
+// npm run bench:soak [-- <model folder>] [--minutes 5] [--clients 16] [--hostile 2]
 //
 // Steadiness under concurrent load, from the outside: the real server (`dragoman serve` in a child process, as
 // `npm start` runs it, translation cache off) with one model, a key made with the CLI, and N clients sending
-// /v1/translate requests of 1-3 English sentences each for the whole run. Every 10 s it
-// prints requests, errors, latency p50/p99, the slowest request and the server's resident memory (VmRSS, workers
-// included), then the memory growth after warm-up. What LibreTranslate users complain of, measured: memory that
-// grows with traffic, and requests that hang under concurrent load. Not a test: a table.
+// /v1/translate requests of 1-3 English sentences each for the whole run. Beside them, --hostile clients send
+// requests at the size limits, one after another (forms of 20,000-100,000 fields without a key, 12,000 multipart
+// parts, 100,000 characters of HTML, detection of 100,000 letters), and a prober asks GET /health every 100 ms.
+// Every 10 s it prints requests, errors, latency p50/p99, the slowest request, the server's resident memory
+// (VmRSS, workers included), /health p99 and the event loop lag p99 the server reports on /metrics
+// (dragoman_event_loop_lag_seconds), then the memory growth after warm-up. What LibreTranslate users complain
+// of, measured: memory that grows with traffic, requests that hang under concurrent load, and one request that
+// stalls all the others. Not a test: a table.
 // Model folder: argument, else DRAGOMAN_BENCH_MODEL, else ../shared/models/bench-marian-base,
 // ../bench-models/bench-marian-base, else the tiny fixture.
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,8 +21,9 @@ import { benchModelFolder, ROOT } from './bench-model-folder.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '16' } },
+  options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '16' }, hostile: { type: 'string', default: '2' } },
 });
+const HOSTILE = Number(values.hostile);
 const MINUTES = Number(values.minutes);
 const CLIENTS = Number(values.clients);
 const INTERVAL_MS = 10_000;
@@ -45,6 +50,9 @@ const env = {
   DRAGOMAN_MODELS_DIR: models,
   DRAGOMAN_LOG_LEVEL: 'warn',
   DRAGOMAN_CACHE_SIZE: '0',
+  DRAGOMAN_METRICS_TOKEN: 'soak-metrics-token',
+  // The hostile clients send keyless requests back to back, all from this address.
+  DRAGOMAN_KEYLESS_RPM: 'unlimited',
 };
 
 const created = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'create', '--plan', 'enterprise', '--json'],
@@ -84,8 +92,8 @@ const rand = () => {
 };
 const sentence = () => SENTENCES[Math.floor(rand() * SENTENCES.length)]!;
 
-interface Interval { requests: number; errors: number; hung: number; latencies: number[] }
-const fresh = (): Interval => ({ requests: 0, errors: 0, hung: 0, latencies: [] });
+interface Interval { requests: number; errors: number; hung: number; latencies: number[]; health: number[]; hostile: number }
+const fresh = (): Interval => ({ requests: 0, errors: 0, hung: 0, latencies: [], health: [], hostile: 0 });
 let current = fresh();
 const errorKinds = new Map<string, number>();
 let stop = false;
@@ -118,18 +126,67 @@ async function client(): Promise<void> {
   }
 }
 
+// Requests at the size limits, each answered (a 400 for the forms, a 200 for the rest) without stalling the others.
+const BOUNDARY = 'soakboundary';
+const HOSTILE_CASES: { path: string; type: string; keyed: boolean; body: string }[] = [
+  { path: '/libretranslate/translate', type: 'application/x-www-form-urlencoded', keyed: false, body: 'q=a&'.repeat(20_000) + 'target=de' },
+  { path: '/language/translate/v2', type: 'application/x-www-form-urlencoded', keyed: true, body: 'q=a&'.repeat(100_000) + 'target=de' },
+  { path: '/libretranslate/detect', type: `multipart/form-data; boundary=${BOUNDARY}`, keyed: false,
+    body: `--${BOUNDARY}\r\ncontent-disposition: form-data; name="q"\r\n\r\na\r\n`.repeat(12_000) + `--${BOUNDARY}--\r\n` },
+  { path: '/v1/translate', type: 'application/json', keyed: true, body: JSON.stringify({ q: '<a>a'.repeat(25_000), source: 'en', target: 'de', format: 'html' }) },
+  { path: '/v1/translate', type: 'application/json', keyed: true, body: JSON.stringify({ q: 'a<br>'.repeat(20_000), source: 'en', target: 'de', format: 'html' }) },
+  { path: '/v1/detect', type: 'application/json', keyed: true, body: JSON.stringify({ q: Array.from({ length: 100_000 }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('') }) },
+];
+
+async function hostileClient(offset: number): Promise<void> {
+  for (let i = offset; !stop; i++) {
+    const c = HOSTILE_CASES[i % HOSTILE_CASES.length]!;
+    try {
+      const res = await fetch(`${url}${c.path}`, {
+        method: 'POST',
+        headers: { 'content-type': c.type, ...(c.keyed ? { 'x-api-key': secret } : {}) },
+        body: c.body,
+        signal: AbortSignal.timeout(HANG_MS),
+      });
+      await res.arrayBuffer();
+      if (res.status >= 500) errorKinds.set(`hostile HTTP ${res.status}`, (errorKinds.get(`hostile HTTP ${res.status}`) ?? 0) + 1);
+    } catch (err) {
+      errorKinds.set(`hostile ${(err as Error).name}`, (errorKinds.get(`hostile ${(err as Error).name}`) ?? 0) + 1);
+    }
+    current.hostile++;
+  }
+}
+
+async function healthProber(): Promise<void> {
+  while (!stop) {
+    const t0 = performance.now();
+    await fetch(`${url}/health`).then((r) => r.arrayBuffer()).catch(() => undefined);
+    current.health.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The event loop lag p99 the server measured since the previous scrape (seconds → ms). */
+async function lagP99(): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${env.DRAGOMAN_METRICS_TOKEN}` } })).text();
+  return Number(/^dragoman_event_loop_lag_seconds\{quantile="0\.99"\} (\S+)$/m.exec(text)?.[1] ?? NaN) * 1000;
+}
+
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
 };
 const rssAtStart = rssMb();
-console.log(`model ${modelFolder}, ${CLIENTS} clients, ${MINUTES} min, requests of 1-3 sentences en→de, cache off`);
+console.log(`model ${modelFolder}, ${CLIENTS} clients, ${MINUTES} min, requests of 1-3 sentences en→de, cache off; ` +
+  `${HOSTILE} hostile clients (requests at the size limits), /health probed every 100 ms`);
 console.log(`server ${url}, pid ${server.pid}, resident after loading: ${rssAtStart.toFixed(0)} MB\n`);
-console.log('| t (s) | requests | errors | hung | p50 ms | p99 ms | max ms | server RSS MB |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| t (s) | requests | errors | hung | p50 ms | p99 ms | max ms | server RSS MB | hostile | /health p99 ms | loop lag p99 ms |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 const samples: { t: number; rss: number }[] = [];
 const totals = fresh();
-const clients = Array.from({ length: CLIENTS }, client);
+const lags: number[] = [];
+await lagP99(); // from here on, each scrape covers one interval
+const clients = [...Array.from({ length: CLIENTS }, client), ...Array.from({ length: HOSTILE }, (_, i) => hostileClient(i * 2)), healthProber()];
 const started = performance.now();
 while (performance.now() - started < MINUTES * 60_000) {
   await new Promise((r) => setTimeout(r, INTERVAL_MS));
@@ -142,10 +199,15 @@ while (performance.now() - started < MINUTES * 60_000) {
   totals.errors += i.errors;
   totals.hung += i.hung;
   for (const ms of i.latencies) totals.latencies.push(ms); // no spread: an interval can hold ~10^5
+  for (const ms of i.health) totals.health.push(ms);
+  totals.hostile += i.hostile;
+  const lag = await lagP99();
+  lags.push(lag);
   // An interval in which no request ended (each took longer than 10 s) has no latencies: '-'.
   const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-');
   console.log(`| ${t.toFixed(0)} | ${i.requests} | ${i.errors} | ${i.hung} | ${ms(pct(i.latencies, 50))} | ` +
-    `${ms(pct(i.latencies, 99))} | ${ms(i.latencies.reduce((a, b) => Math.max(a, b), -Infinity))} | ${rss.toFixed(0)} |`);
+    `${ms(pct(i.latencies, 99))} | ${ms(i.latencies.reduce((a, b) => Math.max(a, b), -Infinity))} | ${rss.toFixed(0)} | ` +
+    `${i.hostile} | ${ms(pct(i.health, 99))} | ${ms(lag)} |`);
 }
 stop = true;
 await Promise.all(clients);
@@ -161,6 +223,9 @@ if (later.length >= 2) {
 console.log(`\ntotal: ${totals.requests} requests, ${totals.errors} errors, ${totals.hung} hung (> ${HANG_MS / 1000} s); ` +
   `latency p50 ${pct(totals.latencies, 50).toFixed(0)} ms, p99 ${pct(totals.latencies, 99).toFixed(0)} ms`);
 if (errorKinds.size) console.log(`errors: ${[...errorKinds].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
+console.log(`hostile requests: ${totals.hostile}; /health p99 ${pct(totals.health, 99).toFixed(0)} ms (max ` +
+  `${totals.health.reduce((a, b) => Math.max(a, b), 0).toFixed(0)} ms over ${totals.health.length} probes); event loop lag p99 ` +
+  `${pct(lags, 50).toFixed(0)} ms in the median interval, ${Math.max(...lags).toFixed(0)} ms in the worst`);
 console.log(`resident memory: ${rssAtStart.toFixed(0)} MB loaded, ${samples[0]?.rss.toFixed(0)} MB at 10 s, ` +
   `${later[0]?.rss.toFixed(0) ?? '-'} MB after the first minute, ${samples.at(-1)?.rss.toFixed(0)} MB at the end; ` +
   `after the first minute ${Number.isNaN(slope) ? '(run longer than 1 min for a slope)' : `${(slope * 60).toFixed(1)} MB a minute`}`);

@@ -10,8 +10,7 @@ import { createDetector } from './detect/index.ts';
 import { createEngine } from './engine/index.ts';
 import type { Engine } from './engine/types.ts';
 import { buildServer } from './http/server.ts';
-import { planHtml } from './text/html/index.ts';
-import { planText } from './text/segment.ts';
+import { offloadedPlanners } from './text/offload/index.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -35,6 +34,8 @@ export interface RunningApp {
 export async function startApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
   const store = await openAccountStore(config);
   let engine: Engine | undefined;
+  // Long texts are planned and assembled on a worker thread, off the event loop (text/offload).
+  const planners = offloadedPlanners();
   try {
     const real = await createEngine(config);
     engine = options.wrapEngine ? options.wrapEngine(real) : real;
@@ -44,7 +45,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       engine,
       detector,
       store,
-      planners: { text: planText, html: planHtml },
+      planners: { text: planners.text, html: planners.html },
       clock: options.clock,
       logger: options.logger,
       gate: options.gate,
@@ -87,11 +88,13 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       close: () =>
         (closed ??= (async () => {
           await server.close();
+          await planners.close();
           await eng.close();
           await store.close();
         })()),
     };
   } catch (err) {
+    await planners.close();
     await engine?.close().catch(() => undefined);
     await store.close();
     throw err;

@@ -6,6 +6,7 @@ import { hashesEqual, hashSecret, looksLikeSecret, newKeyId, newSecret, visibleP
 import { periodBounds, periodOf } from './period.ts';
 import type { AccountStore } from './store.ts';
 import type { KeyRecord, Limit, Limits, PlanName } from './types.ts';
+import { checkFreeText } from './free-text.ts';
 
 export interface CreateKeyInput {
   plan: PlanName;
@@ -41,6 +42,9 @@ export class Accounts {
   ) {}
 
   async createKey(input: CreateKeyInput): Promise<{ key: KeyRecord; secret: string }> {
+    // Every way of making a key checks the text it stores (the surfaces check first, for their own message).
+    checkFreeText('name', input.name);
+    checkFreeText('email', input.email);
     const secret = newSecret();
     const overrides: { monthlyChars?: Limit; rpm?: Limit } = {};
     if (input.monthlyChars !== undefined) overrides.monthlyChars = input.monthlyChars;

@@ -1,5 +1,7 @@
 // What a command needs from its surroundings: the environment (for the config) and where to write. Tests pass
 // their own, so a command runs in-process with a temp data dir and captured output.
+import { escapeOf, UNSAFE_CHARACTERS } from '../accounts/free-text.ts';
+
 export interface CliIo {
   env: NodeJS.ProcessEnv;
   out(line: string): void;
@@ -49,8 +51,22 @@ export function formatLimit(v: number | null): string {
   return v === null ? 'unlimited' : v.toLocaleString('en-US');
 }
 
-/** Columns padded to their widest cell. */
+/**
+ * `text` with every control character (C0, DEL, C1, line separators, bidirectional controls) written as a visible
+ * \uXXXX escape: what the CLI prints from the database cannot act on the terminal, whenever it was stored.
+ */
+export function printable(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, escapeOf);
+}
+
+/** JSON for the terminal: JSON.stringify escapes C0 controls only; C1 and bidirectional controls too here. */
+export function printableJson(value: unknown): string {
+  return JSON.stringify(value).replace(UNSAFE_CHARACTERS, escapeOf);
+}
+
+/** Columns padded to their widest cell, every cell printable. */
 export function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
+  const cells = rows.map((r) => r.map((cell) => printable(cell)));
+  const widths = cells[0]!.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
+  return cells.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
 }

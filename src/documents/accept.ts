@@ -61,7 +61,7 @@ export async function checkDocument(
   const given = validateLanguage('source', input.source, false);
   const { format, document } = await openDocument(input.bytes, input.filename, settings);
   let characters = 0;
-  for (const unit of document.units) characters += unitCharacters(service, unit);
+  for (const unit of document.units) characters += await unitCharacters(service, unit);
   if (characters > settings.maxDocumentChars) {
     throw invalidRequest(
       `The document has ${characters} characters of text, the maximum is ${settings.maxDocumentChars} per document (DRAGOMAN_MAX_DOCUMENT_CHARS). Split it into smaller files.`,
@@ -71,7 +71,7 @@ export async function checkDocument(
   let detected: string | undefined;
   if (!given && characters > 0) {
     const sample = textSample(document.units);
-    const [d] = service.detect({ strings: [sample], single: true, chars: 0 });
+    const [d] = await service.detect({ strings: [sample], single: true, chars: 0 });
     detected = d?.language ?? 'und';
     source = detected === 'und' ? undefined : resolveLanguage(detected);
     if (!source) throw invalidRequest("The document's language could not be detected: pass source.");

@@ -13,9 +13,9 @@ const BATCH_CHARS = 16_000;
 const IN_FLIGHT = 2;
 
 /** Code points of the text a unit sends to translation (its sentences, without markup). */
-export function unitCharacters(service: Service, unit: TextUnit): number {
+export async function unitCharacters(service: Service, unit: TextUnit): Promise<number> {
   let n = 0;
-  for (const s of service.deps.planners.html(unit.html).segments) n += codePoints(s);
+  for (const s of (await service.deps.planners.html(unit.html)).segments) n += codePoints(s);
   return n;
 }
 

@@ -16,6 +16,27 @@ export function decodeUtf8(bytes: Uint8Array, invalid: () => ApiError): string {
   }
 }
 
+/** No request of any surface nests deeper than a few levels ({"data": {"q": [...]}}); 32 leaves room. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, counted in one pass outside strings, stopping at
+ * `limit + 1`: a body nested 100,000 levels deep is refused by name before anything walks it recursively.
+ */
+export function jsonDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92 /* \ */) i++;
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return deepest;
+}
+
 export function installJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('remove', 'remove');
   app.removeContentTypeParser('application/json');
@@ -25,6 +46,10 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       text = decodeUtf8(body as Buffer, () => new ApiError(400, 'invalid_request', 'The request body is not valid UTF-8: JSON must be sent as UTF-8.'));
     } catch (err) {
       done(err as ApiError, undefined);
+      return;
+    }
+    if (jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      done(new ApiError(400, 'invalid_request', `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep: no request needs more than a few.`), undefined);
       return;
     }
     parseJson(request, text, done);

@@ -92,9 +92,3 @@ export async function charge(gate: Gate, request: FastifyRequest, chars: number)
 export function clientGone(request: FastifyRequest): AbortSignal | undefined {
   return request.metering?.gone.signal;
 }
-
-/** The X-API-Key header as one string (a repeated header is refused as missing). */
-export function apiKeyHeader(request: FastifyRequest): string | undefined {
-  const v = request.headers['x-api-key'];
-  return typeof v === 'string' ? v : undefined;
-}

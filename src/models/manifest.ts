@@ -32,7 +32,44 @@ export function newManifest(name: string, files: ManifestFile[], extra: Partial<
 }
 
 /** Checks shape and names: a manifest also arrives inside archives, i.e. from outside. */
+/** A manifest is an object holding a list of file objects: 3 levels. Deeper is no manifest of ours. */
+const MAX_MANIFEST_DEPTH = 8;
+
+/** The deepest nesting of arrays and objects in a JSON text (outside strings), counted up to `limit + 1`. */
+function jsonDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (c === '[' || c === '{') {
+      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (c === ']' || c === '}') depth--;
+  }
+  return deepest;
+}
+
+/** A file entry as a refusal shows it: its path when it has one, else its kind (never the whole of it). */
+function describeEntry(f: unknown): string {
+  const path = (f as { path?: unknown } | null)?.path;
+  if (typeof path === 'string') return JSON.stringify(path.slice(0, 200));
+  return f === null ? 'null' : Array.isArray(f) ? 'an array' : typeof f;
+}
+
+/**
+ * Throws when a manifest's JSON (a model's, or a pack's list of them: `around` levels more) is nested deeper than
+ * any manifest is, before anything walks it recursively (JSON.stringify of 100,000 levels overflows the stack).
+ */
+export function checkManifestDepth(text: string, origin: string, around = 0): void {
+  const limit = MAX_MANIFEST_DEPTH + around;
+  if (jsonDepth(text, limit) > limit) {
+    throw new ManifestError(`${origin}: nested more than ${limit} levels deep (a manifest is an object with a list of files)`);
+  }
+}
+
 export function parseManifest(text: string, origin: string): ModelManifest {
+  checkManifestDepth(text, origin);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -48,7 +85,7 @@ export function parseManifest(text: string, origin: string): ModelManifest {
     const ok =
       f && typeof f.path === 'string' && isSafeRelativePath(f.path) && f.path !== MANIFEST_FILE &&
       Number.isSafeInteger(f.size) && f.size >= 0 && typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256);
-    if (!ok) throw new ManifestError(`${origin}: bad file entry ${JSON.stringify(f)}`);
+    if (!ok) throw new ManifestError(`${origin}: bad file entry ${describeEntry(f)}`);
     if (seen.has(f.path)) throw new ManifestError(`${origin}: ${f.path} listed twice`);
     seen.add(f.path);
   }

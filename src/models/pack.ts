@@ -9,6 +9,7 @@ import {
   checkAgainstManifest,
   MANIFEST_FILE,
   manifestOfFolder,
+  checkManifestDepth,
   parseManifest,
   readManifest,
   writeManifest,
@@ -91,6 +92,7 @@ export async function packModels(opts: {
 }
 
 function parsePack(text: string, origin: string): PackManifest {
+  checkManifestDepth(text, `${origin}: ${PACK_MANIFEST}`, 2); // the pack's object and its list of models
   let raw: Partial<PackManifest>;
   try {
     raw = JSON.parse(text) as Partial<PackManifest>;

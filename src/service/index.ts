@@ -21,7 +21,7 @@ export interface Service {
   /** `signal`: aborted when the client has gone (its sentences still waiting for the engine are dropped). */
   translate(req: TranslateRequest, signal?: AbortSignal): Promise<TranslateResult>;
   prepareDetect(input: DetectInput): DetectRequest;
-  detect(req: DetectRequest): DetectionItem[];
+  detect(req: DetectRequest): Promise<DetectionItem[]>;
   languages(displayLanguage?: unknown): LanguageEntry[];
 }
 

@@ -4,9 +4,10 @@
 import { ApiError, invalidRequest } from './errors.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
-import type { TranslationPlan } from '../text/types.ts';
+import { Slices } from './slices.ts';
 import { validateFormat, validateLanguage, validateQ } from './validate.ts';
 import type {
+  AnyPlan,
   ServiceDeps,
   TranslateInput,
   TranslateOptions,
@@ -50,33 +51,38 @@ interface Group {
 export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, signal?: AbortSignal): Promise<TranslateResult> {
   const { strings, target } = req;
   const results: TranslationItem[] = strings.map((input) => ({ translatedText: input, input }));
+  const slices = new Slices();
 
   const plan = req.format === 'html' ? deps.planners.html : deps.planners.text;
   // Plans are made once; for html they also give the text to detect (markup would mislead the detector).
-  const plans = new Map<number, TranslationPlan>();
-  const planOf = (i: number): TranslationPlan => {
+  const plans = new Map<number, Promise<AnyPlan>>();
+  const planOf = (i: number): Promise<AnyPlan> => {
     let p = plans.get(i);
-    if (!p) plans.set(i, (p = plan(strings[i]!)));
+    if (!p) {
+      plans.set(i, (p = Promise.resolve(plan(strings[i]!))));
+      p.catch(() => {}); // awaited where it is used; a string never used must not be an unhandled rejection
+    }
     return p;
   };
 
   // 1. The source of every string: given, or detected per string (a batch may mix languages).
   const groups = new Map<string, Group>();
-  strings.forEach((text, i) => {
+  for (const [i, text] of strings.entries()) {
     let source = req.source;
     if (!source) {
-      const d = deps.detector.detect(req.format === 'html' ? planOf(i).segments.join(' ') : text);
+      const d = deps.detector.detect(req.format === 'html' ? (await planOf(i)).segments.join(' ') : text);
+      await slices.next();
       results[i]!.detectedSourceLanguage = d.language;
       results[i]!.detection = d;
       source = d.language === 'und' ? undefined : resolveLanguage(d.language);
       // Nothing detectable (empty, digits, symbols): nothing to translate, the text comes back as sent.
-      if (!source) return;
+      if (!source) continue;
     }
-    if (source.flores === target.flores) return; // same language: unchanged
+    if (source.flores === target.flores) continue; // same language: unchanged
     let g = groups.get(source.flores);
     if (!g) groups.set(source.flores, (g = { source, indexes: [] }));
     g.indexes.push(i);
-  });
+  }
 
   // 2. Every group must have a route before any work starts (a request fails whole, never half-done).
   if (groups.size > 0 && !hasModels(deps)) throw noModelsError();
@@ -94,10 +100,14 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   const routes: string[][] = [];
   await Promise.all(
     [...groups.values()].map(async (g) => {
-      const groupPlans = g.indexes.map(planOf);
+      const groupPlans: AnyPlan[] = [];
+      for (const i of g.indexes) {
+        groupPlans.push(await planOf(i));
+        await slices.next();
+      }
       const segments = groupPlans.flatMap((p) => p.segments);
       if (segments.length === 0) {
-        g.indexes.forEach((i, k) => (results[i]!.translatedText = groupPlans[k]!.assemble([])));
+        for (const [k, i] of g.indexes.entries()) results[i]!.translatedText = await groupPlans[k]!.assemble([]);
         return;
       }
       const alternatives = req.options.alternatives ?? 0;
@@ -107,11 +117,12 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
       });
       routes.push(out.route);
       let at = 0;
-      g.indexes.forEach((i, k) => {
+      for (const [k, i] of g.indexes.entries()) {
         const p = groupPlans[k]!;
         const n = p.segments.length;
         const best = out.translations.slice(at, at + n);
-        results[i]!.translatedText = p.assemble(best);
+        results[i]!.translatedText = await p.assemble(best);
+        await slices.next();
         if (alternatives > 0) {
           // Alternative j of a string: each segment's j-th alternative (its best one when it has fewer).
           const alts: string[] = [];
@@ -122,12 +133,12 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
               if (a !== undefined) any = true;
               return a ?? b;
             });
-            if (any) alts.push(p.assemble(segs));
+            if (any) alts.push(await p.assemble(segs));
           }
           results[i]!.alternatives = alts;
         }
         at += n;
-      });
+      }
     }),
   );
   if (req.options.alternatives && req.options.alternatives > 0) {

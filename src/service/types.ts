@@ -4,13 +4,16 @@ import type { Config } from '../config/env.ts';
 import type { Detection, LanguageDetector } from '../detect/types.ts';
 import type { Engine } from '../engine/types.ts';
 import type { Language } from '../languages/types.ts';
-import type { TranslationPlan } from '../text/types.ts';
+import type { DeferredPlan, TranslationPlan } from '../text/types.ts';
 
 export type Format = 'text' | 'html';
 
+/** A plan made here, or one whose planning and assembly run on a worker thread (long texts). */
+export type AnyPlan = TranslationPlan | DeferredPlan;
+
 export interface Planners {
-  text(text: string): TranslationPlan;
-  html(html: string): TranslationPlan;
+  text(text: string): AnyPlan | Promise<AnyPlan>;
+  html(html: string): AnyPlan | Promise<AnyPlan>;
 }
 
 export interface ServiceDeps {

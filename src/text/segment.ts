@@ -1,6 +1,7 @@
 // Plain text -> sentences for the engine, and back. Lines and paragraphs are cut at line breaks, sentences by
 // Intl.Segmenter; every piece of whitespace (indentation, blank lines, spaces between sentences, \r\n) is kept
 // verbatim and only the sentence bodies are replaced, so the output has exactly the input's layout.
+import { balanceBidi } from './bidi.ts';
 import type { TranslationPlan } from './types.ts';
 
 type Piece = { kind: 'keep'; text: string } | { kind: 'segment'; index: number };
@@ -54,8 +55,14 @@ const TAIL = 16;
  * joining rules below run across the pieces as across any two sentences.
  */
 const CHUNK = 1000;
-/** Past this without such a place, a piece is cut at a space or a punctuation mark (see chunksOf). */
-const FORCED_CHUNK = 16_000;
+/**
+ * Past this without such a place, a piece is cut at a space or a punctuation mark, or right here when there is none
+ * in the next FORCED_CHUNK characters either (see chunksOf): no segment is longer than 2 x FORCED_CHUNK, and a
+ * run of letters without any break comes in pieces of FORCED_CHUNK, which repeat (and are translated once) when
+ * the run is one letter repeated. So no single segment's work (here, and the engine's encoding of it) holds the
+ * event loop for long. The engine cuts a sentence this long at about this size anyway (512 tokens at most).
+ */
+const FORCED_CHUNK = 2048;
 const CHUNK_BOUNDARY = /[.?!]["'”’»)\]]*\s+(?=[\p{Lu}\d])|[。！？]+/gu;
 
 function* chunksOf(line: string): Generator<string> {
@@ -78,11 +85,15 @@ function* chunksOf(line: string): Generator<string> {
   if (start < line.length) yield line.slice(start);
 }
 
-/** Yields line[start, p) where p is just after the first space or .?! past start + FORCED_CHUNK; returns p. */
+/**
+ * Yields line[start, p) where p is just after the first space or .?! past start + FORCED_CHUNK, else (none within
+ * FORCED_CHUNK more) start + FORCED_CHUNK, never inside a surrogate pair; returns p.
+ */
 function* forcedCut(line: string, start: number): Generator<string, number> {
   const from = start + FORCED_CHUNK;
-  const rest = line.slice(from).search(/[\s.?!]/);
-  const cut = rest < 0 ? line.length : from + rest + 1;
+  const rest = line.slice(from, from + FORCED_CHUNK).search(/[\s.?!]/);
+  let cut = rest < 0 ? from : from + rest + 1;
+  if (cut < line.length && /[\udc00-\udfff]/.test(line[cut]!)) cut--;
   yield line.slice(start, cut);
   return cut;
 }
@@ -110,8 +121,20 @@ function sentencesOf(segmenter: Intl.Segmenter, line: string): string[] {
 }
 
 /** `locale` only tunes sentence rules (e.g. the source language); undefined uses the root rules. */
+const segmenters = new Map<string | undefined, Intl.Segmenter>();
+
+/** One segmenter per locale: making one costs more than segmenting a short text (a page has thousands of runs). */
+function segmenterFor(locale: string | undefined): Intl.Segmenter {
+  let segmenter = segmenters.get(locale);
+  if (!segmenter) {
+    segmenter = new Intl.Segmenter(locale, { granularity: 'sentence' });
+    if (segmenters.size < 64) segmenters.set(locale, segmenter);
+  }
+  return segmenter;
+}
+
 export function planText(text: string, locale?: string): TranslationPlan {
-  const segmenter = new Intl.Segmenter(locale, { granularity: 'sentence' });
+  const segmenter = segmenterFor(locale);
   const pieces: Piece[] = [];
   const segments: string[] = [];
   const keep = (s: string) => {
@@ -144,7 +167,7 @@ export function planText(text: string, locale?: string): TranslationPlan {
       if (translations.length !== segments.length) {
         throw new Error(`planText: ${segments.length} segments but ${translations.length} translations`);
       }
-      return pieces.map((p) => (p.kind === 'keep' ? p.text : translations[p.index]!)).join('');
+      return pieces.map((p) => (p.kind === 'keep' ? p.text : balanceBidi(segments[p.index]!, translations[p.index]!))).join('');
     },
   };
 }

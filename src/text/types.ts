@@ -6,3 +6,9 @@ export interface TranslationPlan {
   /** Rebuild the output from one translation per segment (same order as `segments`). */
   assemble(translations: string[]): string;
 }
+
+/** A plan whose assembly runs elsewhere (a worker thread: text/offload), so it is awaited. */
+export interface DeferredPlan {
+  segments: string[];
+  assemble(translations: string[]): Promise<string>;
+}

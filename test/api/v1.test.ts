@@ -222,6 +222,19 @@ describe('POST /v1/translate', () => {
 });
 
 describe('Fastify errors in the /v1 body', () => {
+  it('JSON nested 100,000 levels deep is refused by name, on every surface; a string full of brackets is not nesting', async () => {
+    const deep = `{"q":"x","target":"de","x":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`;
+    const r = await t.call('POST', '/v1/translate', { key, raw: deep, headers: { 'content-type': 'application/json' } });
+    expect(expectErrorShape(r, 400, 'invalid_request')).toMatch(/nested more than 32 levels deep/);
+    for (const path of ['/language/translate/v2', '/libretranslate/translate']) {
+      const other = await t.call('POST', path, { key, raw: deep, headers: { 'content-type': 'application/json' } });
+      expect(other.status, path).toBe(400);
+      expect(JSON.stringify(other.body)).toMatch(/nested more than 32 levels deep/);
+    }
+    const brackets = await t.call('POST', '/v1/translate', { key, body: { q: '[['.repeat(50) + '\\"{{', source: 'en', target: 'de' } });
+    expect(brackets.status).toBe(200);
+  });
+
   it('malformed JSON, empty body, wrong content type, too large body', async () => {
     const bad = await t.call('POST', '/v1/translate', { key, raw: '{"q": "x",', headers: { 'content-type': 'application/json' } });
     expect(expectErrorShape(bad, 400, 'invalid_request')).toMatch(/Malformed JSON/);
@@ -616,6 +629,11 @@ describe('GET /v1/usage and POST /v1/signup', () => {
     const u = await t.call('GET', '/v1/usage', { key: r.body.data.key });
     expect(u.body.data).toMatchObject({ plan: 'free', characterLimit: 500_000, requestsPerMinute: 10 });
     expect(expectErrorShape(await t.call('POST', '/v1/signup', { body: { email: 'nope' } }), 400, 'invalid_request')).toMatch(/email/);
+    // Names are printed in the operator's terminal (keys list): no control or bidi characters in them.
+    for (const [name, code] of [['\u001b]0;x\u0007', 'U+001B'], ['bell\u0007', 'U+0007'], ['a\nb', 'U+000A'], ['evil\u202etxt', 'U+202E']]) {
+      expect(expectErrorShape(await t.call('POST', '/v1/signup', { body: { name } }), 400, 'invalid_request')).toContain(code);
+    }
+    expect(expectErrorShape(await t.call('POST', '/v1/signup', { body: { email: 'a\u0085b@example.org' } }), 400, 'invalid_request')).toContain('U+0085');
     for (let i = 0; i < 3; i++) expect((await t.call('POST', '/v1/signup', { body: {} })).status).toBe(201);
     expect((await t.call('POST', '/v1/signup')).status).toBe(201); // no body at all is fine too
     const sixth = await t.call('POST', '/v1/signup', { body: {} });

@@ -62,6 +62,30 @@ describe('dragoman keys', () => {
     expect(list.out).not.toContain(created.key);
   });
 
+  it('keys create refuses control and bidi characters in --name and --email; keys list escapes rows stored before', async () => {
+    for (const name of ['a\u001b]0;pwned\u0007', 'two\nlines', 'evil\u202etxt', 'nul\u0000', 'csi\u009b2J']) {
+      const r = await run('keys', 'create', '--plan', 'free', '--name', name);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/--name contains the control character U\+00(1B|0A|00|9B)|U\+202E/);
+    }
+    expect((await run('keys', 'create', '--plan', 'free', '--email', 'a\u001b[2J@example.org')).code).toBe(2);
+    await withStore(async (s) => expect(await s.listKeys()).toEqual([]));
+    // A row written before the check existed (straight into the store, as an old version would have).
+    const hostile = '\u001b]0;owned\u0007\u001b[2K\renterprise  active\nforged\u202e\u0085\u009b31m';
+    await withStore((s) =>
+      s.insertKey({ id: 'k_00000000aa', prefix: 'drg_aaaaa', hash: 'f'.repeat(64), name: hostile, email: null, plan: 'free', overrides: {}, createdAt: Date.now() }),
+    );
+    for (const args of [['keys', 'list'], ['keys', 'list', '--json'], ['usage', '--json']]) {
+      const r = await run(...args);
+      expect(r.code).toBe(0);
+      expect(r.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    }
+    const list = await run('keys', 'list');
+    expect(list.out.split('\n')).toHaveLength(2); // the header and one row: no forged line
+    expect(list.out).toContain('\\u001b]0;owned\\u0007');
+    expect(JSON.parse((await run('keys', 'list', '--json')).out)[0].name).toBe(hostile);
+  });
+
   it('create with overrides, set-plan, set-limits, revoke', async () => {
     const human = await run('keys', 'create', '--plan', 'enterprise', '--name', 'acme', '--monthly-chars', '1_000_000', '--rpm', 'unlimited');
     expect(human.code).toBe(0);

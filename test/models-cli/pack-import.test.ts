@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifestOfFolder, MANIFEST_FILE, readManifest, writeManifest } from '../../src/models/manifest.ts';
-import { importPack, packModels } from '../../src/models/pack.ts';
+import { importPack, packModels, PACK_MANIFEST } from '../../src/models/pack.ts';
+import { TarWriter } from '../../src/models/tar.ts';
 import { verifyModel, verifyModels } from '../../src/models/verify.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'models');
@@ -120,6 +121,19 @@ describe('models pack / import', () => {
     await expect(importPack({ modelsDir: dest, file: archive, log })).rejects.toThrow(
       new RegExp(`${MARIAN}/onnx/decoder_model_merged_quantized\\.onnx has sha256 [0-9a-f]{64}, the manifest says`),
     );
+    expect(await readdir(dest)).toEqual([]);
+  });
+
+  it('refuses a manifest nested 100,000 levels deep by name, in a pack and in a models folder', async () => {
+    const nested = `{"format":"dragoman-model-manifest/1","name":"${MARIAN}","files":[${'['.repeat(100_000)}${']'.repeat(100_000)}]}`;
+    await writeFile(join(source, MARIAN, MANIFEST_FILE), nested);
+    await expect(readManifest(join(source, MARIAN))).rejects.toThrow(/nested more than \d+ levels deep/);
+    // A pack whose list of models holds it (JSON.stringify of each model overflowed the stack): refused by name.
+    const hostile = join(root, 'hostile.tar');
+    const tar = await TarWriter.create(hostile);
+    await tar.addBuffer(PACK_MANIFEST, Buffer.from(`{"format":"dragoman-pack/1","createdAt":"2026-01-01","models":[${nested}]}`));
+    await tar.finish();
+    await expect(importPack({ modelsDir: dest, file: hostile, log })).rejects.toThrow(/nested more than \d+ levels deep/);
     expect(await readdir(dest)).toEqual([]);
   });
 

@@ -29,7 +29,7 @@ describe('npm run build', () => {
       },
     );
     await run(process.execPath, ['scripts/copy-build-assets.mjs', dist], { cwd: ROOT });
-    for (const f of ['cli/main.js', 'app.js', 'engine/pool/worker-entry.mjs', 'accounts/sqlite/migrations/001_init.sql', 'models/pull.js']) {
+    for (const f of ['cli/main.js', 'app.js', 'engine/pool/worker-entry.mjs', 'text/offload/worker-entry.mjs', 'accounts/sqlite/migrations/001_init.sql', 'models/pull.js']) {
       expect(existsSync(join(dist, f)), f).toBe(true);
     }
     // The AMX guard npm ci compiled (Linux x64), loadable from dist; its C source stays behind.
@@ -92,6 +92,14 @@ describe('npm run build', () => {
       });
       expect(translated.status).toBe(200);
       expect(((await translated.json()) as { data: { translations: { translatedText: string }[] } }).data.translations[0]!.translatedText).toMatch(/Mann/);
+      // A text long enough for the text worker thread, which starts from its compiled entry too.
+      const long = await fetch(`${url}/v1/translate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ q: '<p>A man is riding a <b>bicycle</b>.</p>'.repeat(60), source: 'en', target: 'de', format: 'html' }),
+      });
+      expect(long.status).toBe(200);
+      expect(((await long.json()) as { data: { translations: { translatedText: string }[] } }).data.translations[0]!.translatedText.split('<b>')).toHaveLength(61);
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

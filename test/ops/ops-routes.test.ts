@@ -105,6 +105,20 @@ describe('ops routes with models and a metrics token', () => {
     expect(ok.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   });
 
+  it('GET /metrics reports the event loop lag since the previous scrape (p50, p99, max)', async () => {
+    // Hold the loop of this process (the server's) for 500 ms: the next scrape's max must show at least that.
+    const until = performance.now() + 500;
+    while (performance.now() < until);
+    const text = await metrics();
+    const max = Number(/^dragoman_event_loop_lag_seconds\{quantile="max"\} (\S+)$/m.exec(text)?.[1]);
+    expect(max).toBeGreaterThanOrEqual(0.45);
+    expect(text).toMatch(/^dragoman_event_loop_lag_seconds\{quantile="0\.99"\} \d/m);
+    // Reset at each scrape: a quiet period after it no longer shows the stall.
+    await new Promise((r) => setTimeout(r, 300));
+    const after = Number(/^dragoman_event_loop_lag_seconds\{quantile="max"\} (\S+)$/m.exec(await metrics())?.[1]);
+    expect(after).toBeLessThan(max);
+  });
+
   it('throttles wrong /metrics tokens per address like wrong API keys (20 a minute), then lets the right one in', async () => {
     s.clock.advance(61_000); // the wrong tokens of the test above are out of the window
     for (let i = 0; i < 20; i++) expect((await get('/metrics', { authorization: `Bearer guess-${i}` })).status).toBe(401);

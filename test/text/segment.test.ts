@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planText } from '../../src/text/segment.ts';
+import { planHtml } from '../../src/text/html/index.ts';
 
 /** Translate by upper-casing each segment: assembling must change nothing but the segments. */
 const fake = (s: string) => s.toUpperCase();
@@ -88,5 +89,71 @@ describe('planText', () => {
 
   it('refuses a translation count that does not match', () => {
     expect(() => planText('One. Two.').assemble(['x'])).toThrow(/2 segments but 1/);
+  });
+});
+
+describe('bidi controls stay paired (LRE/RLE/LRO/RLO … PDF, LRI/RLI/FSI … PDI)', () => {
+  const CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+  /** Depth never below zero and zero at the end, per kind: every opener closed, every closer opened. */
+  const balanced = (s: string): boolean => {
+    const stack: string[] = [];
+    for (const c of s.match(CONTROLS) ?? []) {
+      if (c === '\u202c') {
+        if (!'\u202a\u202b\u202d\u202e'.includes(stack.pop() ?? 'x')) return false;
+      } else if (c === '\u2069') {
+        if (!'\u2066\u2067\u2068'.includes(stack.pop() ?? 'x')) return false;
+      } else stack.push(c);
+    }
+    return stack.length === 0;
+  };
+  /** What a model does to the controls inside a sentence: drops them (and changes the words). */
+  const dropControls = (s: string) => s.replace(CONTROLS, '').toUpperCase();
+
+  it('an override opened at a sentence edge and closed inside it is closed in that sentence, not the next', () => {
+    const plan = planText('\u202eHello world\u202c and more. Bye.');
+    const out = plan.assemble(plan.segments.map(dropControls));
+    expect(balanced(out)).toBe(true);
+    // The sentence the override was in ends closed; the next sentence is outside it.
+    expect(out).toBe('\u202eHELLO WORLD AND MORE.\u202c BYE.');
+  });
+
+  it('isolates likewise, and pairs a model kept are left alone', () => {
+    const plan = planText('\u2067Shalom friend\u2069 and more. Bye.');
+    expect(balanced(plan.assemble(plan.segments.map(dropControls)))).toBe(true);
+    expect(plan.assemble(plan.segments)).toBe('\u2067Shalom friend\u2069 and more. Bye.');
+    const inner = planText('Say \u202bhello\u202c now. Bye.');
+    expect(inner.assemble(inner.segments.map(dropControls))).toBe('SAY HELLO NOW. BYE.');
+  });
+
+  it('a span across sentences keeps both ends; a control the model invents or strands is dropped', () => {
+    const across = planText('\u202eHello. World.\u202c Done.');
+    const out = across.assemble(across.segments.map(dropControls));
+    expect(balanced(out)).toBe(true);
+    expect(out.match(CONTROLS)).toEqual(['\u202e', '\u202c']);
+    const plan = planText('Hello there. Bye.');
+    expect(plan.assemble(['Hallo \u202eda.', 'Tschüss\u2069.'])).toBe('Hallo da. Tschüss.');
+  });
+});
+
+describe('very long strings', () => {
+  it('100,000 letters with no space nor punctuation are cut into segments of at most 4096, nothing lost', () => {
+    const letters = Array.from({ length: 100_000 }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join('');
+    const plan = planText(letters);
+    expect(Math.max(...plan.segments.map((s) => s.length))).toBeLessThanOrEqual(4096);
+    expect(plan.segments.join('')).toBe(letters);
+    expect(plan.assemble(plan.segments)).toBe(letters);
+    // A surrogate pair is never cut in two.
+    const emoji = '😀'.repeat(30_000);
+    const cut = planText(emoji);
+    expect(cut.segments.every((s) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(s))).toBe(true);
+    expect(cut.segments.join('')).toBe(emoji);
+  });
+});
+
+describe('bidi controls in format=html', () => {
+  it('an override closed inside a sentence stays closed in it when the model drops the PDF', () => {
+    const plan = planHtml('<p>\u202eHello <b>world</b>\u202c and more. Bye.</p>');
+    const out = plan.assemble(plan.segments.map((s) => s.replace(/[\u202a-\u202e\u2066-\u2069]/g, '').toUpperCase()));
+    expect(out).toBe('<p>\u202eHELLO <b>WORLD</b> AND MORE.\u202c BYE.</p>');
   });
 });

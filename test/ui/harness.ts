@@ -59,7 +59,8 @@ export function chromiumMissing(): string | undefined {
   return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`;
 }
 
-export async function launchChromium(): Promise<Browser> {
+/** `args`: extra command-line switches (e.g. --host-resolver-rules to reach the server under another name). */
+export async function launchChromium(args: string[] = []): Promise<Browser> {
   const missing = chromiumMissing();
   if (missing) throw new Error(missing);
   return chromium.launch({
@@ -73,6 +74,7 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
       '--disable-quic',
+      ...args,
     ],
   });
 }

@@ -2,8 +2,9 @@
 import { type Accounts, isEmailAddress } from '../../accounts/accounts.ts';
 import { isPlanName, PLAN_NAMES, type KeyRecord, type PlanName } from '../../accounts/types.ts';
 import { withAccounts } from '../accounts-context.ts';
-import { CliError, formatLimit, parseLimit, table, usageError, type CliIo } from '../io.ts';
+import { CliError, formatLimit, parseLimit, printable, printableJson, table, usageError, type CliIo } from '../io.ts';
 import { groupHelp, helpOrUnknown, misuse, parse, syntax, type Syntax } from '../syntax.ts';
+import { unsafeCharacter } from '../../accounts/free-text.ts';
 
 export const summary = 'create, list and revoke API keys';
 
@@ -80,7 +81,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       const { values } = parse(CREATE, rest);
       const input = {
         plan: plan(values.plan),
-        name: values.name,
+        name: checkedText('--name', values.name),
         email: checkedEmail(values.email),
         monthlyChars: parseLimit('--monthly-chars', values['monthly-chars']),
         rpm: parseLimit('--rpm', values.rpm),
@@ -98,7 +99,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       const { values } = parse(LIST, rest);
       const keys = await withAccounts(io, (a) => a.store.listKeys());
       if (values.json) {
-        io.out(JSON.stringify(keys));
+        io.out(printableJson(keys));
         return 0;
       }
       if (!keys.length) {
@@ -174,8 +175,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 }
 
 /** The same rule as POST /v1/signup, so a key made here could also have been made there. */
+function checkedText(flag: string, value: string | undefined): string | undefined {
+  const found = value === undefined ? undefined : unsafeCharacter(value);
+  if (found) throw usageError(`${flag} contains the control character ${found}: no control characters, line breaks or bidirectional controls`);
+  return value;
+}
+
 function checkedEmail(email: string | undefined): string | undefined {
-  if (email !== undefined && !isEmailAddress(email)) throw usageError(`--email "${email}" is not an email address`);
+  checkedText('--email', email);
+  if (email !== undefined && !isEmailAddress(email)) throw usageError(`--email "${printable(email)}" is not an email address`);
   return email;
 }
 

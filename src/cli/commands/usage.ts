@@ -1,7 +1,7 @@
 // dragoman usage [--key ID] [--month YYYY-MM] [--json]
 import { periodOf, isPeriod } from '../../accounts/period.ts';
 import { withAccounts } from '../accounts-context.ts';
-import { CliError, formatLimit, table, usageError, type CliIo } from '../io.ts';
+import { CliError, formatLimit, printableJson, table, usageError, type CliIo } from '../io.ts';
 import { parse, syntax } from '../syntax.ts';
 
 export const summary = 'characters and requests per key for a month';
@@ -28,7 +28,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return Promise.all(keys.map((k) => a.usage(k!, period)));
   });
   if (values.json) {
-    io.out(JSON.stringify(reports));
+    io.out(printableJson(reports));
     return 0;
   }
   if (!reports.length) {

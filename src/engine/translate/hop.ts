@@ -1,6 +1,7 @@
 // One hop of a route: one model translating segments from one language into another. Segments with nothing to
 // translate, cached ones and ones already on their way for another request are answered without the model; the
 // rest (cut to the model's position table, long-input.ts) go to the batcher as rows.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { languageByFlores } from '../../languages/catalog.ts';
 import type { Batcher } from '../batching/batcher.ts';
 import { NoLanguageToken } from '../errors.ts';
@@ -26,6 +27,9 @@ export interface Hop {
 
 /** Longest segment (UTF-16 units) the translation cache keeps: with the default 10,000 entries, at most ~100 MB. */
 export const MAX_CACHED_CHARS = 2_000;
+
+/** Tokenizer work (encoding, decoding) and cache lookups yield to the event loop after this long. */
+const YIELD_AFTER_MS = 10;
 
 /** A segment with no letter in any script has nothing for a model to translate. */
 export const HAS_LETTER = /\p{L}/u;
@@ -66,20 +70,26 @@ export class HopTranslator {
     const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
     const keyOf = (text: string) => TranslationCache.key(model.info.name, source, target, beams, alternatives, text);
     const todo = new Map<string, number[]>(); // distinct text -> positions
+    const settle = new Map<string, { resolve: (r: Hop) => void; reject: (e: unknown) => void }>();
     const joining: Promise<void>[] = [];
-    texts.forEach((text, i) => {
-      if (!text.trim()) return; // whitespace is not sent to the model
+    let slice = performance.now();
+    for (const [i, text] of texts.entries()) {
+      if (performance.now() - slice > YIELD_AFTER_MS) {
+        await nextTurn(); // 20,000 segments of one request: cache lookups in slices
+        slice = performance.now();
+      }
+      if (!text.trim()) continue; // whitespace is not sent to the model
       // Nothing to translate (a number, "!!!", an emoji, a list marker): a model would invent a sentence for it.
       if (!HAS_LETTER.test(text)) {
         out.translations[i] = text;
-        return;
+        continue;
       }
       const key = keyOf(text);
       const hit = cache.get(key);
       if (hit) {
         out.translations[i] = hit.translations[0]!;
         out.alternatives[i] = hit.alternatives[0]!;
-        return;
+        continue;
       }
       // The same segment already on its way for another request: share that result, so concurrent requests (and
       // the cache entry left behind) agree — an int8 result may depend on which sentences share its batch.
@@ -92,10 +102,19 @@ export class HopTranslator {
         });
         joined.catch(() => {}); // awaited below; handled here in case this request fails first on its own segments
         joining.push(joined);
-        return;
+        continue;
       }
-      todo.set(text, [...(todo.get(text) ?? []), i]);
-    });
+      const positions = todo.get(text);
+      if (positions) {
+        positions.push(i); // (a copy per repeat was quadratic: 20,000 times "a" took seconds)
+        continue;
+      }
+      todo.set(text, [i]);
+      // In flight from now on (this loop yields): a concurrent request joins it instead of translating it again.
+      const promise = new Promise<Hop>((resolve, reject) => settle.set(text, { resolve, reject }));
+      promise.catch(() => {}); // a failure is the owner's to report; a joiner sees it through its own await
+      inFlight.set(key, { promise, joiners: 0 });
+    }
     if (!todo.size) {
       await Promise.all(joining);
       return out;
@@ -104,19 +123,33 @@ export class HopTranslator {
     // A sentence longer than the model's position table is cut at spaces into pieces that fit (rare: the service
     // segments text into sentences first); its translation is the pieces' translations joined by a space.
     const distinct = [...todo.keys()];
-    const settle = new Map<string, { resolve: (r: Hop) => void; reject: (e: unknown) => void }>();
-    for (const text of distinct) {
-      const promise = new Promise<Hop>((resolve, reject) => settle.set(text, { resolve, reject }));
-      promise.catch(() => {}); // a failure is the owner's to report; a joiner sees it through its own await
-      inFlight.set(keyOf(text), { promise, joiners: 0 });
-    }
     try {
       const limit = maxSourceTokens(model.rules);
-      const pieces = distinct.map((text) => fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
-      const rows: GenerationRow[] = pieces.flat().map(({ ids }) => {
-        const max = this.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
-        return { ids, maxNewTokens: max, minNewTokens: this.fixedNewTokens ?? 0, forcedFirstId };
-      });
+      // Encoded a segment at a time with a yield every few milliseconds: 100,000 characters are a few hundred
+      // milliseconds of tokenizer, which must not stall the event loop (other requests, GET /health) at once.
+      const pieces: ReturnType<typeof fitPieces>[] = [];
+      slice = performance.now();
+      for (const text of distinct) {
+        pieces.push(fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
+        if (performance.now() - slice > YIELD_AFTER_MS) {
+          await nextTurn();
+          slice = performance.now();
+        }
+      }
+      // Identical pieces are generated once (a long run of one repeated letter is cut into many equal pieces).
+      const rows: GenerationRow[] = [];
+      const rowOf: number[] = [];
+      const rowByIds = new Map<string, number>();
+      for (const { ids } of pieces.flat()) {
+        const same = ids.join(',');
+        let row = rowByIds.get(same);
+        if (row === undefined) {
+          const max = this.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
+          row = rows.push({ ids, maxNewTokens: max, minNewTokens: this.fixedNewTokens ?? 0, forcedFirstId }) - 1;
+          rowByIds.set(same, row);
+        }
+        rowOf.push(row);
+      }
       // A client that has gone drops its waiting rows, unless another request waits for one of its sentences.
       const cancel = opts.signal && {
         signal: opts.signal,
@@ -124,8 +157,13 @@ export class HopTranslator {
       };
       const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows, cancel);
       let next = 0;
-      distinct.forEach((text, d) => {
-        const results = pieces[d]!.map(() => hypotheses[next++]!.map((ids) => model.tokenizer.decode(ids)));
+      slice = performance.now();
+      for (const [d, text] of distinct.entries()) {
+        if (performance.now() - slice > YIELD_AFTER_MS) {
+          await nextTurn();
+          slice = performance.now();
+        }
+        const results = pieces[d]!.map(() => hypotheses[rowOf[next++]!]!.map((ids) => model.tokenizer.decode(ids)));
         const best = results.map((strings) => strings[0] ?? '').join(' ');
         const others = results.length === 1
           ? [...new Set(results[0]!.slice(1))].filter((s) => s !== best).slice(0, alternatives)
@@ -139,7 +177,7 @@ export class HopTranslator {
           out.translations[i] = best;
           out.alternatives[i] = others;
         }
-      });
+      }
     } catch (err) {
       for (const text of distinct) {
         inFlight.delete(keyOf(text));

@@ -14,9 +14,7 @@ export async function detectRoutes(app: FastifyInstance): Promise<void> {
       const p = googleParams(request.query, request.body);
       const req = service.prepareDetect({ q: p.q });
       await charge(gate, request, req.chars);
-      const detections = service
-        .detect(req)
-        .map(({ language, isReliable, confidence }) => [{ language, isReliable, confidence }]);
+      const detections = (await service.detect(req)).map(({ language, isReliable, confidence }) => [{ language, isReliable, confidence }]);
       return { data: { detections } };
     },
   });

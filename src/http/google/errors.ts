@@ -48,12 +48,15 @@ export const missingKey = () =>
     'The request is missing a valid API key: pass it in the x-goog-api-key or X-API-Key header.',
   );
 
-export const keyInQueryRefused = () =>
+export const keyInQueryRefused = (name = 'key') =>
   new GoogleError(
     403,
     'forbidden',
-    'API keys in the query string (?key=) are disabled on this server because URLs end up in logs: pass the ' +
-      'key in the x-goog-api-key or X-API-Key header, or ask the operator to set DRAGOMAN_GOOGLE_KEY_IN_QUERY=on.',
+    name === 'key'
+      ? 'API keys in the query string (?key=) are disabled on this server because URLs end up in logs: pass the ' +
+          'key in the x-goog-api-key or X-API-Key header, or ask the operator to set DRAGOMAN_GOOGLE_KEY_IN_QUERY=on.'
+      : `API keys are not accepted in the query string (?${name.slice(0, 20)}=): URLs end up in logs. Pass the key ` +
+          'in the x-goog-api-key or X-API-Key header.',
   );
 
 export const conflictingKeys = () =>

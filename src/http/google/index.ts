@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { AuthenticationFailed } from '../../accounts/errors.ts';
 import { ApiError } from '../../service/errors.ts';
 import { logServerFailure, toApiError } from '../errors.ts';
-import { registerFormParser } from '../form-body.ts';
+import { FormCollector, formLimits, registerFormParser } from '../form-body.ts';
 import { admit } from '../metering.ts';
 import { detectRoutes } from './detect.ts';
 import { GoogleError, googleError, keyInvalid, missingKey } from './errors.ts';
@@ -19,15 +19,9 @@ const PATHS = new Set(['', '/', '/detect', '/languages']);
 
 export async function googleRoutes(app: FastifyInstance): Promise<void> {
   const { config, gate } = app.dragoman;
-  // Form bodies as the query string reads them: a repeated field is a list (q=a&q=b).
-  registerFormParser(app, (entries) => {
-    const fields: Record<string, string | string[]> = Object.create(null);
-    for (const [name, value] of entries) {
-      const seen = fields[name];
-      fields[name] = seen === undefined ? value : [seen, value].flat();
-    }
-    return fields;
-  });
+  // Form bodies as the query string reads them: a repeated field is a list (q=a&q=b), within the request limits.
+  const limits = formLimits(config);
+  registerFormParser(app, () => new FormCollector(limits, () => true));
 
   app.setErrorHandler(async (error, request, reply) => {
     const e = error instanceof GoogleError ? error : toApiError(error, config.maxBodyBytes);

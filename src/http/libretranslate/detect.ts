@@ -20,7 +20,7 @@ export async function detectRoutes(app: FastifyInstance): Promise<void> {
   app.post('/detect', { schema: routeDoc('Detect the language of text (LibreTranslate)') }, async (request) => {
     const req = service.prepareDetect({ q: libreQ(libreBody(request.body).q) });
     await charge(gate, request, req.chars);
-    const detections = service.detect(req).map(candidates);
+    const detections = (await service.detect(req)).map(candidates);
     return req.single ? detections[0] : detections;
   });
 }

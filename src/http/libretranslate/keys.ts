@@ -1,28 +1,31 @@
 // Keys on this surface: `api_key` in the body (LibreTranslate, Mastodon), `apiKey` (the libretranslate npm
 // client, which sends "" when it has none), or the X-API-Key header. Bodies are never logged, so neither is
-// a body key.
+// a body key. A key in the query string is refused (LibreTranslate's clients send it in the body; a URL ends up
+// in logs). The same key in several places is one key; two different ones are refused (presented-keys.ts).
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../service/errors.ts';
+import { headerValues, keyNamesInQuery, oneKey } from '../presented-keys.ts';
+import { KEY_HINT } from './errors.ts';
 import { libreBody } from './params.ts';
 
-/** The key as the accounts read it (trimmed), or undefined for none. */
-function nonEmpty(v: unknown): string | undefined {
-  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+/** A body field's keys: a string, or each string of a repeated form field. */
+function values(v: unknown): string[] {
+  return [v].flat().filter((k): k is string => typeof k === 'string');
 }
 
 /** The key this request presents, or undefined when it presents none. */
 export function libreKey(request: FastifyRequest): string | undefined {
-  const body = libreBody(request.body);
-  const given = [nonEmpty(body.api_key), nonEmpty(body.apiKey), nonEmpty(request.headers['x-api-key'])].filter(
-    (v): v is string => v !== undefined,
-  );
-  // The same key twice is fine; two different keys would make the one charged a guess (as on the Google surface).
-  if (new Set(given).size > 1) {
+  const inQuery = keyNamesInQuery(request);
+  if (inQuery.length > 0) {
     throw new ApiError(
-      400,
-      'invalid_request',
-      'The request presents two different API keys (api_key, apiKey or X-API-Key): send one.',
+      401,
+      'authentication_error',
+      `API keys are not accepted in the query string (?${inQuery[0]!.slice(0, 20)}=): URLs end up in logs. ${KEY_HINT}`,
     );
   }
-  return given[0];
+  const body = libreBody(request.body);
+  return oneKey(
+    [...values(body.api_key), ...values(body.apiKey), ...headerValues(request, 'x-api-key')],
+    () => new ApiError(400, 'invalid_request', 'The request presents two different API keys (api_key, apiKey or X-API-Key): send one.'),
+  );
 }

@@ -41,11 +41,43 @@ function withTypedQ<S>(schema: S): S {
   return { ...schema, body: { ...body, properties: { ...body.properties, q: { ...(body.properties.q as object), ...qForDocs } } } };
 }
 
+/**
+ * Swagger UI's top-bar logo is an SVG with a <style> element of its own (`.logo_small_svg__cls-2{fill:#fff}...`),
+ * blocked by `style-src 'self'` with a console error: allowed by the hash of its content, and nothing else inline.
+ * A Swagger UI upgrade that changes the logo shows up as that console error in test/ui/docs.test.ts.
+ */
+const TOPBAR_LOGO_STYLE = 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w=';
+
+/**
+ * The policy of the Swagger UI pages: this server's own scripts, styles, images and fonts only. Not the plugin's
+ * own (staticCSP: true): it always adds upgrade-insecure-requests, and over plain HTTP on any host but localhost the
+ * browser then fetches the page's CSS and JS from https://, which fails — no operation renders. That directive is
+ * sent only when the request came over https (directly, or through a trusted proxy's X-Forwarded-Proto).
+ */
+export function docsPolicy(https: boolean): string {
+  return [
+    "default-src 'self'",
+    "base-uri 'self'",
+    "font-src 'self' data:",
+    "frame-ancestors 'self'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "script-src 'self'",
+    "script-src-attr 'none'",
+    `style-src 'self' '${TOPBAR_LOGO_STYLE}'`,
+    "form-action 'self'",
+    ...(https ? ['upgrade-insecure-requests'] : []),
+  ].join('; ');
+}
+
 export async function docsRoutes(app: FastifyInstance): Promise<void> {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/docs')) reply.header('content-security-policy', docsPolicy(request.protocol === 'https'));
+    return payload;
+  });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: false },
-    // A Content-Security-Policy that allows only this server's own scripts and styles.
-    staticCSP: true,
+    // No validator badge: it is an image from validator.swagger.io, and this server talks to nothing else.
+    uiConfig: { docExpansion: 'list', deepLinking: false, validatorUrl: null },
   });
 }

@@ -9,7 +9,7 @@ export async function detectRoutes(app: FastifyInstance): Promise<void> {
   app.post('/detect', { schema: detectSchema }, async (request) => {
     const req = service.prepareDetect({ q: (request.body as DetectInput).q });
     await charge(gate, request, req.chars);
-    const detections = service.detect(req).map(({ language, confidence, isReliable, input }) => ({
+    const detections = (await service.detect(req)).map(({ language, confidence, isReliable, input }) => ({
       language,
       confidence,
       isReliable,

@@ -3,8 +3,9 @@
 // /v1 call but signup is authenticated and counted.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../service/errors.ts';
-import { admit, apiKeyHeader } from '../metering.ts';
+import { admit } from '../metering.ts';
 import { isPageRequest } from '../page-key.ts';
+import { headerValues, keyNamesInQuery, oneKey } from '../presented-keys.ts';
 import { detectRoutes } from './detect.ts';
 import { documentsRoutes } from './documents.ts';
 import { languagesRoutes } from './languages.ts';
@@ -24,16 +25,19 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   // content type is a 415 that says to send JSON, instead of a confusing schema error about the body.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
-    const query = request.query as Record<string, unknown> | undefined;
-    if (query && Object.prototype.hasOwnProperty.call(query, 'key')) {
+    const inQuery = keyNamesInQuery(request);
+    if (inQuery.length > 0) {
       throw new ApiError(
         401,
         'authentication_error',
-        'API keys are not accepted in the query string (?key=) on /v1: pass the key in the X-API-Key header.',
+        `API keys are not accepted in the query string (?${inQuery[0]!.slice(0, 20)}=) on /v1: pass the key in the X-API-Key header.`,
       );
     }
     if (request.routeOptions.config.public) return;
-    const secret = apiKeyHeader(request);
+    const secret = oneKey(
+      headerValues(request, 'x-api-key'),
+      () => new ApiError(400, 'invalid_request', 'The request presents two different API keys (X-API-Key sent twice): send one.'),
+    );
     // The web page without a key, when the operator lets it use a shared key (page-key.ts says what counts).
     const shared = secret === undefined && request.headers['x-api-key'] === undefined ? app.dragoman.config.uiKey : undefined;
     await admit(app.dragoman.gate, request, reply, secret, shared && isPageRequest(request) ? shared : undefined);

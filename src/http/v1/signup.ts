@@ -2,6 +2,7 @@
 // hour) so nobody can mint keys in bulk to escape the per-key limits.
 import type { FastifyInstance } from 'fastify';
 import { isEmailAddress } from '../../accounts/accounts.ts';
+import { checkFreeText } from '../../accounts/free-text.ts';
 import { addressLimited } from '../../accounts/gate.ts';
 import { RollingWindow } from '../../accounts/rolling-window.ts';
 import { invalidRequest } from '../../service/errors.ts';
@@ -17,6 +18,8 @@ export async function signupRoutes(app: FastifyInstance): Promise<void> {
     const wait = window.blockedFor(request.ip, now);
     if (wait > 0) throw addressLimited(wait, `Too many signups from this address: at most ${SIGNUPS_PER_HOUR} keys per hour.`);
     const body = (request.body ?? {}) as { email?: string; name?: string };
+    checkFreeText('name', body.name);
+    checkFreeText('email', body.email);
     if (body.email !== undefined && !isEmailAddress(body.email)) {
       throw invalidRequest(`Field 'email' is not an email address.`);
     }

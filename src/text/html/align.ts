@@ -81,6 +81,7 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
     return at === undefined ? undefined : countEndingBy(tgt, at);
   });
   anchors(source, boundaries, translation, tgt, fixed);
+  const words = new WordIndex(source, src);
 
   // Suffix minimum of fixed gaps: the latest a free tag may go without passing a later anchor.
   const ceiling: number[] = new Array(boundaries.length + 1).fill(m);
@@ -88,13 +89,21 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
 
   // reserve[i]: how many of the translation's last words the elements opening after boundary i need (one per source
   // position where an element with words opens; nested ones opening at the same word share it).
-  const hasWords = boundaries.map((b, i) => b.kind === 'open' && wordsAfterOpen(src, source, boundaries, i) > 0);
+  const hasWords = boundaries.map((b, i) => b.kind === 'open' && wordsAfterOpen(words, source, boundaries, i) > 0);
   const reserve: number[] = new Array(boundaries.length).fill(0);
   const starts = new Set<number>();
   for (let i = boundaries.length - 1; i >= 0; i--) {
     reserve[i] = starts.size;
     if (hasWords[i] && fixed[i] === undefined) starts.add(countEndingBy(src, boundaries[i]!.pos));
   }
+
+  // The nearest gap at or before (after) each gap that has no punctuation token on its near side: where the
+  // walks below stop, found in one step each instead of by a walk (which, repeated per tag, was quadratic).
+  const punctuation = tgt.map((t) => isPunctuationToken(translation, t));
+  const wordBefore: number[] = new Array(m + 1);
+  for (let g = 0; g <= m; g++) wordBefore[g] = g > 0 && punctuation[g - 1] ? wordBefore[g - 1]! : g;
+  const wordAfter: number[] = new Array(m + 1);
+  for (let g = m; g >= 0; g--) wordAfter[g] = g < m && punctuation[g] ? wordAfter[g + 1]! : g;
 
   const gaps: number[] = [];
   let floor = 0;
@@ -111,11 +120,11 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
       }
       gap = Math.min(Math.max(proportional[i]!, low), Math.max(high, low));
       // Punctuation stays outside an element unless it was inside in the source ("docs</a>," not "docs,</a>").
-      if (b.kind === 'close' && !isPunctuation(source.charAt(b.pos - 1))) {
-        while (gap > low && gap > 0 && isPunctuationToken(translation, tgt[gap - 1]!)) gap--;
+      if (b.kind === 'close' && !isPunctuation(source.charAt(b.pos - 1)) && gap > low) {
+        gap = Math.max(low, wordBefore[Math.min(gap, m)]!);
       }
-      if (b.kind === 'open' && !isPunctuation(source.charAt(b.pos))) {
-        while (gap < high && gap < m && isPunctuationToken(translation, tgt[gap]!)) gap++;
+      if (b.kind === 'open' && !isPunctuation(source.charAt(b.pos)) && gap < high && gap < m) {
+        gap = Math.min(high, wordAfter[Math.max(gap, 0)]!);
       }
       // Words are kept back for the elements still to open that had words (one each), so rounding up here cannot
       // leave a later one empty: "<i>sings</i> <em>here friend</em>." in two words gives each element one.
@@ -129,11 +138,31 @@ export function placeBoundaries(source: string, boundaries: readonly SentenceBou
   return render(source, boundaries, translation, tgt, gaps, exact);
 }
 
+/** Word tokens (with a letter or digit) among the tokens, counted by prefix: words in any range in one step. */
+class WordIndex {
+  private readonly before: Int32Array;
+
+  constructor(
+    text: string,
+    readonly tokens: Token[],
+  ) {
+    this.before = new Int32Array(tokens.length + 1);
+    tokens.forEach((t, i) => (this.before[i + 1] = this.before[i]! + (/[\p{L}\p{N}]/u.test(text.slice(t.start, t.end)) ? 1 : 0)));
+  }
+
+  /** Word tokens that start at or after `from` and end by `to`. */
+  between(from: number, to: number): number {
+    const first = countStartingBefore(this.tokens, from);
+    const last = countEndingBy(this.tokens, to);
+    return last > first ? this.before[last]! - this.before[first]! : 0;
+  }
+}
+
 /** Source words inside the element opened by boundary `i` (up to its close, or to the sentence's end). */
-function wordsAfterOpen(src: Token[], source: string, boundaries: readonly SentenceBoundary[], i: number): number {
+function wordsAfterOpen(words: WordIndex, source: string, boundaries: readonly SentenceBoundary[], i: number): number {
   const b = boundaries[i]!;
   const end = b.partner > i ? boundaries[b.partner]!.pos : source.length;
-  return src.filter((t) => t.start >= b.pos && t.end <= end && /[\p{L}\p{N}]/u.test(source.slice(t.start, t.end))).length;
+  return words.between(b.pos, end);
 }
 
 /** How many tokens at each end of a sentence are punctuation only (no letter or digit). */
@@ -152,63 +181,171 @@ function isPunctuationToken(text: string, token: Token): boolean {
   return !/[\p{L}\p{N}]/u.test(text.slice(token.start, token.end));
 }
 
-/** Tokens that end at or before `pos`. */
+/** Tokens that end at or before `pos` (tokens are in order and do not overlap: a binary search). */
 function countEndingBy(tokens: Token[], pos: number): number {
-  let k = 0;
-  for (const t of tokens) if (t.end <= pos) k++;
-  return k;
+  let lo = 0;
+  let hi = tokens.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (tokens[mid]!.end <= pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Tokens that start before `pos` (a tag inside a word counts that word). */
 function countStartingBefore(tokens: Token[], pos: number): number {
-  let k = 0;
-  for (const t of tokens) if (t.start < pos) k++;
-  return k;
+  let lo = 0;
+  let hi = tokens.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (tokens[mid]!.start < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
+
+/**
+ * An element's words are an anchor when they are short (a name, a number, a URL): longer ones are placed
+ * proportionally anyway, and capping them keeps the search per element bounded whatever the sentence.
+ */
+const MAX_ANCHOR_CHARS = 120;
+/** Occurrences of the needle's rarest token looked at; past this, no token of it is rare enough to anchor. */
+const MAX_CANDIDATES = 16;
 
 /** Fixes gaps by exact matches of an element's source words in the translation (order-consistent ones only). */
 function anchors(source: string, boundaries: readonly SentenceBoundary[], translation: string, tgt: Token[], fixed: (number | undefined)[]): void {
-  // Token index by start and by end offset in the translation.
-  const starts = new Map(tgt.map((t, i) => [t.start, i]));
-  const ends = new Map(tgt.map((t, i) => [t.end, i]));
+  const occurrences = new Occurrences(translation, tgt);
+  const order = new FixedOrder(fixed);
   boundaries.forEach((b, i) => {
     if (b.kind === 'opaque' || (b.kind === 'close' && b.partner >= 0) || fixed[i] !== undefined) return; // each element once, from its first tag
     const openIndex = b.kind === 'open' ? i : -1;
     const closeIndex = b.kind === 'open' ? b.partner : i;
     const from = b.kind === 'open' ? b.pos : 0;
     const to = closeIndex >= 0 ? boundaries[closeIndex]!.pos : source.length;
+    if (to - from > MAX_ANCHOR_CHARS) return;
     const words = source.slice(from, to).trim();
     if (!/[\p{L}\p{N}]/u.test(words)) return;
-    const hit = uniqueOccurrence(translation, words, starts, ends);
+    const hit = occurrences.unique(words);
     if (hit === undefined) return;
     const proposal: [number, number][] = [];
     if (openIndex >= 0) proposal.push([openIndex, hit.first]);
     if (closeIndex >= 0) proposal.push([closeIndex, hit.last]);
     // Accept only if it keeps every already fixed tag in source order.
-    const consistent = proposal.every(([index, gap]) =>
-      fixed.every((other, j) => other === undefined || (j < index ? other <= gap : j > index ? other >= gap : true)),
-    );
-    if (consistent && proposal.every(([index]) => fixed[index] === undefined)) for (const [index, gap] of proposal) fixed[index] = gap;
+    const consistent = proposal.every(([index, gap]) => order.maxBefore(index) <= gap && order.minAfter(index) >= gap);
+    if (consistent && proposal.every(([index]) => fixed[index] === undefined)) {
+      for (const [index, gap] of proposal) {
+        fixed[index] = gap;
+        order.set(index, gap);
+      }
+    }
   });
 }
 
-/** The token gaps around the only token-aligned occurrence of `words` (case-sensitive, else case-insensitive). */
-function uniqueOccurrence(translation: string, words: string, starts: Map<number, number>, ends: Map<number, number>): { first: number; last: number } | undefined {
-  for (const fold of [false, true]) {
-    const hay = fold ? translation.toLowerCase() : translation;
-    const needle = fold ? words.toLowerCase() : words;
-    if (hay.length !== translation.length) return undefined; // case folding changed offsets: give up
-    const hits: { first: number; last: number }[] = [];
-    // Two hits already mean "not unique": stop there (a long run of repeated words would otherwise match everywhere).
-    for (let at = hay.indexOf(needle); at >= 0 && hits.length < 2; at = hay.indexOf(needle, at + 1)) {
-      const first = starts.get(at);
-      const last = ends.get(at + needle.length);
-      if (first !== undefined && last !== undefined && last >= first) hits.push({ first, last: last + 1 });
-    }
-    if (hits.length === 1) return hits[0];
-    if (hits.length > 1) return undefined;
+/** The fixed gaps so far, for "latest before i" and "earliest after i" in O(log n) (a max and a min segment tree). */
+class FixedOrder {
+  private readonly size: number;
+  private readonly max: Float64Array;
+  private readonly min: Float64Array;
+
+  constructor(fixed: readonly (number | undefined)[]) {
+    let size = 1;
+    while (size < fixed.length) size *= 2;
+    this.size = size;
+    this.max = new Float64Array(2 * size).fill(-Infinity);
+    this.min = new Float64Array(2 * size).fill(Infinity);
+    fixed.forEach((gap, i) => gap !== undefined && this.set(i, gap));
   }
-  return undefined;
+
+  set(i: number, gap: number): void {
+    let at = i + this.size;
+    this.max[at] = gap;
+    this.min[at] = gap;
+    for (at >>= 1; at >= 1; at >>= 1) {
+      this.max[at] = Math.max(this.max[2 * at]!, this.max[2 * at + 1]!);
+      this.min[at] = Math.min(this.min[2 * at]!, this.min[2 * at + 1]!);
+    }
+  }
+
+  /** Largest fixed gap among indices < i. */
+  maxBefore(i: number): number {
+    return this.fold(this.max, 0, i, Math.max, -Infinity);
+  }
+
+  /** Smallest fixed gap among indices > i. */
+  minAfter(i: number): number {
+    return this.fold(this.min, i + 1, this.size, Math.min, Infinity);
+  }
+
+  private fold(tree: Float64Array, from: number, to: number, f: (a: number, b: number) => number, none: number): number {
+    let out = none;
+    for (let lo = from + this.size, hi = to + this.size; lo < hi; lo >>= 1, hi >>= 1) {
+      if (lo & 1) out = f(out, tree[lo++]!);
+      if (hi & 1) out = f(out, tree[--hi]!);
+    }
+    return out;
+  }
+}
+
+/** Where each token of the translation occurs (as written, and case-folded), to find a needle's occurrences. */
+class Occurrences {
+  private readonly exact = new Map<string, number[]>();
+  private folded: Map<string, number[]> | undefined;
+  private readonly lower: string;
+
+  constructor(
+    private readonly translation: string,
+    private readonly tgt: Token[],
+  ) {
+    tgt.forEach((t, i) => push(this.exact, translation.slice(t.start, t.end), i));
+    this.lower = translation.toLowerCase();
+  }
+
+  /**
+   * The token gaps around the only token-aligned occurrence of `words` (case-sensitive, else case-insensitive).
+   * An occurrence is token-aligned when it starts at a token's start and ends at a token's end; then it is
+   * tokenized as `words` is alone, so it is found from the occurrences of the needle's rarest token.
+   */
+  unique(words: string): { first: number; last: number } | undefined {
+    for (const fold of [false, true]) {
+      if (fold && this.lower.length !== this.translation.length) return undefined; // case folding changed offsets: give up
+      const needle = fold ? words.toLowerCase() : words;
+      const hay = fold ? this.lower : this.translation;
+      const index = fold ? (this.folded ??= this.foldedIndex()) : this.exact;
+      const tokens = tokenize(needle);
+      let pivot = -1;
+      let candidates: number[] = [];
+      for (let r = 0; r < tokens.length; r++) {
+        const list = index.get(needle.slice(tokens[r]!.start, tokens[r]!.end)) ?? [];
+        if (pivot < 0 || list.length < candidates.length) [pivot, candidates] = [r, list];
+      }
+      if (candidates.length > MAX_CANDIDATES) return undefined; // every word of it is common: not an anchor
+      const hits: { first: number; last: number }[] = [];
+      for (const at of candidates) {
+        const first = at - pivot;
+        const last = first + tokens.length - 1;
+        if (first < 0 || last >= this.tgt.length) continue;
+        const start = this.tgt[first]!.start;
+        if (this.tgt[last]!.end - start !== needle.length || !hay.startsWith(needle, start)) continue;
+        hits.push({ first, last: last + 1 });
+        if (hits.length > 1) return undefined; // two hits already mean "not unique"
+      }
+      if (hits.length === 1) return hits[0];
+    }
+    return undefined;
+  }
+
+  private foldedIndex(): Map<string, number[]> {
+    const folded = new Map<string, number[]>();
+    this.tgt.forEach((t, i) => push(folded, this.lower.slice(t.start, t.end), i));
+    return folded;
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 function render(source: string, boundaries: readonly SentenceBoundary[], translation: string, tgt: Token[], gaps: number[], exact: readonly (number | undefined)[]): Piece[] {
@@ -244,21 +381,27 @@ function render(source: string, boundaries: readonly SentenceBoundary[], transla
  * whitespace or punctuation on that side, a space goes between. Punctuation stays against it (`<i>sleeps</i>.`).
  */
 function keepSpacesAroundTokens(source: string, boundaries: readonly SentenceBoundary[], pieces: Piece[], exact: readonly (number | undefined)[]): void {
+  // Built anew rather than spliced in place: one splice per token made a sentence of many tokens quadratic.
+  const out: Piece[] = [];
   for (let p = 0; p < pieces.length; p++) {
     const piece = pieces[p]!;
-    if ('text' in piece || exact[piece.boundary] !== undefined) continue;
-    const b = boundaries[piece.boundary]!;
-    if (b.kind !== 'opaque') continue;
-    const before = pieces[p - 1];
-    if (before !== undefined && 'text' in before && ENDS_IN_WORD.test(before.text) && !ENDS_IN_WORD.test(source.slice(Math.max(0, b.pos - 2), b.pos))) {
-      pieces.splice(p, 0, { text: ' ' });
-      p++;
+    const b = 'text' in piece || exact[piece.boundary] !== undefined ? undefined : boundaries[piece.boundary]!;
+    if (b === undefined || b.kind !== 'opaque') {
+      out.push(piece);
+      continue;
     }
+    const before = out[out.length - 1];
+    if (before !== undefined && 'text' in before && ENDS_IN_WORD.test(before.text) && !ENDS_IN_WORD.test(source.slice(Math.max(0, b.pos - 2), b.pos))) {
+      out.push({ text: ' ' });
+    }
+    out.push(piece);
     const after = pieces[p + 1];
     if (after !== undefined && 'text' in after && STARTS_WITH_WORD.test(after.text) && !STARTS_WITH_WORD.test(source.slice(b.pos, b.pos + 2))) {
-      pieces.splice(p + 1, 0, { text: ' ' });
+      out.push({ text: ' ' });
     }
   }
+  pieces.length = 0;
+  for (const piece of out) pieces.push(piece);
 }
 
 const ENDS_IN_WORD = /[\p{L}\p{N}\p{M}]$/u;

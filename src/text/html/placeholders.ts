@@ -37,11 +37,20 @@ export function cutPlaceholders(translation: string, names: readonly (string | u
   names.forEach((name, i) => {
     if (name !== undefined && !firstWith.has(name)) firstWith.set(name, i);
   });
+  // The translation's tokens by text, as written and in lower case: one pass, however many placeholders.
+  const asWritten = new Map<string, typeof tokens>();
+  const lowerCase = new Map<string, typeof tokens>();
+  for (const t of tokens) {
+    const word = translation.slice(t.start, t.end);
+    for (const [map, key] of [[asWritten, word], [lowerCase, word.toLowerCase()]] as const) {
+      const list = map.get(key);
+      if (list) list.push(t);
+      else map.set(key, [t]);
+    }
+  }
   const occurrences = names.map((name, i) => {
     if (name === undefined || firstWith.get(name)! < i) return [];
-    const exact = tokens.filter((t) => translation.slice(t.start, t.end) === name);
-    if (exact.length > 0) return exact;
-    return tokens.filter((t) => translation.slice(t.start, t.end).toLowerCase() === name.toLowerCase());
+    return asWritten.get(name) ?? lowerCase.get(name.toLowerCase()) ?? [];
   });
   const removed = occurrences.flat().sort((a, b) => a.start - b.start);
   const chosen: (number | undefined)[] = [];

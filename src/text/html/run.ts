@@ -2,6 +2,7 @@
 // opaque tokens). A run is cut into sentences; each sentence is one segment even when tags cut through
 // it, and the translations are poured back into the same number of slots. Opaque tokens that read as words
 // (`<code>bob</code>`) stand in their sentence as placeholders (placeholders.ts).
+import { balanceBidi } from '../bidi.ts';
 import { placeBoundaries, type BoundaryKind, type Piece, type SentenceBoundary } from './align.ts';
 import { cutPlaceholders, placeholderNames } from './placeholders.ts';
 import { normalizeSpace, splitSentences } from './sentences.ts';
@@ -78,7 +79,8 @@ export function planRun(run: Run): RunPlan {
       };
       sentences.forEach((sentence, k) => {
         copyUntil(sentence.start, sentence.from);
-        const translation = (translations[k] ?? segments[k]!).trim();
+        // Bidi pairs as in the source sentence (bidi.ts): a lost PDF must not reorder the rest of the page.
+        const translation = balanceBidi(segments[k]!, (translations[k] ?? segments[k]!).trim());
         if (translation === segments[k]) {
           copyUntil(sentence.end, sentence.to); // unchanged sentence: original spacing and tag positions
           return;
