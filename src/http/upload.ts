@@ -8,6 +8,9 @@ export interface Upload {
   file?: { field: string; filename: string; bytes: Buffer };
 }
 
+const MAX_FIELDS = 32;
+const MAX_FILES = 4;
+
 export function readUpload(contentType: string, body: Buffer, fileField = 'file'): Promise<Upload> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -18,7 +21,9 @@ export function readUpload(contentType: string, body: Buffer, fileField = 'file'
     try {
       parser = Busboy({
         headers: { 'content-type': contentType },
-        limits: { fieldSize: body.length + 1, fileSize: body.length + 1 },
+        // A document upload has a file and a handful of fields: thousands of parts are refused at the first one
+        // past these bounds, before any key is checked (LibreTranslate's key is a field of this body).
+        limits: { fieldSize: body.length + 1, fileSize: body.length + 1, fields: MAX_FIELDS, files: MAX_FILES, parts: MAX_FIELDS + MAX_FILES },
         isPartAFile: (_name, _type, filename) => filename !== undefined,
       });
     } catch (err) {
@@ -36,6 +41,10 @@ export function readUpload(contentType: string, body: Buffer, fileField = 'file'
         if (name === fileField && !file) file = { field: name, filename: filename ?? '', bytes: Buffer.concat(chunks) };
       });
     });
+    const tooMany = () => reject(invalidRequest(`A document upload has one file and at most ${MAX_FIELDS} other fields.`));
+    parser.on('fieldsLimit', tooMany);
+    parser.on('filesLimit', tooMany);
+    parser.on('partsLimit', tooMany);
     parser.on('error', malformed);
     parser.on('finish', () => resolve({ fields, ...(file ? { file } : {}) }));
     parser.end(body);
