@@ -34,7 +34,7 @@ export async function checkManifests(image: string, ulimits: string[]) {
   const imageEnv = Object.fromEntries(inspect.Config.Env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
 
   await check('deploy/kubernetes runs as the image user', async () => {
-    const ids = (await must('podman', ['run', '--rm', '--runtime', 'runc', '--network', 'none', ...ulimits, '--entrypoint', 'id', image])).stdout.trim();
+    const ids = (await must('podman', ['run', '--rm', '--runtime', 'runc', '--network', 'none', ...ulimits, '--health-interval', 'disable', '--entrypoint', 'id', image])).stdout.trim();
     const [uid, gid] = [/uid=(\d+)/.exec(ids)![1], /gid=(\d+)/.exec(ids)![1]];
     expectThat(String(pod.securityContext.runAsUser) === uid && String(pod.securityContext.runAsGroup) === gid, `manifest ${pod.securityContext.runAsUser}:${pod.securityContext.runAsGroup}, image ${ids}`);
     return `${inspect.Config.User} = ${uid}:${gid}`;

@@ -25,11 +25,11 @@ export function run(cmd: string, args: string[], options: { input?: string; cwd?
   const started = Date.now();
   log(`$ ${[cmd, ...args].join(' ')}`);
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
     child.on('error', (err) => (stderr += String(err)));
     child.on('close', (code, signal) => {
@@ -40,7 +40,10 @@ export function run(cmd: string, args: string[], options: { input?: string; cwd?
       if (stderr.trim()) log(stderr.trimEnd().replace(/^/gm, '  ! '));
       resolve(result);
     });
-    child.stdin.end(options.input ?? '');
+    if (options.input !== undefined) {
+      child.stdin!.on('error', (err) => (stderr += String(err)));
+      child.stdin!.end(options.input);
+    }
   });
 }
 
