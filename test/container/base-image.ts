@@ -40,7 +40,8 @@ async function packNodeAndNpm(): Promise<{ node: Packed; npm: Packed }> {
 }
 
 /** debootstrap's root file system as a tar, made when missing or older than a week. */
-async function rootfsTar(say: (line: string) => void): Promise<string> {
+export async function rootfsTar(say: (line: string) => void): Promise<string> {
+  mkdirSync(cacheDir, { recursive: true });
   const tar = join(cacheDir, `${SUITE}-minbase-amd64.tar`);
   if (existsSync(tar) && Date.now() - statSync(tar).mtimeMs < ROOTFS_MAX_AGE_MS) {
     say(`debootstrap root file system: cached (${tar})`);
