@@ -1,22 +1,24 @@
 # syntax=docker/dockerfile:1
-# Dragoman in one image. Three stages on the same Debian-slim Node 20 base:
-#   build   – installs all dependencies, compiles TypeScript to dist/, then drops the dev dependencies;
+# Dragoman in one image. Three stages on the same Debian-slim Node 24 LTS base:
+#   build   – installs all dependencies, compiles TypeScript to dist/, then keeps production dependencies only, with
+#             onnxruntime's binaries for this platform alone;
 #   models  – optional: `--build-arg MODELS="opus-mt-en-de nllb"` pulls models on the (connected) builder;
-#   runtime – dist/ + production node_modules + the baked models, as a non-root user. Nothing is downloaded at run
-#             time: without baked models, mount a models folder at /models (see docs/container.md).
-ARG NODE_IMAGE=node:20-bookworm-slim
+#   runtime – dist/ + production node_modules + the baked models, as a non-root user. No compiler, no npm install,
+#             nothing downloaded at run time: without baked models, mount a models folder at /models
+#             (docs/container.md).
+# NODE_IMAGE: any Debian-based image with node and npm in /usr/local (docs/container.md builds one without a registry).
+ARG NODE_IMAGE=node:24-trixie-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# better-sqlite3 compiles from source when no prebuilt binary fits the platform.
+# better-sqlite3 and the AMX guard compile from source (node-gyp): no prebuilt binary is fetched.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
-# onnxruntime-node ships its CPU binaries in the package; skip its optional CUDA download.
-ENV ONNXRUNTIME_NODE_INSTALL=skip \
-    ONNXRUNTIME_NODE_INSTALL_CUDA=skip
-COPY package.json package-lock.json .npmrc ./
+# package.json's allowScripts runs better-sqlite3's build and skips onnxruntime-node's (an optional CUDA download:
+# its CPU binaries are in the package), esbuild's and protobufjs's.
+COPY package.json package-lock.json ./
 # npm ci runs the package's install script, which compiles the AMX guard (src/engine/amx.ts) in place.
 COPY scripts/build-amx-guard.mjs ./scripts/
 COPY src/engine/amx-guard ./src/engine/amx-guard
@@ -25,8 +27,19 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-build-assets.mjs scripts/bundle-page.ts ./scripts/
 COPY src ./src
 COPY bin ./bin
+# After the build: production dependencies only; onnxruntime-node's binaries for this platform only (it ships
+# every platform's: ~240 MB more); onnxruntime-web, which @huggingface/transformers' Node build carries bundled
+# inside itself and never loads (it runs models on onnxruntime-node); better-sqlite3's SQLite sources and objects.
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
+ && platform="$(node -p 'process.platform + "/" + process.arch')" \
+ && find node_modules/onnxruntime-node/bin/napi-v6 -mindepth 2 -maxdepth 2 ! -path "*/${platform}" -exec rm -rf {} + \
+ && find node_modules/onnxruntime-node/bin/napi-v6 -mindepth 1 -maxdepth 1 -empty -delete \
+ && test -n "$(ls node_modules/onnxruntime-node/bin/napi-v6/${platform})" \
+ && rm -rf node_modules/onnxruntime-web \
+      node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
+      node_modules/better-sqlite3/build/Release/obj.target node_modules/better-sqlite3/build/Release/.deps \
+      node_modules/better-sqlite3/build/Release/test_extension.node node_modules/better-sqlite3/build/deps \
  && rm -rf src tsconfig.json tsconfig.build.json scripts
 
 FROM build AS models

@@ -3,9 +3,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultPlanLimits } from '../../src/accounts/plans.ts';
+import { openDatabase } from '../../src/accounts/sqlite/open.ts';
 import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
 
 let dir: string;
@@ -29,8 +30,8 @@ describe('schema', () => {
   it('runs in WAL mode and applies each migration once, also when reopened', async () => {
     const second = new SqliteAccountStore(file, defaultPlanLimits('A'));
     await second.close();
-    const db = new Database(file, { readonly: true });
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const db = openDatabase(file, { readonly: true });
+    expect(db.prepare('PRAGMA journal_mode').pluck().get()).toBe('wal');
     const rows = db.prepare('SELECT version, name FROM schema_migrations').all();
     expect(rows).toEqual([{ version: 1, name: '001_init.sql' }]);
     db.close();
@@ -40,11 +41,11 @@ describe('schema', () => {
 describe('ping (what /ready asks)', () => {
   it('commits a write: it fails when the file cannot be written (as on a full disk), not only when it cannot be locked', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
-    const reader = new Database(file, { readonly: true });
-    expect(reader.pragma('application_id', { simple: true })).toBe(0x4452474d);
+    const reader = openDatabase(file, { readonly: true });
+    expect(reader.prepare('PRAGMA application_id').pluck().get()).toBe(0x4452474d);
     reader.close();
     // Writes refused on the store's own connection: taking the lock and rolling back would still pass.
-    (store as unknown as { db: Database.Database }).db.pragma('query_only = 1');
+    (store as unknown as { db: Database.Database }).db.exec('PRAGMA query_only = 1');
     await expect(store.ping()).rejects.toThrow(/readonly|read-only|query_only/i);
   });
 });

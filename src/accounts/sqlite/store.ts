@@ -3,7 +3,7 @@
 // transaction, which is what makes concurrent quota charges unable to overspend.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { AccountStore } from '../store.ts';
 import type {
   Charge,
@@ -19,6 +19,7 @@ import type {
 } from '../types.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
+import { openDatabase } from './open.ts';
 import { decode, encode, toKey, type KeyRow, type Stored } from '../stored-row.ts';
 
 /** The SQLite header's application id of a Dragoman database: "DRGM". Written by ping(). */
@@ -38,14 +39,14 @@ export class SqliteAccountStore implements AccountStore {
     private readonly defaults: Record<PlanName, Limits>,
   ) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
+    this.db = openDatabase(file); // never freed by the collector (open.ts): pragmas set with exec()
+    this.db.exec('PRAGMA journal_mode = WAL');
     // NORMAL (in WAL mode): a commit is in the OS once it returns, so it survives a process crash or SIGKILL;
     // only a power loss / kernel crash can drop the last commits. FULL would fsync every charge and rate-limit
     // hit on the event loop: measured ~10x fewer requests per second (npm run bench:api).
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.pragma('foreign_keys = ON');
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    this.db.exec('PRAGMA busy_timeout = 5000');
+    this.db.exec('PRAGMA foreign_keys = ON');
     migrate(this.db);
     const db = this.db;
     this.stmt = {
@@ -244,7 +245,7 @@ export class SqliteAccountStore implements AccountStore {
   async ping() {
     // A committed write, the smallest there is (the header's application id, 'DRGM'): taking the write lock and
     // rolling back writes nothing, so it passed on a full disk while every charge failed.
-    this.db.pragma(`application_id = ${APPLICATION_ID}`);
+    this.db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
   }
 
   async close() {
