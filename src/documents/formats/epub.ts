@@ -8,9 +8,8 @@ import type { Inline } from './inline.ts';
 import { NestedParagraph } from './nested.ts';
 import { packageMimetype } from './odf.ts';
 import { openZipDocument, type Entries, type PartPlan, type PartUnit, type Render } from './package.ts';
-import { xmlText } from './runs.ts';
 import { DocumentError, type DocumentFormat } from './types.ts';
-import { escapeXmlText, findAll, isElement, textOf, withAttribute, type XmlElement, type XmlNode, type XmlPart } from './xml.ts';
+import { escapeXmlText, findAll, isElement, textOf, withAttribute, xmlText, type XmlElement, type XmlNode, type XmlPart } from './xml.ts';
 
 const XHTML = 'http://www.w3.org/1999/xhtml';
 const OPF = 'http://www.idpf.org/2007/opf';

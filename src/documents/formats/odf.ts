@@ -8,9 +8,8 @@
 import type { Inline } from './inline.ts';
 import { NestedParagraph } from './nested.ts';
 import { openZipDocument, type Entries, type PartPlan, type PartUnit, type Render } from './package.ts';
-import { escapeXmlText, findAll, isElement, withAttribute, type XmlElement, type XmlPart } from './xml.ts';
+import { escapeXmlText, findAll, isElement, withAttribute, xmlText, type XmlElement, type XmlPart } from './xml.ts';
 import { DocumentError, type DocumentFormat } from './types.ts';
-import { xmlText } from './runs.ts';
 import { peekZip } from './zip.ts';
 
 const TEXT = 'urn:oasis:names:tc:opendocument:xmlns:text:1.0';
@@ -43,7 +42,7 @@ function kept(p: XmlElement): boolean {
   return false;
 }
 
-/** Text as ODF writes it: a space after a space is <text:s/>, as are spaces at the paragraph's start. */
+/** Text as ODF writes it: a space after a space is <text:s/> (ODF collapses runs of spaces in text). */
 function odfText(prefix: string, text: string): string {
   return xmlText(text).replace(/ {2,}/g, (spaces) => ` <${prefix}s ${prefix}c="${spaces.length - 1}"/>`);
 }

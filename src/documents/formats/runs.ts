@@ -5,7 +5,7 @@
 // of text in a run with the properties of the wrapper it came back in.
 import { hasText, inlineHtml, mergeAdjacent, serialize, splitEdges, textLength, translatedPieces, type Inline } from './inline.ts';
 import type { PartUnit, Render } from './package.ts';
-import { escapeXmlText } from './xml.ts';
+import { xmlText } from './xml.ts';
 
 export interface RunSyntax {
   /** A run holding `text` with these properties (already language-tagged). */
@@ -15,13 +15,6 @@ export interface RunSyntax {
 }
 
 type Wrap = { kind: 'run'; props: string } | { kind: 'link'; open: string; close: string };
-
-/** Characters XML 1.0 does not allow, should a translation ever contain one. */
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
-
-export function xmlText(text: string): string {
-  return escapeXmlText(text.replace(NOT_XML, ''));
-}
 
 export class RunParagraph {
   private readonly wraps: Wrap[] = [];

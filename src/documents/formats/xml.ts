@@ -103,6 +103,14 @@ export function escapeXmlText(text: string): string {
   return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
+/** Characters XML 1.0 does not allow, should a translation ever contain one. */
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+/** Translated text as XML character data: escaped, without the characters XML cannot hold. */
+export function xmlText(text: string): string {
+  return escapeXmlText(text.replace(NOT_XML, ''));
+}
+
 export function escapeXmlAttribute(text: string): string {
   return text.replace(/[&<"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&quot;'));
 }
