@@ -21,6 +21,14 @@ export class AuthenticationFailed extends AccountsError {
   }
 }
 
+/** A name or other free text a caller typed holds a character that would act in a terminal (free-text.ts). */
+export class InvalidFreeText extends AccountsError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidFreeText';
+  }
+}
+
 /** The operator's shared key for the web page (DRAGOMAN_UI_KEY) no longer names a working key. */
 export class SharedKeyUnusable extends AccountsError {
   constructor(readonly state: 'revoked' | 'unknown') {

@@ -3,7 +3,7 @@
 // the window, move the cursor, rewrite a row), BEL rings, a newline forges a row of the listing, and the
 // bidirectional controls (U+202E...) reorder what is shown. None has a place in a name, so each is refused where
 // a key is made (POST /v1/signup, `dragoman keys create`), and the CLI escapes them in rows stored before.
-import { invalidRequest } from '../service/errors.ts';
+import { InvalidFreeText } from './errors.ts';
 
 /**
  * C0 controls (newline, tab, ESC, BEL, NUL...), DEL, C1 controls (U+009B is a one-byte CSI to some terminals),
@@ -22,11 +22,11 @@ export function unsafeCharacter(value: string): string | undefined {
   return m ? `U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` : undefined;
 }
 
-/** Throws ApiError 400 when a caller's free text holds an unsafe character. */
+/** Throws InvalidFreeText (a 400 on every surface) when a caller's free text holds an unsafe character. */
 export function checkFreeText(field: string, value: string | null | undefined): void {
   const found = value == null ? undefined : unsafeCharacter(value);
   if (found === undefined) return;
-  throw invalidRequest(
+  throw new InvalidFreeText(
     `Field '${field}' contains the control character ${found}: a ${field} may hold no control characters ` +
       `(C0, DEL, C1), line breaks or bidirectional controls.`,
   );

@@ -1,6 +1,6 @@
 // The engine's and accounts' errors as the API's: one table of status, type, message and headers. Each surface then
 // shapes the ApiError into its own body (errors.ts for /v1 and the page, google/errors.ts, libretranslate/errors.ts).
-import { AccountsUnavailable, AuthenticationFailed, QuotaExceeded, RateLimited, SharedKeyUnusable } from '../accounts/errors.ts';
+import { AccountsUnavailable, AuthenticationFailed, InvalidFreeText, QuotaExceeded, RateLimited, SharedKeyUnusable } from '../accounts/errors.ts';
 import type { RateOutcome } from '../accounts/types.ts';
 import { EngineUnavailable, NoLanguageToken, NoRoute, WorkerDied } from '../engine/errors.ts';
 import { ApiError } from '../service/errors.ts';
@@ -28,6 +28,7 @@ const TABLE: Mapping[] = [
       : `${e.message}${e.reason === 'modelsUnloadable' ? ' Nothing was charged.' : ''} Retrying later is safe.`)],
   [WorkerDied, (e: WorkerDied) => new ApiError(500, 'server_error', `${e.message} Retrying is safe.`)],
   [AuthenticationFailed, (e: AuthenticationFailed) => new ApiError(401, 'authentication_error', `${e.message} ${AUTH_HINT}`)],
+  [InvalidFreeText, (e: InvalidFreeText) => new ApiError(400, 'invalid_request', e.message)],
   [SharedKeyUnusable, (e: SharedKeyUnusable) => new ApiError(401, 'authentication_error', e.message)],
   [RateLimited, (e: RateLimited) => new ApiError(429, 'rate_limit', e.message, {
     ...(e.rate ? rateLimitHeaders(e.rate) : {}), 'retry-after': String(e.retryAfterSeconds),
