@@ -14,7 +14,9 @@ import { scanFolders } from './registry.ts';
 import { Router } from './router.ts';
 import { fitPieces } from './long-input.ts';
 import { ModelTokenizer } from './tokenizer.ts';
-import type { Engine, EngineResult, ModelInfo, TranslateOptions } from './types.ts';
+import { translateConstrained } from './search/constrained-hop.ts';
+import { constraintsForNextHop } from './search/phrases.ts';
+import type { Engine, EngineResult, ModelInfo, SegmentConstraint, TranslateOptions } from './types.ts';
 
 export { scanModels } from './registry.ts';
 export type { BatchEvent } from './batcher.ts';
@@ -144,6 +146,25 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
       : model.targetTokens ? languageTokenId(model, model.targetTokens[target], target) : undefined;
     const forcedFirstId = nllb ? nllbToken(target) : undefined;
 
+    // Segments with constraints take their own search; the others go the usual way, as if none had any.
+    const bound = opts.constraints?.map((c, i) => (c?.length && HAS_LETTER.test(texts[i]!) ? i : -1)).filter((i) => i >= 0) ?? [];
+    if (bound.length) {
+      const isBound = new Set(bound);
+      const [plain, constrained] = await Promise.all([
+        translateHop(model, source, target, texts.map((t, i) => (isBound.has(i) ? '' : t)), { ...opts, constraints: undefined }),
+        translateConstrained({
+          model: model.info.name, rules: model.rules, tokenizer: model.tokenizer, batcher, openingToken, forcedFirstId, beams,
+          ...(options.fixedNewTokens !== undefined ? { fixedNewTokens: options.fixedNewTokens } : {}),
+          ...(opts.signal ? { cancel: { signal: opts.signal, dropWaiting: () => true } } : {}),
+        }, bound.map((i) => texts[i]!), bound.map((i) => opts.constraints![i]!)),
+      ]);
+      bound.forEach((i, k) => {
+        plain.translations[i] = constrained[k]!;
+        plain.alternatives[i] = [];
+      });
+      return plain;
+    }
+
     const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
     const keyOf = (text: string) => TranslationCache.key(model.info.name, source, target, beams, alternatives, text);
     const todo = new Map<string, number[]>(); // distinct text -> positions
@@ -247,11 +268,15 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
       let texts = segments;
       let alternatives: string[][] | undefined;
       let from = source;
+      let constraints: (SegmentConstraint[] | undefined)[] | undefined = opts.constraints;
       for (let h = 0; h < route.length; h++) {
         const to = h === route.length - 1 ? target : 'eng_Latn';
         const last = h === route.length - 1;
         // Alternatives come from the last hop only; earlier hops pass on their best translation.
-        const hop = await translateHop(loaded.get(route[h]!)!, from, to, texts, last ? opts : { beams: opts.beams, signal: opts.signal });
+        // Constraints: all on the last hop; an earlier hop keeps only the spans kept as they are (found again in its output).
+        const hopOpts: TranslateOptions = last ? { ...opts, ...(constraints ? { constraints } : {}) } : { beams: opts.beams, signal: opts.signal, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
+        const hop = await translateHop(loaded.get(route[h]!)!, from, to, texts, hopOpts);
+        if (constraints && !last) constraints = constraintsForNextHop(constraints, hop.translations);
         texts = hop.translations;
         if (last && opts.alternatives) alternatives = hop.alternatives;
         from = to;

@@ -7,6 +7,7 @@ import { CpuContention } from './contention.ts';
 import { assertUnchanged } from './file-stamp.ts';
 import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
 import { Seq2SeqModel } from './seq2seq.ts';
+import { constrainedBeamSearch } from './search/constrained-beam.ts';
 
 interface Loaded {
   spec: ModelRuntimeSpec;
@@ -44,7 +45,9 @@ async function run(id: number, job: GenerationJob): Promise<void> {
   try {
     const m = models.get(job.model);
     if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
-    const hypotheses = job.beams <= 1
+    const hypotheses = job.rows.some((r) => r.constraints)
+      ? await constrainedBeamSearch(m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest)
+      : job.beams <= 1
       ? await greedySearch(m.model, m.spec.rules, m.processors, job.rows)
       : await beamSearchSafe((err) => send({ type: 'beamLoopStopped', name: job.model, message: err.message }),
         m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest);
