@@ -18,7 +18,8 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   detect: ['languages'],
   engine: ['config', 'languages', 'service/errors.ts'],
   accounts: ['config', 'service/errors.ts'],
-  service: ['config', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts'],
+  service: ['config', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries'],
+  glossaries: ['config', 'languages', 'service/errors.ts', 'text/terms.ts', 'accounts/postgres/store.ts', 'accounts/postgres/unavailable.ts'],
   observability: ['config', 'languages', 'engine/types.ts'],
   models: ['config', 'languages', 'engine'],
   http: [
