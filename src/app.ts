@@ -10,6 +10,7 @@ import { createDetector } from './detect/index.ts';
 import { createEngine } from './engine/index.ts';
 import type { Engine } from './engine/types.ts';
 import { buildServer } from './http/server.ts';
+import { glossaryBook, openGlossaryStore, type GlossaryStore } from './glossaries/index.ts';
 import { planHtml } from './text/html/index.ts';
 import { planText } from './text/segment.ts';
 
@@ -35,7 +36,9 @@ export interface RunningApp {
 export async function startApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
   const store = await openAccountStore(config);
   let engine: Engine | undefined;
+  let glossaries: GlossaryStore | undefined;
   try {
+    glossaries = openGlossaryStore(config);
     const real = await createEngine(config);
     engine = options.wrapEngine ? options.wrapEngine(real) : real;
     const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
@@ -45,6 +48,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       detector,
       store,
       planners: { text: planText, html: planHtml },
+      glossaries: glossaryBook(glossaries, config),
       clock: options.clock,
       logger: options.logger,
       gate: options.gate,
@@ -74,6 +78,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const eng = engine;
+    const glossaryStore = glossaries;
     let closed: Promise<void> | undefined;
     return {
       server,
@@ -84,11 +89,13 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         (closed ??= (async () => {
           await server.close();
           await eng.close();
+          await glossaryStore.close();
           await store.close();
         })()),
     };
   } catch (err) {
     await engine?.close().catch(() => undefined);
+    await glossaries?.close().catch(() => undefined);
     await store.close();
     throw err;
   }

@@ -18,6 +18,7 @@ export interface NewDictionary {
 export const glossaryNotFound = (id: string) => new ApiError(404, 'invalid_request', `Glossary '${id.slice(0, 100)}' not found.`);
 
 export class GlossaryBook {
+  private readonly matchers = new WeakMap<Dictionary, TermMatcher>();
   constructor(private readonly store: GlossaryStore, readonly limits: GlossaryLimits) {}
 
   async create(owner: string, name: unknown, dictionaries: NewDictionary[]): Promise<Glossary> {
@@ -56,6 +57,13 @@ export class GlossaryBook {
     if (total(next.dictionaries) > this.limits.maxEntries) throw tooMany(this.limits.maxEntries);
     if (!(await this.store.update(next))) throw glossaryNotFound(id);
     return next;
+  }
+
+  /** A dictionary as a term matcher, kept while the same dictionary object is in use (a request reads its glossary once). */
+  matcherOf(d: Dictionary): TermMatcher {
+    let m = this.matchers.get(d);
+    if (!m) this.matchers.set(d, (m = new TermMatcher(d.entries.map(([s, t]) => ({ source: s, target: t })))));
+    return m;
   }
 
   /** A glossary's dictionary for source → target (public codes), as a term matcher. */

@@ -6,6 +6,9 @@ import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
 import type { TranslationPlan } from '../text/types.ts';
 import { validateFormat, validateLanguage, validateQ } from './validate.ts';
+import { segmentConstraints } from './constraints.ts';
+import type { TermMatcher } from '../text/terms.ts';
+import type { Glossary } from '../glossaries/types.ts';
 import type {
   ServiceDeps,
   TranslateInput,
@@ -27,6 +30,13 @@ export function prepareTranslate(
   const source = validateLanguage('source', input.source, false);
   const format = validateFormat(input.format);
   return { strings, single, target, source, format, chars, options };
+}
+
+async function readGlossary(deps: ServiceDeps, req: TranslateRequest): Promise<Glossary | undefined> {
+  const ref = req.options.glossary;
+  if (!ref) return undefined;
+  if (!deps.glossaries) throw invalidRequest('This server keeps no glossaries.');
+  return deps.glossaries.get(ref.owner, ref.id);
 }
 
 export function noModelsError(): ApiError {
@@ -51,7 +61,12 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   const { strings, target } = req;
   const results: TranslationItem[] = strings.map((input) => ({ translatedText: input, input }));
 
-  const plan = req.format === 'html' ? deps.planners.html : deps.planners.text;
+  const ignoreTags = req.options.ignoreTags;
+  const plan = req.format === 'html'
+    ? (html: string) => deps.planners.html(html, ignoreTags?.length ? { ignoreTags } : {})
+    : deps.planners.text;
+  // The glossary is read before any work (an unknown one is a 404 however the request would go on).
+  const glossary = await readGlossary(deps, req);
   // Plans are made once; for html they also give the text to detect (markup would mislead the detector).
   const plans = new Map<number, TranslationPlan>();
   const planOf = (i: number): TranslationPlan => {
@@ -90,6 +105,18 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
     throw invalidRequest(detected ? detected + sentence : sentence[0]!.toUpperCase() + sentence.slice(1));
   }
 
+  // A glossary must hold the pair of a source that was given; a detected source without its pair goes without it.
+  const matchers = new Map<string, TermMatcher | undefined>();
+  for (const g of groups.values()) {
+    const d = glossary?.dictionaries.find((x) => x.source === g.source.code && x.target === target.code);
+    if (glossary && !d && req.source) {
+      const pairs = glossary.dictionaries.map((x) => `${x.source}→${x.target}`).join(', ');
+      throw invalidRequest(`Glossary '${glossary.id}' has no entries for ${g.source.code}→${target.code} (it has ${pairs}).`);
+    }
+    matchers.set(g.source.flores, d && deps.glossaries!.matcherOf(d));
+  }
+  const keep = req.options.keepSpans ?? deps.keepSpans ?? false;
+
   // 3. One engine call per group with all its segments; groups run concurrently.
   const routes: string[][] = [];
   await Promise.all(
@@ -101,8 +128,14 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
         return;
       }
       const alternatives = req.options.alternatives ?? 0;
+      const matcher = matchers.get(g.source.flores);
+      // Kept spans are found in plain text; in HTML, translate="no" and ignored elements are kept by the planner.
+      const constraints = matcher || (keep && req.format === 'text')
+        ? segments.map((s) => segmentConstraints(s, matcher, keep && req.format === 'text'))
+        : undefined;
       const out = await deps.engine.translate(segments, g.source.flores, target.flores, {
         ...(alternatives > 0 ? { alternatives } : {}),
+        ...(constraints?.some(Boolean) ? { constraints } : {}),
         ...(signal ? { signal } : {}),
       });
       routes.push(out.route);

@@ -5,12 +5,13 @@ import type { Detection, LanguageDetector } from '../detect/types.ts';
 import type { Engine } from '../engine/types.ts';
 import type { Language } from '../languages/types.ts';
 import type { TranslationPlan } from '../text/types.ts';
+import type { GlossaryBook } from '../glossaries/book.ts';
 
 export type Format = 'text' | 'html';
 
 export interface Planners {
   text(text: string): TranslationPlan;
-  html(html: string): TranslationPlan;
+  html(html: string, options?: { ignoreTags?: readonly string[] }): TranslationPlan;
 }
 
 export interface ServiceDeps {
@@ -18,6 +19,10 @@ export interface ServiceDeps {
   engine: Engine;
   detector: LanguageDetector;
   planners: Planners;
+  /** Glossaries (src/glossaries); without them a request naming one is refused. */
+  glossaries?: GlossaryBook;
+  /** Keep placeholders, URLs and e-mail addresses of plain text verbatim (DRAGOMAN_KEEP_SPANS, default on). */
+  keepSpans?: boolean;
 }
 
 /** Fields as the client sent them (unknown: validation is the service's job). */
@@ -31,6 +36,12 @@ export interface TranslateInput {
 export interface TranslateOptions {
   /** n-best: up to this many other translations per string (LibreTranslate `alternatives`). */
   alternatives?: number;
+  /** A glossary of the calling key: its terms come out as its target terms (src/service/constraints.ts). */
+  glossary?: { owner: string; id: string };
+  /** Overrides ServiceDeps.keepSpans for this request. */
+  keepSpans?: boolean;
+  /** format=html: elements kept as they are, like translate="no" (DeepL's ignore_tags). */
+  ignoreTags?: readonly string[];
 }
 
 /** A validated translate request; `chars` is what the quota is charged. */

@@ -25,6 +25,7 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   http: [
     'service',
     'accounts',
+    'glossaries',
     'config',
     'languages',
     'observability',
