@@ -59,6 +59,14 @@ export class GlossaryBook {
     return next;
   }
 
+  /** Drops one language pair's dictionary (404 when the glossary has none for it). */
+  async removeDictionary(owner: string, id: string, source: string, target: string): Promise<void> {
+    const g = await this.get(owner, id);
+    const rest = g.dictionaries.filter((d) => !(d.source === source && d.target === target));
+    if (rest.length === g.dictionaries.length) throw new ApiError(404, 'invalid_request', `Glossary '${id}' has no dictionary ${source}→${target}.`);
+    if (!(await this.store.update({ ...g, dictionaries: rest }))) throw glossaryNotFound(id);
+  }
+
   /** A dictionary as a term matcher, kept while the same dictionary object is in use (a request reads its glossary once). */
   matcherOf(d: Dictionary): TermMatcher {
     let m = this.matchers.get(d);

@@ -32,6 +32,19 @@ export function prepareTranslate(
   return { strings, single, target, source, format, chars, options };
 }
 
+/** The plain-text planner for a way of cutting sentences (TranslateOptions.sentences). */
+function textPlanner(deps: ServiceDeps, sentences: TranslateOptions['sentences']): (text: string) => TranslationPlan {
+  if (sentences === 'nonewlines') return (text) => deps.planners.text(text.replace(/\r\n|[\n\r]/g, ' '));
+  if (sentences !== 'whole') return deps.planners.text;
+  // One segment: the text without its edge whitespace, which comes back as it was.
+  return (text) => {
+    const lead = /^\s*/.exec(text)![0];
+    const body = text.trim();
+    const trail = text.slice(lead.length + body.length);
+    return { segments: body ? [body] : [], assemble: (t) => (body ? lead + t[0]! + trail : text) };
+  };
+}
+
 async function readGlossary(deps: ServiceDeps, req: TranslateRequest): Promise<Glossary | undefined> {
   const ref = req.options.glossary;
   if (!ref) return undefined;
@@ -64,7 +77,7 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   const ignoreTags = req.options.ignoreTags;
   const plan = req.format === 'html'
     ? (html: string) => deps.planners.html(html, ignoreTags?.length ? { ignoreTags } : {})
-    : deps.planners.text;
+    : textPlanner(deps, req.options.sentences);
   // The glossary is read before any work (an unknown one is a 404 however the request would go on).
   const glossary = await readGlossary(deps, req);
   // Plans are made once; for html they also give the text to detect (markup would mislead the detector).

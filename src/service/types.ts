@@ -40,6 +40,11 @@ export interface TranslateOptions {
   glossary?: { owner: string; id: string };
   /** Overrides ServiceDeps.keepSpans for this request. */
   keepSpans?: boolean;
+  /**
+   * How text is cut for the engine: into sentences (default), not at all ('whole': DeepL's split_sentences=0), or
+   * into sentences with line breaks read as spaces ('nonewlines').
+   */
+  sentences?: 'split' | 'whole' | 'nonewlines';
   /** format=html: elements kept as they are, like translate="no" (DeepL's ignore_tags). */
   ignoreTags?: readonly string[];
 }
