@@ -22,7 +22,7 @@ export default defineConfig({
             {
               test: {
                 name: 'api-on-postgres',
-                include: ['test/api/v1.test.ts', 'test/accounts/gate.test.ts'],
+                include: ['test/api/v1.test.ts', 'test/api/glossaries.test.ts', 'test/accounts/gate.test.ts'],
                 env: { DRAGOMAN_TEST_BACKEND: 'postgres' },
                 ...common,
               },

@@ -142,9 +142,9 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
       }
       const alternatives = req.options.alternatives ?? 0;
       const matcher = matchers.get(g.source.flores);
-      // Kept spans are found in plain text; in HTML, translate="no" and ignored elements are kept by the planner.
-      const constraints = matcher || (keep && req.format === 'text')
-        ? segments.map((s) => segmentConstraints(s, matcher, keep && req.format === 'text'))
+      // Kept spans are found in the text of both formats; in HTML, translate="no" and ignored elements never reach the engine.
+      const constraints = matcher || keep
+        ? segments.map((s) => segmentConstraints(s, matcher, keep))
         : undefined;
       const out = await deps.engine.translate(segments, g.source.flores, target.flores, {
         ...(alternatives > 0 ? { alternatives } : {}),
