@@ -28,7 +28,8 @@ async function translate(q: string[], options: TranslateOptions = {}): Promise<s
   const r = await service.translate(service.prepareTranslate({ q, source: 'en', target: 'de' }, options));
   return r.translations.map((t) => t.translatedText);
 }
-const wordCount = (text: string, word: string) => text.split(/[^\p{L}\p{N}]+/u).filter((w) => w === word).length;
+// A word: letters, digits, hyphens and apostrophes ("T-Shirt" does not hold the word "Shirt").
+const wordCount = (text: string, word: string) => text.split(/[^\p{L}\p{N}'-]+/u).filter((w) => w === word).length;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pct = (a: number, b: number) => `${a}/${b} (${((100 * a) / b).toFixed(1)} %)`;
 

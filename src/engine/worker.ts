@@ -5,9 +5,9 @@ import { greedySearch } from './greedy.ts';
 import { candidatesNeeded, processorsFor, type LogitsProcessor } from './logits-processors.ts';
 import { CpuContention } from './contention.ts';
 import { assertUnchanged } from './file-stamp.ts';
-import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
+import type { FromWorker, GenerationJob, GenerationRow, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
 import { Seq2SeqModel } from './seq2seq.ts';
-import { constrainedBeamSearch } from './search/constrained-beam.ts';
+import { searchWithConstraints } from './search/constrained-beam.ts';
 
 interface Loaded {
   spec: ModelRuntimeSpec;
@@ -45,12 +45,13 @@ async function run(id: number, job: GenerationJob): Promise<void> {
   try {
     const m = models.get(job.model);
     if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
+    const plain = (rows: readonly GenerationRow[]) => job.beams <= 1
+      ? greedySearch(m.model, m.spec.rules, m.processors, rows)
+      : beamSearchSafe((err) => send({ type: 'beamLoopStopped', name: job.model, message: err.message }),
+        m.model, m.spec.rules, m.processors, rows, job.beams, job.nBest);
     const hypotheses = job.rows.some((r) => r.constraints)
-      ? await constrainedBeamSearch(m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest)
-      : job.beams <= 1
-      ? await greedySearch(m.model, m.spec.rules, m.processors, job.rows)
-      : await beamSearchSafe((err) => send({ type: 'beamLoopStopped', name: job.model, message: err.message }),
-        m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest);
+      ? await searchWithConstraints(plain, m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest)
+      : await plain(job.rows);
     send({ type: 'result', id, hypotheses, ms: performance.now() - t0 });
   } catch (err) {
     send({ type: 'failed', id, message: (err as Error).message });

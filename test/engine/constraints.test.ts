@@ -1,6 +1,6 @@
 // The constraint rule of search/constraints.ts on hand-made token sequences: what it forces, bans and counts.
 import { describe, expect, it } from 'vitest';
-import { advance, allMet, initialState, owed, progress, ruleFor, type RowConstraints } from '../../src/engine/search/constraints.ts';
+import { advance, allMet, initialState, owed, progress, ruleFor, satisfies, type RowConstraints } from '../../src/engine/search/constraints.ts';
 
 const EOS = 0;
 const c: RowConstraints = { phrases: [[10, 11, 12], [20]], joiners: [99] };
@@ -44,5 +44,15 @@ describe('lexical constraint state', () => {
     s = advance(twice, s, 20);
     expect(allMet(s)).toBe(true);
     expect(ruleFor(twice, s, [20], 10, EOS).ban).toContain(20);
+  });
+});
+
+describe('an output that already meets its constraints', () => {
+  it('holds each phrase as often as listed, none glued', () => {
+    expect(satisfies(c, [5, 10, 11, 12, 6, 20, 0])).toBe(true);
+    expect(satisfies(c, [5, 10, 11, 6, 20, 0])).toBe(false); // a phrase cut short
+    expect(satisfies(c, [10, 11, 12, 20, 20, 0])).toBe(false); // a duplicate
+    expect(satisfies(c, [10, 11, 12, 99, 20, 0])).toBe(false); // glued to the next piece
+    expect(satisfies({ phrases: [[20], [20]], joiners: [] }, [20, 5, 20])).toBe(true);
   });
 });

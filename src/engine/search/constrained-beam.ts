@@ -12,7 +12,31 @@ import { applyRules, rowContext, rulesAt, type LogitsProcessor } from '../logits
 import type { GenerationRow } from '../protocol.ts';
 import { logSoftmax } from '../scores.ts';
 import type { Seq2SeqModel } from '../seq2seq.ts';
-import { advance, allMet, initialState, progress, ruleFor, type ConstraintState, type RowConstraints } from './constraints.ts';
+import { advance, allMet, extraRoom, initialState, progress, ruleFor, satisfies, type ConstraintState, type RowConstraints } from './constraints.ts';
+
+/** The worker's usual search (beam.ts or greedy.ts, as the job's beams say) over some rows. */
+export type PlainSearch = (rows: readonly GenerationRow[]) => Promise<number[][][]>;
+
+/**
+ * Rows with constraints: first the usual search, whose best output stands where it already meets the constraints
+ * (the model placed every phrase itself: the same translation as without them); the others are searched again with
+ * the constraints enforced.
+ */
+export async function searchWithConstraints(
+  plain: PlainSearch, model: Seq2SeqModel, rules: GenerationRules, processors: readonly LogitsProcessor[],
+  rows: readonly GenerationRow[], beams: number, nBest: number,
+): Promise<number[][][]> {
+  // The usual search sees each row as it would without constraints (its own length limit included).
+  const first = await plain(rows.map(({ constraints, ...row }) => ({ ...row, maxNewTokens: row.maxNewTokens - extraRoom(constraints?.phrases ?? []) })));
+  const again = rows.map((_, i) => i).filter((i) => {
+    const best = first[i]![0];
+    return !best || !satisfies(rows[i]!.constraints ?? { phrases: [], joiners: [] }, best);
+  });
+  if (again.length === 0) return first;
+  const second = await constrainedBeamSearch(model, rules, processors, again.map((i) => rows[i]!), beams, nBest);
+  again.forEach((i, k) => (first[i] = second[k]!));
+  return first;
+}
 
 /** Fewest beams a constrained row is searched with: the banks need room beside the unconstrained best. */
 export const MIN_CONSTRAINED_BEAMS = 4;

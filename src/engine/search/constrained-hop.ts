@@ -6,8 +6,8 @@ import { maxNewTokens, maxSourceTokens, type GenerationRules } from '../family.t
 import type { GenerationRow } from '../protocol.ts';
 import type { ModelTokenizer } from '../tokenizer.ts';
 import type { SegmentConstraint } from '../types.ts';
-import { MIN_CONSTRAINED_BEAMS } from './constrained-beam.ts';
 import { joinerIds, prepareRow } from './phrases.ts';
+import { extraRoom } from './constraints.ts';
 
 export interface ConstrainedHop {
   model: string;
@@ -30,13 +30,12 @@ export async function translateConstrained(hop: ConstrainedHop, texts: readonly 
     // The source is cut to the position table (a longer sentence is rare: the service cuts text into sentences first).
     const full = hop.tokenizer.encode(p.source, hop.openingToken);
     const ids = full.length > limit ? [...full.slice(0, limit - 1), full[full.length - 1]!] : full;
-    const owed = p.phrases.reduce((n, ph) => n + ph.length, 0);
-    // Room for every phrase besides what the model would write, and the final EOS.
-    const max = (hop.fixedNewTokens ?? maxNewTokens(hop.rules, ids.length)) + owed + 1;
+    const max = (hop.fixedNewTokens ?? maxNewTokens(hop.rules, ids.length)) + extraRoom(p.phrases);
     return { ids, maxNewTokens: max, minNewTokens: hop.fixedNewTokens ?? 0, forcedFirstId: hop.forcedFirstId, constraints: { phrases: p.phrases, joiners } };
   });
-  const beams = Math.max(hop.beams, MIN_CONSTRAINED_BEAMS);
-  const hypotheses = await hop.batcher.submit(hop.model, beams, 1, rows, hop.cancel);
+  // The requested beams: the worker's first, usual search uses them, and the constrained one raises them to
+  // MIN_CONSTRAINED_BEAMS itself (the batcher's token budget then undercounts those rows; they are few).
+  const hypotheses = await hop.batcher.submit(hop.model, hop.beams, 1, rows, hop.cancel);
   return prepared.map((p, i) => {
     const best = hypotheses[i]![0];
     return best ? p.restore(hop.tokenizer.decode(best)) : '';

@@ -26,6 +26,11 @@ export interface ConstraintState {
   readonly justMet: boolean;
 }
 
+/** Tokens a constrained row may generate beyond the usual limit: every phrase besides what the model writes, and EOS. */
+export function extraRoom(phrases: readonly (readonly number[])[]): number {
+  return phrases.reduce((n, p) => n + p.length, 0) + 1;
+}
+
 export function initialState(c: RowConstraints): ConstraintState {
   return { met: c.phrases.map(() => false), open: undefined, justMet: false };
 }
@@ -117,4 +122,31 @@ export function ruleFor(
     if (rest <= tail.length && p.slice(0, rest).every((t, k) => tail[tail.length - rest + k] === t)) ban.push(p[rest]!);
   });
   return { ban };
+}
+
+/**
+ * Whether a finished output already meets its constraints: each phrase exactly as often as listed (occurrences
+ * counted without overlap), none followed by a joiner. Such an output is what the constrained search guarantees,
+ * so the model's own translation can stand (constrained-beam.ts tries it first).
+ */
+export function satisfies(c: RowConstraints, tokens: readonly number[]): boolean {
+  const joiners = new Set(c.joiners);
+  const listed = new Map<string, { phrase: number[]; times: number }>();
+  for (const p of c.phrases) {
+    const key = p.join(',');
+    const seen = listed.get(key);
+    if (seen) seen.times++;
+    else listed.set(key, { phrase: p, times: 1 });
+  }
+  for (const { phrase, times } of listed.values()) {
+    let found = 0;
+    for (let i = 0; i + phrase.length <= tokens.length; i++) {
+      if (!phrase.every((t, k) => tokens[i + k] === t)) continue;
+      if (joiners.has(tokens[i + phrase.length]!)) return false;
+      found++;
+      i += phrase.length - 1;
+    }
+    if (found !== times) return false;
+  }
+  return true;
 }
