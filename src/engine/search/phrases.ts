@@ -44,12 +44,13 @@ export function prepareRow(tokenizer: ModelTokenizer, segment: string, constrain
   const sentinels: { word: string; text: string }[] = [];
   const taken = new Set(segment.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   let n = 0;
-  const sentinelFor = (text: string): { word: string; ids: number[] } => {
+  /** A sentinel word for `text`; undefined when the vocabulary cannot spell one (then that constraint is dropped). */
+  const sentinelFor = (text: string): { word: string; ids: number[] } | undefined => {
     for (;;) {
       const word = `QZX${++n}`;
       if (taken.has(word.toLowerCase())) continue;
       const ids = spell(tokenizer, word);
-      if (!ids) throw new Error(`the vocabulary cannot spell the sentinel ${word}`);
+      if (!ids) return undefined;
       sentinels.push({ word, text });
       return { word, ids };
     }
@@ -66,6 +67,7 @@ export function prepareRow(tokenizer: ModelTokenizer, segment: string, constrain
       continue;
     }
     const sentinel = sentinelFor(text);
+    if (!sentinel) continue;
     phrases.push(sentinel.ids);
     if (c.keep) replacements.push({ ...c.keep, word: sentinel.word });
   }
