@@ -83,19 +83,22 @@ export async function constrainedBeamSearch(
   // Row r's beams are state rows r*B .. r*B+B-1; only the first is live at the start.
   let live: (Live | undefined)[] = rows.flatMap((_, r) => Array.from({ length: B }, (_, k) => (k === 0 ? { score: 0, tokens: [], state: initialState(constraints[r]!) } : undefined)));
   let tokens = new Array<number>(rows.length * B).fill(rules.decoderStartId);
+  /** State group p (state rows p*B .. p*B+B-1) holds rows[active[p]]. */
+  let active = rows.map((_, r) => r);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   let lp = new Float32Array(1);
 
-  for (let step = 0; step < limit && done.some((d) => !d); step++) {
+  for (let step = 0; step < limit && active.some((r) => !done[r]); step++) {
     const logits = await model.step(state, tokens);
-    const vocab = logits.length / (rows.length * B);
+    const vocab = logits.length / (active.length * B);
     if (lp.length !== vocab) lp = new Float32Array(vocab);
     const from: number[] = [];
     const next: (Live | undefined)[] = [];
-    rows.forEach((row, r) => {
+    active.forEach((r, p) => {
+      const row = rows[r]!;
       const park = () => {
         for (let k = 0; k < B; k++) {
-          from.push(r * B);
+          from.push(p * B);
           next.push(undefined);
         }
       };
@@ -105,7 +108,7 @@ export async function constrainedBeamSearch(
       const forcedByRules = rulesAt(processors, ctx).forced;
       const candidates: Candidate[] = [];
       for (let k = 0; k < B; k++) {
-        const g = r * B + k;
+        const g = p * B + k;
         const h = live[g];
         if (!h) continue;
         logSoftmax(logits.subarray(g * vocab, (g + 1) * vocab), lp);
@@ -145,7 +148,7 @@ export async function constrainedBeamSearch(
         next.push(cand);
       });
       for (let k = chosen.length; k < B; k++) {
-        from.push(r * B);
+        from.push(p * B);
         next.push(undefined);
       }
       const curLen = step + 1;
@@ -159,6 +162,16 @@ export async function constrainedBeamSearch(
     model.reorder(state, from);
     live = next;
     tokens = next.map((h) => (h ? h.tokens[h.tokens.length - 1]! : rules.padId));
+    // Finished rows leave the batch once a quarter of it has finished (beam.ts does the same): they stop costing steps.
+    const finishedNow = active.filter((r) => done[r]).length;
+    if (finishedNow > 0 && finishedNow * 4 >= active.length && finishedNow < active.length) {
+      const groups = active.map((_, p) => p).filter((p) => !done[active[p]!]);
+      const keep = groups.flatMap((p) => Array.from({ length: B }, (_, k) => p * B + k));
+      model.select(state, keep);
+      active = groups.map((p) => active[p]!);
+      live = keep.map((g) => live[g]);
+      tokens = keep.map((g) => tokens[g]!);
+    }
   }
   return finished.map((f) => f.list.slice(0, nBest).map((h) => h.tokens));
 }

@@ -11,7 +11,8 @@ export interface RowConstraints {
   phrases: number[][];
   /**
    * Tokens that continue the word before them (a SentencePiece piece without its word-start mark that begins with a
-   * letter or digit): never allowed right after a phrase, so a phrase is not glued to the next word.
+   * letter, digit or joining sign such as a hyphen): never allowed right after a phrase, so a phrase is not glued to
+   * the next word.
    */
   joiners: readonly number[];
 }

@@ -17,7 +17,8 @@ export interface PreparedRow {
 
 /** A piece of the model's vocabulary, and whether it continues the word before it (no SentencePiece word-start mark). */
 const WORD_START = '\u2581';
-const STARTS_WITH_WORD_CHAR = /^[\p{L}\p{N}]/u;
+/** A piece that would continue the word before it: a letter, digit or mark, or a joining sign (Sand-skulptur, Bob's). */
+const GLUES = /^[\p{L}\p{N}\p{M}\-'\u2019_\/@&+#]/u;
 
 /** Token ids that glue onto the word before them, per tokenizer (computed once: a walk over the vocabulary). */
 const joinersOf = new WeakMap<ModelTokenizer, number[]>();
@@ -27,7 +28,7 @@ export function joinerIds(tokenizer: ModelTokenizer): number[] {
   if (!ids) {
     ids = [];
     for (const [piece, id] of tokenizer.pieces()) {
-      if (!piece.startsWith(WORD_START) && !/^<.*>$/.test(piece) && STARTS_WITH_WORD_CHAR.test(piece)) ids.push(id);
+      if (!piece.startsWith(WORD_START) && !/^<.*>$/.test(piece) && GLUES.test(piece)) ids.push(id);
     }
     joinersOf.set(tokenizer, ids);
   }
