@@ -6,8 +6,8 @@ import type { SegmentConstraint } from '../engine/types.ts';
 import { keptSpans } from '../text/kept-spans.ts';
 import type { TermMatcher } from '../text/terms.ts';
 
-export function segmentConstraints(segment: string, matcher: TermMatcher | undefined, keep: boolean): SegmentConstraint[] | undefined {
-  const spans = keep ? keptSpans(segment) : [];
+export function segmentConstraints(segment: string, matcher: TermMatcher | undefined, keep: boolean, html = false): SegmentConstraint[] | undefined {
+  const spans = keep ? keptSpans(segment, html) : [];
   const out: SegmentConstraint[] = spans.map((s) => ({ target: segment.slice(s.start, s.end), keep: { start: s.start, end: s.end } }));
   for (const t of matcher?.find(segment) ?? []) {
     if (spans.some((s) => t.start < s.end && s.start < t.end)) continue;

@@ -144,7 +144,7 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
       const matcher = matchers.get(g.source.flores);
       // Kept spans are found in the text of both formats; in HTML, translate="no" and ignored elements never reach the engine.
       const constraints = matcher || keep
-        ? segments.map((s) => segmentConstraints(s, matcher, keep))
+        ? segments.map((s) => segmentConstraints(s, matcher, keep, req.format === 'html'))
         : undefined;
       const out = await deps.engine.translate(segments, g.source.flores, target.flores, {
         ...(alternatives > 0 ? { alternatives } : {}),

@@ -18,10 +18,19 @@ const PATTERNS: { kind: KeptSpan['kind']; re: RegExp }[] = [
 /** Punctuation that ends a sentence rather than a URL ("see https://example.com."). */
 const TRAILING = /[.,;:!?)\]}'"]+$/;
 
-/** The spans to keep in `text`, left to right, never overlapping (the earlier, then the longer, wins). */
-export function keptSpans(text: string): KeptSpan[] {
+/**
+ * The words html/placeholders.ts shows the engine for untranslated inline elements (`X`, `X1`, `X2`...): kept, the
+ * element goes exactly where the translation has its word instead of where the positional heuristic guesses.
+ */
+const HTML_PLACEHOLDER = /(?<![\p{L}\p{N}])X\d*(?![\p{L}\p{N}])/gu;
+
+/**
+ * The spans to keep in `text`, left to right, never overlapping (the earlier, then the longer, wins). `html`: the
+ * text is a segment of format=html, whose placeholder words are kept too.
+ */
+export function keptSpans(text: string, html = false): KeptSpan[] {
   const found: KeptSpan[] = [];
-  for (const { kind, re } of PATTERNS) {
+  for (const { kind, re } of html ? [...PATTERNS, { kind: 'placeholder' as const, re: HTML_PLACEHOLDER }] : PATTERNS) {
     for (const m of text.matchAll(re)) {
       let end = m.index + m[0].length;
       if (kind === 'url') {

@@ -16,12 +16,13 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function post(path: string, body: Record<string, unknown> | URLSearchParams, key: string | undefined = secret) {
+/** `key` null: no Authorization header. */
+async function post(path: string, body: Record<string, unknown> | URLSearchParams, key: string | null = secret) {
   const form = body instanceof URLSearchParams;
   const res = await fetch(server.url + path, {
     method: 'POST',
     headers: {
-      ...(key !== undefined ? { authorization: `DeepL-Auth-Key ${key}` } : {}),
+      ...(key !== null ? { authorization: `DeepL-Auth-Key ${key}` } : {}),
       'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json',
     },
     body: form ? body.toString() : JSON.stringify(body),
@@ -79,7 +80,7 @@ describe('/v2/translate by hand', () => {
   });
 
   it('errors: 403 without a key, 456 over quota, 404 for an unknown path, all as {"message"}', async () => {
-    const none = await post('/v2/translate', { text: ['Hi.'], target_lang: 'DE' }, undefined);
+    const none = await post('/v2/translate', { text: ['Hi.'], target_lang: 'DE' }, null);
     expect(none.status).toBe(403);
     expect(Object.keys(none.body)).toEqual(['message']);
     const small = (await server.key({ plan: 'free', monthlyChars: 2 })).secret;
