@@ -45,6 +45,11 @@ describe('keptSpans', () => {
     expect(spans('Read https://en.wikipedia.org/wiki/Foo_(bar) now')).toEqual([['https://en.wikipedia.org/wiki/Foo_(bar)', 'url']]);
   });
 
+  it("in an HTML segment, also the planner's placeholder words of untranslated elements", () => {
+    expect(spans('Hello X1, the X2 is at {0}.').length).toBe(1);
+    expect(keptSpans('Hello X1, the X2 is at {0}. XL X1b', true).map((s) => s.kind)).toEqual(['placeholder', 'placeholder', 'placeholder']);
+  });
+
   it('leaves ordinary text alone', () => {
     expect(spans('50 % of the people came at 10:30, {not a placeholder}.')).toEqual([]);
   });
