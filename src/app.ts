@@ -11,6 +11,7 @@ import { createEngine } from './engine/index.ts';
 import type { Engine } from './engine/types.ts';
 import { buildServer } from './http/server.ts';
 import { offloadedPlanners } from './text/offload/index.ts';
+import { glossaryBook, openGlossaryStore, type GlossaryStore } from './glossaries/index.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -36,7 +37,9 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   let engine: Engine | undefined;
   // Long texts are planned and assembled on a worker thread, off the event loop (text/offload).
   const planners = offloadedPlanners();
+  let glossaries: GlossaryStore | undefined;
   try {
+    glossaries = openGlossaryStore(config);
     const real = await createEngine(config);
     engine = options.wrapEngine ? options.wrapEngine(real) : real;
     const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
@@ -46,6 +49,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       detector,
       store,
       planners: { text: planners.text, html: planners.html },
+      glossaries: glossaryBook(glossaries, config),
       clock: options.clock,
       logger: options.logger,
       gate: options.gate,
@@ -79,6 +83,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const eng = engine;
+    const glossaryStore = glossaries;
     let closed: Promise<void> | undefined;
     return {
       server,
@@ -90,12 +95,14 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
           await server.close();
           await planners.close();
           await eng.close();
+          await glossaryStore.close();
           await store.close();
         })()),
     };
   } catch (err) {
     await planners.close();
     await engine?.close().catch(() => undefined);
+    await glossaries?.close().catch(() => undefined);
     await store.close();
     throw err;
   }

@@ -50,6 +50,14 @@ export interface Config {
   googleCompat: OnOff;
   googleKeyInQuery: OnOff;
   libreTranslateCompat: OnOff;
+  /** DeepL's v2 API at its own paths (/v2/translate, /v2/glossaries, ...): src/http/deepl. */
+  deeplCompat: OnOff;
+  /** Placeholders, URLs and e-mail addresses in plain text are kept verbatim by the decoder (src/text/kept-spans.ts). */
+  keepSpans: OnOff;
+  /** Glossary limits: entries per glossary (all its language pairs), characters per term, glossaries per key. */
+  glossaryMaxEntries: number;
+  glossaryMaxTermChars: number;
+  glossariesPerKey: number;
   ui: OnOff;
   /**
    * The id (`k_…`) of the key the web page's requests without a key are metered against (plan, quota, rate limit);
@@ -220,6 +228,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     googleCompat: onOff(env, 'DRAGOMAN_GOOGLE_COMPAT', true),
     googleKeyInQuery: onOff(env, 'DRAGOMAN_GOOGLE_KEY_IN_QUERY', false),
     libreTranslateCompat: onOff(env, 'DRAGOMAN_LIBRETRANSLATE_COMPAT', true),
+    deeplCompat: onOff(env, 'DRAGOMAN_DEEPL_COMPAT', true),
+    keepSpans: onOff(env, 'DRAGOMAN_KEEP_SPANS', true),
+    glossaryMaxEntries: int(env, 'DRAGOMAN_GLOSSARY_MAX_ENTRIES', 10_000, 1),
+    glossaryMaxTermChars: int(env, 'DRAGOMAN_GLOSSARY_MAX_TERM_CHARS', 200, 1),
+    glossariesPerKey: int(env, 'DRAGOMAN_GLOSSARIES_PER_KEY', 1000, 1),
     ui: onOff(env, 'DRAGOMAN_UI', true),
     uiKey: uiKey(env),
     detectSecondOpinion: onOff(env, 'DRAGOMAN_DETECT_SECOND_OPINION', true),

@@ -46,6 +46,23 @@ export interface TranslateOptions {
   alternatives?: number;
   /** Aborted when the client has gone: sentences not yet on a worker are dropped. */
   signal?: AbortSignal;
+  /**
+   * Per segment (same order), what its translation must contain verbatim: glossary terms and do-not-translate spans.
+   * A segment with constraints is searched by lexically constrained beam search (search/constrained-beam.ts); one
+   * without is translated exactly as if no constraint were given anywhere.
+   */
+  constraints?: (SegmentConstraint[] | undefined)[];
+}
+
+/** One string a segment's translation must contain, once, whole and not glued to a neighbouring word. */
+export interface SegmentConstraint {
+  /** The text that must appear (a glossary's target term, or a span kept as it is). */
+  target: string;
+  /**
+   * For a span kept as it is: where it is in the segment (UTF-16 offsets). When the target vocabulary cannot spell
+   * it, the engine shows the model a placeholder word there instead (search/phrases.ts).
+   */
+  keep?: { start: number; end: number };
 }
 
 export interface EngineResult {

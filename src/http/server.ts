@@ -26,6 +26,8 @@ import { GOOGLE_PREFIX, googleRoutes } from './google/index.ts';
 import { LIBRETRANSLATE_PREFIX, libreTranslateRoutes } from './libretranslate/index.ts';
 import { uiRoutes } from './ui/index.ts';
 import { v1Routes } from './v1/index.ts';
+import { deeplV2Routes, deeplV3Routes } from './deepl/index.ts';
+import type { GlossaryBook } from '../glossaries/book.ts';
 
 export interface ServerDeps {
   config: Config;
@@ -33,6 +35,8 @@ export interface ServerDeps {
   detector: LanguageDetector;
   store: AccountStore;
   planners: Planners;
+  /** A key's glossaries (src/glossaries); without them, glossary endpoints answer that none are kept. */
+  glossaries?: GlossaryBook;
   clock?: Clock;
   /** Fastify logger options; false in tests. Defaults to JSON lines at config.logLevel. */
   logger?: FastifyServerOptions['logger'];
@@ -92,6 +96,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     engine: deps.engine,
     detector: deps.detector,
     planners: deps.planners,
+    ...(deps.glossaries ? { glossaries: deps.glossaries } : {}),
+    keepSpans: config.keepSpans,
   });
   const documents = new DocumentJobs({
     settings: config,
@@ -162,8 +168,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   await app.register(v1Routes, { prefix: '/v1' });
   if (config.googleCompat) await app.register(googleRoutes, { prefix: GOOGLE_PREFIX });
   if (config.libreTranslateCompat) await app.register(libreTranslateRoutes, { prefix: LIBRETRANSLATE_PREFIX });
+  if (config.deeplCompat) {
+    await app.register(deeplV2Routes, { prefix: '/v2' });
+    await app.register(deeplV3Routes, { prefix: '/v3' });
+  }
   if (config.ui) await app.register(uiRoutes);
-  // (google v2: src/http/google/, libretranslate: src/http/libretranslate/, ui: src/http/ui/, ops: src/http/ops/)
+  // (deepl v2/v3: src/http/deepl/; google v2: src/http/google/, libretranslate: src/http/libretranslate/, ui: src/http/ui/, ops: src/http/ops/)
   // ── end of surfaces ─────────────────────────────────────────────────────────────────────────────────────
 
   return app;

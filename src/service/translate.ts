@@ -6,6 +6,9 @@ import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
 import { Slices } from './slices.ts';
 import { validateFormat, validateLanguage, validateQ } from './validate.ts';
+import { segmentConstraints } from './constraints.ts';
+import type { TermMatcher } from '../text/terms.ts';
+import type { Glossary } from '../glossaries/types.ts';
 import type {
   AnyPlan,
   ServiceDeps,
@@ -28,6 +31,26 @@ export function prepareTranslate(
   const source = validateLanguage('source', input.source, false);
   const format = validateFormat(input.format);
   return { strings, single, target, source, format, chars, options };
+}
+
+/** The plain-text planner for a way of cutting sentences (TranslateOptions.sentences). */
+function textPlanner(deps: ServiceDeps, sentences: TranslateOptions['sentences']): (text: string) => AnyPlan | Promise<AnyPlan> {
+  if (sentences === 'nonewlines') return (text) => deps.planners.text(text.replace(/\r\n|[\n\r]/g, ' '));
+  if (sentences !== 'whole') return deps.planners.text;
+  // One segment: the text without its edge whitespace, which comes back as it was.
+  return (text) => {
+    const lead = /^\s*/.exec(text)![0];
+    const body = text.trim();
+    const trail = text.slice(lead.length + body.length);
+    return { segments: body ? [body] : [], assemble: (t) => (body ? lead + t[0]! + trail : text) };
+  };
+}
+
+async function readGlossary(deps: ServiceDeps, req: TranslateRequest): Promise<Glossary | undefined> {
+  const ref = req.options.glossary;
+  if (!ref) return undefined;
+  if (!deps.glossaries) throw invalidRequest('This server keeps no glossaries.');
+  return deps.glossaries.get(ref.owner, ref.id);
 }
 
 export function noModelsError(): ApiError {
@@ -53,7 +76,12 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   const results: TranslationItem[] = strings.map((input) => ({ translatedText: input, input }));
   const slices = new Slices();
 
-  const plan = req.format === 'html' ? deps.planners.html : deps.planners.text;
+  const ignoreTags = req.options.ignoreTags;
+  const plan = req.format === 'html'
+    ? (html: string) => deps.planners.html(html, ignoreTags?.length ? { ignoreTags } : {})
+    : textPlanner(deps, req.options.sentences);
+  // The glossary is read before any work (an unknown one is a 404 however the request would go on).
+  const glossary = await readGlossary(deps, req);
   // Plans are made once; for html they also give the text to detect (markup would mislead the detector).
   const plans = new Map<number, Promise<AnyPlan>>();
   const planOf = (i: number): Promise<AnyPlan> => {
@@ -96,6 +124,18 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
     throw invalidRequest(detected ? detected + sentence : sentence[0]!.toUpperCase() + sentence.slice(1));
   }
 
+  // A glossary must hold the pair of a source that was given; a detected source without its pair goes without it.
+  const matchers = new Map<string, TermMatcher | undefined>();
+  for (const g of groups.values()) {
+    const d = glossary?.dictionaries.find((x) => x.source === g.source.code && x.target === target.code);
+    if (glossary && !d && req.source) {
+      const pairs = glossary.dictionaries.map((x) => `${x.source}→${x.target}`).join(', ');
+      throw invalidRequest(`Glossary '${glossary.id}' has no entries for ${g.source.code}→${target.code} (it has ${pairs}).`);
+    }
+    matchers.set(g.source.flores, d && deps.glossaries!.matcherOf(d));
+  }
+  const keep = req.options.keepSpans ?? deps.keepSpans ?? false;
+
   // 3. One engine call per group with all its segments; groups run concurrently.
   const routes: string[][] = [];
   await Promise.all(
@@ -111,8 +151,14 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
         return;
       }
       const alternatives = req.options.alternatives ?? 0;
+      const matcher = matchers.get(g.source.flores);
+      // Kept spans are found in the text of both formats; in HTML, translate="no" and ignored elements never reach the engine.
+      const constraints = matcher || keep
+        ? segments.map((s) => segmentConstraints(s, matcher, keep, req.format === 'html'))
+        : undefined;
       const out = await deps.engine.translate(segments, g.source.flores, target.flores, {
         ...(alternatives > 0 ? { alternatives } : {}),
+        ...(constraints?.some(Boolean) ? { constraints } : {}),
         ...(signal ? { signal } : {}),
       });
       routes.push(out.route);

@@ -5,6 +5,7 @@ import type { Detection, LanguageDetector } from '../detect/types.ts';
 import type { Engine } from '../engine/types.ts';
 import type { Language } from '../languages/types.ts';
 import type { DeferredPlan, TranslationPlan } from '../text/types.ts';
+import type { GlossaryBook } from '../glossaries/book.ts';
 
 export type Format = 'text' | 'html';
 
@@ -13,7 +14,7 @@ export type AnyPlan = TranslationPlan | DeferredPlan;
 
 export interface Planners {
   text(text: string): AnyPlan | Promise<AnyPlan>;
-  html(html: string): AnyPlan | Promise<AnyPlan>;
+  html(html: string, options?: { ignoreTags?: readonly string[] }): AnyPlan | Promise<AnyPlan>;
 }
 
 export interface ServiceDeps {
@@ -21,6 +22,10 @@ export interface ServiceDeps {
   engine: Engine;
   detector: LanguageDetector;
   planners: Planners;
+  /** Glossaries (src/glossaries); without them a request naming one is refused. */
+  glossaries?: GlossaryBook;
+  /** Keep placeholders, URLs and e-mail addresses of plain text verbatim (DRAGOMAN_KEEP_SPANS, default on). */
+  keepSpans?: boolean;
 }
 
 /** Fields as the client sent them (unknown: validation is the service's job). */
@@ -34,6 +39,17 @@ export interface TranslateInput {
 export interface TranslateOptions {
   /** n-best: up to this many other translations per string (LibreTranslate `alternatives`). */
   alternatives?: number;
+  /** A glossary of the calling key: its terms come out as its target terms (src/service/constraints.ts). */
+  glossary?: { owner: string; id: string };
+  /** Overrides ServiceDeps.keepSpans for this request. */
+  keepSpans?: boolean;
+  /**
+   * How text is cut for the engine: into sentences (default), not at all ('whole': DeepL's split_sentences=0), or
+   * into sentences with line breaks read as spaces ('nonewlines').
+   */
+  sentences?: 'split' | 'whole' | 'nonewlines';
+  /** format=html: elements kept as they are, like translate="no" (DeepL's ignore_tags). */
+  ignoreTags?: readonly string[];
 }
 
 /** A validated translate request; `chars` is what the quota is charged. */

@@ -19,7 +19,8 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   // The engine and accounts throw their own errors (engine/errors.ts, accounts/errors.ts); http maps them.
   engine: ['config', 'languages'],
   accounts: ['config'],
-  service: ['config', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts'],
+  service: ['config', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries'],
+  glossaries: ['config', 'languages', 'service/errors.ts', 'text/terms.ts', 'accounts/postgres/connection.ts', 'accounts/postgres/unavailable.ts'],
   observability: ['config', 'languages', 'engine/types.ts'],
   models: ['config', 'languages', 'engine'],
   // Document jobs sit on the service layer (units go through it as format=html) and charge through accounts.
@@ -28,6 +29,7 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
     'service',
     'accounts',
     'documents',
+    'glossaries',
     'config',
     'languages',
     'observability',

@@ -88,7 +88,8 @@ export class Batcher extends EventEmitter {
   submit(model: string, beams: number, nBest: number, rows: GenerationRow[], cancel?: Cancellation): Promise<number[][][]> {
     if (this.pool.loadFailure !== undefined && this.pool.alive() === 0) return Promise.reject(this.unavailable());
     if (cancel?.signal.aborted) return Promise.reject(clientGoneError());
-    const key = `${model}\u0000${beams}\u0000${nBest}`;
+    // Constrained rows never share a job with others: they take another search (search/constrained-beam.ts).
+    const key = `${model}\u0000${beams}\u0000${nBest}\u0000${rows.some((r) => r.constraints) ? 'c' : ''}`;
     const now = performance.now();
     const group = {};
     // Overlap is work running or rows left from an earlier turn; arrivals in the same turn are one burst, not a sign

@@ -14,6 +14,7 @@ interface HfTokenizer {
   encode(text: string, options?: { add_special_tokens?: boolean }): number[];
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
   convert_tokens_to_ids(tokens: string[]): (number | null | undefined)[];
+  get_vocab(): Map<string, number> | Record<string, number>;
 }
 
 type TokenizerClass = new (json: unknown, config: unknown) => HfTokenizer;
@@ -66,6 +67,12 @@ export class ModelTokenizer {
   /** Drops special tokens (and NLLB language tokens), joins pieces, applies clean_up_tokenization. */
   decode(ids: number[]): string {
     return this.tok.decode(ids, { skip_special_tokens: true });
+  }
+
+  /** Every piece of the vocabulary with its id (lexical constraints need to know which pieces start a word). */
+  pieces(): [string, number][] {
+    const vocab = this.tok.get_vocab();
+    return vocab instanceof Map ? [...vocab.entries()] : Object.entries(vocab);
   }
 
   tokenId(token: string): number | undefined {

@@ -3,6 +3,7 @@ import type { Spinning } from '../../config/env.ts';
 import type { PreparedDecoder } from '../graph/prepare.ts';
 import type { DecoderDims, GenerationRules } from '../model/family.ts';
 import type { LoadedRuntime } from '../types.ts';
+import type { RowConstraints } from '../search/constraints.ts';
 
 /** Everything a worker needs to open one model's ONNX sessions. */
 export interface ModelRuntimeSpec {
@@ -34,6 +35,8 @@ export interface GenerationRow {
   maxNewTokens: number;
   minNewTokens: number;
   forcedFirstId: number | undefined;
+  /** Phrases the output must contain (search/constraints.ts): such rows go to search/constrained-beam.ts. */
+  constraints?: RowConstraints;
 }
 
 export interface GenerationJob {

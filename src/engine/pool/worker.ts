@@ -5,8 +5,9 @@ import { greedySearch } from '../search/greedy.ts';
 import { candidatesNeeded, processorsFor, type LogitsProcessor } from '../search/logits-processors.ts';
 import { CpuContention } from '../runtime/contention.ts';
 import { assertUnchanged } from '../model/file-stamp.ts';
-import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
+import type { FromWorker, GenerationJob, GenerationRow, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
 import { Seq2SeqModel } from '../runtime/seq2seq.ts';
+import { searchWithConstraints } from '../search/constrained-beam.ts';
 
 interface Loaded {
   spec: ModelRuntimeSpec;
@@ -44,9 +45,14 @@ async function run(id: number, job: GenerationJob): Promise<void> {
   try {
     const m = models.get(job.model);
     if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
-    const hypotheses = job.beams <= 1
-      ? await greedySearch(m.model, m.spec.rules, m.processors, job.rows)
-      : await beamSearch(m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest);
+    const plain = (rows: readonly GenerationRow[]) => job.beams <= 1
+      ? greedySearch(m.model, m.spec.rules, m.processors, rows)
+      : beamSearch(m.model, m.spec.rules, m.processors, rows, job.beams, job.nBest);
+    // Rows that must contain given phrases (glossary terms, kept spans) take the constrained search; the others
+    // are searched exactly as without them.
+    const hypotheses = job.rows.some((r) => r.constraints)
+      ? await searchWithConstraints(plain, m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest)
+      : await plain(job.rows);
     send({ type: 'result', id, hypotheses, ms: performance.now() - t0 });
   } catch (err) {
     send({ type: 'failed', id, message: (err as Error).message });

@@ -11,6 +11,7 @@ import type { GenerationRow } from '../pool/protocol.ts';
 import type { ModelInfo, TranslateOptions } from '../types.ts';
 import { TranslationCache } from './cache.ts';
 import { fitPieces } from './long-input.ts';
+import { translateConstrained } from '../search/constrained-hop.ts';
 
 export interface LoadedModel {
   info: ModelInfo;
@@ -66,6 +67,25 @@ export class HopTranslator {
     const openingToken = nllb ? nllbToken(source)
       : model.targetTokens ? languageTokenId(model, model.targetTokens[target], target) : undefined;
     const forcedFirstId = nllb ? nllbToken(target) : undefined;
+
+    // Segments with constraints take their own search; the others go the usual way, as if none had any.
+    const bound = opts.constraints?.map((c, i) => (c?.length && HAS_LETTER.test(texts[i]!) ? i : -1)).filter((i) => i >= 0) ?? [];
+    if (bound.length) {
+      const isBound = new Set(bound);
+      const [plain, constrained] = await Promise.all([
+        this.translate(model, source, target, texts.map((t, i) => (isBound.has(i) ? '' : t)), { ...opts, constraints: undefined }),
+        translateConstrained({
+          model: model.info.name, rules: model.rules, tokenizer: model.tokenizer, batcher, openingToken, forcedFirstId, beams,
+          ...(this.fixedNewTokens !== undefined ? { fixedNewTokens: this.fixedNewTokens } : {}),
+          ...(opts.signal ? { cancel: { signal: opts.signal, dropWaiting: () => true } } : {}),
+        }, bound.map((i) => texts[i]!), bound.map((i) => opts.constraints![i]!)),
+      ]);
+      bound.forEach((i, k) => {
+        plain.translations[i] = constrained[k]!;
+        plain.alternatives[i] = [];
+      });
+      return plain;
+    }
 
     const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
     const keyOf = (text: string) => TranslationCache.key(model.info.name, source, target, beams, alternatives, text);

@@ -1,7 +1,8 @@
 // A request's segments along its route: one hop per model (translate/hop.ts), a pivot through English between two.
 import type { EventEmitter } from 'node:events';
 import { NoRoute } from '../errors.ts';
-import type { EngineResult, TranslateOptions } from '../types.ts';
+import { constraintsForNextHop } from '../search/phrases.ts';
+import type { EngineResult, SegmentConstraint, TranslateOptions } from '../types.ts';
 import { HAS_LETTER, type HopTranslator, type LoadedModel } from './hop.ts';
 import type { Router } from './router.ts';
 
@@ -26,11 +27,17 @@ export async function translateRoute(
   let texts = segments;
   let alternatives: string[][] | undefined;
   let from = source;
+  let constraints: (SegmentConstraint[] | undefined)[] | undefined = opts.constraints;
   for (let h = 0; h < route.length; h++) {
     const to = h === route.length - 1 ? target : 'eng_Latn';
     const last = h === route.length - 1;
     // Alternatives come from the last hop only; earlier hops pass on their best translation.
-    const hop = await hops.translate(loaded.get(route[h]!)!, from, to, texts, last ? opts : { beams: opts.beams, signal: opts.signal });
+    // Constraints: all on the last hop; an earlier hop keeps only the spans kept as they are (found again in its output).
+    const hopOpts: TranslateOptions = last
+      ? { ...opts, ...(constraints ? { constraints } : {}) }
+      : { beams: opts.beams, signal: opts.signal, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
+    const hop = await hops.translate(loaded.get(route[h]!)!, from, to, texts, hopOpts);
+    if (constraints && !last) constraints = constraintsForNextHop(constraints, hop.translations);
     texts = hop.translations;
     if (last && opts.alternatives) alternatives = hop.alternatives;
     from = to;

@@ -12,6 +12,7 @@ import { languagesRoutes } from './languages.ts';
 import { signupRoutes } from './signup.ts';
 import { translateRoutes } from './translate.ts';
 import { usageRoutes } from './usage.ts';
+import { glossaryRoutes } from './glossaries.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,5 +49,6 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(languagesRoutes);
   await app.register(usageRoutes);
   await app.register(documentsRoutes);
+  await app.register(glossaryRoutes);
   if (app.dragoman.config.signup) await app.register(signupRoutes);
 }

@@ -33,6 +33,7 @@ export const translateSchema = {
       target: { type: 'string', description: 'Target language code (GET /v1/languages).' },
       source: { type: ['string', 'null'], description: 'Source language code; detected per string when omitted, null, "" or "auto".' },
       format: { type: ['string', 'null'], enum: ['text', 'html', null], description: 'text (default; also when null) or html.' },
+      glossary: { type: ['string', 'null'], description: "Id of one of the key's glossaries (POST /v1/glossaries): its terms come out as its target terms." },
     },
   },
   response: {

@@ -8,8 +8,10 @@ import { DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, modelHeaderValue } from '../t
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate } = app.dragoman;
   app.post('/translate', { schema: translateSchema }, async (request, reply) => {
-    const body = request.body as TranslateInput;
-    const req = service.prepareTranslate({ q: body.q, target: body.target, source: body.source, format: body.format });
+    const body = request.body as TranslateInput & { glossary?: string | null };
+    const owner = request.metering!.admission!.key.id;
+    const req = service.prepareTranslate({ q: body.q, target: body.target, source: body.source, format: body.format },
+      body.glossary ? { glossary: { owner, id: body.glossary } } : {});
     await charge(gate, request, req.chars);
     const result = await service.translate(req, clientGone(request));
     reply.header(MODEL_HEADER, modelHeaderValue(result.routes));

@@ -10,9 +10,14 @@ import { structureOf } from './structure.ts';
 export { escapeHtmlAttribute, escapeHtmlText } from './escape.ts';
 export { isHtmlDocument } from './plan.ts';
 
-export function planHtml(html: string): TranslationPlan {
+export interface HtmlOptions {
+  /** Elements whose content is kept as it is, like translate="no" (DeepL's ignore_tags), lower-case names. */
+  ignoreTags?: readonly string[];
+}
+
+export function planHtml(html: string, options: HtmlOptions = {}): TranslationPlan {
   const root = parseHtml(html);
-  const units = collectUnits(html, root);
+  const units = collectUnits(html, root, new Set(options.ignoreTags ?? []));
   const segments = units.flatMap((u) => u.segments);
   let structure: string | undefined;
   return {

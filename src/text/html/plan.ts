@@ -35,13 +35,20 @@ export function parseHtml(html: string): T.ParentNode {
   return isHtmlDocument(html) ? parse(html, options) : parseFragment(html, options);
 }
 
-export function collectUnits(html: string, root: T.ParentNode): Unit[] {
-  const walker = new Walker(html, treeTokenOffsets(root), untranslatedWithParts(root));
+/** `ignoreTags`: elements treated as translate="no" (DeepL's ignore_tags). */
+export function collectUnits(html: string, root: T.ParentNode, ignoreTags: ReadonlySet<string> = NONE): Unit[] {
+  const walker = new Walker(html, treeTokenOffsets(root), untranslatedWithParts(root, ignoreTags), ignoreTags);
   walker.walk(root);
   return walker.units;
 }
 
 const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
+const NONE: ReadonlySet<string> = new Set();
+
+/** An element's own translation switch, with the caller's ignored tags as translate="no". */
+function translateMode(el: T.Element, ignoreTags: ReadonlySet<string>): boolean | undefined {
+  return ignoreTags.has(el.tagName) ? false : ownTranslateMode(el.attrs);
+}
 
 /** Whether the walk looks inside an element at all: not into skipped content (code, script, svg...). */
 function contentSkipped(el: T.Element): boolean {
@@ -52,14 +59,14 @@ function contentSkipped(el: T.Element): boolean {
  * The untranslated elements (translate="no" or notranslate, own or inherited) that hold a translated part
  * (an element with translate="yes"): the walk looks inside those instead of keeping them as one token.
  */
-function untranslatedWithParts(root: T.ParentNode): Set<T.ParentNode> {
+function untranslatedWithParts(root: T.ParentNode, ignoreTags: ReadonlySet<string>): Set<T.ParentNode> {
   const holders = new Set<T.ParentNode>();
   const stack: [T.ChildNode, boolean][] = root.childNodes.map((c) => [c, true]);
   while (stack.length > 0) {
     const [node, parentTranslated] = stack.pop()!;
     if (!('tagName' in node)) continue;
     const el = node as T.Element;
-    const translated = ownTranslateMode(el.attrs) ?? parentTranslated;
+    const translated = translateMode(el, ignoreTags) ?? parentTranslated;
     if (translated && !parentTranslated) {
       for (let p = el.parentNode; p !== null && !holders.has(p); p = 'parentNode' in p ? p.parentNode : null) holders.add(p);
     }
@@ -101,6 +108,7 @@ class Walker {
     private readonly inTree: ReadonlySet<number>,
     /** Untranslated elements with translated parts inside. */
     private readonly withParts: ReadonlySet<T.ParentNode>,
+    private readonly ignoreTags: ReadonlySet<string> = NONE,
   ) {
     this.nbsp = nbspStyleOf(html);
   }
@@ -137,7 +145,7 @@ class Walker {
     const loc = el.sourceCodeLocation;
     const startTag = loc?.startTag;
     const name = el.tagName;
-    const translated = ownTranslateMode(el.attrs) ?? parentTranslated;
+    const translated = translateMode(el, this.ignoreTags) ?? parentTranslated;
     if (!translated && this.withParts.has(el)) {
       // translate="no" holding translate="yes" parts: its own text stays, each part is translated on its own.
       if (startTag !== undefined) this.seenTags.add(startTag.startOffset);

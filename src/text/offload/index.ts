@@ -7,19 +7,22 @@ import { Worker } from 'node:worker_threads';
 import { planHtml } from '../html/index.ts';
 import { planText } from '../segment.ts';
 import type { DeferredPlan, TranslationPlan } from '../types.ts';
-import type { FromTextWorker, TextFormat, TextJob, ToTextWorker } from './protocol.ts';
+import type { FromTextWorker, PlanOptions, TextFormat, TextJob, ToTextWorker } from './protocol.ts';
 
 /** Texts longer than this (UTF-16 code units) are planned and assembled on the worker. */
 export const INLINE_CHARS = 2000;
 
 const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
-const INLINE = { text: planText, html: planHtml };
+const INLINE = {
+  text: (text: string) => planText(text),
+  html: (html: string, options?: PlanOptions) => planHtml(html, options ?? {}),
+};
 
 type Pending = { resolve: (msg: FromTextWorker) => void; reject: (err: Error) => void };
 
 export interface OffloadedPlanners {
   text(text: string): TranslationPlan | Promise<DeferredPlan>;
-  html(html: string): TranslationPlan | Promise<DeferredPlan>;
+  html(html: string, options?: PlanOptions): TranslationPlan | Promise<DeferredPlan>;
   /** Stops the worker (server close); a later long text starts a new one. */
   close(): Promise<void>;
 }
@@ -65,12 +68,13 @@ export function offloadedPlanners(): OffloadedPlanners {
     });
   };
 
-  const planner = (format: TextFormat) => (text: string): TranslationPlan | Promise<DeferredPlan> => {
-    if (text.length <= INLINE_CHARS) return INLINE[format](text);
-    return ask({ op: 'plan', format, text }).then((msg) => ({
+  const planner = (format: TextFormat) => (text: string, options?: PlanOptions): TranslationPlan | Promise<DeferredPlan> => {
+    if (text.length <= INLINE_CHARS) return INLINE[format](text, options);
+    const opts = options?.ignoreTags?.length ? { options: { ignoreTags: [...options.ignoreTags] } } : {};
+    return ask({ op: 'plan', format, text, ...opts }).then((msg) => ({
       segments: (msg as { segments: string[] }).segments,
       assemble: (translations: string[]) =>
-        ask({ op: 'assemble', format, text, translations }).then((reply) => (reply as { output: string }).output),
+        ask({ op: 'assemble', format, text, ...opts, translations }).then((reply) => (reply as { output: string }).output),
     }));
   };
 

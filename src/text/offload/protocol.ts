@@ -3,9 +3,14 @@
 // in the worker when a request fails or its client goes away between planning and assembly.
 export type TextFormat = 'text' | 'html';
 
+/** Options of the HTML planner (elements kept untranslated, as translate="no"). */
+export interface PlanOptions {
+  ignoreTags?: readonly string[];
+}
+
 export type TextJob =
-  | { op: 'plan'; format: TextFormat; text: string }
-  | { op: 'assemble'; format: TextFormat; text: string; translations: string[] };
+  | { op: 'plan'; format: TextFormat; text: string; options?: PlanOptions }
+  | { op: 'assemble'; format: TextFormat; text: string; options?: PlanOptions; translations: string[] };
 
 export type ToTextWorker = TextJob & { id: number };
 

@@ -4,12 +4,11 @@ import { planHtml } from '../html/index.ts';
 import { planText } from '../segment.ts';
 import type { FromTextWorker, ToTextWorker } from './protocol.ts';
 
-const planners = { text: planText, html: planHtml };
 
 parentPort!.on('message', (msg: ToTextWorker) => {
   let reply: FromTextWorker;
   try {
-    const plan = planners[msg.format](msg.text);
+    const plan = msg.format === 'html' ? planHtml(msg.text, msg.options ?? {}) : planText(msg.text);
     reply = msg.op === 'plan' ? { id: msg.id, segments: plan.segments } : { id: msg.id, output: plan.assemble(msg.translations) };
   } catch (err) {
     reply = { id: msg.id, error: err instanceof Error ? err.message : String(err) };

@@ -1,0 +1,43 @@
+// One hop's segments that carry constraints: each prepared (phrases.ts), sent to the batcher as rows of their own
+// (the worker runs them through constrained-beam.ts), decoded and written back. Not cached: the same sentence with
+// other terms is another translation, and a glossary's terms change when it is replaced.
+import type { Batcher, Cancellation } from '../batching/batcher.ts';
+import { maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
+import type { GenerationRow } from '../pool/protocol.ts';
+import type { ModelTokenizer } from '../model/tokenizer.ts';
+import type { SegmentConstraint } from '../types.ts';
+import { joinerIds, prepareRow } from './phrases.ts';
+import { extraRoom } from './constraints.ts';
+
+export interface ConstrainedHop {
+  model: string;
+  rules: GenerationRules;
+  tokenizer: ModelTokenizer;
+  batcher: Batcher;
+  openingToken: number | undefined;
+  forcedFirstId: number | undefined;
+  beams: number;
+  fixedNewTokens?: number;
+  cancel?: Cancellation;
+}
+
+/** Translations of `texts`, each containing every constraint's target exactly once. */
+export async function translateConstrained(hop: ConstrainedHop, texts: readonly string[], constraints: readonly SegmentConstraint[][]): Promise<string[]> {
+  const joiners = joinerIds(hop.tokenizer);
+  const prepared = texts.map((text, i) => prepareRow(hop.tokenizer, text, constraints[i]!));
+  const limit = maxSourceTokens(hop.rules);
+  const rows: GenerationRow[] = prepared.map((p) => {
+    // The source is cut to the position table (a longer sentence is rare: the service cuts text into sentences first).
+    const full = hop.tokenizer.encode(p.source, hop.openingToken);
+    const ids = full.length > limit ? [...full.slice(0, limit - 1), full[full.length - 1]!] : full;
+    const max = (hop.fixedNewTokens ?? maxNewTokens(hop.rules, ids.length)) + extraRoom(p.phrases);
+    return { ids, maxNewTokens: max, minNewTokens: hop.fixedNewTokens ?? 0, forcedFirstId: hop.forcedFirstId, constraints: { phrases: p.phrases, joiners } };
+  });
+  // The requested beams: the worker's first, usual search uses them, and the constrained one raises them to
+  // MIN_CONSTRAINED_BEAMS itself (the batcher's token budget then undercounts those rows; they are few).
+  const hypotheses = await hop.batcher.submit(hop.model, hop.beams, 1, rows, hop.cancel);
+  return prepared.map((p, i) => {
+    const best = hypotheses[i]![0];
+    return best ? p.restore(hop.tokenizer.decode(best)) : '';
+  });
+}

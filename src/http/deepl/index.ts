@@ -1,0 +1,62 @@
+// DeepL's API at its own paths (/v2/..., /v3/glossaries...), so an official DeepL client given this server's URL
+// works unchanged. Two encapsulated plugins (one per version prefix) share the form parser, DeepL's error
+// statuses and bodies, and the onRequest hook that reads `Authorization: DeepL-Auth-Key <key>` and admits the
+// request through the shared metering (same keys, plans, limits and usage as every surface).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../service/errors.ts';
+import { logServerFailure, toApiError } from '../errors.ts';
+import { FormCollector, formLimits, registerFormParser } from '../form-body.ts';
+import { admit } from '../metering.ts';
+import { accountRoutes } from './account.ts';
+import { deeplBody, deeplStatus } from './errors.ts';
+import { glossaryPairRoutes, glossaryV2Routes } from './glossaries-v2.ts';
+import { glossaryV3Routes } from './glossaries-v3.ts';
+import { translateRoutes } from './translate.ts';
+
+/** The key of `Authorization: DeepL-Auth-Key <key>` (the scheme's case as clients vary it). */
+export function deeplKey(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const m = /^\s*DeepL-Auth-Key\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : undefined;
+}
+
+function common(app: FastifyInstance): void {
+  const { config, gate } = app.dragoman;
+  // Form bodies with repeated fields as lists (text=a&text=b), as DeepL reads them.
+  const limits = formLimits(config);
+  registerFormParser(app, () => new FormCollector(limits, () => true));
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const e = toApiError(error, config.maxBodyBytes);
+    logServerFailure(request.log, e, error);
+    return reply.code(deeplStatus(e)).headers(e.headers).type('application/json; charset=utf-8').send(deeplBody(e));
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]!.slice(0, 100);
+    return reply.code(404).type('application/json; charset=utf-8').send({ message: `Not found: ${request.method} ${path}.` });
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return;
+    const secret = deeplKey(request);
+    if (secret === undefined) {
+      throw new ApiError(401, 'authentication_error', 'Missing or malformed Authorization header: send "Authorization: DeepL-Auth-Key <key>".');
+    }
+    await admit(gate, request, reply, secret);
+  });
+}
+
+export async function deeplV2Routes(app: FastifyInstance): Promise<void> {
+  common(app);
+  await app.register(translateRoutes);
+  await app.register(accountRoutes);
+  await app.register(glossaryV2Routes);
+  await app.register(glossaryPairRoutes);
+}
+
+export async function deeplV3Routes(app: FastifyInstance): Promise<void> {
+  common(app);
+  await app.register(glossaryV3Routes);
+}

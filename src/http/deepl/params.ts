@@ -1,0 +1,51 @@
+// /v2/translate's parameters, from a form body (repeated `text` fields), a JSON body or the query string, checked the
+// way DeepL checks them. Each one our models cannot honour is answered as DeepL answers a language without it
+// (docs/deepl.md lists every decision).
+import { invalidRequest } from '../../service/errors.ts';
+
+export type Fields = Record<string, unknown>;
+
+/** Every field of the request: the query string, then the body's (a body field wins). */
+export function requestFields(query: unknown, body: unknown): Fields {
+  const q = query && typeof query === 'object' ? (query as Fields) : {};
+  if (body === undefined || body === null || body === '') return { ...q };
+  if (typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object or a form.');
+  return { ...q, ...(body as Fields) };
+}
+
+/** A list field: repeated form fields, a JSON array, or one comma-separated string (tag lists). */
+export function listOf(value: unknown, commaSeparated = false): string[] {
+  if (value === undefined || value === null || value === '') return [];
+  const items = Array.isArray(value) ? value : [value];
+  return items.flatMap((v) => {
+    if (typeof v !== 'string') throw invalidRequest('Lists must hold strings.');
+    return commaSeparated ? v.split(',').map((s) => s.trim()).filter(Boolean) : [v];
+  });
+}
+
+/** One value of a field that must not repeat. */
+export function single(fields: Fields, name: string): string | undefined {
+  const v = fields[name];
+  if (v === undefined || v === null) return undefined;
+  if (Array.isArray(v)) {
+    if (v.length === 1 && typeof v[0] === 'string') return v[0];
+    throw invalidRequest(`Parameter '${name}' given more than once.`);
+  }
+  if (typeof v === 'boolean' || typeof v === 'number') return String(v);
+  if (typeof v !== 'string') throw invalidRequest(`Value for '${name}' not supported.`);
+  return v;
+}
+
+export function oneOf<T extends string>(fields: Fields, name: string, allowed: readonly T[]): T | undefined {
+  const v = single(fields, name);
+  if (v === undefined || v === '') return undefined;
+  const lower = v.toLowerCase() as T;
+  if (!allowed.includes(lower)) throw invalidRequest(`Value for '${name}' not supported.`);
+  return lower;
+}
+
+/** DeepL's booleans: 0/1 (and true/false from JSON). */
+export function flag(fields: Fields, name: string): boolean | undefined {
+  const v = oneOf(fields, name, ['0', '1', 'true', 'false'] as const);
+  return v === undefined ? undefined : v === '1' || v === 'true';
+}
