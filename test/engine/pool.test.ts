@@ -33,7 +33,8 @@ describe('worker pool', () => {
   it('fails the request a killed worker held, recovers, and serves the next request', async () => {
     const long = dev.map((d) => d.src); // beam 4 over 500 sentences: long enough to be killed mid-way
     const doomed = engine.translate(long, 'eng_Latn', 'deu_Latn');
-    await until(() => engine.stats().queueDepth < long.length); // a batch is on a worker
+    // A batch is on a worker: rows are queued (the engine tokenizes in slices first) and some have left the queue.
+    await until(() => engine.stats().queueDepth > 0 && engine.stats().queueDepth < long.length);
     engine.crashWorkerForTest();
     await expect(doomed).rejects.toBeInstanceOf(WorkerDied);
     await until(() => engine.stats().workerRestarts === 1 && engine.stats().workersAlive === 2);
