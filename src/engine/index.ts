@@ -1,13 +1,12 @@
 // createEngine: the registry, tokenizers, router, cache and batcher in the main thread; generation on the pool.
 import { EventEmitter } from 'node:events';
 import type { Config } from '../config/env.ts';
-import { languageByFlores } from '../languages/catalog.ts';
 import { invalidRequest } from '../service/errors.ts';
 import { applyAmxSetting, type AmxStatus } from './runtime/amx.ts';
 import { Batcher, type BatchEvent } from './batching/batcher.ts';
 import { TranslationCache } from './translate/cache.ts';
 import { usableCores } from './pool/cpu-limit.ts';
-import { maxNewTokens, maxSourceTokens, type GenerationRules } from './model/family.ts';
+import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } from './model/family.ts';
 import { WorkerPool } from './pool/pool.ts';
 import type { GenerationRow, ModelRuntimeSpec } from './pool/protocol.ts';
 import { scanFolders } from './model/registry.ts';
@@ -50,6 +49,7 @@ interface LoadedModel {
   tokenizer: ModelTokenizer;
   /** Multi-target Marian: FLORES code -> `>>xx<<` token opening the source. */
   targetTokens?: Record<string, string>;
+  languageTokens?: Record<string, string>;
 }
 
 interface Hop {
@@ -104,7 +104,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     }
     folder.info.loadMs = report.ms;
     Object.assign(folder.info, report.runtime);
-    loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer, targetTokens: folder.targetTokens });
+    loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer, targetTokens: folder.targetTokens, languageTokens: folder.languageTokens });
     events.emit('modelLoaded', { name: folder.info.name, ms: report.ms, threads: report.runtime?.threads });
   }
 
@@ -136,13 +136,13 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     let beams = Math.max(1, opts.beams ?? config.beam ?? model.rules.defaultBeams);
     if (alternatives > 0) beams = Math.max(beams, alternatives + 1); // n-best needs at least that many beams
     const nBest = alternatives > 0 ? beams : 1;
-    // NLLB: the source's token opens the input and the target's is forced first; a multi-target Marian model reads
-    // the target's >>xx<< token first and needs nothing forced.
-    const nllb = model.info.family === 'nllb';
-    const nllbToken = (flores: string) => languageTokenId(model, languageByFlores(flores)?.nllb, flores);
-    const openingToken = nllb ? nllbToken(source)
+    // The family's framing (family.ts): NLLB, M2M-100 and mBART-50 open the input with the source's token and force
+    // the target's first; a multi-target Marian model reads the target's >>xx<< token first and needs nothing forced.
+    const rules = FAMILY_RULES[model.info.family!];
+    const languageToken = (flores: string) => languageTokenId(model, model.languageTokens?.[flores], flores);
+    const openingToken = rules.opening === 'source' ? languageToken(source)
       : model.targetTokens ? languageTokenId(model, model.targetTokens[target], target) : undefined;
-    const forcedFirstId = nllb ? nllbToken(target) : undefined;
+    const forcedFirstId = rules.forcesTargetToken ? languageToken(target) : undefined;
 
     const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
     const keyOf = (text: string) => TranslationCache.key(model.info.name, source, target, beams, alternatives, text);
