@@ -200,10 +200,16 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
     info.precision = suffix ? 'int8' : 'fp32';
     const used = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json',
       `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`];
-    for (const f of ['tokenizer.json', `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`]) {
-      if (sizes[f] === undefined) throw new FolderProblem('incomplete', `${join(path, f)} is missing`);
-      if (sizes[f] === 0) throw new FolderProblem('corrupt', `${join(path, f)} is empty`);
+    // Every missing file at once (a download cut short lacks several), and the int8 half when it is partial too.
+    const needed = ['tokenizer.json', `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`];
+    const missing = needed.filter((f) => sizes[f] === undefined);
+    if (missing.length) {
+      const int8Part = ['onnx/encoder_model_quantized.onnx', 'onnx/decoder_model_merged_quantized.onnx'];
+      const partial = !suffix && precision === 'int8' && int8Part.some((f) => sizes[f] !== undefined)
+        ? `; for int8, ${int8Part.filter((f) => sizes[f] === undefined).map((f) => join(path, f)).join(', ')} is missing` : '';
+      throw new FolderProblem('incomplete', missing.map((f) => `${join(path, f)} is missing`).join('; ') + partial);
     }
+    for (const f of needed) if (sizes[f] === 0) throw new FolderProblem('corrupt', `${join(path, f)} is empty`);
     for (const f of [`onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`]) {
       const problem = await onnxFileProblem(join(path, f));
       if (problem) throw new FolderProblem('corrupt', problem);

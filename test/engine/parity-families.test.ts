@@ -1,0 +1,68 @@
+// Every family translates exactly as transformers.js does with the same files: the fixtures' reference.jsonl is
+// transformers.js' own pipeline('translation') (greedy; the `>>xxx<<` token written in front of the text for the
+// multi-target OPUS-MT model, src_lang/tgt_lang for M2M-100 and mBART-50), made by scripts/fixtures/make_reference.mjs
+// without Dragoman's engine. fp32 against its fp32 run, int8 against its q8 run.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DragomanEngine } from '../../src/engine/index.ts';
+import { FIXTURES, engineOver, linkModel, rate, tempDir } from './helpers.ts';
+
+interface ReferenceRow {
+  src: string;
+  src_lang: string;
+  tgt_lang: string;
+  dtype: 'fp32' | 'q8';
+  translation: string;
+}
+
+const FLORES: Record<string, string> = { en: 'eng_Latn', de: 'deu_Latn', fr: 'fra_Latn', cs: 'ces_Latn' };
+const FAMILIES = [
+  { folder: 'opus-mt-tiny-en-mul', family: 'marian', directions: ['en>de', 'en>fr', 'en>cs'] },
+  { folder: 'tiny-m2m100', family: 'm2m100', directions: ['en>de', 'de>en'] },
+  { folder: 'tiny-mbart50', family: 'mbart50', directions: ['en>de', 'de>en'] },
+];
+
+function reference(folder: string): ReferenceRow[] {
+  return readFileSync(join(FIXTURES, folder, 'reference.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ReferenceRow);
+}
+
+for (const { folder, family, directions } of FAMILIES) {
+  for (const precision of ['fp32', 'int8'] as const) {
+    describe(`${folder} (${family}, ${precision}) equals transformers.js`, () => {
+      const dir = tempDir();
+      let engine: DragomanEngine;
+      const rows = reference(folder).filter((r) => r.dtype === (precision === 'fp32' ? 'fp32' : 'q8'));
+      beforeAll(async () => {
+        linkModel(join(dir.path, folder), folder);
+        engine = await engineOver(dir.path, { DRAGOMAN_BEAM: '1', DRAGOMAN_PRECISION: precision, DRAGOMAN_CACHE_SIZE: '0' });
+      });
+      afterAll(async () => {
+        await engine.close();
+        dir.remove();
+      });
+
+      it('is the family the folder says, with the reference directions', () => {
+        const info = engine.models().find((m) => m.name === folder)!;
+        expect(info).toMatchObject({ family, status: 'ok', precision });
+        expect([...new Set(rows.map((r) => `${r.src_lang}>${r.tgt_lang}`))]).toEqual(directions);
+      });
+
+      for (const direction of directions) {
+        it(`${direction}: >= 95% of at least 50 sentences identical`, async () => {
+          const [s, t] = direction.split('>') as [string, string];
+          const dirRows = rows.filter((r) => r.src_lang === s && r.tgt_lang === t);
+          expect(dirRows.length).toBeGreaterThanOrEqual(50);
+          const r = await engine.translate(dirRows.map((d) => d.src), FLORES[s]!, FLORES[t]!);
+          expect(r.route).toEqual([folder]);
+          const same = dirRows.filter((d, i) => r.translations[i] === d.translation).length;
+          // A sentence "ends" when the model stops by itself, well before the length limit.
+          const ended = dirRows.filter((d) => d.translation.length <= 3 * d.src.length + 20).length;
+          console.log(`${folder} ${precision} ${direction}: parity with transformers.js ${rate(same, dirRows.length)}; `
+            + `reference sentences that end ${rate(ended, dirRows.length)}`);
+          expect(same / dirRows.length).toBeGreaterThanOrEqual(0.95);
+        });
+      }
+    });
+  }
+}
