@@ -5,7 +5,7 @@
 // in target tokens/s (medians of 3 runs); then NLLB rows on tiny-nllb. The benchmark models have random (or tiny) weights, so both sides
 // generate exactly N new tokens per sentence (EOS suppressed before N: min_new_tokens = max_new_tokens = N), greedy.
 // Latencies are taken in turns between the sides; below the table, the onnxruntime floor: the same sessions in a bare
-// loop, one onnxruntime run a step (the engine's greedy Loop, DRAGOMAN_GREEDY_LOOP, runs many steps a run and goes under it).
+// loop, one onnxruntime run a step (the engine's greedy Loop runs many steps a run and goes under it).
 // Model folder: argument, else DRAGOMAN_BENCH_MODEL, else ../shared/models/bench-marian-base,
 // ../bench-models/bench-marian-base, else the tiny fixture (numbers then mean little).
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
@@ -91,8 +91,7 @@ async function latencies(sides: Translate[], rounds = 6, perTurn = 5): Promise<{
  * Latency of a lone sentence on an idle machine, the sides in turns, each sentence after IDLE_MS of quiet: what a
  * request to a server with little traffic gets. Measured apart because a kernel that depends on the decoder's ~50 MB of
  * weights staying in the CPU's shared cache pays after idle what the back-to-back rounds above do not: onnxruntime's
- * AMX kernel was 35-50 % slower a step for the first ~100 ms after 10 ms or more of idle (src/engine/README.md, tenth
- * and eleventh passes; its VNNI kernel, the DRAGOMAN_AMX=off default, +4-6 ms over a sentence).
+ * AMX kernel was 35-50 % slower a step for the first ~100 ms after 10 ms or more of idle (docs/tuning.md; its VNNI kernel, the DRAGOMAN_AMX=off default, +4-6 ms over a sentence).
  */
 const IDLE_MS = 1000;
 async function idleLatencies(sides: Translate[], samples = 6): Promise<number[]> {
@@ -162,7 +161,7 @@ async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Tr
   if (!spec) throw new Error(`${dir}: no loadable model for the floor measurement`);
   const ids = (await ModelTokenizer.load(folder.info.path)).encode(SENTENCE);
   const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
-    { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, poolThreads: threads, splitDecoder: settings.splitDecoder, fuseAttention: settings.fuseAttention, greedyTopK: settings.greedyTopK, beamTopK: settings.beamTopK },
+    { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, poolThreads: threads, skipPasses: [...settings.skipPasses, 'greedy-loop'] },
     candidatesNeeded(processorsFor(spec.rules)));
   // The engine's decoder graph (with its TopK when greedy top-k is on), its best token taken with no rules around it.
   const run = async () => {

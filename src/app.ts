@@ -68,8 +68,6 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       server.log.info({ spinning: e.spinning, othersCores: Math.round(e.othersCores * 100) / 100, worker: e.worker }, e.spinning
         ? 'the cores are free again: onnxruntime threads spin within a run'
         : 'other processes use the cores: onnxruntime threads stop spinning'));
-    real.events.on('beamLoopStopped', (e: { model: string; problem: string; worker: number }) =>
-      server.log.warn(e, 'beam search\'s ONNX Loop chose otherwise than beam search: stopped for this model in this worker (DRAGOMAN_BEAM_LOOP), requests go on one step a run'));
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

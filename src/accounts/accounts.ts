@@ -1,6 +1,6 @@
 // Account operations shared by the CLI, signup and the gate: create keys (the secret is returned once and
 // only its hash is stored), authenticate a presented secret, and report usage of a period.
-import { ApiError } from '../service/errors.ts';
+import { AuthenticationFailed } from './errors.ts';
 import type { Clock } from './clock.ts';
 import { hashesEqual, hashSecret, looksLikeSecret, newKeyId, newSecret, visiblePrefix } from './keys.ts';
 import { periodBounds, periodOf } from './period.ts';
@@ -28,8 +28,6 @@ export interface UsageReport {
   requests: number;
   requestsPerMinute: Limit;
 }
-
-export const AUTH_HINT = 'Pass a valid API key in the X-API-Key header.';
 
 /** What a key's contact email must look like, wherever a key is made (POST /v1/signup, `dragoman keys create`). */
 export function isEmailAddress(value: string): boolean {
@@ -68,23 +66,23 @@ export class Accounts {
     }
   }
 
-  /** The active key for `secret`, or ApiError 401 whose message says how to pass a key. */
+  /** The active key for `secret`, or AuthenticationFailed saying what is wrong with it. */
   async authenticate(secret: string | undefined): Promise<KeyRecord> {
     if (secret === undefined || secret.trim() === '') {
-      throw new ApiError(401, 'authentication_error', `Missing API key. ${AUTH_HINT}`);
+      throw new AuthenticationFailed('missing');
     }
     const presented = secret.trim();
     if (!looksLikeSecret(presented)) {
-      throw new ApiError(401, 'authentication_error', `Invalid API key (malformed or mistyped). ${AUTH_HINT}`);
+      throw new AuthenticationFailed('malformed');
     }
     const hash = hashSecret(presented);
     const found = await this.store.findKeyByHash(hash);
     // The lookup is by hash; comparing the stored hash in constant time keeps the final check timing-flat.
     if (!found || !hashesEqual(found.hash, hash)) {
-      throw new ApiError(401, 'authentication_error', `Invalid API key (unknown or mistyped). ${AUTH_HINT}`);
+      throw new AuthenticationFailed('unknown');
     }
     if (found.key.revokedAt !== null) {
-      throw new ApiError(401, 'authentication_error', `This API key has been revoked. ${AUTH_HINT}`);
+      throw new AuthenticationFailed('revoked');
     }
     return found.key;
   }

@@ -1,9 +1,9 @@
 // Metering of one request, shared by every wire format: authenticate the key, count the request in the key's
 // rolling 60 s window, then charge the request's characters BEFORE the work and refund them if it fails.
 // Charging first is what keeps concurrent requests from overspending and keeps a crash from losing the
-// charge of a request that was answered 200. Everything failing here is an ApiError the surface maps.
-import { ApiError } from '../service/errors.ts';
+// charge of a request that was answered 200. Everything failing here is an error of errors.ts the surface maps.
 import type { Accounts } from './accounts.ts';
+import { AuthenticationFailed, QuotaExceeded, RateLimited } from './errors.ts';
 import { periodBounds, periodOf } from './period.ts';
 import { RollingWindow } from './rolling-window.ts';
 import type { Charge, KeyRecord, Limit, Limits, RateOutcome } from './types.ts';
@@ -26,22 +26,13 @@ export interface Charged {
 export interface Admission {
   key: KeyRecord;
   limits: Limits;
-  /** X-RateLimit-* headers to send with whatever response follows. */
-  headers: Record<string, string>;
+  /** The key's rate window after this request (the surface sends it as headers with whatever response follows). */
+  rate: RateOutcome;
 }
 
-export function rateLimitHeaders(outcome: RateOutcome): Record<string, string> {
-  if (outcome.limit === null) return {};
-  return {
-    'x-ratelimit-limit': String(outcome.limit),
-    'x-ratelimit-remaining': String(outcome.remaining ?? 0),
-    'x-ratelimit-reset': String(outcome.resetSeconds),
-  };
-}
-
-/** 429 for a client address (no key to count against): `message`, then when to retry, with Retry-After. */
-export function addressLimited(wait: number, message: string, how = ''): ApiError {
-  return new ApiError(429, 'rate_limit', `${message} Retry after ${wait} seconds${how}.`, { 'retry-after': String(wait) });
+/** Too many requests from a client address (no key to count against): `message`, then when to retry. */
+export function addressLimited(wait: number, message: string, how = ''): RateLimited {
+  return new RateLimited(`${message} Retry after ${wait} seconds${how}.`, wait * 1000);
 }
 
 export class Gate {
@@ -58,7 +49,7 @@ export class Gate {
 
   /**
    * A request to an endpoint that needs no key (LibreTranslate's languages and settings, the page's languages):
-   * there is no key to count it against, so it is counted per client address. ApiError 429 past the limit
+   * there is no key to count it against, so it is counted per client address. RateLimited past the limit
    * (refused requests are not counted, as for keys).
    */
   admitKeyless(address: string): void {
@@ -90,29 +81,27 @@ export class Gate {
       key = await this.accounts.authenticate(secret);
     } catch (err) {
       // Only wrong keys count; a missing header is a client that has not been configured yet, and a database
-      // that cannot be reached (503) says nothing about the key.
-      const wrongKey = err instanceof ApiError && err.status === 401;
+      // that cannot be reached says nothing about the key.
+      const wrongKey = err instanceof AuthenticationFailed;
       if (wrongKey && secret !== undefined && secret.trim() !== '') this.failedAuth.record(address, now);
       throw err;
     }
     const limits = await this.accounts.limits(key.id);
     const outcome = await this.accounts.store.hitRateLimit(key.id, limits.rpm, now);
-    const headers = rateLimitHeaders(outcome);
     if (!outcome.ok) {
-      throw new ApiError(
-        429,
-        'rate_limit',
+      throw new RateLimited(
         outcome.limit === 0
           ? `Too many requests: this key's limit is 0 requests in the past 60 seconds (set by the operator), so every request is refused until it is raised.`
           : `Too many requests: this key's limit of ${outcome.limit} requests in the past 60 seconds was reached. ` +
             `Retry after ${outcome.retryAfterSeconds} seconds, and batch strings in the q array to send fewer requests.`,
-        { ...headers, 'retry-after': String(outcome.retryAfterSeconds) },
+        outcome.retryAfterSeconds * 1000,
+        outcome,
       );
     }
-    return { key, limits, headers };
+    return { key, limits, rate: outcome };
   }
 
-  /** Charge `chars` to the key's current month, or ApiError 403 (nothing charged) when they do not fit. */
+  /** Charge `chars` to the key's current month, or QuotaExceeded (nothing charged) when they do not fit. */
   async charge(admission: Admission, chars: number): Promise<Charged> {
     const period = periodOf(this.now());
     const outcome = await this.accounts.store.charge(admission.key.id, period, chars);
@@ -121,9 +110,7 @@ export class Gate {
     const resets = periodBounds(period).end.toISOString();
     // Whose figure it is: the key's own limit (keys create/set-limits --monthly-chars) or its plan's.
     const own = admission.key.overrides.monthlyChars !== undefined;
-    throw new ApiError(
-      403,
-      'quota_exceeded',
+    throw new QuotaExceeded(
       `Monthly character quota exceeded: this request has ${chars} character${chars === 1 ? '' : 's'} but only ${left} of the ` +
         `${outcome.limit} characters ${own ? `this key is allowed (its own limit, on the ${admission.key.plan} plan)` : `of the ${admission.key.plan} plan`} ` +
         `are left this month (resets ${resets}). ` +

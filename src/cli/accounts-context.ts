@@ -1,4 +1,5 @@
 // Opens the account store for a command (same database as the server) and closes it afterwards.
+import { AccountsUnavailable } from '../accounts/errors.ts';
 import { Accounts } from '../accounts/accounts.ts';
 import { systemClock } from '../accounts/clock.ts';
 import { existsSync } from 'node:fs';
@@ -32,8 +33,8 @@ export async function withAccounts<T>(
   try {
     return await fn(new Accounts(store, systemClock), config);
   } catch (err) {
-    // PostgreSQL unreachable (ApiError 503 from the store): a plain message, not a stack.
-    if ((err as { status?: number }).status === 503) {
+    // PostgreSQL unreachable (AccountsUnavailable from the store): a plain message, not a stack.
+    if (err instanceof AccountsUnavailable) {
       throw new CliError(`cannot reach the account database (DRAGOMAN_DATABASE_URL); try again when it is back`);
     }
     throw err;

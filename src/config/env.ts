@@ -1,4 +1,4 @@
-// Every DRAGOMAN_* setting is read here and only here, so the README's configuration table has one source.
+// Every DRAGOMAN_* setting is read here and only here, so the documentation of the settings has one source.
 // Modules receive a typed Config; tests pass their own env object instead of mutating process.env.
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
@@ -25,22 +25,13 @@ export interface Config {
    * runs), auto (run while no other process uses the cores, else off: engine/contention.ts).
    */
   spinning: Spinning;
-  /** Run optimum's merged decoder as two models without its If (faster; off = the file as it is). */
-  splitDecoder: boolean;
-  /** Each attention block of the split decoder as one MultiHeadAttention operator (off = the graph as exported). */
-  fuseAttention: boolean;
-  /** Greedy search takes each token from the k best the split decoder returns (TopK in the graph) instead of all logits. */
-  greedyTopK: boolean;
-  greedyLoop: boolean;
-  /** Beam search runs its steps several to an onnxruntime run, in an ONNX Loop (beam-loop.ts). */
-  beamLoop: boolean;
+  /** Graph rewrites of the decoder left out (names of GRAPH_PASSES; docs/tuning.md): none by default. */
+  skipPasses: string[];
   /**
    * Let onnxruntime run int8 products on Intel AMX where the CPU has it (off: the process refuses itself AMX before
    * the first session, engine/amx.ts; onnxruntime then uses AVX512-VNNI).
    */
   amx: boolean;
-  /** Beam search's log-softmax statistics and best candidates per row from the decoder (top-candidates.ts). */
-  beamTopK: boolean;
   /** Upper bound on source tokens (padded rows x longest row) in one batch. */
   batchTokens: number;
   /** How long the batcher waits for more sentences before running a partial batch. */
@@ -73,7 +64,6 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** postgres://... selects the PostgreSQL account store instead of SQLite. */
   databaseUrl: string | undefined;
-  redisUrl: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -115,6 +105,23 @@ function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
   return raw;
 }
 
+/**
+ * The engine's graph rewrites, in the order they run (src/engine/graph/passes.ts declares them; a test keeps the two
+ * lists equal). DRAGOMAN_SKIP_PASSES names those to leave out, for measurements (docs/tuning.md): `split` runs
+ * optimum's merged decoder as it is (and so none of the others), `search-outputs` makes both searches read all
+ * logits (and so no Loop), `greedy-loop` one step a run (and so no beam Loop either).
+ */
+export const GRAPH_PASSES = ['split', 'signed-weights', 'attention-fusion', 'search-outputs', 'greedy-loop', 'beam-loop'] as const;
+
+function skipPasses(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.DRAGOMAN_SKIP_PASSES?.trim() ?? '';
+  if (raw === '' || /^none$/i.test(raw)) return [];
+  const names = raw.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((n) => !(GRAPH_PASSES as readonly string[]).includes(n));
+  if (unknown.length) throw new ConfigError(`DRAGOMAN_SKIP_PASSES names passes of ${GRAPH_PASSES.join(', ')}; "${unknown.join(', ')}" is none of them`);
+  return names;
+}
+
 /** proxy-addr's names for address ranges (what its trust list accepts besides addresses and CIDRs). */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -154,12 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: int(env, 'DRAGOMAN_WORKERS', 0, 0, 64),
     intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0, 0, 256),
     spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on', 'auto'] as const, 'auto'),
-    splitDecoder: onOff(env, 'DRAGOMAN_SPLIT_DECODER', true),
-    fuseAttention: onOff(env, 'DRAGOMAN_FUSE_ATTENTION', true),
-    greedyTopK: onOff(env, 'DRAGOMAN_GREEDY_TOPK', true),
-    greedyLoop: onOff(env, 'DRAGOMAN_GREEDY_LOOP', true),
-    beamLoop: onOff(env, 'DRAGOMAN_BEAM_LOOP', true),
-    beamTopK: onOff(env, 'DRAGOMAN_BEAM_TOPK', true),
+    skipPasses: skipPasses(env),
     amx: onOff(env, 'DRAGOMAN_AMX', false),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     // A wait is a timer (at most 2^31 - 1 ms to Node); a batch held longer than a second only adds latency.
@@ -183,7 +185,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // A timer too: past 2^31 - 1 ms Node fires it at once, the opposite of waiting. An hour is plenty to drain.
     shutdownTimeoutMs: int(env, 'DRAGOMAN_SHUTDOWN_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseUrl: databaseUrl(env),
-    redisUrl: env.DRAGOMAN_REDIS_URL || undefined,
   };
 }
 

@@ -9,17 +9,17 @@ export type ModelStatus = 'ok' | 'incomplete' | 'corrupt';
 export interface LoadedRuntime {
   /** onnxruntime threads of its sessions (one for a small model unless DRAGOMAN_INTRA_OP_THREADS is set). */
   threads: number;
-  /** 'split': the merged decoder runs as two models without its If (DRAGOMAN_SPLIT_DECODER); 'merged': as it is. */
+  /** 'split': the merged decoder runs as two models without its If (the `split` pass); 'merged': as it is. */
   decoder: 'split' | 'merged';
   /** Its uint8 output projection runs as int8 (split decoder on a VNNI CPU: same products, faster kernel). */
   signedWeights: boolean;
-  /** Attention blocks of its decoder running as one MultiHeadAttention operator each (DRAGOMAN_FUSE_ATTENTION). */
+  /** Attention blocks of its decoder running as one MultiHeadAttention operator each (the `attention-fusion` pass). */
   fusedAttention: number;
-  /** Greedy search's candidates per row from the decoder's TopK (DRAGOMAN_GREEDY_TOPK); 0 = it reads all logits. */
+  /** Greedy search's candidates per row from the decoder's TopK (the `search-outputs` pass); 0 = it reads all logits. */
   topCandidates: number;
-  /** Greedy search runs its steps several to an onnxruntime run, in an ONNX Loop (DRAGOMAN_GREEDY_LOOP). */
+  /** Greedy search runs its steps several to an onnxruntime run, in an ONNX Loop (the `greedy-loop` pass). */
   greedyLoop: boolean;
-  /** Beam search runs its steps several to an onnxruntime run, in an ONNX Loop (DRAGOMAN_BEAM_LOOP). */
+  /** Beam search runs its steps several to an onnxruntime run, in an ONNX Loop (the `beam-loop` pass). */
   beamLoop: boolean;
 }
 
@@ -59,7 +59,7 @@ export interface EngineResult {
 }
 
 export interface Engine {
-  /** Translate already-segmented sentences. Throws ApiError(400) when no route exists. */
+  /** Translate already-segmented sentences. Throws NoRoute (errors.ts) when no route exists. */
   translate(segments: string[], source: string, target: string, options?: TranslateOptions): Promise<EngineResult>;
   /** The models that would serve source→target, or undefined when no route exists. */
   route(source: string, target: string): string[] | undefined;

@@ -3,6 +3,7 @@
 // internal detail and says a retry is safe.
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError, serverError } from '../service/errors.ts';
+import { fromDomainError } from './domain-errors.ts';
 
 interface FastifyLikeError {
   code?: string;
@@ -50,6 +51,8 @@ function validationMessage(err: FastifyLikeError): string {
 
 export function toApiError(error: unknown, maxBodyBytes: number): ApiError {
   if (error instanceof ApiError) return error;
+  const domain = fromDomainError(error);
+  if (domain) return domain;
   const err = (error ?? {}) as FastifyLikeError;
   if (err.validation && err.validation.length > 0) return new ApiError(400, 'invalid_request', validationMessage(err));
   switch (err.code) {

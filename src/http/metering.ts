@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Admission, Gate } from '../accounts/gate.ts';
 import type { Charge } from '../accounts/types.ts';
+import { rateLimitHeaders } from './domain-errors.ts';
 
 interface RequestMetering {
   admission?: Admission;
@@ -56,7 +57,7 @@ export async function admit(
   const admission = await gate.admit(secret, request.ip);
   const m: RequestMetering = { admission, gone: new AbortController() };
   request.metering = m;
-  reply.headers(admission.headers);
+  reply.headers(rateLimitHeaders(admission.rate));
   // A client that hung up before its answer got nothing: its characters are given back, so a retry is charged once,
   // not twice, and its sentences still waiting for the engine are dropped (`gone`; a batch already in onnxruntime
   // cannot be cancelled). Fastify's onRequestAbort does not fire once the body has been read, when the work starts.
@@ -69,7 +70,7 @@ export async function admit(
   return admission;
 }
 
-/** Charge `chars` before the work (ApiError 403 when they do not fit; nothing charged then). */
+/** Charge `chars` before the work (QuotaExceeded when they do not fit; nothing charged then). */
 export async function charge(gate: Gate, request: FastifyRequest, chars: number): Promise<void> {
   const m = request.metering;
   if (!m?.admission) throw new Error('charge() before admit()');

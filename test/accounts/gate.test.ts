@@ -1,4 +1,4 @@
-// The metering gate without HTTP: authentication outcomes, the per-key window with its headers, the
+// The metering gate without HTTP: authentication outcomes, the per-key window (and the headers http makes of it), the
 // per-address throttle of wrong keys, and charge/refund against a real SQLite file.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,9 @@ import { defaultPlanLimits } from '../../src/accounts/plans.ts';
 import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
 import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
 import type { AccountStore } from '../../src/accounts/store.ts';
-import { ApiError } from '../../src/service/errors.ts';
+import { AccountsError } from '../../src/accounts/errors.ts';
+import { fromDomainError, rateLimitHeaders } from '../../src/http/domain-errors.ts';
+import type { ApiError } from '../../src/service/errors.ts';
 import { type FreshDatabase, freshDatabase } from '../postgres/pg-helpers.ts';
 
 let dir: string;
@@ -38,13 +40,14 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The accounts error `p` rejects with, as the HTTP surfaces answer it (src/http/domain-errors.ts). */
 async function apiError(p: Promise<unknown>): Promise<ApiError> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  if (!(err instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(err)}`);
-  return err;
+  if (!(err instanceof AccountsError)) throw new Error(`expected an accounts error, got ${String(err)}`);
+  return fromDomainError(err)!;
 }
 
 describe('Gate.admit', () => {
@@ -57,7 +60,7 @@ describe('Gate.admit', () => {
     }
     const ok = await gate.admit(secret, '10.0.0.2');
     expect(ok.key.id).toBe(key.id);
-    expect(ok.headers).toEqual({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '60' });
+    expect(rateLimitHeaders(ok.rate)).toEqual({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '60' });
     await store.revokeKey(key.id, clock.now());
     expect((await apiError(gate.admit(secret, '10.0.0.2'))).message).toMatch(/revoked/);
   });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, MAX_BEAM } from '../../src/config/env.ts';
+import { ConfigError, GRAPH_PASSES, loadConfig, MAX_BEAM } from '../../src/config/env.ts';
+import { PASSES } from '../../src/engine/graph/passes.ts';
 import { main } from '../../src/cli/dispatch.ts';
 
 describe('integer settings', () => {
@@ -109,3 +110,14 @@ describe('a start that fails for a reason outside the program', () => {
   });
 });
 
+
+describe('DRAGOMAN_SKIP_PASSES', () => {
+  it('is empty by default and takes names of the engine\'s declared passes, refusing others', () => {
+    expect(loadConfig({}).skipPasses).toEqual([]);
+    expect(loadConfig({ DRAGOMAN_SKIP_PASSES: 'none' }).skipPasses).toEqual([]);
+    expect(loadConfig({ DRAGOMAN_SKIP_PASSES: 'Beam-Loop, attention-fusion' }).skipPasses).toEqual(['beam-loop', 'attention-fusion']);
+    expect(() => loadConfig({ DRAGOMAN_SKIP_PASSES: 'beam-loop,fuse' })).toThrow(/DRAGOMAN_SKIP_PASSES .*"fuse" is none of them/);
+    // The names the setting accepts are the engine's list, in its order.
+    expect([...GRAPH_PASSES]).toEqual(['split', ...PASSES.map((p) => p.name)]);
+  });
+});

@@ -1,4 +1,4 @@
-// Beam search's candidates from the decoder (top-candidates.ts withSearchOutputs, DRAGOMAN_BEAM_TOPK): the added
+// Beam search's candidates from the decoder (top-candidates.ts withSearchOutputs): the added
 // outputs are each row's max, log Σ exp(x − max) and m best logits (ties to the lower id); beam.ts's use of them
 // chooses exactly what its scan over all logits chooses with the same statistics, also when ties reach the m-th
 // candidate; and the engine's beam translations keep the reference's beam output with it on or off.
@@ -131,12 +131,12 @@ describe('beam search with the decoder\'s candidates', () => {
   });
 });
 
-describe('the engine with DRAGOMAN_BEAM_TOPK', () => {
+describe('the engine with the search-outputs pass (beam search)', () => {
   it('keeps the reference beam output and n-best with the decoder\'s candidates, as the JavaScript scan does (fp32, int8; forced and banned tokens)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 60);
     const nllb = nllbDev(20);
     expect(nllb.length).toBeGreaterThan(0);
-    const out = await onAndOff('DRAGOMAN_BEAM_TOPK', {}, async ({ engine }) => {
+    const out = await onAndOff('search-outputs', {}, async ({ engine }) => {
       const nBest = await engine.translate(marian.slice(0, 15).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 5, alternatives: 3 });
       return [
         ...(await engine.translate(marian.map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 4 })).translations,
@@ -150,7 +150,7 @@ describe('the engine with DRAGOMAN_BEAM_TOPK', () => {
       const on = out[`${precision}on`]!;
       const off = out[`${precision}off`]!;
       const same = on.filter((t, i) => t === off[i]).length;
-      console.log(`${precision} beam strings equal with DRAGOMAN_BEAM_TOPK on and off: ${same}/${on.length}`);
+      console.log(`${precision} beam strings equal with the search outputs on and off: ${same}/${on.length}`);
       expect(same).toBeGreaterThanOrEqual(on.length - 2);
     }
     const beam4 = out.fp32on!.slice(0, 60);

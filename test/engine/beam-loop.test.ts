@@ -1,17 +1,16 @@
-// Beam search in an ONNX Loop (beam-loop.ts, DRAGOMAN_BEAM_LOOP): the graph reorders the cache and chooses the next
-// beams step after step; beam.ts replays every step from the same candidates, throws if the graph chose otherwise, and
-// decides the steps the graph leaves to it (finished hypotheses, the boundary check, forced tokens). So the engine
-// must translate exactly as without it.
+// Beam search in an ONNX Loop (beam-loop.ts): the graph reorders the cache and chooses the next
+// beams step after step; beam.ts follows those choices and decides the steps the graph leaves to it (finished
+// hypotheses, the boundary check, forced tokens). So the engine must translate exactly as without it.
 import { closeSync, openSync, readFileSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { BEAM_LOOP, withBeamLoop, withSearchLoops } from '../../src/engine/graph/beam-loop.ts';
-import { BeamLoopMismatch, beamSearch, beamSearchSafe } from '../../src/engine/search/beam.ts';
+import { BEAM_LOOP, beamLoopFits, withBeamLoop, withSearchLoops } from '../../src/engine/graph/beam-loop.ts';
 import { candidatesNeeded, processorsFor } from '../../src/engine/search/logits-processors.ts';
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
 import { LOOP, withGreedyLoop } from '../../src/engine/graph/greedy-loop.ts';
-import { Seq2SeqModel, beamLoopFits, idleLoopInput, twoBeams } from '../../src/engine/runtime/seq2seq.ts';
+import { Seq2SeqModel } from '../../src/engine/runtime/seq2seq.ts';
+import { idleLoopInput, twoBeams } from '../../src/engine/graph/loop-io.ts';
 import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
@@ -141,51 +140,12 @@ describe('which decoders get beam search\'s Loop (beamLoopFits)', () => {
   });
 });
 
-describe('a beam Loop that chose otherwise (beamSearchSafe)', () => {
-  it('is caught, stopped for the model, and the request answered one step a run with beam search\'s own result', async () => {
-    const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), 'fp32');
-    const spec = folder.runtime!;
-    const processors = processorsFor(spec.rules);
-    const settings = { intraOpThreads: 1, threadsAuto: false, spinning: 'run', poolThreads: 1, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true, greedyLoop: true, beamLoop: true } as const;
-    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), undefined, spec.rules.eosId);
-    try {
-      const rows = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 6).map((d) => ({ ids: d.src_ids, maxNewTokens: 64, minNewTokens: 0, forcedFirstId: undefined }));
-      const expected = await beamSearch(model, spec.rules, processors, rows, 4, 2);
-      // The graph's first choice of every multi-step run reported with two tokens swapped.
-      const honest = model.beamSteps.bind(model);
-      let lies = 0;
-      model.beamSteps = async (...args: Parameters<typeof model.beamSteps>) => {
-        const run = await honest(...args);
-        if (run.chosenIds.length > 1) {
-          lies++;
-          const first = run.chosenIds[0]!;
-          [first[0], first[1]] = [first[1]!, first[0]!];
-        }
-        return run;
-      };
-      await expect(beamSearch(model, spec.rules, processors, rows, 4, 2)).rejects.toBeInstanceOf(BeamLoopMismatch);
-      expect(lies).toBeGreaterThan(0);
-      const stops: string[] = [];
-      const got = await beamSearchSafe((err) => stops.push(err.message), model, spec.rules, processors, rows, 4, 2);
-      expect(stops).toHaveLength(1);
-      expect(model.beamLoop).toBe(false);
-      expect(got).toEqual(expected);
-      // Stopped for good: later searches take one step a run and are not told again.
-      const liesBefore = lies;
-      expect(await beamSearchSafe((err) => stops.push(err.message), model, spec.rules, processors, rows, 4, 2)).toEqual(expected);
-      expect([stops.length, lies]).toEqual([1, liesBefore]);
-    } finally {
-      await model.release();
-    }
-  });
-});
-
-describe('the engine with DRAGOMAN_BEAM_LOOP', () => {
+describe('the engine with the beam-loop pass', () => {
   it('translates exactly as one step a run: beam 4, n-best, NLLB\'s forced token, fixed lengths (fp32 and int8)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
     const nllb = nllbDev(20);
     expect(nllb.length).toBeGreaterThan(0);
-    const out = await onAndOff('DRAGOMAN_BEAM_LOOP', {}, async ({ engine, fixed, setting }) => {
+    const out = await onAndOff('beam-loop', {}, async ({ engine, fixed, setting }) => {
       for (const m of engine.models().filter((x) => x.status === 'ok')) expect(m.beamLoop).toBe(setting === 'on');
       const nBest = await engine.translate(marian.slice(0, 15).map((d) => d.src), 'eng_Latn', 'deu_Latn', { beams: 5, alternatives: 3 });
       // One sentence at a time too: a batch of one is where the Loop runs longest before a hypothesis ends it.
@@ -202,7 +162,7 @@ describe('the engine with DRAGOMAN_BEAM_LOOP', () => {
     for (const precision of ['fp32', 'int8']) {
       const on = out[`${precision}on`]!;
       const off = out[`${precision}off`]!;
-      console.log(`${precision} beam strings equal with DRAGOMAN_BEAM_LOOP on and off: ${on.filter((t, i) => t === off[i]).length}/${on.length}`);
+      console.log(`${precision} beam strings equal with the beam Loop on and off: ${on.filter((t, i) => t === off[i]).length}/${on.length}`);
       expect(on).toEqual(off);
     }
     // And the reference: the PyTorch model's beam-4 output.

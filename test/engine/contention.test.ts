@@ -1,6 +1,6 @@
 // DRAGOMAN_SPINNING=auto: the reading of the machine (contention.ts) and the step model's non-spinning twin
 // (seq2seq.ts), which must translate exactly as the spinning session does.
-import { copyFileSync, renameSync } from 'node:fs';
+import { copyFileSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CpuContention, readProcStat, WINDOW_MS, type ContentionSources } from '../../src/engine/runtime/contention.ts';
@@ -10,7 +10,7 @@ import { candidatesNeeded, processorsFor } from '../../src/engine/search/logits-
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
 import { Seq2SeqModel } from '../../src/engine/runtime/seq2seq.ts';
 import { fileStamp } from '../../src/engine/model/file-stamp.ts';
-import { stepModelBytes, stepModelInThread } from '../../src/engine/graph/step-model.ts';
+import { prepareDecoder, prepareInThread } from '../../src/engine/graph/prepare.ts';
 import { IDLE_RELEASE_MS, StepSessions } from '../../src/engine/runtime/step-sessions.ts';
 import { FIXTURES, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
@@ -116,7 +116,7 @@ describe('the non-spinning twin of the step model', () => {
       let shared = false;
       const m = machine(2, () => (shared ? 2 : 0));
       const contention = new CpuContention(2, m.sources);
-      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder, fuseAttention: true, greedyTopK: true, beamTopK: true, greedyLoop: true, beamLoop: true } as const;
+      const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, skipPasses: splitDecoder ? [] : ['split'] } as const;
       const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId);
       try {
         // The split decoder's step model is greedy and beam search's Loops (greedy-loop.ts, beam-loop.ts): the twin is made of it too.
@@ -147,7 +147,7 @@ describe('the non-spinning twin of the step model', () => {
   it('is not made for a model on one onnxruntime thread (nothing spins there)', async () => {
     const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), 'fp32');
     const spec = folder.runtime!;
-    const settings = { intraOpThreads: 1, threadsAuto: false, spinning: 'auto', poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
+    const settings = { intraOpThreads: 1, threadsAuto: false, spinning: 'auto', poolThreads: 2, skipPasses: [] } as const;
     const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
     try {
       expect(model.stepSessions).toBeUndefined();
@@ -157,19 +157,37 @@ describe('the non-spinning twin of the step model', () => {
   });
 });
 
-describe('remaking the step model', () => {
-  it('gives the bytes of the file loaded, and refuses a file replaced since (another model under the same name)', async () => {
+describe('preparing the graphs (graph/prepare.ts)', () => {
+  it('runs the passes once per file: a second preparation reads the cache, in a thread as in memory, and a replaced file is refused', async () => {
     const dir = tempDir();
     try {
       const decoderPath = join(dir.path, 'decoder_model_merged.onnx');
       copyFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx'), decoderPath);
-      const recipe = { decoderPath, stamp: fileStamp(decoderPath), fuseHeads: 4, search: true };
-      const bytes = await stepModelInThread(recipe);
-      expect(Buffer.from(bytes).equals(Buffer.from(stepModelBytes(recipe)))).toBe(true);
+      const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), 'fp32');
+      const spec = folder.runtime!;
+      const settings = { skip: [] as string[] };
+      const req = { decoderPath, stamp: fileStamp(decoderPath), dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId, settings, cacheDir: join(dir.path, 'graphs') };
+      const first = await prepareInThread(req);
+      if (first.kind !== 'split') throw new Error('expected the split decoder');
+      // fp32: no uint8 weights, so no signed-weights pass whatever the CPU.
+      expect(first.facts.passes).toEqual(['split', 'attention-fusion', 'search-outputs', 'greedy-loop', 'beam-loop']);
+      expect(first.cached).toBe(true);
+      const written = statSync(first.model as string).mtimeMs;
+      const again = await prepareDecoder(req);
+      expect(again).toEqual(first);
+      expect(statSync(first.model as string).mtimeMs).toBe(written);
+      // The same bytes as a preparation in memory (no cache): the passes are deterministic.
+      const inMemory = await prepareDecoder({ ...req, cacheDir: undefined });
+      if (inMemory.kind !== 'split') throw new Error('expected the split decoder');
+      expect(Buffer.from(inMemory.model as Uint8Array).equals(readFileSync(first.model as string))).toBe(true);
+      // Other settings are another key: nothing of the first result is reused for them.
+      const unfused = await prepareDecoder({ ...req, settings: { skip: ['attention-fusion'] } });
+      expect(unfused.kind === 'split' && unfused.facts.fusedAttention).toBe(0);
+      expect(unfused.kind === 'split' && unfused.model).not.toBe(first.model);
       // `models pull --force` writes a new file in place of the old one.
       copyFileSync(join(FIXTURES, 'tiny-marian-de-en/onnx/decoder_model_merged.onnx'), `${decoderPath}.new`);
       renameSync(`${decoderPath}.new`, decoderPath);
-      await expect(stepModelInThread(recipe)).rejects.toThrow(/changed since the server started/);
+      await expect(prepareInThread(req)).rejects.toThrow(/changed since the server started/);
     } finally {
       dir.remove();
     }

@@ -77,11 +77,11 @@ describe('splitting a merged decoder', () => {
     expect(splitMergedDecoder(readFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/encoder_model.onnx')))).toBeUndefined();
   });
 
-  it('the engine runs the split decoder by default, the merged file with DRAGOMAN_SPLIT_DECODER=off, same translations', async () => {
+  it('the engine runs the split decoder by default, the merged file with DRAGOMAN_SKIP_PASSES=split, same translations', async () => {
     const dev = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 20);
     const out: Record<string, string[]> = {};
     for (const setting of ['on', 'off']) {
-      const engine = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_SPLIT_DECODER: setting, DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
+      const engine = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_SKIP_PASSES: setting === 'on' ? '' : 'split', DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
       try {
         const kinds = engine.models().filter((m) => m.status === 'ok').map((m) => m.decoder);
         expect(kinds.length).toBeGreaterThan(0);

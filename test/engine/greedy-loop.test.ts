@@ -1,4 +1,4 @@
-// Greedy search in an ONNX Loop (greedy-loop.ts, DRAGOMAN_GREEDY_LOOP): the loop model chooses, step after step, the
+// Greedy search in an ONNX Loop (greedy-loop.ts): the loop model chooses, step after step, the
 // tokens the step model's candidates give one run at a time, and stops when every row is done; the engine plans its
 // runs around the rules (forced tokens, the end of a minimum length) and translates as without it.
 import { readFileSync } from 'node:fs';
@@ -121,13 +121,13 @@ describe('loopPlan', () => {
   });
 });
 
-describe('the engine with DRAGOMAN_GREEDY_LOOP', () => {
+describe('the engine with the greedy-loop pass', () => {
   it('translates exactly as without it (fp32 and int8, batches and single sentences, forced first token, EOS banned then forced)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
     const nllb = nllbDev(30);
     expect(nllb.length).toBeGreaterThan(0);
     // `fixed`: exactly 12 new tokens (EOS banned before the 12th, forced at it for Marian).
-    const out = await onAndOff('DRAGOMAN_GREEDY_LOOP', { DRAGOMAN_BEAM: '1' }, async (engines) => {
+    const out = await onAndOff('greedy-loop', { DRAGOMAN_BEAM: '1' }, async (engines) => {
       const { engine, setting } = engines;
       const ok = engine.models().filter((m) => m.status === 'ok');
       expect(ok.length).toBeGreaterThan(1);

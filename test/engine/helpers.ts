@@ -58,13 +58,13 @@ export interface SettingEngines {
 }
 
 /**
- * For fp32 and int8, each with `variable` on and off (one worker, no cache, plus `env`): engines over the fixtures,
+ * For fp32 and int8, each with the graph pass `pass` on and left out (DRAGOMAN_SKIP_PASSES; one worker, no cache, plus `env`): engines over the fixtures,
  * `run` on them, closed after. Results keyed `fp32on`, `fp32off`, `int8on`, `int8off`.
  */
-export async function onAndOff<T>(variable: string, env: Record<string, string>, run: (e: SettingEngines) => Promise<T>, fixedNewTokens?: number): Promise<Record<string, T>> {
+export async function onAndOff<T>(pass: string, env: Record<string, string>, run: (e: SettingEngines) => Promise<T>, fixedNewTokens?: number): Promise<Record<string, T>> {
   const out: Record<string, T> = {};
   for (const precision of ['fp32', 'int8']) for (const setting of ['on', 'off'] as const) {
-    const all = { DRAGOMAN_PRECISION: precision, DRAGOMAN_WORKERS: '1', [variable]: setting, DRAGOMAN_CACHE_SIZE: '0', ...env };
+    const all = { DRAGOMAN_PRECISION: precision, DRAGOMAN_WORKERS: '1', DRAGOMAN_SKIP_PASSES: setting === 'on' ? '' : pass, DRAGOMAN_CACHE_SIZE: '0', ...env };
     const engine = await engineOver(FIXTURES, all);
     const fixed = fixedNewTokens === undefined ? undefined : await createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: FIXTURES, ...all }), { fixedNewTokens });
     try {

@@ -1,11 +1,12 @@
 // A worker that dies mid-request fails that request clearly; the pool replaces it and keeps serving.
+import { EngineUnavailable, WorkerDied } from '../../src/engine/errors.ts';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolShape, type DragomanEngine } from '../../src/engine/index.ts';
 import { loadConfig } from '../../src/config/env.ts';
-import { SMALL_DECODER_BYTES, sessionOptions, threadsFor } from '../../src/engine/runtime/seq2seq.ts';
+import { SMALL_DECODER_BYTES, sessionOptions, threadsFor } from '../../src/engine/runtime/session-options.ts';
 import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');
@@ -34,7 +35,7 @@ describe('worker pool', () => {
     const doomed = engine.translate(long, 'eng_Latn', 'deu_Latn');
     await until(() => engine.stats().queueDepth < long.length); // a batch is on a worker
     engine.crashWorkerForTest();
-    await expect(doomed).rejects.toMatchObject({ status: 500, type: 'server_error', message: expect.stringMatching(/worker.*Retrying is safe/) });
+    await expect(doomed).rejects.toBeInstanceOf(WorkerDied);
     await until(() => engine.stats().workerRestarts === 1 && engine.stats().workersAlive === 2);
     const next = await engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn');
     expect(next.translations).toEqual([dev[0]!.beam4]);
@@ -42,7 +43,7 @@ describe('worker pool', () => {
 });
 
 describe('a replacement worker that cannot load the models (the folder went away after start)', () => {
-  it('is not counted alive, requests get a 503 at once instead of waiting, and it is retried until the folder is back', async () => {
+  it('is not counted alive, requests fail at once (EngineUnavailable) instead of waiting, and it is retried until the folder is back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dragoman-pool-'));
     const link = join(dir, 'tiny-marian-en-de');
     symlinkSync(join(FIXTURES, 'tiny-marian-en-de'), link);
@@ -56,7 +57,7 @@ describe('a replacement worker that cannot load the models (the folder went away
       expect(failures[0]).toMatch(/tiny-marian-en-de/);
       expect(engine.stats().workersAlive).toBe(0);
       await expect(engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn')).rejects.toMatchObject({
-        status: 503,
+        reason: 'modelsUnloadable',
         message: expect.stringMatching(/cannot load its models/),
       });
       symlinkSync(join(FIXTURES, 'tiny-marian-en-de'), link);
@@ -89,7 +90,7 @@ describe('a replacement worker when a model file was replaced after start', () =
       engine.crashWorkerForTest();
       await until(() => failures.length > 0);
       expect(failures[0]).toMatch(/decoder_model_merged\.onnx: changed since the server started; restart it/);
-      await expect(engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn')).rejects.toMatchObject({ status: 503 });
+      await expect(engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn')).rejects.toBeInstanceOf(EngineUnavailable);
       renameSync(`${decoder}.loaded`, decoder);
       await until(() => engine.stats().workersAlive === 1);
       expect((await engine.translate([dev[0]!.src], 'eng_Latn', 'deu_Latn')).translations).toEqual([dev[0]!.greedy]);
@@ -107,7 +108,8 @@ describe('closing the engine', () => {
     const outcome = pending.then(() => 'resolved', (err: unknown) => err);
     await until(() => engine.stats().queueDepth > 0 && engine.stats().queueDepth < 40);
     await engine.close();
-    expect(await outcome).toMatchObject({ status: 503, type: 'server_error', message: expect.stringMatching(/shutting down/) });
+    expect(await outcome).toBeInstanceOf(EngineUnavailable);
+    expect(await outcome).toMatchObject({ reason: 'shuttingDown', message: expect.stringMatching(/shutting down/) });
   });
 });
 
@@ -123,7 +125,7 @@ describe('pool shape', () => {
 
 
 describe('onnxruntime threads per model', () => {
-  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: 'off', poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true } as const;
+  const settings = { intraOpThreads: 2, threadsAuto: true, spinning: 'off', poolThreads: 2, skipPasses: [] } as const;
 
   it('gives a small model one thread when the count is Dragoman\'s choice, and keeps a configured count', () => {
     expect(threadsFor(settings, SMALL_DECODER_BYTES - 1)).toBe(1);
@@ -148,7 +150,7 @@ describe('onnxruntime threads per model', () => {
 
 describe('spinning', () => {
   const spinOf = (spinning: 'off' | 'run' | 'on' | 'auto') =>
-    (sessionOptions({ intraOpThreads: 2, threadsAuto: false, spinning, poolThreads: 2, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true }).extra as { session: Record<string, unknown> }).session;
+    (sessionOptions({ intraOpThreads: 2, threadsAuto: false, spinning, poolThreads: 2, skipPasses: [] }).extra as { session: Record<string, unknown> }).session;
 
   it('defaults to auto (spinning within a run while the cores are free), and accepts off / run / on / auto', () => {
     expect(loadConfig({}).spinning).toBe('auto');

@@ -101,7 +101,7 @@ describe('int8 storage of uint8 MatMul weights', () => {
     for (const split of ['on', 'off']) {
       // Attention fusion off: it changes float rounding (attention-fusion.test.ts), this is about the int8 weights alone.
       const engine = await engineOver(FIXTURES, {
-        DRAGOMAN_PRECISION: 'int8', DRAGOMAN_WORKERS: '1', DRAGOMAN_SPLIT_DECODER: split, DRAGOMAN_FUSE_ATTENTION: 'off', DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0',
+        DRAGOMAN_PRECISION: 'int8', DRAGOMAN_WORKERS: '1', DRAGOMAN_SKIP_PASSES: split === 'on' ? 'attention-fusion' : 'split', DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0',
       });
       try {
         const marian = engine.models().find((m) => m.name === 'tiny-marian-en-de')!;

@@ -1,6 +1,6 @@
 // Greedy search from the decoder's k best tokens instead of all logits: the TopK the rewrite adds returns exactly
 // the k best of the logits, the choice among them equals the arg-max of the processed logits for any rules, and the
-// engine translates the same with it on or off (DRAGOMAN_GREEDY_TOPK), fp32 and int8, with forced and banned tokens.
+// engine translates the same with it on or off (DRAGOMAN_SKIP_PASSES=search-outputs), fp32 and int8, with forced and banned tokens.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
@@ -134,13 +134,13 @@ describe('choosing from the candidates', () => {
   });
 });
 
-describe('the engine with DRAGOMAN_GREEDY_TOPK', () => {
+describe('the engine with the search-outputs pass (greedy search)', () => {
   it('translates exactly as from the logits (fp32 and int8, forced first token, EOS banned then forced)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 100);
     const nllb = nllbDev(30);
     expect(nllb.length).toBeGreaterThan(0);
     // Exactly 12 new tokens in `fixed`: EOS banned before the 12th (MinNewTokens), forced at it (ForcedEosAtLimit, Marian).
-    const out = await onAndOff('DRAGOMAN_GREEDY_TOPK', { DRAGOMAN_BEAM: '1' }, async (engines) => {
+    const out = await onAndOff('search-outputs', { DRAGOMAN_BEAM: '1' }, async (engines) => {
       const { engine, setting } = engines;
       const ok = engine.models().filter((m) => m.status === 'ok');
       expect(ok.length).toBeGreaterThan(1);

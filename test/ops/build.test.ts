@@ -46,12 +46,14 @@ describe('npm run build', () => {
       DRAGOMAN_MODELS_DIR: join(scratch, 'models'),
       DRAGOMAN_LOG_LEVEL: 'warn',
     };
-    // The thread that remakes a step model (DRAGOMAN_SPINNING=auto on a shared machine) starts from the compiled entry.
-    const { stepModelInThread } = (await import(join(dist, 'engine/graph/step-model.js'))) as typeof import('../../src/engine/graph/step-model.ts');
+    // The thread that prepares a decoder's graphs starts from the compiled entry.
+    const { prepareInThread } = (await import(join(dist, 'engine/graph/prepare.js'))) as typeof import('../../src/engine/graph/prepare.ts');
     const { fileStamp } = (await import(join(dist, 'engine/model/file-stamp.js'))) as typeof import('../../src/engine/model/file-stamp.ts');
     const decoderPath = join(ROOT, 'test/fixtures/models/tiny-marian-en-de/onnx/decoder_model_merged.onnx');
     const stamp = fileStamp(decoderPath);
-    expect((await stepModelInThread({ decoderPath, stamp, fuseHeads: 0, search: true })).byteLength).toBeGreaterThan(100_000);
+    const settings = { skip: ['attention-fusion', 'greedy-loop'] };
+    const prepared = await prepareInThread({ decoderPath, stamp, dims: { layers: 2, heads: 4, headDim: 32 }, padId: 3999, eosId: 0, settings });
+    expect(prepared.kind === 'split' && (prepared.model as Uint8Array).byteLength).toBeGreaterThan(100_000);
     const list = await run(process.execPath, [join(dist, 'cli/main.js'), 'models', 'list'], { cwd: ROOT, env });
     expect(list.stdout).toMatch(/^No models in /);
     // One model, so the engine's worker thread starts from the compiled worker entry too.

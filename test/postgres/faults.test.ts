@@ -6,7 +6,8 @@ import { ManualClock } from '../../src/accounts/clock.ts';
 import { Gate } from '../../src/accounts/gate.ts';
 import { defaultPlanLimits } from '../../src/accounts/plans.ts';
 import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
-import { ApiError } from '../../src/service/errors.ts';
+import { AccountsUnavailable } from '../../src/accounts/errors.ts';
+import { fromDomainError } from '../../src/http/domain-errors.ts';
 import { type FreshDatabase, freshDatabase, sql, TEST_DATABASE_URL } from './pg-helpers.ts';
 import { FlakyProxy } from './tcp-proxy.ts';
 
@@ -80,12 +81,13 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL store faults', () => {
     proxy.refuse = true;
     proxy.cutAll();
     const err = await viaProxy.charge('k1', '2026-01', 10).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status: 503, type: 'server_error' });
-    expect((err as Error).message).toMatch(/retry.*safe/i);
-    await expect(viaProxy.findKeyByHash('h-k1')).rejects.toMatchObject({ status: 503 });
-    await expect(viaProxy.hitRateLimit('k1', 10, 1)).rejects.toMatchObject({ status: 503 });
-    await expect(viaProxy.ping()).rejects.toMatchObject({ status: 503 });
+    expect(err).toBeInstanceOf(AccountsUnavailable);
+    // As the HTTP surfaces answer it (src/http/domain-errors.ts).
+    expect(fromDomainError(err)).toMatchObject({ status: 503, type: 'server_error', headers: { 'retry-after': '1' } });
+    expect(fromDomainError(err)!.message).toMatch(/retry.*safe/i);
+    await expect(viaProxy.findKeyByHash('h-k1')).rejects.toBeInstanceOf(AccountsUnavailable);
+    await expect(viaProxy.hitRateLimit('k1', 10, 1)).rejects.toBeInstanceOf(AccountsUnavailable);
+    await expect(viaProxy.ping()).rejects.toBeInstanceOf(AccountsUnavailable);
     proxy.refuse = false;
     await viaProxy.ping();
     expect(await viaProxy.charge('k1', '2026-01', 10)).toMatchObject({ ok: true, used: 10 });
@@ -121,7 +123,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL store faults', () => {
     const { secret } = await accounts.createKey({ plan: 'pro' });
     proxy.refuse = true;
     proxy.cutAll();
-    for (let i = 0; i < 6; i++) await expect(gate.admit(secret, '10.0.0.1')).rejects.toMatchObject({ status: 503 });
+    for (let i = 0; i < 6; i++) await expect(gate.admit(secret, '10.0.0.1')).rejects.toBeInstanceOf(AccountsUnavailable);
     proxy.refuse = false;
     expect((await gate.admit(secret, '10.0.0.1')).key.plan).toBe('pro');
   });
@@ -135,7 +137,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL store faults', () => {
     setTimeout(() => {
       proxy.refuse = true; // every retry of the charge fails to connect
     }, 100);
-    await expect(viaProxy.charge('k1', '2026-01', 100)).rejects.toMatchObject({ status: 503 });
+    await expect(viaProxy.charge('k1', '2026-01', 100)).rejects.toBeInstanceOf(AccountsUnavailable);
     // It did commit: the request that got 503 must not keep it.
     expect(await direct.usage('k1', '2026-01')).toMatchObject({ chars: 100 });
     expect(viaProxy.pendingCancellations()).toBe(1);

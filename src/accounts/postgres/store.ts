@@ -3,7 +3,7 @@
 // atomic in the database and costs one round trip. Nothing is cached: a revocation or a plan change made by
 // any replica (or the CLI) is seen by the next request everywhere.
 //
-// Connection faults: a failure to reach the database becomes ApiError 503 (unavailable.ts). Reads are
+// Connection faults: a failure to reach the database becomes AccountsUnavailable (unavailable.ts). Reads are
 // retried once (a pooled connection may have died with a database restart). A charge carries an id, so it
 // is repeated after a lost connection without charging twice (the ledger says "already"); if the database
 // stays away, the charge is cancelled in the background (a refund by id, which leaves a tombstone that a
@@ -24,11 +24,14 @@ import type {
   RateOutcome,
   UsageRow,
 } from '../types.ts';
-import { ApiError } from '../../service/errors.ts';
+import { AccountsUnavailable } from '../errors.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
 import { decode, encode, toKey, UNLIMITED, type KeyRow, type Stored } from '../stored-row.ts';
 import { databaseUnavailable, isUnavailable } from './unavailable.ts';
+import { CHARGE_RETRIES, NO_RETRIES, READ_RETRIES, sleep, types, withVerifiedSslMode, type PgStoreOptions } from './connection.ts';
+
+export { withVerifiedSslMode, type PgStoreOptions } from './connection.ts';
 
 const WINDOW_MS = 60_000;
 /** How long ledger rows live: far longer than any request, so a refund always finds its charge. */
@@ -37,11 +40,6 @@ const LEDGER_TTL_MS = 60 * 60_000;
 const CANCEL_GIVE_UP_MS = 30 * 60_000;
 const MAINTENANCE_MS = 60_000;
 
-/** Delays before repeating a call whose connection failed: reads once, charges for about 1.75 s. */
-const READ_RETRIES = [50];
-const CHARGE_RETRIES = [50, 200, 500, 1000];
-const NO_RETRIES: number[] = [];
-
 /**
  * Whole seconds until a hit leaves the window. Another replica may have recorded a hit stamped a few ms after
  * this replica read its clock (it read the time before waiting for the key's lock), so the raw difference can
@@ -49,38 +47,9 @@ const NO_RETRIES: number[] = [];
  */
 const windowSeconds = (ms: number): number => Math.min(WINDOW_MS / 1000, Math.ceil(ms / 1000));
 
-
 /** A charge of this backend: the ledger id makes its refund exact-once. */
 export interface PgCharge extends Charge {
   id: string;
-}
-
-export interface PgStoreOptions {
-  /** Connections per process (default 10). */
-  poolSize?: number;
-  /** Give up connecting after this long (default 2000 ms): a request fails fast when the database is away. */
-  connectTimeoutMs?: number;
-  /** Give up on a statement after this long (default 10000 ms). */
-  queryTimeoutMs?: number;
-}
-
-
-// BIGINT (oid 20) as a JS number: every figure here (ms timestamps, characters) is far below 2^53.
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
-};
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/**
- * node-postgres 8 treats `sslmode=prefer|require|verify-ca` as `verify-full` (README, TLS) and says so in a
- * multi-line warning on stderr, among the JSON log lines. Spelling the mode it applies anyway keeps the same
- * behaviour without that warning (and keeps it when a later node-postgres gives these modes libpq's weaker sense).
- */
-export function withVerifiedSslMode(url: string): string {
-  if (/[?&]uselibpqcompat=true(&|$)/i.test(url)) return url;
-  return url.replace(/([?&]sslmode=)(prefer|require|verify-ca)(?=&|#|$)/i, '$1verify-full');
 }
 
 export class PgAccountStore implements AccountStore {
@@ -406,7 +375,7 @@ export class PgAccountStore implements AccountStore {
         NO_RETRIES,
       );
     } catch (err) {
-      if (err instanceof ApiError) throw err;
+      if (err instanceof AccountsUnavailable) throw err;
       throw new Error(`the account database refuses writes: ${(err as Error).message}`);
     }
   }
@@ -454,5 +423,5 @@ export class PgAccountStore implements AccountStore {
 }
 
 function isUnavailableError(err: unknown): boolean {
-  return (err as { status?: number }).status === 503;
+  return err instanceof AccountsUnavailable;
 }

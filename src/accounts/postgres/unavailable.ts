@@ -1,7 +1,7 @@
 // Which failures mean "the database cannot be reached right now" (as opposed to a bug or a constraint), and
-// the one error a request gets for them: 503 server_error saying that a retry is safe. It is safe because
+// the one error a request gets for them: AccountsUnavailable, which a client may retry. A retry is safe because
 // every charge is idempotent by id and a charge whose fate is unknown is cancelled (see store.ts).
-import { ApiError } from '../../service/errors.ts';
+import { AccountsUnavailable } from '../errors.ts';
 
 const NODE_CODES = new Set([
   'ECONNREFUSED',
@@ -35,12 +35,6 @@ export function isUnavailable(err: unknown): boolean {
   return MESSAGES.some((m) => message.includes(m));
 }
 
-export function databaseUnavailable(): ApiError {
-  return new ApiError(
-    503,
-    'server_error',
-    'The account database is unreachable right now, so the request was not processed and nothing was charged. ' +
-      'Retrying after a short delay is safe.',
-    { 'retry-after': '1' },
-  );
+export function databaseUnavailable(): AccountsUnavailable {
+  return new AccountsUnavailable();
 }

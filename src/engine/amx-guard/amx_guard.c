@@ -1,6 +1,6 @@
 // Keeps onnxruntime off Intel AMX: a seccomp filter makes arch_prctl(ARCH_REQ_XCOMP_PERM) fail with EPERM, so the
 // permission request onnxruntime's MLAS makes when it first initialises (MlasInitAMX) is refused and it picks its
-// AVX512-VNNI int8 kernels instead. On the Sapphire Rapids VMs measured (src/engine/README.md, eleventh pass) its AMX
+// AVX512-VNNI int8 kernels instead. On the Sapphire Rapids VMs measured (docs/tuning.md) its AMX
 // kernels took ~2x as long for the decoder's one-row products. Linux x86-64 only; loaded by src/engine/amx.ts.
 #include <node_api.h>
 #include <errno.h>

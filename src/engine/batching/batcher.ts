@@ -5,7 +5,7 @@
 // the event loop's turn (setImmediate: microseconds), together with whatever arrived in that same turn — a burst of
 // sixteen requests on an idle server is one batch, not one alone and fifteen queued behind it.
 import { EventEmitter } from 'node:events';
-import { ApiError } from '../../service/errors.ts';
+import { EngineUnavailable } from '../errors.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import type { WorkerPool } from '../pool/pool.ts';
 
@@ -30,8 +30,8 @@ export interface Cancellation {
   dropWaiting: () => boolean;
 }
 
-function clientGoneError(): ApiError {
-  return new ApiError(503, 'server_error', 'The client closed the connection: its sentences still waiting were dropped.');
+function clientGoneError(): EngineUnavailable {
+  return new EngineUnavailable('clientGone');
 }
 
 export interface BatchEvent {
@@ -132,7 +132,7 @@ export class Batcher extends EventEmitter {
 
   /**
    * The sentence the next batch is built around: the oldest of the request served least so far. Oldest-first alone
-   * let one request of 10,000 sentences hold every later request behind all of its batches (an outside audit: 30-52 s
+   * let one request of 10,000 sentences hold every later request behind all of its batches (measured: 30-52 s
    * for a one-sentence request); now a newcomer goes into the next batch, and the big request fills the rest of it.
    */
   private anchor(): Item {
@@ -218,22 +218,22 @@ export class Batcher extends EventEmitter {
     );
   }
 
-  private unavailable(): ApiError {
-    return new ApiError(503, 'server_error', 'The translation engine cannot load its models right now (the operator is told in the log); nothing was charged. Retrying later is safe.');
+  private unavailable(): EngineUnavailable {
+    return new EngineUnavailable('modelsUnloadable');
   }
 
-  private failAll(err: ApiError): void {
+  private failAll(err: Error): void {
     const waiting = this.queue;
     this.queue = [];
     for (const item of waiting) item.reject(err);
   }
 
-  /** Stops batching; sentences still waiting fail with a 503 (nothing is left hanging). */
+  /** Stops batching; sentences still waiting fail with EngineUnavailable (nothing is left hanging). */
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.turn) clearImmediate(this.turn);
     this.timer = undefined;
     this.turn = undefined;
-    this.failAll(new ApiError(503, 'server_error', 'The translation engine is shutting down. Retrying later is safe.'));
+    this.failAll(new EngineUnavailable('shuttingDown'));
   }
 }

@@ -3,7 +3,7 @@
 // reshape back, and the Shape/Gather/Concat chains computing those shapes at run time. At one token per row they cost
 // more in per-operator overhead than in arithmetic. This replaces each such block by onnxruntime's own
 // com.microsoft.MultiHeadAttention: same projections, same mask, same cache tensors in and out (268 operators a
-// step become 136; 7-10 % of a step on OPUS-MT-base, src/engine/README.md). A block that does not match the pattern
+// step become 136; 7-10 % of a step on OPUS-MT-base, docs/tuning.md). A block that does not match the pattern
 // exactly is left as it is. Only for the with-past decoder, which always gets one token per row: the operator wants
 // the mask's query axis to be the query length, and optimum's cross-attention mask has 1 there (broadcast).
 import {
@@ -11,6 +11,9 @@ import {
   attribute, concat, floatAttribute, graphNodes, hasSubgraph, intAttribute, intOf, intsOf, modelGraph, nameOf, nodeField, raw,
   scalarFloat, type GraphNode,
 } from './onnx-proto.ts';
+import ort from 'onnxruntime-node';
+import { feedsFor, NO_SEARCH, testFeeds } from './loop-io.ts';
+import type { GraphPass } from './passes.ts';
 
 const MS_DOMAIN = 'com.microsoft';
 
@@ -163,3 +166,37 @@ export function fuseAttention(model: Uint8Array, heads: number): FusedAttention 
 function msNode(op: string, inputs: string[], outputs: string[], name: string, attributes: Uint8Array[]): GraphNode {
   return { bytes: nodeField(op, inputs, outputs, name, attributes, MS_DOMAIN), inputs, outputs, opType: op, attributes: [] };
 }
+
+/**
+ * The pass: the fused model must load and run two steps of a two-row batch (one row padded) with finite logits. A
+ * shape the operator rejects only shows when it runs, and then the model as exported is kept instead of failing
+ * translations later.
+ */
+export const attentionFusionPass: GraphPass = {
+  name: 'attention-fusion',
+  version: 1,
+  wanted: (ctx) => ctx.dims.heads > 0,
+  async run(g, ctx) {
+    const fused = fuseAttention(g.step, ctx.dims.heads);
+    if (!fused) return undefined;
+    const session = await ctx.open(fused.model).catch(() => undefined);
+    if (!session) return undefined;
+    try {
+      const feeds = await testFeeds(ctx.crossKv, ctx.dims);
+      const input = new ort.Tensor('int64', BigInt64Array.of(0n, 0n), [2, 1]);
+      for (let step = 0; step < 2; step++) {
+        const out = await session.run(feedsFor(session, { ...feeds, ...NO_SEARCH, input_ids: input }));
+        const logits = out.logits as ort.Tensor;
+        if (logits.dims[0] !== 2 || !(logits.data as Float32Array).every(Number.isFinite)) return undefined;
+        for (let i = 0; i < ctx.dims.layers; i++) {
+          for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
+        }
+      }
+    } catch {
+      return undefined;
+    } finally {
+      await session.release();
+    }
+    return { ...g, step: fused.model, model: fused.model, facts: { ...g.facts, fusedAttention: fused.blocks } };
+  },
+};

@@ -1,6 +1,6 @@
 // Beam search's steps in an ONNX Loop, as greedy-loop.ts does for greedy search. One step a run cost a 4-row beam
 // batch (OPUS-MT-base int8) 50-100 % more than the same steps inside a Loop: each run copies the whole cache out to
-// JavaScript and back, and wakes the threads again (ninth pass, src/engine/README.md).
+// JavaScript and back, and wakes the threads again (docs/tuning.md).
 //
 // Each iteration reorders the cache by the previous choice (Gather on the rows), runs the step model (with its search
 // outputs, top-candidates.ts) and chooses exactly as beam.ts does from the decoder's m best logits: log-probability
@@ -16,7 +16,13 @@ import {
 import {
   BOOL, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField,
 } from './onnx-proto.ts';
-import { SEARCH } from './top-candidates.ts';
+import { statSync } from 'node:fs';
+import ort from 'onnxruntime-node';
+import type { DecoderDims } from '../model/family.ts';
+import { cacheUnder, feedsFor, loopRun, searchFeeds, testFeeds, twoBeams, WHOLE_ROW as FED_WHOLE_ROW } from './loop-io.ts';
+import type { GraphPass } from './passes.ts';
+import { SEARCH, TOP_IDS } from './top-candidates.ts';
+import { checkGreedyLoop, checkLoop } from './greedy-loop.ts';
 
 /** The beam loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
 export const BEAM_LOOP = {
@@ -60,7 +66,7 @@ export function withBeamLoop(model: Uint8Array, padId: number, eosId: number): U
 
 /**
  * Greedy search's and beam search's Loops in one model over one copy of the step's weights (loopsModel): what the
- * engine runs with DRAGOMAN_BEAM_LOOP on. Undefined as for withBeamLoop.
+ * engine runs (the beam-loop pass). Undefined as for withBeamLoop.
  */
 export function withSearchLoops(model: Uint8Array, padId: number, eosId: number): Uint8Array | undefined {
   const io = stepModelIo(model);
@@ -198,4 +204,59 @@ export function beamLoopPart(io: StepModelIo, padId: number, eosId: number): Loo
     tensorInfoField(GRAPH.output, BEAM_LOOP.chosenFrom, INT64, ['steps', 'batch_size']),
     tensorInfoField(GRAPH.output, BEAM_LOOP.chosenIds, INT64, ['steps', 'batch_size']),
   ]);
+}
+
+/**
+ * Beam search's Loop sits beside greedy search's in the step model's one session, on the same weights. Its cost, one
+ * worker, resident after single beam-4 sentences: int8 files +20-35 MB (bench-marian-base, 56 MB decoder file) and
+ * +25-50 MB (a random model of OPUS-MT-big's size, 163 MB); fp32 +150-180 MB (bench-marian-base, 221 MB: onnxruntime
+ * keeps fp32 products' packed weights once per Loop). So an int8 decoder file up to the first bound gets it (OPUS-MT
+ * base and big, not NLLB-200, which was not measured), an fp32 one up to the second (small models only).
+ */
+export const MAX_BEAM_LOOP_INT8_DECODER_BYTES = 256 * 1024 * 1024;
+export const MAX_BEAM_LOOP_FP32_DECODER_BYTES = 64 * 1024 * 1024;
+
+/** Whether this decoder file gets beam search's Loop (int8 is the layout's `*_quantized.onnx`). */
+export function beamLoopFits(decoderPath: string, bytes = statSync(decoderPath).size): boolean {
+  const bound = /_quantized\.onnx$/.test(decoderPath) ? MAX_BEAM_LOOP_INT8_DECODER_BYTES : MAX_BEAM_LOOP_FP32_DECODER_BYTES;
+  return bytes <= bound;
+}
+
+/** The pass: greedy search's Loop model replaced by both Loops over one copy of the weights, checked as each alone. */
+export const beamLoopPass: GraphPass = {
+  name: 'beam-loop',
+  version: 1,
+  wanted: (ctx, g) => !!g.facts.loop && beamLoopFits(ctx.decoderPath, ctx.decoderBytes),
+  async run(g, ctx) {
+    const looped = withSearchLoops(g.step, ctx.padId, ctx.eosId!);
+    if (!looped) return undefined;
+    const vocab = await checkLoop(looped, g.step, ctx, async (loop, step, padId, eosId, crossKv, dims) => {
+      const v = await checkGreedyLoop(loop, step, padId, eosId, crossKv, dims);
+      await checkBeamLoop(loop, step, padId, crossKv, dims);
+      return v;
+    });
+    return { ...g, model: looped, facts: { ...g.facts, loop: { vocab, beam: true } } };
+  },
+};
+
+/**
+ * Beam search's Loop must read, on its first step of a two-row batch (one sentence, two beams, one row padded), the
+ * candidates the step model gives, and run a second step on the reordered cache.
+ */
+export async function checkBeamLoop(
+  session: ort.InferenceSession, step: ort.InferenceSession, padId: number, crossKv: ort.InferenceSession, dims: DecoderDims,
+): Promise<void> {
+  const feeds = await testFeeds(crossKv, dims);
+  // 2 × beams candidates and beam.ts's margin of 8: the boundary check holds, so the run goes on to its second step.
+  const search = searchFeeds(12, FED_WHOLE_ROW);
+  const ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]);
+  const first = await step.run(feedsFor(step, { ...feeds, ...search, input_ids: ids }));
+  const vocab = (first.logits as ort.Tensor).dims[2]!;
+  const run = { ...cacheUnder(BEAM_LOOP.prefix, feeds), ...search, ...twoBeams(2, ids, vocab) };
+  const out = await session.run(loopRun(session, run, {}, BEAM_LOOP.prefix, dims), [BEAM_LOOP.topIds, BEAM_LOOP.chosenFrom]);
+  const top = (out[BEAM_LOOP.topIds] as ort.Tensor).data as BigInt64Array;
+  const want = (first[TOP_IDS] as ort.Tensor).data as BigInt64Array;
+  if (want.some((id, i) => top[i] !== id)) throw new Error('beam loop: other candidates');
+  const from = out[BEAM_LOOP.chosenFrom] as ort.Tensor;
+  if (from.dims[0] !== 2 || (from.data as BigInt64Array).some((r) => r !== 0n && r !== 1n)) throw new Error('beam loop: not two steps on rows 0 and 1');
 }

@@ -1,9 +1,8 @@
 // The with-past step model (with its search outputs, top-candidates.ts) wrapped in an ONNX Loop, so that greedy
 // search runs many steps in one onnxruntime run. Each step as its own run cost, besides the step itself, a copy of
-// every output into a fresh JavaScript buffer, fresh input buffers the next step (src/engine/README.md, fifth
-// pass), and the threads' sleep and wake-up between runs; inside a Loop the cache stays in onnxruntime's buffers and
+// every output into a fresh JavaScript buffer, fresh input buffers the next step, and the threads' sleep and wake-up between runs; inside a Loop the cache stays in onnxruntime's buffers and
 // the threads spin from one step to the next. Measured on OPUS-MT-base int8, 32 steps in one process: 1 row 100-108
-// → 78-95 ms, 32 rows 828 → 664 ms, the same tokens (eighth pass).
+// → 78-95 ms, 32 rows 828 → 664 ms, the same tokens (docs/tuning.md).
 //
 // One model serves every search: a run of M = 1 is the plain step (beam search reads its search outputs, M = 1 rows
 // of each scan output), a run of M > 1 is greedy search over steps whose rules only ban (the same tokens banned for
@@ -13,7 +12,11 @@ import {
   ATTRIBUTE, BOOL, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
   tensorInfoField, varintField, type Field,
 } from './onnx-proto.ts';
-import { SEARCH } from './top-candidates.ts';
+import ort from 'onnxruntime-node';
+import type { DecoderDims } from '../model/family.ts';
+import { cacheUnder, feedsFor, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, testFeeds } from './loop-io.ts';
+import type { GraphPass } from './passes.ts';
+import { SEARCH, TOP_IDS } from './top-candidates.ts';
 
 const ATTRIBUTE_GRAPH = 5;
 
@@ -105,7 +108,7 @@ export interface LoopPart {
  * there; the inputs the Loops share (cross-attention K/V, mask, search inputs) once. One onnxruntime session then
  * holds one copy of the weights whatever the Loops: two sessions of OPUS-MT-base int8 cost ~240 MB more resident
  * than one, a second Loop in the same session ~28 MB, and runs alternating between the two Loops were as fast as runs
- * of one (tenth pass, src/engine/README.md). Every run feeds every Loop's inputs: a Loop given zero steps and empty
+ * of one (docs/tuning.md). Every run feeds every Loop's inputs: a Loop given zero steps and empty
  * tensors only passes them through.
  */
 export function loopsModel(io: StepModelIo, name: string, parts: LoopPart[]): Uint8Array {
@@ -221,4 +224,74 @@ export function greedyLoopPart(io: StepModelIo, padId: number, eosId: number): L
       tensorInfoField(GRAPH.output, LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
       tensorInfoField(GRAPH.output, LOOP.logits, FLOAT, ['steps', 'batch_size', 1, 'logits_len']),
     ]);
+}
+
+/** The pass: the step model (with its search outputs) inside greedy search's Loop, checked by checkGreedyLoop. */
+export const greedyLoopPass: GraphPass = {
+  name: 'greedy-loop',
+  version: 1,
+  wanted: (ctx, g) => g.facts.search && ctx.eosId !== undefined,
+  async run(g, ctx) {
+    const looped = withGreedyLoop(g.step, ctx.padId, ctx.eosId!);
+    if (!looped) return undefined;
+    const vocab = await checkLoop(looped, g.step, ctx, checkGreedyLoop);
+    return { ...g, model: looped, facts: { ...g.facts, loop: { vocab, beam: false } } };
+  },
+};
+
+/** Opens the Loop model and the step model and runs `check` on them; both released after. */
+export async function checkLoop<T>(
+  looped: Uint8Array, step: Uint8Array, ctx: Parameters<GraphPass['run']>[1],
+  check: (loop: ort.InferenceSession, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession, dims: DecoderDims) => Promise<T>,
+): Promise<T> {
+  const loop = await ctx.open(looped);
+  const stepSession = await ctx.open(step).catch(async (err) => {
+    await loop.release();
+    throw err;
+  });
+  try {
+    return await check(loop, stepSession, ctx.padId, ctx.eosId!, ctx.crossKv, ctx.dims);
+  } finally {
+    await loop.release();
+    await stepSession.release();
+  }
+}
+
+/**
+ * Greedy search's Loop must run three steps of a two-row batch (one row padded) exactly as the step model `step` runs
+ * them one by one; returns the length of the logits (the ban vector must cover every id).
+ */
+export async function checkGreedyLoop(
+  session: ort.InferenceSession, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession, dims: DecoderDims,
+): Promise<number> {
+  // The step model one step at a time, padding fed first, each row's best candidate (nothing banned) next.
+  const feeds = await testFeeds(crossKv, dims);
+  // The same batch for the Loop, its cache inputs under the Loop's names (taken before the steps below fill them).
+  const loopFeeds = cacheUnder(LOOP.pastPrefix, feeds);
+  let ids = BigInt64Array.of(BigInt(padId), BigInt(padId));
+  const expected: bigint[] = [];
+  let vocab = 0;
+  for (let s = 0; s < 3; s++) {
+    const out = await step.run(feedsFor(step, { ...feeds, ...NO_SEARCH, input_ids: new ort.Tensor('int64', ids, [2, 1]) }));
+    vocab = (out.logits as ort.Tensor).dims[2]!;
+    ids = BigInt64Array.from((out[TOP_IDS] as ort.Tensor).data as BigInt64Array);
+    expected.push(...ids);
+    for (let i = 0; i < dims.layers; i++) {
+      for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.decoder.${kv}`] = out[`present.${i}.decoder.${kv}`] as ort.Tensor;
+    }
+  }
+  const own = {
+    ...NO_SEARCH,
+    ...greedyLoopInputs(3, new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]), new Uint8Array(2),
+      new ort.Tensor('float32', new Float32Array(vocab), [vocab]), noLogits),
+  };
+  const out = await session.run(loopRun(session, { ...loopFeeds, ...own }, {}, LOOP.pastPrefix, dims), [LOOP.chosen]);
+  const chosen = (out[LOOP.chosen] as ort.Tensor).data as BigInt64Array;
+  // A row that chose EOS is fed padding afterwards: steps are compared up to the first that holds an EOS.
+  for (let s = 0; s < 3; s++) {
+    const want = expected.slice(2 * s, 2 * s + 2);
+    if (chosen[2 * s] !== want[0] || chosen[2 * s + 1] !== want[1]) throw new Error('greedy loop: other tokens');
+    if (want.includes(BigInt(eosId))) break;
+  }
+  return vocab;
 }

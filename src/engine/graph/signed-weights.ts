@@ -1,13 +1,15 @@
 // OPUS-MT's output projection is the tied embedding, which the Xenova/optimum quantizer stores as uint8; onnxruntime
 // then multiplies uint8 activations by uint8 weights, a kernel that cannot use AVX512-VNNI / AVX-VNNI. Storing the
 // same weight and its zero point shifted by -128 as int8 leaves every integer product (q - zero point) unchanged,
-// and onnxruntime picks its u8×s8 VNNI kernel (5-9 % of a decoder step here, src/engine/README.md). Exact only where
+// and onnxruntime picks its u8×s8 VNNI kernel (5-9 % of a decoder step here, docs/tuning.md). Exact only where
 // that kernel is used: without VNNI, onnxruntime's u8×s8 AVX2 kernel saturates 16-bit sums, so the caller gates it
 // (cpu-features.ts cpuHasVnni).
 import {
   GRAPH, INT8, TENSOR, UINT8, VALUE_INFO_NAME,
   concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, raw, strings, varintField, type Field, type GraphNode,
 } from './onnx-proto.ts';
+import { cpuHasVnni } from '../runtime/cpu-features.ts';
+import type { GraphPass } from './passes.ts';
 
 /** A node reading a tensor, and at which input. */
 interface Use {
@@ -98,3 +100,16 @@ export function signedMatMulWeights(model: Uint8Array): Uint8Array | undefined {
   }));
   return parsed.withGraph(graphBody);
 }
+
+/** The pass: only on a VNNI CPU (the CPU is part of the cache key); the signed model must load in onnxruntime. */
+export const signedWeightsPass: GraphPass = {
+  name: 'signed-weights',
+  version: 1,
+  wanted: () => cpuHasVnni(),
+  async run(g, ctx) {
+    const signed = signedMatMulWeights(g.step);
+    if (!signed) return undefined;
+    await (await ctx.open(signed)).release();
+    return { ...g, step: signed, model: signed, facts: { ...g.facts, signedWeights: true } };
+  },
+};

@@ -1,9 +1,10 @@
-// What greedy and beam search read of a decoder step, computed by onnxruntime beside the logits (src/engine/README.md,
-// fifth and sixth passes): each row's best logits and their ids, and its log-softmax statistics.
+// What greedy and beam search read of a decoder step, computed by onnxruntime beside the logits (docs/tuning.md):
+// each row's best logits and their ids, and its log-softmax statistics.
 import {
   FLOAT, GRAPH, INT64, MODEL, OPSET, concat, fields, int64InitializerField, intAttribute, intsAttribute, modelGraph, nameOf,
   nodeField, raw, tensorInfoField, VALUE_INFO_NAME,
 } from './onnx-proto.ts';
+import type { GraphPass } from './passes.ts';
 
 export const TOP_IDS = 'top_ids';
 
@@ -67,3 +68,18 @@ export function withSearchOutputs(model: Uint8Array): Uint8Array | undefined {
     tensorInfoField(GRAPH.output, SEARCH.logSum, FLOAT, ['batch_size', 1, 1]),
   ]));
 }
+
+/** The pass: the model must load and declare the outputs (both searches then read them). */
+export const searchOutputsPass: GraphPass = {
+  name: 'search-outputs',
+  version: 1,
+  wanted: () => true,
+  async run(g, ctx) {
+    const model = withSearchOutputs(g.step);
+    if (!model) return undefined;
+    const session = await ctx.open(model);
+    const declared = session.outputNames.includes(SEARCH.ids);
+    await session.release();
+    return declared ? { ...g, step: model, model, facts: { ...g.facts, search: true } } : undefined;
+  },
+};

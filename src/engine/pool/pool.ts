@@ -2,7 +2,7 @@
 // the batcher decides what the next job is. A worker that dies fails only the job it held and is replaced.
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { ApiError } from '../../service/errors.ts';
+import { EngineUnavailable, WorkerDied } from '../errors.ts';
 import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
 import type { LoadedRuntime } from '../types.ts';
 
@@ -42,7 +42,7 @@ export class WorkerPool extends EventEmitter {
   restarts = 0;
   /**
    * Why replacement workers cannot load the models (the folder was moved or damaged after start), while that lasts;
-   * with no worker ready, requests fail at once with a 503 instead of waiting for a worker that cannot come.
+   * with no worker ready, requests fail at once (EngineUnavailable) instead of waiting for a worker that cannot come.
    */
   loadFailure: string | undefined;
 
@@ -104,9 +104,6 @@ export class WorkerPool extends EventEmitter {
           case 'spinning':
             this.emit('spinning', { spinning: msg.spinning, othersCores: msg.othersCores, worker: worker.threadId });
             break;
-          case 'beamLoopStopped':
-            this.emit('beamLoopStopped', { model: msg.name, problem: msg.message, worker: worker.threadId });
-            break;
           case 'result':
           case 'failed': {
             const p = slot.busy;
@@ -128,10 +125,10 @@ export class WorkerPool extends EventEmitter {
         const p = slot.busy;
         slot.busy = undefined;
         if (this.closed) {
-          p?.reject(new ApiError(503, 'server_error', 'The translation engine is shutting down. Retrying later is safe.'));
+          p?.reject(new EngineUnavailable('shuttingDown'));
           return;
         }
-        p?.reject(new ApiError(500, 'server_error', 'The translation worker stopped unexpectedly while handling this request; it has been replaced. Retrying is safe.'));
+        p?.reject(new WorkerDied());
         if (!loadFailed) {
           this.restarts++;
           this.emit('workerExit');
@@ -165,7 +162,7 @@ export class WorkerPool extends EventEmitter {
   /** Runs a job on an idle worker; the caller (batcher) checks idleCount() first. */
   run(job: GenerationJob): Promise<number[][][]> {
     const slot = this.slots.find((s) => s.ready && !s.busy);
-    if (!slot) return Promise.reject(new ApiError(503, 'server_error', 'No translation worker is available. Retrying is safe.'));
+    if (!slot) return Promise.reject(new EngineUnavailable('noWorker'));
     return new Promise((resolve, reject) => {
       const pending: Pending = { id: this.nextId++, job, resolve, reject };
       slot.busy = pending;

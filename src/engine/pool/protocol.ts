@@ -1,5 +1,6 @@
 // Messages between the pool (main thread) and a worker. Plain structured-clone data only.
 import type { Spinning } from '../../config/env.ts';
+import type { PreparedDecoder } from '../graph/prepare.ts';
 import type { DecoderDims, GenerationRules } from '../model/family.ts';
 import type { LoadedRuntime } from '../types.ts';
 
@@ -12,6 +13,8 @@ export interface ModelRuntimeSpec {
   dims: DecoderDims;
   /** fileStamp (file-stamp.ts) of both files when the folder was read: a worker loading later checks them. */
   stamps: { encoder: string; decoder: string };
+  /** The decoder's graphs as graph/prepare.ts made them (cached files); absent: the worker prepares them itself. */
+  graphs?: PreparedDecoder;
 }
 
 export interface SessionSettings {
@@ -21,18 +24,8 @@ export interface SessionSettings {
   spinning: Spinning;
   /** onnxruntime threads the whole pool runs at once (workers × threads): what `auto` spinning weighs others against. */
   poolThreads: number;
-  /** Run a merged decoder cut in two without its If (decoder-split.ts). */
-  splitDecoder: boolean;
-  /** Replace the split decoder's attention blocks by MultiHeadAttention (attention-fusion.ts). */
-  fuseAttention: boolean;
-  /** Add a TopK of the logits to the split decoder for greedy search (top-candidates.ts). */
-  greedyTopK: boolean;
-  /** Beam search's candidates from the decoder (top-candidates.ts) instead of JavaScript over all logits. */
-  beamTopK: boolean;
-  /** Greedy search runs several steps in one onnxruntime run (greedy-loop.ts); absent = off. */
-  greedyLoop?: boolean;
-  /** Beam search runs several steps in one onnxruntime run (beam-loop.ts); absent = off. */
-  beamLoop?: boolean;
+  /** Graph rewrites left out (DRAGOMAN_SKIP_PASSES: names of graph/passes.ts); absent = none. */
+  skipPasses?: readonly string[];
 }
 
 /** One source sentence, already tokenized, with its own limits. */
@@ -69,6 +62,4 @@ export type FromWorker =
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }
   | { type: 'failed'; id: number; message: string }
   /** DRAGOMAN_SPINNING=auto changed its mind: `spinning` false while other processes use the cores (contention.ts). */
-  | { type: 'spinning'; spinning: boolean; othersCores: number }
-  /** A model's beam Loop chose otherwise than beam search: stopped in this worker, the request answered without it. */
-  | { type: 'beamLoopStopped'; name: string; message: string };
+  | { type: 'spinning'; spinning: boolean; othersCores: number };

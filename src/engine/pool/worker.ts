@@ -1,6 +1,6 @@
 // A pool worker: owns the onnxruntime sessions of every model (one replica) and runs one generation job at a time.
 import { parentPort } from 'node:worker_threads';
-import { beamSearchSafe } from '../search/beam.ts';
+import { beamSearch } from '../search/beam.ts';
 import { greedySearch } from '../search/greedy.ts';
 import { candidatesNeeded, processorsFor, type LogitsProcessor } from '../search/logits-processors.ts';
 import { CpuContention } from '../runtime/contention.ts';
@@ -17,7 +17,7 @@ interface Loaded {
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
 const models = new Map<string, Loaded>();
-let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', poolThreads: 1, splitDecoder: true, fuseAttention: true, greedyTopK: true, beamTopK: true };
+let settings: SessionSettings = { intraOpThreads: 1, threadsAuto: false, spinning: 'off', poolThreads: 1 };
 
 const send = (m: FromWorker) => port.postMessage(m);
 
@@ -31,7 +31,7 @@ async function load(spec: ModelRuntimeSpec): Promise<void> {
     assertUnchanged(spec.encoderPath, spec.stamps.encoder);
     assertUnchanged(spec.decoderPath, spec.stamps.decoder);
     const processors = processorsFor(spec.rules);
-    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId);
+    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
     models.set(spec.name, { spec, model, processors });
     send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
   } catch (err) {
@@ -46,8 +46,7 @@ async function run(id: number, job: GenerationJob): Promise<void> {
     if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
     const hypotheses = job.beams <= 1
       ? await greedySearch(m.model, m.spec.rules, m.processors, job.rows)
-      : await beamSearchSafe((err) => send({ type: 'beamLoopStopped', name: job.model, message: err.message }),
-        m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest);
+      : await beamSearch(m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest);
     send({ type: 'result', id, hypotheses, ms: performance.now() - t0 });
   } catch (err) {
     send({ type: 'failed', id, message: (err as Error).message });

@@ -1,6 +1,6 @@
 // onnxruntime and Intel AMX. The first time a process makes an onnxruntime session, onnxruntime's MLAS asks Linux for
 // the AMX tile permission and, once granted, runs every u8×s8 int8 product (all of an int8 model's matrices) on its
-// AMX kernel. On the Sapphire Rapids VMs measured (src/engine/README.md, eleventh pass) that kernel took about twice
+// AMX kernel. On the Sapphire Rapids VMs measured (docs/tuning.md) that kernel took about twice
 // as long as the AVX512-VNNI one for the decoder's one-row products and won only a few per cent at 32 rows, so by
 // default (DRAGOMAN_AMX=off) the engine has that request refused before any session exists: amx-guard/amx_guard.c,
 // a seccomp filter for that one arch_prctl call. Integer products are exact on either kernel (same tokens, tested).

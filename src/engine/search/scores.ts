@@ -1,5 +1,5 @@
 // Scans over a row of logits (58,101 a step for OPUS-MT), shared by greedy and beam search: the hot loops of the
-// JavaScript side of decoding (measured in src/engine/README.md).
+// JavaScript side of decoding (measured in docs/tuning.md).
 
 /** Largest value (NaN ignored; -Infinity when none): four running maxima instead of one dependency chain. */
 export function maxOf(values: Float32Array): number {

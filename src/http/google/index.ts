@@ -2,6 +2,7 @@
 // error body and 404, and an onRequest hook that finds the key (headers, or ?key= when allowed) and admits
 // the request (authentication + rate limit) through the shared metering before anything is parsed.
 import type { FastifyInstance } from 'fastify';
+import { AuthenticationFailed } from '../../accounts/errors.ts';
 import { ApiError } from '../../service/errors.ts';
 import { logServerFailure, toApiError } from '../errors.ts';
 import { registerFormParser } from '../form-body.ts';
@@ -67,7 +68,7 @@ export async function googleRoutes(app: FastifyInstance): Promise<void> {
     try {
       await admit(gate, request, reply, secret);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) throw keyInvalid(err);
+      if (err instanceof AuthenticationFailed) throw keyInvalid(toApiError(err, config.maxBodyBytes));
       throw err;
     }
   });

@@ -1,0 +1,150 @@
+// The decoder the runtime opens, made once per decoder file: optimum's merged file cut in two and every wanted pass
+// of passes.ts run over it, with their checks. With a cache folder the result is written there, under a key made of
+// the file's SHA-256, the passes' names and versions and what else they depend on (the CPU's VNNI, the model's
+// dimensions and ids, the settings), so a restart, a replacement worker and the step model's non-spinning twin all
+// open the same files instead of rebuilding them. createEngine runs it in a thread of its own (prepareInThread): the
+// rewriting is seconds of synchronous JavaScript on a large model.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import ort from 'onnxruntime-node';
+import type { DecoderDims } from '../model/family.ts';
+import { assertUnchanged } from '../model/file-stamp.ts';
+import { cpuHasVnni } from '../runtime/cpu-features.ts';
+import type { SessionSettings } from '../pool/protocol.ts';
+import { passVersions, runPasses, splitDecoder, type GraphFacts, type GraphSettings, type PassContext } from './passes.ts';
+
+export interface PrepareRequest {
+  decoderPath: string;
+  /** The file as it was read at start (file-stamp.ts): a file replaced since is refused. */
+  stamp: string;
+  dims: DecoderDims;
+  padId: number;
+  eosId: number | undefined;
+  settings: GraphSettings;
+  /** Where results are kept; undefined = in memory only (tests, benchmarks). */
+  cacheDir?: string;
+}
+
+/** The decoder to open: the merged file as it is, or the split models (files in the cache, or bytes). */
+export type PreparedDecoder =
+  | { kind: 'merged' }
+  | { kind: 'split'; crossKv: string | Uint8Array; model: string | Uint8Array; facts: GraphFacts; cached: boolean };
+
+/** The rewrites the session settings leave out (sorted: the list is part of the cache key). */
+export function graphSettings(s: SessionSettings): GraphSettings {
+  return { skip: [...(s.skipPasses ?? [])].sort() };
+}
+
+/** Files of one cached result. */
+const FILES = { facts: 'graph.json', crossKv: 'cross-kv.onnx', model: 'step.onnx' } as const;
+
+/** The cache key of a decoder file's bytes under this request (everything the passes' output depends on). */
+export function cacheKey(bytes: Uint8Array, req: PrepareRequest): string {
+  const hash = createHash('sha256');
+  hash.update(bytes);
+  hash.update(JSON.stringify({
+    passes: passVersions(), vnni: cpuHasVnni(), dims: req.dims, padId: req.padId, eosId: req.eosId ?? null, settings: req.settings,
+    ort: ort.env.versions.common,
+  }));
+  return hash.digest('hex').slice(0, 32);
+}
+
+function readCached(dir: string): PreparedDecoder | undefined {
+  try {
+    const saved = JSON.parse(readFileSync(join(dir, FILES.facts), 'utf8')) as { kind: 'merged' } | { kind: 'split'; facts: GraphFacts };
+    if (saved.kind === 'merged') return saved;
+    if (!existsSync(join(dir, FILES.model)) || !existsSync(join(dir, FILES.crossKv))) return undefined;
+    return { kind: 'split', crossKv: join(dir, FILES.crossKv), model: join(dir, FILES.model), facts: saved.facts, cached: true };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a result beside the others, whole or not at all (a temporary folder renamed into place). */
+function writeCached(dir: string, result: PreparedDecoder): PreparedDecoder {
+  const tmp = `${dir}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    mkdirSync(tmp, { recursive: true });
+    if (result.kind === 'split') {
+      writeFileSync(join(tmp, FILES.crossKv), result.crossKv as Uint8Array);
+      writeFileSync(join(tmp, FILES.model), result.model as Uint8Array);
+    }
+    writeFileSync(join(tmp, FILES.facts), JSON.stringify(result.kind === 'split' ? { kind: 'split', facts: result.facts } : result));
+    try {
+      renameSync(tmp, dir);
+    } catch {
+      // Another process wrote the same result first (a rename never replaces a folder that has files): use it, or
+      // replace it if it is not whole.
+      rmSync(tmp, { recursive: true, force: true });
+      const theirs = readCached(dir);
+      if (theirs) return theirs;
+      rmSync(dir, { recursive: true, force: true });
+      return writeCached(dir, result);
+    }
+    return readCached(dir) ?? result;
+  } catch {
+    // A cache that cannot be written (read-only data folder, full disk) costs start-up time, not translations.
+    rmSync(tmp, { recursive: true, force: true });
+    return result;
+  }
+}
+
+const CHECK_OPTIONS: ort.InferenceSession.SessionOptions = {
+  intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential', logSeverityLevel: 3,
+  extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+};
+
+/** Cuts the decoder and runs the passes (or reads their cached result). */
+export async function prepareDecoder(req: PrepareRequest): Promise<PreparedDecoder> {
+  assertUnchanged(req.decoderPath, req.stamp);
+  const bytes = new Uint8Array(readFileSync(req.decoderPath));
+  const dir = req.cacheDir ? join(req.cacheDir, cacheKey(bytes, req)) : undefined;
+  const cached = dir ? readCached(dir) : undefined;
+  if (cached) return cached;
+  const split = splitDecoder(bytes, req.settings);
+  let result: PreparedDecoder = { kind: 'merged' };
+  if (split) {
+    const crossKv = await ort.InferenceSession.create(split.crossKv, CHECK_OPTIONS).catch(() => undefined);
+    if (crossKv) {
+      try {
+        const ctx: PassContext = {
+          decoderPath: req.decoderPath, decoderBytes: bytes.length, dims: req.dims, padId: req.padId, eosId: req.eosId,
+          settings: req.settings, crossKv, open: (model) => ort.InferenceSession.create(model, CHECK_OPTIONS),
+        };
+        // The cut itself must load: else the merged file (slower, never wrong).
+        await (await ctx.open(split.step)).release();
+        const g = await runPasses(split, ctx);
+        result = { kind: 'split', crossKv: g.crossKv, model: g.model, facts: g.facts, cached: false };
+      } catch {
+        result = { kind: 'merged' };
+      } finally {
+        await crossKv.release();
+      }
+    }
+  }
+  return dir ? writeCached(dir, result) : result;
+}
+
+const ENTRY = new URL('../pool/worker-entry.mjs', import.meta.url);
+
+/** prepareDecoder in a thread of its own (prepare-thread.ts); bytes, if any, are moved here, not copied. */
+export function prepareInThread(req: PrepareRequest): Promise<PreparedDecoder> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(ENTRY, { workerData: { entry: 'prepare', req }, execArgv: [], stdout: false, stderr: false });
+    let done = false;
+    worker.once('message', (m: { prepared?: PreparedDecoder; error?: string }) => {
+      done = true;
+      if (m.prepared) resolve(m.prepared);
+      else reject(new Error(m.error ?? 'graph preparation failed'));
+    });
+    worker.once('error', (err) => {
+      done = true;
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!done) reject(new Error(`graph preparation thread exited with code ${code}`));
+    });
+  });
+}

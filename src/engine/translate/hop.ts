@@ -1,0 +1,154 @@
+// One hop of a route: one model translating segments from one language into another. Segments with nothing to
+// translate, cached ones and ones already on their way for another request are answered without the model; the
+// rest (cut to the model's position table, long-input.ts) go to the batcher as rows.
+import type { Batcher } from '../batching/batcher.ts';
+import { NoLanguageToken } from '../errors.ts';
+import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
+import type { ModelTokenizer } from '../model/tokenizer.ts';
+import type { GenerationRow } from '../pool/protocol.ts';
+import type { ModelInfo, TranslateOptions } from '../types.ts';
+import { TranslationCache } from './cache.ts';
+import { fitPieces } from './long-input.ts';
+
+export interface LoadedModel {
+  info: ModelInfo;
+  rules: GenerationRules;
+  tokenizer: ModelTokenizer;
+  /** Multi-target Marian: FLORES code -> `>>xx<<` token opening the source. */
+  targetTokens?: Record<string, string>;
+  /** NLLB, M2M-100, mBART-50: FLORES code -> the vocabulary's language token (`deu_Latn`, `__de__`, `de_DE`). */
+  languageTokens?: Record<string, string>;
+}
+
+export interface Hop {
+  translations: string[];
+  alternatives: string[][];
+}
+
+/** Longest segment (UTF-16 units) the translation cache keeps: with the default 10,000 entries, at most ~100 MB. */
+export const MAX_CACHED_CHARS = 2_000;
+
+/** A segment with no letter in any script has nothing for a model to translate. */
+export const HAS_LETTER = /\p{L}/u;
+
+function languageTokenId(model: LoadedModel, token: string | undefined, flores: string): number {
+  const id = token === undefined ? undefined : model.tokenizer.tokenId(token);
+  if (id === undefined) throw new NoLanguageToken(model.info.name, flores);
+  return id;
+}
+
+export class HopTranslator {
+  /** Segments being translated right now, by cache key, and how many other requests wait for each (see translate). */
+  private readonly inFlight = new Map<string, { promise: Promise<Hop>; joiners: number }>();
+
+  constructor(
+    private readonly cache: TranslationCache<Hop>,
+    private readonly batcher: Batcher,
+    /** DRAGOMAN_BEAM, when set. */
+    private readonly beamSetting: number | undefined,
+    /** Benchmark only: every row generates exactly this many tokens. */
+    private readonly fixedNewTokens?: number,
+  ) {}
+
+  async translate(model: LoadedModel, source: string, target: string, texts: string[], opts: TranslateOptions): Promise<Hop> {
+    const { cache, inFlight, batcher } = this;
+    const alternatives = Math.max(0, opts.alternatives ?? 0);
+    let beams = Math.max(1, opts.beams ?? this.beamSetting ?? model.rules.defaultBeams);
+    if (alternatives > 0) beams = Math.max(beams, alternatives + 1); // n-best needs at least that many beams
+    const nBest = alternatives > 0 ? beams : 1;
+    // The family's framing (model/family.ts): NLLB, M2M-100 and mBART-50 open the input with the source's token and
+    // force the target's first; a multi-target Marian model reads the target's >>xx<< token first, nothing forced.
+    const rules = FAMILY_RULES[model.info.family!];
+    const languageToken = (flores: string) => languageTokenId(model, model.languageTokens?.[flores], flores);
+    const openingToken = rules.opening === 'source' ? languageToken(source)
+      : model.targetTokens ? languageTokenId(model, model.targetTokens[target], target) : undefined;
+    const forcedFirstId = rules.forcesTargetToken ? languageToken(target) : undefined;
+
+    const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
+    const keyOf = (text: string) => TranslationCache.key(model.info.name, source, target, beams, alternatives, text);
+    const todo = new Map<string, number[]>(); // distinct text -> positions
+    const joining: Promise<void>[] = [];
+    texts.forEach((text, i) => {
+      if (!text.trim()) return; // whitespace is not sent to the model
+      // Nothing to translate (a number, "!!!", an emoji, a list marker): a model would invent a sentence for it.
+      if (!HAS_LETTER.test(text)) {
+        out.translations[i] = text;
+        return;
+      }
+      const key = keyOf(text);
+      const hit = cache.get(key);
+      if (hit) {
+        out.translations[i] = hit.translations[0]!;
+        out.alternatives[i] = hit.alternatives[0]!;
+        return;
+      }
+      // The same segment already on its way for another request: share that result, so concurrent requests (and
+      // the cache entry left behind) agree — an int8 result may depend on which sentences share its batch.
+      const pending = inFlight.get(key);
+      if (pending) {
+        pending.joiners++;
+        const joined = pending.promise.then((r) => {
+          out.translations[i] = r.translations[0]!;
+          out.alternatives[i] = r.alternatives[0]!;
+        });
+        joined.catch(() => {}); // awaited below; handled here in case this request fails first on its own segments
+        joining.push(joined);
+        return;
+      }
+      todo.set(text, [...(todo.get(text) ?? []), i]);
+    });
+    if (!todo.size) {
+      await Promise.all(joining);
+      return out;
+    }
+
+    // A sentence longer than the model's position table is cut at spaces into pieces that fit (rare: the service
+    // segments text into sentences first); its translation is the pieces' translations joined by a space.
+    const distinct = [...todo.keys()];
+    const settle = new Map<string, { resolve: (r: Hop) => void; reject: (e: unknown) => void }>();
+    for (const text of distinct) {
+      const promise = new Promise<Hop>((resolve, reject) => settle.set(text, { resolve, reject }));
+      promise.catch(() => {}); // a failure is the owner's to report; a joiner sees it through its own await
+      inFlight.set(keyOf(text), { promise, joiners: 0 });
+    }
+    try {
+      const limit = maxSourceTokens(model.rules);
+      const pieces = distinct.map((text) => fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
+      const rows: GenerationRow[] = pieces.flat().map(({ ids }) => {
+        const max = this.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
+        return { ids, maxNewTokens: max, minNewTokens: this.fixedNewTokens ?? 0, forcedFirstId };
+      });
+      // A client that has gone drops its waiting rows, unless another request waits for one of its sentences.
+      const cancel = opts.signal && {
+        signal: opts.signal,
+        dropWaiting: () => distinct.every((text) => (inFlight.get(keyOf(text))?.joiners ?? 0) === 0),
+      };
+      const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows, cancel);
+      let next = 0;
+      distinct.forEach((text, d) => {
+        const results = pieces[d]!.map(() => hypotheses[next++]!.map((ids) => model.tokenizer.decode(ids)));
+        const best = results.map((strings) => strings[0] ?? '').join(' ');
+        const others = results.length === 1
+          ? [...new Set(results[0]!.slice(1))].filter((s) => s !== best).slice(0, alternatives)
+          : [];
+        const result: Hop = { translations: [best], alternatives: [others] };
+        // A very long segment is not kept: it rarely comes again, and 10,000 of them would hold gigabytes.
+        if (text.length <= MAX_CACHED_CHARS) cache.set(keyOf(text), result);
+        inFlight.delete(keyOf(text));
+        settle.get(text)!.resolve(result);
+        for (const i of todo.get(text)!) {
+          out.translations[i] = best;
+          out.alternatives[i] = others;
+        }
+      });
+    } catch (err) {
+      for (const text of distinct) {
+        inFlight.delete(keyOf(text));
+        settle.get(text)!.reject(err);
+      }
+      throw err;
+    }
+    await Promise.all(joining);
+    return out;
+  }
+}

@@ -1,0 +1,44 @@
+// The engine's and accounts' errors as the API's: one table of status, type, message and headers. Each surface then
+// shapes the ApiError into its own body (errors.ts for /v1 and the page, google/errors.ts, libretranslate/errors.ts).
+import { AccountsUnavailable, AuthenticationFailed, QuotaExceeded, RateLimited } from '../accounts/errors.ts';
+import type { RateOutcome } from '../accounts/types.ts';
+import { EngineUnavailable, NoLanguageToken, NoRoute, WorkerDied } from '../engine/errors.ts';
+import { ApiError } from '../service/errors.ts';
+
+/** How a client passes a key: said with every authentication failure. */
+export const AUTH_HINT = 'Pass a valid API key in the X-API-Key header.';
+
+/** A key's rate window as X-RateLimit-* headers (none for a key without a limit). */
+export function rateLimitHeaders(rate: RateOutcome): Record<string, string> {
+  if (rate.limit === null) return {};
+  return {
+    'x-ratelimit-limit': String(rate.limit),
+    'x-ratelimit-remaining': String(rate.remaining ?? 0),
+    'x-ratelimit-reset': String(rate.resetSeconds),
+  };
+}
+
+type Mapping = [new (...args: never[]) => Error, (err: never) => ApiError];
+
+const TABLE: Mapping[] = [
+  [NoRoute, (e: NoRoute) => new ApiError(400, 'invalid_request', e.message)],
+  [NoLanguageToken, (e: NoLanguageToken) => new ApiError(400, 'invalid_request', e.message)],
+  [EngineUnavailable, (e: EngineUnavailable) => new ApiError(503, 'server_error',
+    e.reason === 'clientGone' ? e.message
+      : `${e.message}${e.reason === 'modelsUnloadable' ? ' Nothing was charged.' : ''} Retrying later is safe.`)],
+  [WorkerDied, (e: WorkerDied) => new ApiError(500, 'server_error', `${e.message} Retrying is safe.`)],
+  [AuthenticationFailed, (e: AuthenticationFailed) => new ApiError(401, 'authentication_error', `${e.message} ${AUTH_HINT}`)],
+  [RateLimited, (e: RateLimited) => new ApiError(429, 'rate_limit', e.message, {
+    ...(e.rate ? rateLimitHeaders(e.rate) : {}), 'retry-after': String(e.retryAfterSeconds),
+  })],
+  [QuotaExceeded, (e: QuotaExceeded) => new ApiError(403, 'quota_exceeded', e.message)],
+  [AccountsUnavailable, (e: AccountsUnavailable) => new ApiError(503, 'server_error', `${e.message} Retrying after a short delay is safe.`, {
+    'retry-after': String(Math.ceil(e.retryAfterMs / 1000)),
+  })],
+];
+
+/** The ApiError for an engine or accounts error, or undefined for anything else. */
+export function fromDomainError(error: unknown): ApiError | undefined {
+  for (const [type, map] of TABLE) if (error instanceof type) return map(error as never);
+  return undefined;
+}
