@@ -3,19 +3,18 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Config } from '../config/env.ts';
-import { NoRoute } from './errors.ts';
-import { graphSettings, prepareInThread } from './graph/prepare.ts';
 import { applyAmxSetting, type AmxStatus } from './runtime/amx.ts';
 import { Batcher, type BatchEvent } from './batching/batcher.ts';
 import { TranslationCache } from './translate/cache.ts';
 import { usableCores } from './pool/cpu-limit.ts';
 import { WorkerPool } from './pool/pool.ts';
-import type { ModelRuntimeSpec, SessionSettings } from './pool/protocol.ts';
+import type { SessionSettings } from './pool/protocol.ts';
+import { startModels } from './pool/start-models.ts';
 import { scanFolders } from './model/registry.ts';
 import { Router } from './translate/router.ts';
-import { HopTranslator, HAS_LETTER, type Hop, type LoadedModel } from './translate/hop.ts';
-import { ModelTokenizer } from './model/tokenizer.ts';
-import type { Engine, EngineResult } from './types.ts';
+import { HopTranslator, type Hop } from './translate/hop.ts';
+import { translateRoute } from './translate/route-translation.ts';
+import type { Engine } from './types.ts';
 
 export { scanModels } from './model/registry.ts';
 export type { BatchEvent } from './batching/batcher.ts';
@@ -67,42 +66,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     skipPasses: config.skipPasses,
   };
   const pool = new WorkerPool(threads.workers, settings);
-  const loaded = new Map<string, LoadedModel>();
-
-  const candidates: { folder: (typeof folders)[number]; tokenizer: ModelTokenizer }[] = [];
-  for (const folder of folders) {
-    if (!folder.runtime) continue;
-    try {
-      candidates.push({ folder, tokenizer: await ModelTokenizer.load(folder.info.path) });
-    } catch (err) {
-      folder.info.status = 'corrupt';
-      folder.info.problem = (err as Error).message; // names the file (tokenizer.ts)
-    }
-  }
-  // Each decoder's graphs made once (graph/prepare.ts), in a thread, or read from the cache of an earlier start; every
-  // worker then opens the same files.
-  const graphCache = join(config.dataDir, 'graphs');
-  for (const { folder } of candidates) {
-    const spec = folder.runtime!;
-    spec.graphs = await prepareInThread({
-      decoderPath: spec.decoderPath, stamp: spec.stamps.decoder, dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId,
-      settings: graphSettings(settings), cacheDir: graphCache,
-    }).catch(() => undefined); // the worker's load then says what is wrong with the file
-  }
-  const reports = await pool.start(candidates.map((c) => c.folder.runtime as ModelRuntimeSpec));
-  for (const { folder, tokenizer } of candidates) {
-    const report = reports.find((r) => r.name === folder.info.name);
-    if (!report?.ok) {
-      folder.info.status = 'corrupt';
-      // The worker's message names the file (seq2seq.ts load).
-      folder.info.problem = report?.message ?? `${folder.runtime!.encoderPath} / ${folder.runtime!.decoderPath}: no answer from the worker`;
-      continue;
-    }
-    folder.info.loadMs = report.ms;
-    Object.assign(folder.info, report.runtime);
-    loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer, targetTokens: folder.targetTokens, languageTokens: folder.languageTokens });
-    events.emit('modelLoaded', { name: folder.info.name, ms: report.ms, threads: report.runtime?.threads });
-  }
+  const loaded = await startModels(pool, folders, settings, join(config.dataDir, 'graphs'), events);
 
   const router = new Router([...loaded.values()].map((m) => ({
     name: m.info.name,
@@ -124,27 +88,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     threads,
     amx,
 
-    async translate(segments, source, target, opts = {}): Promise<EngineResult> {
-      const route = router.route(source, target);
-      if (!route) throw new NoRoute(source, target);
-      if (!route.length) return { translations: [...segments], route };
-      // Nothing with a letter (numbers, symbols, list markers): no model runs, and the route says so (X-Dragoman-Model: none).
-      if (!segments.some((s) => HAS_LETTER.test(s))) return { translations: segments.map((s) => (s.trim() ? s : '')), route: [] };
-      events.emit('route', route);
-      let texts = segments;
-      let alternatives: string[][] | undefined;
-      let from = source;
-      for (let h = 0; h < route.length; h++) {
-        const to = h === route.length - 1 ? target : 'eng_Latn';
-        const last = h === route.length - 1;
-        // Alternatives come from the last hop only; earlier hops pass on their best translation.
-        const hop = await hops.translate(loaded.get(route[h]!)!, from, to, texts, last ? opts : { beams: opts.beams, signal: opts.signal });
-        texts = hop.translations;
-        if (last && opts.alternatives) alternatives = hop.alternatives;
-        from = to;
-      }
-      return alternatives ? { translations: texts, alternatives, route } : { translations: texts, route };
-    },
+    translate: (segments, source, target, opts = {}) => translateRoute({ router, hops, loaded, events }, segments, source, target, opts),
 
     route: (source, target) => router.route(source, target),
     sourceLanguages: () => router.sources(),

@@ -1,4 +1,6 @@
 // Routing: direct Marian first, then NLLB, then a pivot through English chaining two models.
+import { NoRoute } from '../../src/engine/errors.ts';
+import { fromDomainError } from '../../src/http/domain-errors.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { DragomanEngine } from '../../src/engine/index.ts';
@@ -75,7 +77,10 @@ describe('pivot through English', () => {
     expect(english.translations).toEqual(dev.slice(0, 12).map((d) => d.greedy));
   });
 
-  it('refuses a direction with no route with a 400 naming the languages', async () => {
-    await expect(engine.translate(['x'], 'deu_Latn', 'fra_Latn')).rejects.toMatchObject({ status: 400, type: 'invalid_request' });
+  it('refuses a direction with no route (NoRoute, naming the languages; a 400 on the API)', async () => {
+    const err = await engine.translate(['x'], 'deu_Latn', 'fra_Latn').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NoRoute);
+    expect(err).toMatchObject({ source: 'deu_Latn', target: 'fra_Latn', message: expect.stringMatching(/deu_Latn into fra_Latn/) });
+    expect(fromDomainError(err)).toMatchObject({ status: 400, type: 'invalid_request' });
   });
 });

@@ -1,0 +1,39 @@
+// A request's segments along its route: one hop per model (translate/hop.ts), a pivot through English between two.
+import type { EventEmitter } from 'node:events';
+import { NoRoute } from '../errors.ts';
+import type { EngineResult, TranslateOptions } from '../types.ts';
+import { HAS_LETTER, type HopTranslator, type LoadedModel } from './hop.ts';
+import type { Router } from './router.ts';
+
+export interface RouteParts {
+  router: Router;
+  hops: HopTranslator;
+  loaded: ReadonlyMap<string, LoadedModel>;
+  /** Gets 'route' (the model names) for every routed request. */
+  events: EventEmitter;
+}
+
+export async function translateRoute(
+  parts: RouteParts, segments: string[], source: string, target: string, opts: TranslateOptions = {},
+): Promise<EngineResult> {
+  const { router, hops, loaded, events } = parts;
+  const route = router.route(source, target);
+  if (!route) throw new NoRoute(source, target);
+  if (!route.length) return { translations: [...segments], route };
+  // Nothing with a letter (numbers, symbols, list markers): no model runs, and the route says so (X-Dragoman-Model: none).
+  if (!segments.some((s) => HAS_LETTER.test(s))) return { translations: segments.map((s) => (s.trim() ? s : '')), route: [] };
+  events.emit('route', route);
+  let texts = segments;
+  let alternatives: string[][] | undefined;
+  let from = source;
+  for (let h = 0; h < route.length; h++) {
+    const to = h === route.length - 1 ? target : 'eng_Latn';
+    const last = h === route.length - 1;
+    // Alternatives come from the last hop only; earlier hops pass on their best translation.
+    const hop = await hops.translate(loaded.get(route[h]!)!, from, to, texts, last ? opts : { beams: opts.beams, signal: opts.signal });
+    texts = hop.translations;
+    if (last && opts.alternatives) alternatives = hop.alternatives;
+    from = to;
+  }
+  return alternatives ? { translations: texts, alternatives, route } : { translations: texts, route };
+}
