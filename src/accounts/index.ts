@@ -1,5 +1,6 @@
 // Opens the account store the configuration selects: SQLite at DRAGOMAN_DATA_DIR/dragoman.db, or PostgreSQL
 // when DRAGOMAN_DATABASE_URL is set (src/accounts/postgres/). The server and the CLI both open it here.
+import { AccountsUnavailable } from './errors.ts';
 import { join } from 'node:path';
 import type { Config } from '../config/env.ts';
 import { defaultPlanLimits } from './plans.ts';
@@ -18,8 +19,8 @@ export async function openAccountStore(config: Config): Promise<AccountStore> {
     try {
       await store.start(); // migrations, under an advisory lock
     } catch (err) {
-      // Unreachable (503): start anyway; /ready says so and the first call that reaches it migrates.
-      if ((err as { status?: number }).status !== 503) {
+      // Unreachable: start anyway; /ready says so and the first call that reaches it migrates.
+      if (!(err instanceof AccountsUnavailable)) {
         await store.close();
         throw databaseRefusal(tlsAdvice(err as Error));
       }

@@ -1,7 +1,8 @@
 // What the rest of Dragoman sees of the engine. Languages are FLORES-200 codes (`deu_Latn`), the catalog's
 // canonical identity (src/languages); the engine maps them to each model's own codes.
 
-export type ModelFamily = 'marian' | 'nllb';
+/** OPUS-MT (one pair, multi-target or multi-source), NLLB-200, M2M-100, mBART-50 many-to-many. */
+export type ModelFamily = 'marian' | 'nllb' | 'm2m100' | 'mbart50';
 export type ModelStatus = 'ok' | 'incomplete' | 'corrupt';
 
 /** How a loaded model runs on onnxruntime, as the worker that loaded it reports. */
@@ -28,7 +29,7 @@ export interface ModelInfo extends Partial<LoadedRuntime> {
   name: string;
   path: string;
   family: ModelFamily | undefined;
-  /** FLORES codes the model reads and writes (NLLB: every language it has a token for). */
+  /** FLORES codes the model reads and writes (NLLB, M2M-100, mBART-50: every language it has a token for). */
   sources: string[];
   targets: string[];
   precision: 'int8' | 'fp32' | undefined;

@@ -10,9 +10,13 @@ const NAMED: Record<string, string> = {
   nllb: 'Xenova/nllb-200-distilled-600M',
   'nllb-200': 'Xenova/nllb-200-distilled-600M',
   'nllb-200-distilled-600M': 'Xenova/nllb-200-distilled-600M',
+  m2m100: 'Xenova/m2m100_418M',
+  m2m100_418M: 'Xenova/m2m100_418M',
+  mbart50: 'Xenova/mbart-large-50-many-to-many-mmt',
+  'mbart-large-50-many-to-many-mmt': 'Xenova/mbart-large-50-many-to-many-mmt',
 };
 
-/** `opus-mt-en-de` → `Xenova/opus-mt-en-de`; `nllb` → `Xenova/nllb-200-distilled-600M`; `owner/repo` as is. */
+/** `opus-mt-en-de` → `Xenova/opus-mt-en-de`; `nllb`, `m2m100`, `mbart50` → the Xenova conversions; `owner/repo` as is. */
 export function resolveRepo(spec: string): RepoChoice {
   const trimmed = spec.trim().replace(/^https?:\/\/[^/]+\//, '').replace(/\/+$/, '');
   let repo: string;
@@ -23,7 +27,7 @@ export function resolveRepo(spec: string): RepoChoice {
   else {
     throw new Error(
       `unknown model "${spec}": give a Hugging Face repository (owner/name, e.g. Xenova/opus-mt-en-de) ` +
-        `or a preset (opus-mt-xx-yy, nllb)`,
+        `or a preset (opus-mt-xx-yy, nllb, m2m100, mbart50)`,
     );
   }
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new Error(`"${spec}" is not a repository name of the form owner/name`);

@@ -1,6 +1,6 @@
 // Shared by the engine tests: fixture paths, dev.jsonl readers, temporary model folders, engines over them, and what
 // the model-rewrite tests look at (a graph's operators and ends, how far two outputs are apart).
-import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config/env.ts';
@@ -8,6 +8,16 @@ import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
 import { GRAPH, NODE, VALUE_INFO_NAME, fields, modelGraph, strings } from '../../src/engine/graph/onnx-proto.ts';
 
 export const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');
+/**
+ * The tiny multi-target OPUS-MT, M2M-100 and mBART-50 models: beside FIXTURES, so the suites serving that whole
+ * folder keep their three models. linkModel and fixturePath find a fixture in either.
+ */
+export const FAMILY_FIXTURES = resolve(import.meta.dirname, '../fixtures/models-families');
+
+/** A fixture model's folder, in FIXTURES or FAMILY_FIXTURES. */
+export function fixturePath(fixture: string): string {
+  return existsSync(join(FIXTURES, fixture)) ? join(FIXTURES, fixture) : join(FAMILY_FIXTURES, fixture);
+}
 
 export interface MarianDevRow {
   src: string;
@@ -37,7 +47,8 @@ export function nllbDev(n: number, source = 'eng_Latn', target = 'fra_Latn'): Nl
 /** A folder of symlinks to every file of a fixture model (cheap "copy"), plus optional extra files. */
 export function linkModel(target: string, fixture: string, extra: Record<string, string> = {}): void {
   mkdirSync(target, { recursive: true });
-  for (const f of readdirSync(join(FIXTURES, fixture))) symlinkSync(join(FIXTURES, fixture, f), join(target, f));
+  const from = fixturePath(fixture);
+  for (const f of readdirSync(from)) symlinkSync(join(from, f), join(target, f));
   for (const [name, content] of Object.entries(extra)) writeFileSync(join(target, name), content);
 }
 

@@ -3,11 +3,12 @@
 // The fixture is tiny-marian-en-de with three unused vocabulary pieces renamed to target tokens: the ONNX graphs
 // are untouched, so only the opening token tells the model's runs apart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, readdirSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AutoModelForSeq2SeqLM, AutoTokenizer, Tensor, env as hfEnv } from '@huggingface/transformers';
 import type { DragomanEngine } from '../../src/engine/index.ts';
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
+import { LANGUAGES } from '../../src/languages/catalog.ts';
 import { FIXTURES, engineOver, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 /** Pieces 3900-3908 (▁Waschbecken, ▁Wassermelone, ▁Während, ▁Yoga, ...) occur in no English dev source. */
@@ -56,11 +57,20 @@ describe('model folder of a multi-target Marian model', () => {
     expect(bad.info.problem).toMatch(/no >>xx<< token .* spa_Latn/);
   });
 
-  it('asks for the sources of a group model in dragoman.json, and takes a list there', async () => {
+  it('reads the sources of a group model from dragoman.json, else its model card, else takes any catalog language', async () => {
     linkModel(join(dir.path, 'opus-mt-ROMANCE-en'), 'tiny-marian-de-en');
     const group = await readModelFolder(join(dir.path, 'opus-mt-ROMANCE-en'), 'fp32');
-    expect(group.info.status).toBe('incomplete');
-    expect(group.info.problem).toMatch(/"ROMANCE" .*dragoman\.json/);
+    expect(group.info.status).toBe('ok');
+    expect(group.info.sources.length).toBe(LANGUAGES.length);
+    expect(group.info.targets).toEqual(['eng_Latn']);
+
+    // The OPUS-MT model card's own line (codes outside the catalog, such as `lld`, are left out)
+    const carded = join(dir.path, 'card', 'opus-mt-ROMANCE-en');
+    linkModel(carded, 'tiny-marian-de-en');
+    rmSync(join(carded, 'README.md'), { force: true });
+    writeFileSync(join(carded, 'README.md'), '# opus-mt-ROMANCE-en\n\n* source languages: fr,fr_BE,es,it,lld\n* target languages: en\n');
+    const card = await readModelFolder(carded, 'fp32');
+    expect(card.info).toMatchObject({ status: 'ok', sources: ['fra_Latn', 'spa_Latn', 'ita_Latn'], targets: ['eng_Latn'] });
 
     linkModel(join(dir.path, 'opus-mt-ROMANCE-en-listed'), 'tiny-marian-de-en', { 'dragoman.json': '{"family":"marian","source":["fr","es","it"],"target":"en"}' });
     const listed = await readModelFolder(join(dir.path, 'opus-mt-ROMANCE-en-listed'), 'fp32');

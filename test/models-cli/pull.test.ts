@@ -210,6 +210,8 @@ describe('presets', () => {
     expect(resolveRepo('opus-mt-fr-en').repo).toBe('Xenova/opus-mt-fr-en');
     expect(resolveRepo('opus-mt-tc-big-en-fr').repo).toBe('Xenova/opus-mt-tc-big-en-fr');
     expect(resolveRepo('nllb')).toEqual({ repo: 'Xenova/nllb-200-distilled-600M', name: 'nllb-200-distilled-600M' });
+    expect(resolveRepo('m2m100')).toEqual({ repo: 'Xenova/m2m100_418M', name: 'm2m100_418M' });
+    expect(resolveRepo('mbart50')).toEqual({ repo: 'Xenova/mbart-large-50-many-to-many-mmt', name: 'mbart-large-50-many-to-many-mmt' });
     expect(resolveRepo('Helsinki-NLP/opus-mt-en-de').name).toBe('opus-mt-en-de');
     expect(() => resolveRepo('gpt')).toThrow(/unknown model "gpt"/);
   });

@@ -33,7 +33,8 @@ const PULL = syntax({
     force: { type: 'boolean', about: 'replace an installed model of the same name' },
   },
   notes: [
-    'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M)',
+    'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M), m2m100 (Xenova/m2m100_418M), ' +
+    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt)',
     `${DIR_NOTE} Downloads come from HF_ENDPOINT (default https://huggingface.co), with HF_TOKEN when set.`,
   ],
 });
@@ -63,7 +64,8 @@ const VERIFY = syntax({
 });
 
 const HELP = groupHelp('models', [LIST, PULL, PACK, IMPORT, VERIFY], [
-  'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M)',
+  'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M), m2m100 (Xenova/m2m100_418M), ' +
+    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt)',
   'models live in DRAGOMAN_MODELS_DIR; pull reads HF_ENDPOINT and HF_TOKEN',
 ]);
 
@@ -90,10 +92,12 @@ function publicCode(flores: string): string {
   return languageByFlores(flores)?.code ?? flores;
 }
 
+/** `en → de`, `en → cs,de,fr`, `204 languages → en` (multi-source), `100 languages` (many-to-many). */
 function languagesColumn(m: ListedModel): string {
   if (m.sources.length === 0) return '-';
-  if (m.family === 'nllb') return `${m.sources.length} languages`;
-  return `${m.sources.map(publicCode).join(',')} → ${m.targets.map(publicCode).join(',')}`;
+  const side = (codes: string[]) => (codes.length > 8 ? `${codes.length} languages` : codes.map(publicCode).join(','));
+  if (m.family !== 'marian') return `${new Set([...m.sources, ...m.targets]).size} languages`;
+  return `${side(m.sources)} → ${side(m.targets)}`;
 }
 
 /** Errors of src/models are meant for people: print them as they are, without a stack. */

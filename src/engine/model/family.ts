@@ -1,6 +1,52 @@
-// What differs between model families, declared as data: how source ids are framed, how decoding starts, and which
-// logits rules apply. The decoding loops (greedy.ts, beam.ts) never ask which family they run.
+// What differs between model families, declared as data: how source ids are framed, how decoding starts, which
+// logits rules apply, how the vocabulary names languages and where routing ranks them. The decoding loops
+// (greedy.ts, beam.ts) never ask which family they run; docs/models-families.md tells the same in prose.
+import { languageByNllb, resolveLanguage } from '../../languages/catalog.ts';
+import type { Language } from '../../languages/types.ts';
 import type { ModelFamily } from '../types.ts';
+
+/** One family's rules. Each matches what transformers.js (and Python transformers) do with such a model. */
+export interface FamilyRules {
+  /**
+   * What opens the source ids, before the pieces and `</s>`:
+   * 'source': the source language's token (NLLB `eng_Latn`, M2M-100 `__en__`, mBART-50 `en_XX`; the tokenizer's
+   * template with src_lang); 'target': a multi-target Marian model's `>>deu<<` for the wanted target (written in
+   * front of the text, split off by MarianTokenizer); a one-pair Marian model has no language token at all.
+   */
+  opening: 'source' | 'target';
+  /** The target language's token is forced as the first generated token (`forced_bos_token_id` from tgt_lang). */
+  forcesTargetToken: boolean;
+  /** Ids when config.json and generation_config.json leave them out. */
+  defaultEosId: number;
+  defaultPadId: number;
+  /** Decoding starts at `</s>` (fairseq families) or at `<pad>` (Marian). */
+  startsAt: 'eos' | 'pad';
+  /** Vocabulary tokens naming languages (added special tokens), and the catalog language each names. */
+  languageToken?: { pattern: RegExp; language: (token: string) => Language | undefined };
+  /** Routing: models of a lower tier serve a pair first (see Router). */
+  tier: 'opus-mt' | 'multilingual';
+}
+
+/** M2M-100 codes that are not the language's ISO 639-1/3 code in the catalog. */
+const M2M100_CODES: Record<string, string> = { ns: 'nso', no: 'nb' };
+
+export const FAMILY_RULES: Record<ModelFamily, FamilyRules> = {
+  marian: { opening: 'target', forcesTargetToken: false, defaultEosId: 0, defaultPadId: 0, startsAt: 'pad', tier: 'opus-mt' },
+  nllb: {
+    opening: 'source', forcesTargetToken: true, defaultEosId: 2, defaultPadId: 1, startsAt: 'eos', tier: 'multilingual',
+    languageToken: { pattern: /^[a-z]{3}_[A-Z][a-z]{3}$/, language: (t) => languageByNllb(t) },
+  },
+  m2m100: {
+    opening: 'source', forcesTargetToken: true, defaultEosId: 2, defaultPadId: 1, startsAt: 'eos', tier: 'multilingual',
+    // `__de__`, `__ast__` (the pattern M2M100Tokenizer itself uses)
+    languageToken: { pattern: /^__[a-z]{2,3}__$/, language: (t) => { const c = t.slice(2, -2); return resolveLanguage(M2M100_CODES[c] ?? c); } },
+  },
+  mbart50: {
+    opening: 'source', forcesTargetToken: true, defaultEosId: 2, defaultPadId: 1, startsAt: 'eos', tier: 'multilingual',
+    // `de_DE`, `en_XX`, `zh_CN` (MBartTokenizer's pattern); the region only matters for Chinese
+    languageToken: { pattern: /^[a-z]{2}_[A-Z]{2}$/, language: (t) => resolveLanguage(t === 'zh_CN' ? 'zh-Hans' : t.slice(0, 2)) },
+  },
+};
 
 /** Generation settings read from a model's config.json + generation_config.json (plain data, sent to workers). */
 export interface GenerationRules {
@@ -13,7 +59,7 @@ export interface GenerationRules {
   bannedIds: number[];
   /** `forced_eos_token_id`: EOS is forced at the last allowed step. */
   forcedEosId: number | undefined;
-  /** NLLB: the target-language token is forced as the first generated token. */
+  /** NLLB, M2M-100, mBART-50: the target-language token is forced as the first generated token. */
   forcesTargetToken: boolean;
   defaultBeams: number;
   lengthPenalty: number;
@@ -37,21 +83,22 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 
 export function generationRules(family: ModelFamily, config: Json, generation: Json): GenerationRules {
   const pick = (key: string): unknown => (generation[key] !== undefined ? generation[key] : config[key]);
-  const eosId = num(pick('eos_token_id')) ?? (family === 'nllb' ? 2 : 0);
-  const padId = num(pick('pad_token_id')) ?? (family === 'nllb' ? 1 : 0);
+  const spec = FAMILY_RULES[family];
+  const eosId = num(pick('eos_token_id')) ?? spec.defaultEosId;
+  const padId = num(pick('pad_token_id')) ?? spec.defaultPadId;
   const bad = pick('bad_words_ids');
   const bannedIds = Array.isArray(bad)
     ? bad.filter((w): w is number[] => Array.isArray(w) && w.length === 1).map((w) => Number(w[0]))
     : [];
   return {
     family,
-    decoderStartId: num(pick('decoder_start_token_id')) ?? (family === 'nllb' ? eosId : padId),
+    decoderStartId: num(pick('decoder_start_token_id')) ?? (spec.startsAt === 'eos' ? eosId : padId),
     eosId,
     padId,
     vocabSize: num(config.vocab_size) ?? 0,
     bannedIds,
     forcedEosId: num(pick('forced_eos_token_id')),
-    forcesTargetToken: family === 'nllb',
+    forcesTargetToken: spec.forcesTargetToken,
     defaultBeams: num(pick('num_beams')) ?? 1,
     lengthPenalty: num(pick('length_penalty')) ?? 1,
     earlyStopping: pick('early_stopping') === true,

@@ -3,8 +3,8 @@
 // structure included); loading the graphs is the pool's.
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { languageByNllb, resolveLanguage } from '../../languages/catalog.ts';
-import { decoderDims, generationRules } from './family.ts';
+import { LANGUAGES, resolveLanguage } from '../../languages/catalog.ts';
+import { FAMILY_RULES, decoderDims, generationRules } from './family.ts';
 import { fileStamp } from './file-stamp.ts';
 import { onnxFileProblem } from './onnx-file-check.ts';
 import { targetTokenMap, targetTokenPieces } from './target-tokens.ts';
@@ -23,6 +23,8 @@ export interface ModelFolder {
    * token that must open the source to ask for that target language.
    */
   targetTokens?: Record<string, string>;
+  /** NLLB, M2M-100, mBART-50: FLORES code -> the vocabulary's token for that language (`__de__`, `de_DE`, `deu_Latn`). */
+  languageTokens?: Record<string, string>;
 }
 
 /** Optional `dragoman.json` beside the model files. */
@@ -35,7 +37,7 @@ interface Declaration {
   targetTokens?: Record<string, string>;
 }
 
-const NLLB_CODE = /^[a-z]{3}_[A-Z][a-z]{3}$/;
+const FAMILIES = Object.keys(FAMILY_RULES) as ModelFamily[];
 
 class FolderProblem extends Error {
   constructor(readonly status: 'incomplete' | 'corrupt', message: string) {
@@ -72,13 +74,32 @@ async function fileSize(path: string): Promise<number | undefined> {
   }
 }
 
+/** From dragoman.json, else config.json's model_type as the real repositories have it (NLLB is an `m2m_100`). */
 function familyOf(name: string, declared: Declaration | undefined, config: Record<string, unknown>): ModelFamily | undefined {
   const d = declared?.family?.toLowerCase();
-  if (d === 'marian' || d === 'nllb') return d;
-  if (d) throw new FolderProblem('corrupt', `dragoman.json: unknown family "${declared!.family}" (marian or nllb)`);
+  if (d && (FAMILIES as string[]).includes(d)) return d as ModelFamily;
+  if (d) throw new FolderProblem('corrupt', `dragoman.json: unknown family "${declared!.family}" (${FAMILIES.join(', ')})`);
   if (/nllb/i.test(name) || config.tokenizer_class === 'NllbTokenizer') return 'nllb';
   if (config.model_type === 'marian' || /opus-mt/i.test(name)) return 'marian';
+  if (config.model_type === 'm2m_100') return 'm2m100';
+  if (config.model_type === 'mbart') return 'mbart50';
   return undefined;
+}
+
+/**
+ * The source languages a model card (README.md) lists, as OPUS-MT cards do: `* source languages: fr,fr_BE,es`
+ * or `- source language(s): fra spa ita`. Codes outside the catalog are left out.
+ */
+export function cardSources(readme: string): string[] {
+  const m = /source languages?(?:\(s\))?\s*[:|]\s*([^\n|]+)/i.exec(readme);
+  if (!m) return [];
+  const codes = m[1]!.split(/[\s,]+/).map((c) => c.trim()).filter(Boolean);
+  return [...new Set(codes.map((c) => resolveLanguage(c)?.flores).filter((f): f is string => !!f))];
+}
+
+/** Language groups of OPUS-MT names (`mul`, `ROMANCE`, `gem`, `gmw`, ...): not one catalog language. */
+function isGroup(code: string): boolean {
+  return !resolveLanguage(code);
 }
 
 /**
@@ -108,13 +129,20 @@ function flores(code: string, what: string, fromName: boolean): string {
  * A Marian model's languages: sources from dragoman.json or the folder name; targets from the vocabulary's `>>xx<<`
  * tokens when it has them (narrowed or re-mapped by dragoman.json), else from dragoman.json or the folder name.
  */
-function marianLanguages(path: string, name: string, declared: Declaration | undefined, tokenizerJson: Record<string, unknown>) {
+function marianLanguages(path: string, name: string, declared: Declaration | undefined, tokenizerJson: Record<string, unknown>, readme: string) {
   const named = languagesFromName(name);
   const sources = list(declared?.source);
   const targets = list(declared?.target);
   const pieces = targetTokenPieces(tokenizerJson);
   if (!sources.length && !named) throw new FolderProblem('incomplete', `${path}: no source in dragoman.json and the folder name does not end in <source>-<target>`);
-  const sourceCodes = [...new Set(sources.length ? sources.map((c) => flores(c, 'source', false)) : [flores(named![0], 'source', true)])];
+  // A multi-source model (`mul-en`, `ROMANCE-en`) reads the sources its dragoman.json or model card lists; with no
+  // list at all, any catalog language (it was trained on many: routing ranks it below a one-pair model).
+  const group = !sources.length && isGroup(named![0]);
+  const fromCard = group ? cardSources(readme) : [];
+  const sourceCodes = sources.length ? [...new Set(sources.map((c) => flores(c, 'source', false)))]
+    : fromCard.length ? fromCard
+      : group ? LANGUAGES.map((l) => l.flores)
+        : [flores(named![0], 'source', true)];
   if (!pieces.length && !declared?.targetTokens) {
     if (!targets.length && !named) throw new FolderProblem('incomplete', `${path}: no target in dragoman.json and the folder name does not end in <source>-<target>`);
     if (targets.length > 1) throw new FolderProblem('corrupt', `dragoman.json lists ${targets.length} targets but tokenizer.json has no >>xx<< target tokens to choose between them`);
@@ -134,6 +162,22 @@ function marianLanguages(path: string, name: string, declared: Declaration | und
   return { sources: sourceCodes, targets: targetCodes, targetTokens: Object.fromEntries(targetCodes.map((f) => [f, map.get(f)!])) };
 }
 
+/**
+ * The added special tokens naming languages in the family's own way (`eng_Latn`, `__en__`, `en_XX`): FLORES code
+ * -> token, the first token naming a language winning (real vocabularies have one each).
+ */
+function familyLanguageTokens(family: ModelFamily, tokenizerJson: Record<string, unknown>): Record<string, string> {
+  const rule = FAMILY_RULES[family].languageToken;
+  const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as { content?: unknown }[]) : [];
+  const out: Record<string, string> = {};
+  for (const token of added.map((t) => String(t.content))) {
+    if (!rule?.pattern.test(token)) continue;
+    const flores = rule.language(token)?.flores;
+    if (flores && !out[flores]) out[flores] = token;
+  }
+  return out;
+}
+
 export async function readModelFolder(path: string, precision: 'int8' | 'fp32'): Promise<ModelFolder> {
   const name = basename(path);
   const info: ModelInfo = { name, path, family: undefined, sources: [], targets: [], precision: undefined, sizeBytes: 0, status: 'ok' };
@@ -143,7 +187,8 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
     const generation = (await readJson(join(path, 'generation_config.json'), false)) ?? {};
     const family = familyOf(name, declared, config);
     info.family = family;
-    if (!family) throw new FolderProblem('corrupt', `${path}: cannot tell the model family (add dragoman.json {"family":"marian"|"nllb"})`);
+    if (!family) throw new FolderProblem('corrupt', `${path}: cannot tell the model family: config.json's model_type is ${JSON.stringify(config.model_type ?? null)} `
+      + `(marian, m2m_100 or mbart are known; or add dragoman.json {"family":"${FAMILIES.join('"|"')}"})`);
 
     const sizes: Record<string, number | undefined> = {};
     const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json',
@@ -155,10 +200,16 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
     info.precision = suffix ? 'int8' : 'fp32';
     const used = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json',
       `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`];
-    for (const f of ['tokenizer.json', `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`]) {
-      if (sizes[f] === undefined) throw new FolderProblem('incomplete', `${join(path, f)} is missing`);
-      if (sizes[f] === 0) throw new FolderProblem('corrupt', `${join(path, f)} is empty`);
+    // Every missing file at once (a download cut short lacks several), and the int8 half when it is partial too.
+    const needed = ['tokenizer.json', `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`];
+    const missing = needed.filter((f) => sizes[f] === undefined);
+    if (missing.length) {
+      const int8Part = ['onnx/encoder_model_quantized.onnx', 'onnx/decoder_model_merged_quantized.onnx'];
+      const partial = !suffix && precision === 'int8' && int8Part.some((f) => sizes[f] !== undefined)
+        ? `; for int8, ${int8Part.filter((f) => sizes[f] === undefined).map((f) => join(path, f)).join(', ')} is missing` : '';
+      throw new FolderProblem('incomplete', missing.map((f) => `${join(path, f)} is missing`).join('; ') + partial);
     }
+    for (const f of needed) if (sizes[f] === 0) throw new FolderProblem('corrupt', `${join(path, f)} is empty`);
     for (const f of [`onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`]) {
       const problem = await onnxFileProblem(join(path, f));
       if (problem) throw new FolderProblem('corrupt', problem);
@@ -167,15 +218,21 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
     const tokenizerJson = (await readJson(join(path, 'tokenizer.json'), true))!;
 
     let targetTokens: Record<string, string> | undefined;
+    let languageTokens: Record<string, string> | undefined;
     if (family === 'marian') {
-      ({ sources: info.sources, targets: info.targets, targetTokens } = marianLanguages(path, name, declared, tokenizerJson));
+      const readme = await readFile(join(path, 'README.md'), 'utf8').catch(() => '');
+      ({ sources: info.sources, targets: info.targets, targetTokens } = marianLanguages(path, name, declared, tokenizerJson, readme));
     } else {
-      const added = Array.isArray(tokenizerJson.added_tokens) ? (tokenizerJson.added_tokens as { content?: unknown }[]) : [];
-      const codes = added.map((t) => String(t.content)).filter((t) => NLLB_CODE.test(t));
-      const langs = [...new Set(codes.map((c) => languageByNllb(c)?.flores).filter((f): f is string => !!f))];
-      if (!langs.length) throw new FolderProblem('corrupt', `${join(path, 'tokenizer.json')} declares no NLLB language tokens`);
-      info.sources = langs;
-      info.targets = langs;
+      languageTokens = familyLanguageTokens(family, tokenizerJson);
+      const langs = Object.keys(languageTokens);
+      if (!langs.length) {
+        throw new FolderProblem('corrupt', `${join(path, 'tokenizer.json')} declares no ${family} language tokens `
+          + `(added tokens like ${family === 'nllb' ? 'eng_Latn' : family === 'm2m100' ? '__en__' : 'en_XX'})`);
+      }
+      // dragoman.json may narrow what a many-to-many model offers
+      const narrow = (codes: string[]) => (codes.length ? langs.filter((f) => codes.some((c) => resolveLanguage(c)?.flores === f)) : langs);
+      info.sources = narrow(list(declared?.source));
+      info.targets = narrow(list(declared?.target));
     }
     const rules = generationRules(family, config, generation);
     const dims = decoderDims(config);
@@ -186,6 +243,7 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
       info,
       runtime: { name, encoderPath, decoderPath, rules, dims, stamps: { encoder: fileStamp(encoderPath), decoder: fileStamp(decoderPath) } },
       ...(targetTokens ? { targetTokens } : {}),
+      ...(languageTokens ? { languageTokens } : {}),
     };
   } catch (err) {
     if (!(err instanceof FolderProblem)) throw err;

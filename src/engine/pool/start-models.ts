@@ -49,7 +49,7 @@ export async function startModels(
     const ms = report.ms + (prepareMs.get(folder.info.name) ?? 0);
     folder.info.loadMs = ms;
     Object.assign(folder.info, report.runtime);
-    loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer, targetTokens: folder.targetTokens });
+    loaded.set(folder.info.name, { info: folder.info, rules: folder.runtime!.rules, tokenizer, targetTokens: folder.targetTokens, languageTokens: folder.languageTokens });
     events.emit('modelLoaded', { name: folder.info.name, ms, threads: report.runtime?.threads });
   }
 

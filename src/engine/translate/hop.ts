@@ -2,10 +2,9 @@
 // translate, cached ones and ones already on their way for another request are answered without the model; the
 // rest (cut to the model's position table, long-input.ts) go to the batcher as rows.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { languageByFlores } from '../../languages/catalog.ts';
 import type { Batcher } from '../batching/batcher.ts';
 import { NoLanguageToken } from '../errors.ts';
-import { maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
+import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import type { ModelInfo, TranslateOptions } from '../types.ts';
@@ -19,6 +18,8 @@ export interface LoadedModel {
   tokenizer: ModelTokenizer;
   /** Multi-target Marian: FLORES code -> `>>xx<<` token opening the source. */
   targetTokens?: Record<string, string>;
+  /** NLLB, M2M-100, mBART-50: FLORES code -> the vocabulary's language token (`deu_Latn`, `__de__`, `de_DE`). */
+  languageTokens?: Record<string, string>;
 }
 
 export interface Hop {
@@ -60,13 +61,13 @@ export class HopTranslator {
     let beams = Math.max(1, opts.beams ?? this.beamSetting ?? model.rules.defaultBeams);
     if (alternatives > 0) beams = Math.max(beams, alternatives + 1); // n-best needs at least that many beams
     const nBest = alternatives > 0 ? beams : 1;
-    // NLLB: the source's token opens the input and the target's is forced first; a multi-target Marian model reads
-    // the target's >>xx<< token first and needs nothing forced.
-    const nllb = model.info.family === 'nllb';
-    const nllbToken = (flores: string) => languageTokenId(model, languageByFlores(flores)?.nllb, flores);
-    const openingToken = nllb ? nllbToken(source)
+    // The family's framing (model/family.ts): NLLB, M2M-100 and mBART-50 open the input with the source's token and
+    // force the target's first; a multi-target Marian model reads the target's >>xx<< token first, nothing forced.
+    const rules = FAMILY_RULES[model.info.family!];
+    const languageToken = (flores: string) => languageTokenId(model, model.languageTokens?.[flores], flores);
+    const openingToken = rules.opening === 'source' ? languageToken(source)
       : model.targetTokens ? languageTokenId(model, model.targetTokens[target], target) : undefined;
-    const forcedFirstId = nllb ? nllbToken(target) : undefined;
+    const forcedFirstId = rules.forcesTargetToken ? languageToken(target) : undefined;
 
     // Segments with constraints take their own search; the others go the usual way, as if none had any.
     const bound = opts.constraints?.map((c, i) => (c?.length && HAS_LETTER.test(texts[i]!) ? i : -1)).filter((i) => i >= 0) ?? [];

@@ -1,6 +1,10 @@
-// Which models serve source -> target (FLORES codes): a direct Marian pair first (a one-pair model before a
-// multilingual one such as opus-mt-en-ROMANCE: the specialist is the better translator), then an NLLB model, then a
-// pivot through English (each hop chosen the same way). Deterministic: ties go to the alphabetically first model.
+// Which models serve source -> target (FLORES codes), in this order (docs/models-families.md):
+//   1. a one-pair OPUS-MT model (opus-mt-en-de): the specialist is the better translator;
+//   2. a multi-target or multi-source OPUS-MT model (opus-mt-en-ROMANCE, opus-mt-mul-en);
+//   3. a many-to-many model: NLLB-200, M2M-100, mBART-50;
+//   4. a pivot through English, each hop chosen the same way.
+// Deterministic: ties go to the alphabetically first model.
+import { FAMILY_RULES } from '../model/family.ts';
 import type { ModelFamily } from '../types.ts';
 
 export const PIVOT = 'eng_Latn';
@@ -16,7 +20,7 @@ export class Router {
   private readonly models: Routable[];
 
   constructor(models: Routable[]) {
-    const rank = (m: Routable) => (m.family === 'nllb' ? 2 : m.sources.size === 1 && m.targets.size === 1 ? 0 : 1);
+    const rank = (m: Routable) => (FAMILY_RULES[m.family].tier === 'multilingual' ? 2 : m.sources.size === 1 && m.targets.size === 1 ? 0 : 1);
     this.models = [...models].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
   }
 

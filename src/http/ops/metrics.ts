@@ -6,6 +6,7 @@ import { RollingWindow } from '../../accounts/rolling-window.ts';
 import { resolveLanguage } from '../../languages/catalog.ts';
 import type { DragomanMetrics } from '../../observability/metrics.ts';
 import '../metering.ts'; // request.metering (the charge of the request)
+import { fromDomainError } from '../domain-errors.ts';
 import { ApiError } from '../../service/errors.ts';
 
 function routeLabel(request: FastifyRequest): string {
@@ -30,7 +31,7 @@ function directionOf(request: FastifyRequest): { source: string; target: string 
 export function installMetricHooks(app: FastifyInstance, metrics: DragomanMetrics): void {
   const errorTypes = new WeakMap<FastifyRequest, string>();
   app.addHook('onError', async (request, _reply, error) => {
-    const type = (error as Partial<ApiError>).type;
+    const type = (fromDomainError(error) ?? (error as Partial<ApiError>)).type;
     if (typeof type === 'string') errorTypes.set(request, type);
   });
   app.addHook('onResponse', async (request, reply) => {
