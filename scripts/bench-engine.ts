@@ -306,8 +306,14 @@ async function probeSide(side: string, dir: string): Promise<void> {
     const ready = process.uptime();
     const loaded = rssMb();
     await engine.translate([SENTENCE], 'eng_Latn', 'deu_Latn');
+    const after = rssMb();
+    // And beam 4 (the beam Loop's memory, when the decoder has one): twice, the second one timed.
+    await engine.translate([SENTENCE], 'eng_Latn', 'deu_Latn', { beams: 4 });
+    const t0 = performance.now();
+    await engine.translate([SENTENCE], 'eng_Latn', 'deu_Latn', { beams: 4 });
+    const beamMs = performance.now() - t0;
     const info = engine.models().find((m) => m.status === 'ok');
-    console.log(JSON.stringify({ before, loaded, after: rssMb(), ready, workers: engine.threads.workers, info }));
+    console.log(JSON.stringify({ before, loaded, after, afterBeam: rssMb(), beamMs, ready, workers: engine.threads.workers, info }));
     await engine.close();
   } else {
     hfEnv.localModelPath = `${dir}/`;
@@ -320,7 +326,7 @@ async function probeSide(side: string, dir: string): Promise<void> {
   }
 }
 
-interface Probe { before: number; loaded: number; after: number; ready: number; workers: number; info?: Record<string, unknown> }
+interface Probe { before: number; loaded: number; after: number; afterBeam?: number; beamMs?: number; ready: number; workers: number; info?: Record<string, unknown> }
 
 /**
  * The NLLB-600M rows: a random-weight model of NLLB-200-distilled-600M's size, Dragoman and the pipeline on the same
@@ -399,6 +405,7 @@ async function nllb600mRows(folder: string): Promise<void> {
     rows.push(['NLLB-600M: resident memory after load, MB, per worker', fmt(perWorker(restart), 'MB'), fmt(perWorker(theirProbe), 'MB'), ratio(perWorker(restart), perWorker(theirProbe), true)]);
     rows.push(['NLLB-600M: resident memory after load, MB, whole process', fmt(restart.loaded, 'MB'), fmt(theirProbe.loaded, 'MB'), ratio(restart.loaded, theirProbe.loaded, true)]);
     rows.push(['NLLB-600M: resident memory after 1 sentence, MB, whole process', fmt(restart.after, 'MB'), fmt(theirProbe.after, 'MB'), ratio(restart.after, theirProbe.after, true)]);
+    if (restart.afterBeam) rows.push(['NLLB-600M: resident memory after beam 4, MB, whole process', fmt(restart.afterBeam, 'MB'), 'no beam search', '']);
     rows.push(['NLLB-600M: start-up to ready, s', fmt(restart.ready, 's'), fmt(theirProbe.ready, 's'), ratio(restart.ready, theirProbe.ready, true)]);
     rows.push(['NLLB-600M: start-up to ready, first start (graph passes), s', fmt(first.ready, 's'), fmt(theirProbe.ready, 's'), ratio(first.ready, theirProbe.ready, true)]);
     floorNote += `\n${memNote}`;
