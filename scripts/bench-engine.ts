@@ -312,7 +312,7 @@ async function probeSide(side: string, dir: string): Promise<void> {
     const t0 = performance.now();
     await engine.translate([SENTENCE], 'eng_Latn', 'deu_Latn', { beams: 4 });
     const beamMs = performance.now() - t0;
-    const info = engine.models().find((m) => m.status === 'ok');
+    const { sources: _s, targets: _t, ...info } = engine.models().find((m) => m.status === 'ok') ?? {};
     console.log(JSON.stringify({ before, loaded, after, afterBeam: rssMb(), beamMs, ready, workers: engine.threads.workers, info }));
     await engine.close();
   } else {
