@@ -416,7 +416,14 @@ async function nllb600mRows(folder: string): Promise<void> {
 }
 
 function printTable(): void {
-  printTable();
+  const header: Row = ['measure', 'dragoman engine', 'transformers.js pipeline', 'dragoman advantage'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: Row) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  const contention = settings.spinning !== 'auto' ? '' : spinningOff.length === 0
+    ? 'spinning auto: no other process took the cores during the run (the engine spun within runs throughout)'
+    : `spinning auto: other processes took the cores ${spinningOff.length} time(s) (${spinningOff.map((c) => c.toFixed(2)).join(', ')} cores): ` +
+      'the engine stopped spinning then, so its rows were measured on a shared machine';
+  console.log(['', line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line), '', floorNote, contention].join('\n'));
 }
 
 if (probe) {
