@@ -377,6 +377,9 @@ async function nllb600mRows(folder: string): Promise<void> {
     const theirs: Translate = (texts) => pipe!(texts, gen as never);
     const [lo, lf, lt] = await latencies(pipe ? [ours, floor.run, theirs] : [ours, floor.run], 4, 5);
     await floor.release();
+    // Printed as it comes: a run on a loaded machine takes tens of minutes.
+    console.log(`latency p50/p95 ms: dragoman ${lo!.p50.toFixed(0)}/${lo!.p95.toFixed(0)}, floor ${lf!.p50.toFixed(0)}/${lf!.p95.toFixed(0)}` +
+      (lt ? `, pipeline ${lt.p50.toFixed(0)}/${lt.p95.toFixed(0)}` : ''));
     const BEAMS = 4;
     const [lob] = await latencies([(texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn', { beams: BEAMS })], 2, 3);
     const { batch: bo, concurrent: co } = await throughputs(ours, BATCH);
