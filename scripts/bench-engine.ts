@@ -1,4 +1,5 @@
 // npm run bench [-- <model folder>] [--precision int8|fp32] [--tokens N] [--no-nllb]
+// npm run bench -- --nllb <folder of scripts/make-bench-nllb.py>   (the NLLB-600M rows only, 30 new tokens)
 //
 // Dragoman's engine against the plain @huggingface/transformers translation pipeline, side by side, on the same
 // model files, in one run: single-sentence latency (p50/p95), batch throughput and 16-client concurrent throughput
@@ -8,9 +9,11 @@
 // loop, one onnxruntime run a step (the engine's greedy Loop runs many steps a run and goes under it).
 // Model folder: argument, else DRAGOMAN_BENCH_MODEL, else ../shared/models/bench-marian-base,
 // ../bench-models/bench-marian-base, else the tiny fixture (numbers then mean little).
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir, availableParallelism, cpus } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { env as hfEnv, pipeline } from '@huggingface/transformers';
 import { loadConfig } from '../src/config/env.ts';
 import { createEngine, type BatchEvent, type DragomanEngine } from '../src/engine/index.ts';
@@ -28,7 +31,11 @@ const flag = (name: string) => {
   return i >= 0 ? args.splice(i, 2)[1] : undefined;
 };
 const precision = (flag('--precision') ?? 'int8') as 'int8' | 'fp32';
-const TOKENS = Number(flag('--tokens') ?? 32);
+/** A model of NLLB-200-distilled-600M's size (scripts/make-bench-nllb.py): only its rows are measured. */
+const nllb600m = flag('--nllb');
+/** A child process measuring one side's start-up and memory (`--probe engine|pipeline <models dir>`). */
+const probe = flag('--probe');
+const TOKENS = Number(flag('--tokens') ?? (nllb600m || probe ? 30 : 32));
 const withNllb = !args.includes('--no-nllb');
 /** Only Dragoman's rows (to compare pool shapes quickly: DRAGOMAN_WORKERS / DRAGOMAN_INTRA_OP_THREADS). */
 const engineOnly = args.includes('--engine-only');
@@ -278,6 +285,140 @@ async function main(): Promise<void> {
     }
   }
 
+  printTable();
+}
+
+/** Resident memory of this process, MB. */
+const rssMb = () => process.memoryUsage().rss / 2 ** 20;
+
+/**
+ * `--probe engine|pipeline <models dir>` (a child of the NLLB-600M run): one side loaded in a fresh process, its
+ * resident memory before loading (node, tsx and the imports), after loading and after one sentence, and the seconds
+ * from the process's start to ready, as one JSON line.
+ */
+async function probeSide(side: string, dir: string): Promise<void> {
+  hfEnv.allowRemoteModels = false;
+  hfEnv.allowLocalModels = true;
+  const before = rssMb();
+  const name = readdirSync(dir)[0]!;
+  if (side === 'engine') {
+    const engine = await dragoman(dir);
+    const ready = process.uptime();
+    const loaded = rssMb();
+    await engine.translate([SENTENCE], 'eng_Latn', 'deu_Latn');
+    const after = rssMb();
+    // And beam 4 (the beam Loop's memory, when the decoder has one): twice, the second one timed.
+    await engine.translate([SENTENCE], 'eng_Latn', 'deu_Latn', { beams: 4 });
+    const t0 = performance.now();
+    await engine.translate([SENTENCE], 'eng_Latn', 'deu_Latn', { beams: 4 });
+    const beamMs = performance.now() - t0;
+    const { sources: _s, targets: _t, ...info } = engine.models().find((m) => m.status === 'ok') ?? {};
+    console.log(JSON.stringify({ before, loaded, after, afterBeam: rssMb(), beamMs, ready, workers: engine.threads.workers, info }));
+    await engine.close();
+  } else {
+    hfEnv.localModelPath = `${dir}/`;
+    const pipe = await pipeline('translation', name, { dtype, device: 'cpu' });
+    const ready = process.uptime();
+    const loaded = rssMb();
+    await pipe([SENTENCE], { num_beams: 1, max_new_tokens: TOKENS, min_new_tokens: TOKENS, src_lang: 'eng_Latn', tgt_lang: 'deu_Latn' } as never);
+    console.log(JSON.stringify({ before, loaded, after: rssMb(), ready, workers: 1 }));
+    await pipe.dispose();
+  }
+}
+
+interface Probe { before: number; loaded: number; after: number; afterBeam?: number; beamMs?: number; ready: number; workers: number; info?: Record<string, unknown> }
+
+/**
+ * The NLLB-600M rows: a random-weight model of NLLB-200-distilled-600M's size, Dragoman and the pipeline on the same
+ * files, TOKENS (30) new tokens a sentence forced as for the Marian model (random weights never end a sentence).
+ * Memory and start-up are measured in child processes (one side each, nothing else loaded); the graph cache starts
+ * empty, so the first engine child pays the graph passes and the second reads their cache, as a restart does.
+ */
+async function nllb600mRows(folder: string): Promise<void> {
+  hfEnv.allowRemoteModels = false;
+  hfEnv.allowLocalModels = true;
+  const name = 'bench-nllb-600m';
+  const onnxDir = join(folder, 'onnx');
+  const suffix = precision === 'int8' ? '_quantized' : '';
+  const fileMb = ['encoder_model', 'decoder_model_merged'].reduce((a, f) => a + statSync(join(onnxDir, `${f}${suffix}.onnx`)).size, 0) / 2 ** 20;
+  console.log(`NLLB-600M: ${folder} (${precision}, files ${fileMb.toFixed(0)} MB; pipeline dtype ${dtype}), ${TOKENS} new tokens per sentence, ` +
+    `${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`);
+  const dir = modelsDir(folder, name);
+  const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-bench-data-'));
+  process.env.DRAGOMAN_DATA_DIR = dataDir;
+  const probeChild = (side: string): Probe => {
+    const out = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--probe', side, dir,
+      '--precision', precision, '--tokens', String(TOKENS)], { env: process.env, maxBuffer: 1 << 26 }).toString();
+    return JSON.parse(out.trim().split('\n').pop()!) as Probe;
+  };
+  try {
+    const first = probeChild('engine');
+    const restart = probeChild('engine');
+    const theirProbe = engineOnly ? undefined : probeChild('pipeline');
+    console.log(`probes (MB before load / after load / after 1 sentence, s to ready): engine first start ${JSON.stringify(first)}; ` +
+      `engine restart ${JSON.stringify({ ...restart, info: undefined })}; pipeline ${JSON.stringify(theirProbe)}`);
+
+    const engine = await dragoman(dir);
+    const info = engine.models().find((m) => m.status === 'ok');
+    const threads = info?.threads ?? engine.threads.intraOp;
+    let generated = 0;
+    engine.events.on('batch', (e: BatchEvent) => (generated += e.generatedTokens));
+    engine.events.on('spinning', (e: { spinning: boolean; othersCores: number }) => {
+      if (!e.spinning) spinningOff.push(e.othersCores);
+    });
+    console.log(`dragoman: ${engine.threads.workers} worker(s) x ${threads} onnxruntime thread(s), spinning ${settings.spinning}, decoder ${info?.decoder}, ` +
+      `signed weights ${info?.signedWeights}, ${info?.fusedAttention ?? 0} attention blocks fused, greedy top-${info?.topCandidates ?? 0} in the graph, ` +
+      `greedy Loop ${info?.greedyLoop}, beam Loop ${info?.beamLoop}; DRAGOMAN_AMX ${engine.amx.state}`);
+    const ours: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
+    const floor = await onnxruntimeFloor(dir, threads);
+    hfEnv.localModelPath = `${dir}/`;
+    const pipe = engineOnly ? undefined : await pipeline('translation', name, { dtype, device: 'cpu' });
+    const gen = { num_beams: 1, max_new_tokens: TOKENS, min_new_tokens: TOKENS, src_lang: 'eng_Latn', tgt_lang: 'deu_Latn' };
+    const theirs: Translate = (texts) => pipe!(texts, gen as never);
+    const [lo, lf, lt] = await latencies(pipe ? [ours, floor.run, theirs] : [ours, floor.run], 4, 5);
+    await floor.release();
+    // Printed as it comes: a run on a loaded machine takes tens of minutes.
+    console.log(`latency p50/p95 ms: dragoman ${lo!.p50.toFixed(0)}/${lo!.p95.toFixed(0)}, floor ${lf!.p50.toFixed(0)}/${lf!.p95.toFixed(0)}` +
+      (lt ? `, pipeline ${lt.p50.toFixed(0)}/${lt.p95.toFixed(0)}` : ''));
+    const BEAMS = 4;
+    const [lob] = await latencies([(texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn', { beams: BEAMS })], 2, 3);
+    const { batch: bo, concurrent: co } = await throughputs(ours, BATCH);
+    const before = generated;
+    await ours(BATCH.slice(0, 4));
+    if (generated - before !== 4 * TOKENS) throw new Error(`expected ${4 * TOKENS} generated tokens, engine reported ${generated - before}`);
+    await engine.close();
+    floorNote = `NLLB-600M onnxruntime floor (the same files, ${threads} thread(s), spinning ${settings.spinning}, encoder + ${TOKENS} decoder runs in a bare loop, ` +
+      `one step a run, no engine around them), measured in turns with the rows above: p50 ${lf!.p50.toFixed(0)} ms, p95 ${lf!.p95.toFixed(0)} ms; ` +
+      `engine p50 / floor p50 = ${(lo!.p50 / lf!.p50).toFixed(2)}`;
+    const perWorker = (p: Probe) => (p.loaded - p.before) / p.workers;
+    const memNote = `int8 files ${fileMb.toFixed(0)} MB, goal per worker <= ${(1.3 * fileMb).toFixed(0)} MB`;
+    if (!pipe || !lt || !theirProbe) {
+      console.log(floorNote);
+      console.log(`dragoman only: p50 ${lo!.p50.toFixed(0)} ms, p95 ${lo!.p95.toFixed(0)} ms, beam ${BEAMS} p50 ${lob!.p50.toFixed(0)} ms, batch ${bo.toFixed(0)} tok/s, ` +
+        `16 clients ${co.toFixed(0)} tok/s, per worker ${perWorker(restart).toFixed(0)} MB (${memNote}), process ${restart.loaded.toFixed(0)} MB, ready ${restart.ready.toFixed(1)} s`);
+      return;
+    }
+    const { batch: bt, concurrent: ct } = await throughputs(theirs, BATCH);
+    await pipe.dispose();
+    rows.push(['NLLB-600M: latency p50, 20-word sentence', fmt(lo!.p50, 'ms'), fmt(lt.p50, 'ms'), ratio(lo!.p50, lt.p50, true)]);
+    rows.push(['NLLB-600M: latency p95, 20-word sentence', fmt(lo!.p95, 'ms'), fmt(lt.p95, 'ms'), ratio(lo!.p95, lt.p95, true)]);
+    rows.push([`NLLB-600M: latency p50, beam ${BEAMS}`, fmt(lob!.p50, 'ms'), 'no beam search', '']);
+    rows.push([`NLLB-600M: batch of ${BATCH.length}, target tokens/s`, fmt(bo, 'tok/s'), fmt(bt, 'tok/s'), ratio(bo, bt, false)]);
+    rows.push(['NLLB-600M: 16 clients x 2 requests of 1 sentence, tok/s', fmt(co, 'tok/s'), fmt(ct, 'tok/s'), ratio(co, ct, false)]);
+    rows.push(['NLLB-600M: resident memory after load, MB, per worker', fmt(perWorker(restart), 'MB'), fmt(perWorker(theirProbe), 'MB'), ratio(perWorker(restart), perWorker(theirProbe), true)]);
+    rows.push(['NLLB-600M: resident memory after load, MB, whole process', fmt(restart.loaded, 'MB'), fmt(theirProbe.loaded, 'MB'), ratio(restart.loaded, theirProbe.loaded, true)]);
+    rows.push(['NLLB-600M: resident memory after 1 sentence, MB, whole process', fmt(restart.after, 'MB'), fmt(theirProbe.after, 'MB'), ratio(restart.after, theirProbe.after, true)]);
+    if (restart.afterBeam) rows.push(['NLLB-600M: resident memory after beam 4, MB, whole process', fmt(restart.afterBeam, 'MB'), 'no beam search', '']);
+    rows.push(['NLLB-600M: start-up to ready, s', fmt(restart.ready, 's'), fmt(theirProbe.ready, 's'), ratio(restart.ready, theirProbe.ready, true)]);
+    rows.push(['NLLB-600M: start-up to ready, first start (graph passes), s', fmt(first.ready, 's'), fmt(theirProbe.ready, 's'), ratio(first.ready, theirProbe.ready, true)]);
+    floorNote += `\n${memNote}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function printTable(): void {
   const header: Row = ['measure', 'dragoman engine', 'transformers.js pipeline', 'dragoman advantage'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: Row) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
@@ -288,4 +429,11 @@ async function main(): Promise<void> {
   console.log(['', line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line), '', floorNote, contention].join('\n'));
 }
 
-await main();
+if (probe) {
+  await probeSide(probe, positional[0]!);
+} else if (nllb600m) {
+  await nllb600mRows(resolve(nllb600m));
+  if (rows.length) printTable();
+} else {
+  await main();
+}

@@ -1,18 +1,18 @@
 // Greedy search in an ONNX Loop (greedy-loop.ts): the loop model chooses, step after step, the
 // tokens the step model's candidates give one run at a time, and stops when every row is done; the engine plans its
 // runs around the rules (forced tokens, the end of a minimum length) and translates as without it.
-import { readFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
 import { loopPlan } from '../../src/engine/search/greedy.ts';
-import { LOOP, withGreedyLoop } from '../../src/engine/graph/greedy-loop.ts';
+import { greedyLoopFits, LOOP, withGreedyLoop } from '../../src/engine/graph/greedy-loop.ts';
 import { BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens } from '../../src/engine/search/logits-processors.ts';
 import type { GenerationRow } from '../../src/engine/pool/protocol.ts';
 import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
-import { FIXTURES, greedyCases, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, greedyCases, nllbDev, onAndOff, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 const PAD = 3999;
 const EOS = 0;
@@ -143,5 +143,28 @@ describe('the engine with the greedy-loop pass', () => {
     // Not vacuous: the fp32 output is the reference model's (dev.jsonl); the fixed-length runs differ from it.
     expect(out.fp32on![0]!.filter((x, i) => x === marian[i]!.greedy).length).toBeGreaterThanOrEqual(99);
     expect(out.fp32on![2]).not.toEqual(out.fp32on![0]!.slice(0, 30));
+  });
+});
+
+describe('which decoders get greedy search\'s Loop (greedyLoopFits)', () => {
+  it('an int8 (*_quantized.onnx) file up to 256 MB (OPUS-MT base and big), not NLLB-200-600M\'s 466 MB; fp32 up to 1 GB', () => {
+    const dir = tempDir();
+    // Sparse files: only the size counts.
+    const file = (name: string, mb: number) => {
+      const path = join(dir.path, `${mb}-${name}`);
+      const fd = openSync(path, 'w');
+      ftruncateSync(fd, mb * 1024 * 1024);
+      closeSync(fd);
+      return path;
+    };
+    try {
+      expect(greedyLoopFits(file('decoder_model_merged_quantized.onnx', 163))).toBe(true);
+      expect(greedyLoopFits(file('decoder_model_merged_quantized.onnx', 256))).toBe(true);
+      expect(greedyLoopFits(file('decoder_model_merged_quantized.onnx', 445))).toBe(false);
+      expect(greedyLoopFits(file('decoder_model_merged.onnx', 221))).toBe(true);
+      expect(greedyLoopFits(file('decoder_model_merged.onnx', 1025))).toBe(false);
+    } finally {
+      dir.remove();
+    }
   });
 });

@@ -211,7 +211,9 @@ export function beamLoopPart(io: StepModelIo, padId: number, eosId: number): Loo
  * worker, resident after single beam-4 sentences: int8 files +20-35 MB (bench-marian-base, 56 MB decoder file) and
  * +25-50 MB (a random model of OPUS-MT-big's size, 163 MB); fp32 +150-180 MB (bench-marian-base, 221 MB: onnxruntime
  * keeps fp32 products' packed weights once per Loop). So an int8 decoder file up to the first bound gets it (OPUS-MT
- * base and big, not NLLB-200, which was not measured), an fp32 one up to the second (small models only).
+ * base and big), an fp32 one up to the second (small models only). NLLB-200-distilled-600M's size (466 MB int8, a
+ * random-weight model) with the Loop: +326 MB resident a worker after load, and a beam-4 sentence no faster (23.1 s
+ * against 16.3 s without, one pair on a loaded 2-core machine; docs/performance-nllb.md): it stays without.
  */
 export const MAX_BEAM_LOOP_INT8_DECODER_BYTES = 256 * 1024 * 1024;
 export const MAX_BEAM_LOOP_FP32_DECODER_BYTES = 64 * 1024 * 1024;

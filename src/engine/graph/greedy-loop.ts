@@ -12,6 +12,7 @@ import {
   ATTRIBUTE, BOOL, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
   tensorInfoField, varintField, type Field,
 } from './onnx-proto.ts';
+import { statSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
 import { cacheUnder, feedsFor, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, testFeeds } from './loop-io.ts';
@@ -226,11 +227,29 @@ export function greedyLoopPart(io: StepModelIo, padId: number, eosId: number): L
     ]);
 }
 
+/**
+ * The Loop's cost grows with the weights: onnxruntime keeps the step's initializers and, beside them, the Loop body's
+ * prepacked products. NLLB-200-distilled-600M's size (466 MB int8 decoder file, random weights), the step model alone
+ * in a process: 1084 MB resident with the Loop, 733 MB without; a worker after load 1904 MB against 1426 MB
+ * (docs/performance-nllb.md). The Loop's gain there is small: one 30-token sentence 7372 ms with it, 7963 ms without
+ * (medians of 6 pairs in turns, loaded 2-core machine): 7 % of latency for 25 % of a worker's memory, and memory
+ * decides how many workers a host runs. OPUS-MT base and big (56 and 163 MB) keep it.
+ */
+export const MAX_GREEDY_LOOP_INT8_DECODER_BYTES = 256 * 1024 * 1024;
+export const MAX_GREEDY_LOOP_FP32_DECODER_BYTES = 1024 * 1024 * 1024;
+
+/** Whether this decoder file gets greedy search's Loop (int8 is the layout's `*_quantized.onnx`). */
+export function greedyLoopFits(decoderPath: string, bytes = statSync(decoderPath).size): boolean {
+  const bound = /_quantized\.onnx$/.test(decoderPath) ? MAX_GREEDY_LOOP_INT8_DECODER_BYTES : MAX_GREEDY_LOOP_FP32_DECODER_BYTES;
+  return bytes <= bound;
+}
+
 /** The pass: the step model (with its search outputs) inside greedy search's Loop, checked by checkGreedyLoop. */
 export const greedyLoopPass: GraphPass = {
   name: 'greedy-loop',
-  version: 1,
-  wanted: (ctx, g) => g.facts.search && ctx.eosId !== undefined,
+  // 2: not for decoder files past greedyLoopFits (a cache entry made by version 1 may hold the Loop for them).
+  version: 2,
+  wanted: (ctx, g) => g.facts.search && ctx.eosId !== undefined && greedyLoopFits(ctx.decoderPath, ctx.decoderBytes),
   async run(g, ctx) {
     const looped = withGreedyLoop(g.step, ctx.padId, ctx.eosId!);
     if (!looped) return undefined;
