@@ -2,7 +2,8 @@
 // their own).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../accounts/sqlite/open.ts';
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 import type { JobStore } from './store.ts';
 import type { FormatId } from './formats/types.ts';
@@ -78,62 +79,70 @@ export function rowValues(j: JobRecord): unknown[] {
 
 export class SqliteJobStore implements JobStore {
   private readonly db: Database.Database;
+  /** Each statement prepared once and kept: the database never leaves one to the collector (accounts/sqlite/open.ts). */
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(file: string) {
     mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openDatabase(file);
+    this.db.exec('PRAGMA journal_mode = WAL');
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    this.db.exec('PRAGMA busy_timeout = 5000');
     this.db.exec(SCHEMA);
   }
 
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+
   async insert(job: JobRecord): Promise<void> {
-    this.db.prepare(`INSERT INTO document_jobs (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`).run(...rowValues(job));
+    this.statement(`INSERT INTO document_jobs (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`).run(...rowValues(job));
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
-    const row = this.db.prepare('SELECT * FROM document_jobs WHERE id = ?').get(id) as JobRow | undefined;
+    const row = this.statement('SELECT * FROM document_jobs WHERE id = ?').get(id) as JobRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   async setChargeState(id: string, from: ChargeState, to: ChargeState, charge?: string): Promise<boolean> {
-    return this.db.prepare('UPDATE document_jobs SET charge_state = ?, charge = COALESCE(?, charge) WHERE id = ? AND charge_state = ?').run(to, charge ?? null, id, from).changes === 1;
+    return this.statement('UPDATE document_jobs SET charge_state = ?, charge = COALESCE(?, charge) WHERE id = ? AND charge_state = ?').run(to, charge ?? null, id, from).changes === 1;
   }
 
   async claim(id: string, nowMs: number, leaseMs: number): Promise<boolean> {
-    return this.db
-      .prepare(`UPDATE document_jobs SET lease_until = ? WHERE id = ? AND lease_until < ? AND status IN ('queued', 'translating')`)
+    return this
+      .statement(`UPDATE document_jobs SET lease_until = ? WHERE id = ? AND lease_until < ? AND status IN ('queued', 'translating')`)
       .run(nowMs + leaseMs, id, nowMs).changes === 1;
   }
 
   async renew(id: string, leaseUntil: number): Promise<void> {
-    this.db.prepare('UPDATE document_jobs SET lease_until = ? WHERE id = ?').run(leaseUntil, id);
+    this.statement('UPDATE document_jobs SET lease_until = ? WHERE id = ?').run(leaseUntil, id);
   }
 
   async release(id: string): Promise<void> {
-    this.db.prepare('UPDATE document_jobs SET lease_until = 0 WHERE id = ?').run(id);
+    this.statement('UPDATE document_jobs SET lease_until = 0 WHERE id = ?').run(id);
   }
 
   async update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void> {
-    this.db
-      .prepare('UPDATE document_jobs SET status = COALESCE(?, status), progress = COALESCE(?, progress), error = COALESCE(?, error) WHERE id = ?')
+    this
+      .statement('UPDATE document_jobs SET status = COALESCE(?, status), progress = COALESCE(?, progress), error = COALESCE(?, error) WHERE id = ?')
       .run(fields.status ?? null, fields.progress ?? null, fields.error ?? null, id);
   }
 
   async orphans(nowMs: number): Promise<JobRecord[]> {
-    const rows = this.db
-      .prepare(`SELECT * FROM document_jobs WHERE status IN ('queued', 'translating') AND lease_until < ? ORDER BY created_at`)
+    const rows = this
+      .statement(`SELECT * FROM document_jobs WHERE status IN ('queued', 'translating') AND lease_until < ? ORDER BY created_at`)
       .all(nowMs) as JobRow[];
     return rows.map(fromRow);
   }
 
   async expired(clockMs: number): Promise<JobRecord[]> {
-    return (this.db.prepare('SELECT * FROM document_jobs WHERE expires_at <= ?').all(clockMs) as JobRow[]).map(fromRow);
+    return (this.statement('SELECT * FROM document_jobs WHERE expires_at <= ?').all(clockMs) as JobRow[]).map(fromRow);
   }
 
   async delete(id: string): Promise<void> {
-    this.db.prepare('DELETE FROM document_jobs WHERE id = ?').run(id);
+    this.statement('DELETE FROM document_jobs WHERE id = ?').run(id);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,8 @@
 // Glossaries in the SQLite database file the accounts use (WAL, so the CLI and the server share it).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../accounts/sqlite/open.ts';
 import { fromRow, toRow, type GlossaryRow, type GlossaryStore } from './store.ts';
 import type { Glossary } from './types.ts';
 
@@ -11,10 +12,11 @@ export class SqliteGlossaryStore implements GlossaryStore {
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    // Never freed by the collector, pragmas set with exec() (accounts/sqlite/open.ts says why).
+    this.db = openDatabase(file);
+    this.db.exec('PRAGMA journal_mode = WAL');
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    this.db.exec('PRAGMA busy_timeout = 5000');
     this.db.exec(`CREATE TABLE IF NOT EXISTS glossaries (
       id TEXT PRIMARY KEY, owner TEXT NOT NULL, name TEXT NOT NULL, created_at INTEGER NOT NULL, dictionaries TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS glossaries_owner ON glossaries (owner, created_at)`);

@@ -20,7 +20,7 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   engine: ['config', 'languages'],
   accounts: ['config'],
   service: ['config', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries'],
-  glossaries: ['config', 'languages', 'service/errors.ts', 'text/terms.ts', 'accounts/postgres/connection.ts', 'accounts/postgres/unavailable.ts'],
+  glossaries: ['config', 'languages', 'service/errors.ts', 'text/terms.ts', 'accounts/postgres/connection.ts', 'accounts/postgres/unavailable.ts', 'accounts/sqlite/open.ts'],
   observability: ['config', 'languages', 'engine/types.ts'],
   models: ['config', 'languages', 'engine'],
   // Document jobs sit on the service layer (units go through it as format=html) and charge through accounts.
