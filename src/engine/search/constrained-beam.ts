@@ -10,6 +10,7 @@
 import type { GenerationRules } from '../model/family.ts';
 import { applyRules, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
+import { Hypotheses } from './hypotheses.ts';
 import { logSoftmax } from './scores.ts';
 import type { Seq2SeqModel } from '../runtime/seq2seq.ts';
 import { advance, allMet, extraRoom, initialState, progress, ruleFor, satisfies, type ConstraintState, type RowConstraints } from './constraints.ts';
@@ -52,21 +53,6 @@ interface Candidate extends Live {
   bank: number;
 }
 
-/** Finished hypotheses of a row, scored as beam.ts scores them (sum of log-probabilities / length^penalty). */
-class Finished {
-  readonly list: { score: number; tokens: number[] }[] = [];
-  constructor(private readonly size: number, private readonly lengthPenalty: number) {}
-  add(sum: number, tokens: number[]): void {
-    this.list.push({ score: sum / Math.pow(tokens.length, this.lengthPenalty), tokens });
-    this.list.sort((a, b) => b.score - a.score);
-    if (this.list.length > this.size) this.list.length = this.size;
-  }
-  /** Full, and no live hypothesis can still beat the worst (scores only fall as tokens are added; beam.ts's test). */
-  done(bestLive: number, curLen: number): boolean {
-    return this.list.length >= this.size && this.list[this.list.length - 1]!.score >= bestLive / Math.pow(curLen, this.lengthPenalty);
-  }
-}
-
 export async function constrainedBeamSearch(
   model: Seq2SeqModel,
   rules: GenerationRules,
@@ -78,7 +64,8 @@ export async function constrainedBeamSearch(
   const B = Math.max(beams, MIN_CONSTRAINED_BEAMS);
   const constraints: RowConstraints[] = rows.map((r) => r.constraints ?? { phrases: [], joiners: [] });
   const state = model.start(model.expand(await model.encode(rows.map((r) => r.ids)), B));
-  const finished = rows.map(() => new Finished(B, rules.lengthPenalty));
+  // Finished hypotheses scored as beam.ts scores them; a row is done once none that is live can beat the worst.
+  const finished = rows.map(() => new Hypotheses(B, rules.lengthPenalty, false));
   const done = rows.map(() => false);
   // Row r's beams are state rows r*B .. r*B+B-1; only the first is live at the start.
   let live: (Live | undefined)[] = rows.flatMap((_, r) => Array.from({ length: B }, (_, k) => (k === 0 ? { score: 0, tokens: [], state: initialState(constraints[r]!) } : undefined)));
@@ -139,7 +126,7 @@ export async function constrainedBeamSearch(
       const growing: Candidate[] = [];
       candidates.forEach((cand, rank) => {
         if (cand.tokens[cand.tokens.length - 1] === rules.eosId) {
-          if (rank < B && allMet(live[cand.from]!.state)) finished[r]!.add(cand.score, cand.tokens);
+          if (rank < B && allMet(live[cand.from]!.state)) finished[r]!.add(cand.score, cand.tokens, cand.tokens.length);
         } else growing.push(cand);
       });
       const chosen = allocate(growing, B);
@@ -152,10 +139,10 @@ export async function constrainedBeamSearch(
         next.push(undefined);
       }
       const curLen = step + 1;
-      if (chosen.length === 0 || finished[r]!.done(chosen[0]!.score, curLen)) done[r] = true;
+      if (chosen.length === 0 || finished[r]!.isDone(chosen[0]!.score, curLen)) done[r] = true;
       else if (curLen >= row.maxNewTokens) {
         // Out of length: the live hypotheses that hold every phrase compete as they are (beam.ts does the same).
-        for (const cand of chosen) if (allMet(cand.state)) finished[r]!.add(cand.score, cand.tokens);
+        for (const cand of chosen) if (allMet(cand.state)) finished[r]!.add(cand.score, cand.tokens, cand.tokens.length);
         done[r] = true;
       }
     });
@@ -173,7 +160,7 @@ export async function constrainedBeamSearch(
       tokens = keep.map((g) => tokens[g]!);
     }
   }
-  return finished.map((f) => f.list.slice(0, nBest).map((h) => h.tokens));
+  return finished.map((f) => f.ranked().slice(0, nBest));
 }
 
 /** The `n` best token ids of a row of scores (ties to the lower id). */
