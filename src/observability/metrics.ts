@@ -1,6 +1,6 @@
 // Every Prometheus series Dragoman exports, on a registry of its own (not prom-client's global one) so that two
 // servers in one process — tests — never share counters.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createHistogram, performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Engine } from '../engine/types.ts';
 
@@ -165,20 +165,31 @@ export function createMetrics(engine: Engine): DragomanMetrics {
   }
 
   // How late the event loop ran its timers since the previous scrape: a request that holds the loop (parsing,
-  // planning, tokenizing) delays every other one, GET /health included. Sampled every 10 ms.
-  const loop = monitorEventLoopDelay({ resolution: 10 });
-  loop.enable();
+  // planning, tokenizing) delays every other one, GET /health included. Our own 10 ms tick rather than
+  // monitorEventLoopDelay, whose reset() also forgets the previous tick's time: a stall that began right after a
+  // scrape, before its first tick, went unrecorded.
+  const TICK_MS = 10;
+  const lag = createHistogram();
+  let lastTick = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    lag.record(Math.max(1, Math.round((now - lastTick - TICK_MS) * 1e6)));
+    lastTick = now;
+  }, TICK_MS);
+  ticker.unref();
   new Gauge({
     name: 'dragoman_event_loop_lag_seconds',
-    help: 'Event loop delay since the previous scrape (perf_hooks.monitorEventLoopDelay): p50, p99 and max',
+    help: 'Event loop delay since the previous scrape (a 10 ms timer\'s lateness): p50, p99 and max',
     labelNames: ['quantile'] as const,
     registers: [registry],
     collect() {
-      const seconds = (ns: number) => (Number.isFinite(ns) ? ns / 1e9 : 0);
-      this.set({ quantile: '0.5' }, seconds(loop.percentile(50)));
-      this.set({ quantile: '0.99' }, seconds(loop.percentile(99)));
-      this.set({ quantile: 'max' }, seconds(loop.max));
-      loop.reset();
+      // A stall still under way counts too: the tick it holds back has not run yet.
+      const pending = Math.max(0, performance.now() - lastTick - TICK_MS) * 1e6;
+      const seconds = (ns: number) => (Number.isFinite(ns) && lag.count > 0 ? ns / 1e9 : 0);
+      this.set({ quantile: '0.5' }, seconds(lag.percentile(50)));
+      this.set({ quantile: '0.99' }, seconds(lag.percentile(99)));
+      this.set({ quantile: 'max' }, Math.max(seconds(lag.max), pending / 1e9));
+      lag.reset();
     },
   });
 
@@ -207,7 +218,7 @@ export function createMetrics(engine: Engine): DragomanMetrics {
       rate.inc({ route });
     },
     detach() {
-      loop.disable();
+      clearInterval(ticker);
       extras.events?.off('batch', onBatch as (arg: never) => void);
       extras.events?.off('route', onRoute as (arg: never) => void);
     },
