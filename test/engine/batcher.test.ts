@@ -176,5 +176,38 @@ describe('Batcher: fairness between requests', () => {
     expect(await small).toEqual([[[500]]]);
     expect((await big).map((h) => h[0]![0])).toEqual(Array.from({ length: 100 }, (_, i) => i));
   });
+
+  it('a short sentence arriving behind rows at the length limit is not batched with them', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 4096, batchWaitMs: 0 });
+    const long = b.submit('m', 1, 1, Array.from({ length: 40 }, (_, i) => row(i, 256)));
+    await endOfTurn();
+    const small = b.submit('m', 1, 1, [row(500, 20)]);
+    pool.finishAll();
+    await endOfTurn();
+    expect(pool.jobs[1]!.rows.map((r) => r.ids[0])).toEqual([500]);
+    for (let i = 0; i < 40; i++) {
+      pool.finishAll();
+      await endOfTurn();
+    }
+    expect(await small).toEqual([[[500]]]);
+    expect((await long).map((h) => h[0]![0])).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  });
 });
 
+describe('Batcher: budgets', () => {
+  it('keeps batches of rows at the length limit to a few rows, and ordinary sentences to the token budget', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 4096, batchWaitMs: 0 });
+    void b.submit('m', 1, 1, Array.from({ length: 40 }, (_, i) => row(i, 256)));
+    await endOfTurn();
+    // 4096 / 256 = 16 rows by tokens alone; the long-row budget (x 64 / 256) allows 4.
+    expect(pool.jobs[0]!.rows).toHaveLength(4);
+    const other = new FakePool();
+    const short = new Batcher(other as unknown as WorkerPool, { batchTokens: 4096, batchWaitMs: 0 });
+    void short.submit('m', 1, 1, Array.from({ length: 100 }, (_, i) => row(i, 20 + (i % 20))));
+    await endOfTurn();
+    // 20-39 tokens: one length class; 4096 / 39 = 105 rows fit, so all 100 leave together.
+    expect(other.jobs[0]!.rows).toHaveLength(100);
+  });
+});

@@ -1,6 +1,6 @@
 // Dynamic batching: sentences of concurrent requests for the same model and search settings wait together (at most
-// batchWaitMs) and leave as one job: sorted by length, cut under a token budget (rows x beams x longest row), the
-// oldest sentence always in the next batch so nothing starves. Results go back to each caller in its own order.
+// batchWaitMs) and leave as one job: sorted by length, cut under a token budget (rows x beams x longest row) and
+// into rows of similar length, the oldest sentence always in the next batch so nothing starves. Results go back to each caller in its own order.
 // The wait is only paid while requests are actually concurrent: a lone request on an idle pool leaves at the end of
 // the event loop's turn (setImmediate: microseconds), together with whatever arrived in that same turn — a burst of
 // sixteen requests on an idle server is one batch, not one alone and fifteen queued behind it.
@@ -44,6 +44,18 @@ export interface BatchEvent {
   generatedTokens: number;
   ms: number;
   waitedMs: number;
+}
+
+/** Past this many source tokens a row's batch shrinks with the square of its length (Batcher.overBudget). */
+const LONG_ROW_TOKENS = 64;
+
+/**
+ * Rows of very different lengths do not share a batch: the short ones would wait for the long one's decoding (a
+ * one-sentence request behind the rows of a 100,000-letter one), and their padding is wasted work. Ordinary
+ * sentences (up to a few dozen tokens) are always similar.
+ */
+function similarLength(shortest: number, len: number): boolean {
+  return len <= 2 * shortest + 32;
 }
 
 /** How long one overlap of requests keeps the batcher in "wait to gather" mode. */
@@ -173,14 +185,18 @@ export class Batcher extends EventEmitter {
     }
   }
 
-  /** Sorts by length and returns the run of neighbours (under the token budget and maxRows) holding the oldest item. */
+  /**
+   * Sorts by length and returns the run of neighbours holding the oldest item, closed by whichever limit comes
+   * first: maxRows, the token budget (rows x beams x longest row), the long-row budget, or the length spread.
+   */
   private cut(items: Item[], oldest: Item, maxRows: number): Item[] {
     const sorted = [...items].sort((a, b) => a.row.ids.length - b.row.ids.length || a.seq - b.seq);
     let chunk: Item[] = [];
     let longest = 0;
     for (const item of sorted) {
       const len = item.row.ids.length;
-      const full = chunk.length >= maxRows || (chunk.length + 1) * Math.max(longest, len) * item.beams > this.settings.batchTokens;
+      const full = chunk.length >= maxRows || this.overBudget(chunk.length + 1, Math.max(longest, len), item.beams)
+        || !similarLength(chunk[0]?.row.ids.length ?? len, len);
       if (chunk.length && full) {
         if (chunk.includes(oldest)) return chunk;
         chunk = [];
@@ -190,6 +206,17 @@ export class Batcher extends EventEmitter {
       longest = Math.max(longest, len);
     }
     return chunk;
+  }
+
+  /**
+   * A batch cannot be interrupted, and everything queued behind it waits for its longest row: its decoding runs
+   * about as many steps as that row has tokens. So the budget is rows x beams x longest, and past
+   * LONG_ROW_TOKENS also rows x beams x longest², which keeps a batch of rows at the length limit (text with no
+   * place to cut) to a few rows instead of filling the budget.
+   */
+  private overBudget(rows: number, longest: number, beams: number): boolean {
+    const budget = this.settings.batchTokens;
+    return rows * beams * longest > budget || rows * beams * longest * longest > budget * LONG_ROW_TOKENS;
   }
 
   private dispatch(batch: Item[]): void {
