@@ -114,9 +114,8 @@ describe('100,000 characters of HTML', () => {
       return { status: res.status, body: (await res.json()) as { data: { translations: { translatedText: string }[] } }, ms: performance.now() - t0 };
     });
     expect(result.status).toBe(200);
-    // 10 s on an idle 2-core machine (npm run bench:hostile); most of it is the tiny model decoding two rows to its
-    // length limit, which a loaded CI machine slows down threefold. The planning and alignment alone took 30 s.
-    expect(result.ms).toBeLessThan(3 * 10_000);
+    // About 2 s on a 2-core machine (npm run bench:hostile); the planning and alignment alone once took 30 s.
+    expect(result.ms).toBeLessThan(10_000);
     // Every tag came back.
     expect(result.body.data.translations[0]!.translatedText.split('<a>')).toHaveLength(25_001);
     expectHealthy(health);

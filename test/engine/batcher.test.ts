@@ -9,6 +9,9 @@ class FakePool extends EventEmitter {
   jobs: GenerationJob[] = [];
   idle = 1;
   private pending: (() => void)[] = [];
+  alive() {
+    return this.idle + this.pending.length;
+  }
   idleCount() {
     return this.idle;
   }
@@ -209,5 +212,37 @@ describe('Batcher: budgets', () => {
     await endOfTurn();
     // 20-39 tokens: one length class; 4096 / 39 = 105 rows fit, so all 100 leave together.
     expect(other.jobs[0]!.rows).toHaveLength(100);
+  });
+});
+
+describe('Batcher: a worker kept for short sentences', () => {
+  it('with two workers, long rows take one and a short sentence arriving later gets the other at once', async () => {
+    const pool = new FakePool();
+    pool.idle = 2;
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 4096, batchWaitMs: 0 });
+    const long = b.submit('m', 1, 1, Array.from({ length: 8 }, (_, i) => row(i, 256)));
+    await endOfTurn();
+    expect(pool.jobs).toHaveLength(1); // not a second long batch on the other worker
+    const small = b.submit('m', 1, 1, [row(500, 20)]);
+    await endOfTurn();
+    expect(pool.jobs).toHaveLength(2);
+    expect(pool.jobs[1]!.rows.map((r) => r.ids[0])).toEqual([500]);
+    for (let i = 0; i < 10; i++) {
+      pool.finishAll();
+      await endOfTurn();
+    }
+    expect(await small).toEqual([[[500]]]);
+    expect((await long).map((h) => h[0]![0])).toEqual(Array.from({ length: 8 }, (_, i) => i));
+  });
+
+  it('with one worker, long rows still run (nothing waits for a second worker)', async () => {
+    const pool = new FakePool();
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 4096, batchWaitMs: 0 });
+    const long = b.submit('m', 1, 1, Array.from({ length: 8 }, (_, i) => row(i, 256)));
+    for (let i = 0; i < 5; i++) {
+      await endOfTurn();
+      pool.finishAll();
+    }
+    expect((await long).map((h) => h[0]![0])).toEqual(Array.from({ length: 8 }, (_, i) => i));
   });
 });

@@ -54,6 +54,10 @@ const LONG_ROW_TOKENS = 64;
  * one-sentence request behind the rows of a 100,000-letter one), and their padding is wasted work. Ordinary
  * sentences (up to a few dozen tokens) are always similar.
  */
+function isLong(item: Item): boolean {
+  return item.row.ids.length > LONG_ROW_TOKENS;
+}
+
 function similarLength(shortest: number, len: number): boolean {
   return len <= 2 * shortest + 32;
 }
@@ -72,6 +76,8 @@ export class Batcher extends EventEmitter {
   /** Pending end-of-turn decision: the rows queued since arrived in this turn of the event loop. */
   private turn: NodeJS.Immediate | undefined;
   private seq = 0;
+  /** Batches with a long row on a worker now: see longAllowed(). */
+  private longRunning = 0;
   /** Last time requests overlapped (one arriving while others wait or run; a batch answering several requests). */
   private concurrentAt = -Infinity;
   /** When a worker last became free: the callers it just answered usually send their next request right away. */
@@ -148,10 +154,10 @@ export class Batcher extends EventEmitter {
    * let one request of 10,000 sentences hold every later request behind all of its batches (measured: 30-52 s
    * for a one-sentence request); now a newcomer goes into the next batch, and the big request fills the rest of it.
    */
-  private anchor(): Item {
-    let best = this.queue[0]!;
+  private anchor(candidates: Item[]): Item {
+    let best = candidates[0]!;
     let bestServed = this.served.get(best.group) ?? 0;
-    for (const item of this.queue) {
+    for (const item of candidates) {
       const served = this.served.get(item.group) ?? 0;
       if (served < bestServed) {
         best = item;
@@ -164,8 +170,10 @@ export class Batcher extends EventEmitter {
 
   private pump(): void {
     while (this.queue.length && this.pool.idleCount() > 0) {
-      const oldest = this.anchor();
-      const sameKey = this.queue.filter((i) => i.key === oldest.key);
+      const candidates = this.longAllowed() ? this.queue : this.queue.filter((i) => !isLong(i));
+      if (!candidates.length) return;
+      const oldest = this.anchor(candidates);
+      const sameKey = candidates.filter((i) => i.key === oldest.key);
       // Under concurrency the wait counts from when a worker freed up, not from when the oldest sentence arrived:
       // otherwise the one request that queued during the last batch leaves alone and the rest queue behind it
       // (batches alternating 1, 15, 1, 15 instead of 16, 16).
@@ -219,14 +227,33 @@ export class Batcher extends EventEmitter {
     return rows * beams * longest > budget || rows * beams * longest * longest > budget * LONG_ROW_TOKENS;
   }
 
+  /**
+   * Long rows may keep every worker but one busy: a batch of them decodes for hundreds of steps and cannot be
+   * interrupted, so with two or more workers a short sentence arriving always finds one free for it.
+   */
+  private longAllowed(): boolean {
+    const workers = this.pool.alive();
+    return workers < 2 || this.longRunning < workers - 1;
+  }
+
   private dispatch(batch: Item[]): void {
+    const long = batch.some(isLong);
+    if (long) this.longRunning++;
     for (const group of new Set(batch.map((i) => i.group))) this.served.set(group, (this.served.get(group) ?? 0) + 1);
     const taken = new Set(batch);
     this.queue = this.queue.filter((i) => !taken.has(i));
     const first = batch[0]!;
     const started = performance.now();
     const waitedMs = started - Math.min(...batch.map((i) => i.enqueued));
-    this.pool.run({ model: first.model, beams: first.beams, nBest: first.nBest, rows: batch.map((i) => i.row) }).then(
+    const run = this.pool.run({ model: first.model, beams: first.beams, nBest: first.nBest, rows: batch.map((i) => i.row) });
+    // The pool's 'idle' comes before this settles: pump again once the count is down.
+    if (long) {
+      void run.catch(() => undefined).finally(() => {
+        this.longRunning--;
+        this.pump();
+      });
+    }
+    run.then(
       (hypotheses) => {
         // Callers answered together will likely come back together: stay in gathering mode.
         if (new Set(batch.map((i) => i.group)).size > 1) this.concurrentAt = performance.now();
