@@ -22,7 +22,7 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
 
   const keyId = (request: { metering: { admission?: { key: { id: string } } } | null }) => request.metering!.admission!.key.id;
 
-  app.post('/documents', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (multipart: file, target, source)' } }, async (request, reply) => {
+  app.post('/documents', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (multipart: file, target, source, glossary)' } }, async (request, reply) => {
     const upload = request.body as Upload | undefined;
     if (!upload || typeof upload !== 'object' || !('fields' in upload)) {
       throw new ApiError(415, 'invalid_request', 'Send the document as multipart/form-data with a file field and a target field.');
@@ -34,6 +34,7 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
       bytes: upload.file.bytes,
       target: upload.fields.target,
       source: upload.fields.source,
+      glossary: upload.fields.glossary,
     });
     return reply.code(202).send({ data: { document: viewOf(job) } });
   });
