@@ -4,8 +4,8 @@ import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { viewOf } from '../../documents/index.ts';
 import { ApiError, invalidRequest } from '../../service/errors.ts';
-import { errorBody, logServerFailure, toApiError } from '../errors.ts';
-import { readUpload, uploadBodyLimit, type Upload } from '../upload.ts';
+import { errorBody, logServerFailure } from '../errors.ts';
+import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload.ts';
 import { attachment } from '../download.ts';
 
 export async function documentsRoutes(app: FastifyInstance): Promise<void> {
@@ -13,9 +13,7 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) =>
     readUpload(String(request.headers['content-type']), body));
   app.setErrorHandler(async (error, request, reply) => {
-    const api = (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-      ? new ApiError(413, 'invalid_request', `The upload is too large: a document may have at most ${config.maxDocumentBytes} bytes (DRAGOMAN_MAX_DOCUMENT_BYTES).`)
-      : toApiError(error, config.maxBodyBytes);
+    const api = uploadError(error, config);
     logServerFailure(request.log, api, error);
     return reply.code(api.status).headers(api.headers).type('application/json; charset=utf-8').send(errorBody(api));
   });
