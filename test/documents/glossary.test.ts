@@ -5,11 +5,13 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { startApp } from '../../src/app.ts';
 import { openJobStore } from '../../src/documents/index.ts';
+import { SqliteJobStore } from '../../src/documents/sqlite-store.ts';
 import { call, fixtureConfig, startTestApp, type TestApp } from '../api/helpers.ts';
 import { docxOf, docxParagraphs } from './docx-text.ts';
 import { download, upload, waitForJob } from './jobs-client.ts';
@@ -130,6 +132,30 @@ describe('a job taken over after a restart', () => {
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a job database made before jobs carried a glossary', () => {
+  it('gains the column and keeps its jobs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dragoman-doc-columns-'));
+    const file = join(dir, 'dragoman.db');
+    try {
+      const old = new Database(file);
+      old.exec(`CREATE TABLE document_jobs (id TEXT PRIMARY KEY, key_id TEXT NOT NULL, status TEXT NOT NULL, filename TEXT NOT NULL,
+        format TEXT NOT NULL, source TEXT, detected_source TEXT, target TEXT NOT NULL, characters INTEGER NOT NULL,
+        progress REAL NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, error TEXT,
+        charge_state TEXT NOT NULL, charge TEXT NOT NULL, lease_until INTEGER NOT NULL DEFAULT 0)`);
+      old.prepare(`INSERT INTO document_jobs VALUES (?, 'k', 'done', 'a.txt', 'txt', 'en', NULL, 'de', 5, 1, 0, 9, NULL, 'charged', '{}', 0)`).run('a'.repeat(32));
+      old.close();
+      const store = new SqliteJobStore(file);
+      const kept = (await store.get('a'.repeat(32)))!;
+      expect(kept).toMatchObject({ status: 'done', characters: 5, glossary: undefined });
+      await store.insert({ ...kept, id: 'b'.repeat(32), glossary: 'g-1' });
+      expect((await store.get('b'.repeat(32)))!.glossary).toBe('g-1');
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
