@@ -160,7 +160,7 @@ describe('deepl-node document errors against Dragoman', () => {
     expect(await charactersUsed(small.secret)).toBe(0);
   });
 
-  it("what the models cannot do is refused as DeepL refuses it: formality 'more', a conversion, equal languages", async () => {
+  it("what cannot be done is refused as DeepL refuses it: formality 'more', a conversion, equal languages, a glossary", async () => {
     const input = file('refused.txt', PARAGRAPHS[0]!);
     const more = await rejection(client.uploadDocument(input, 'en', 'de', { formality: 'more' }));
     expect(more).toBeInstanceOf(deepl.DeepLError);
@@ -169,6 +169,14 @@ describe('deepl-node document errors against Dragoman', () => {
     expect(convert.message).toMatch(/output_format/);
     const same = await rejection(client.uploadDocument(input, 'de', 'de'));
     expect(same.message).toMatch(/Source and target language are equal/);
+    // Glossaries: an unknown one is DeepL's 404, one without the document's pair a 400; neither is charged.
+    const before = await charactersUsed(secret);
+    const unknown = await rejection(client.uploadDocument(input, 'en', 'de', { glossary: '00000000-0000-0000-0000-000000000000' }));
+    expect(unknown.message).toMatch(/^Not found.*Glossary/);
+    const reversed = await client.createGlossary('reversed', 'de', 'en', new deepl.GlossaryEntries({ entries: { Haus: 'building' } }));
+    const pair = await rejection(client.uploadDocument(input, 'en', 'de', { glossary: reversed.glossaryId }));
+    expect(pair.message).toMatch(/^Bad request.*has no entries for en→de/);
+    expect(await charactersUsed(secret)).toBe(before);
     // 'prefer_more' falls back to the default, as DeepL's does.
     const h = await client.uploadDocument(input, 'en', 'de', { formality: 'prefer_more', extraRequestParameters: { output_format: 'txt' } });
     expect(h.documentId).toMatch(/^[0-9a-f]{32}$/);
