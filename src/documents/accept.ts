@@ -26,6 +26,12 @@ export function limitsOf(s: DocumentSettings): DocumentLimits {
   };
 }
 
+/** A glossary of the calling key (its id as the client gave it). */
+export interface GlossaryRef {
+  owner: string;
+  id: string;
+}
+
 export interface Checked {
   format: DocumentFormat;
   document: OpenedDocument;
@@ -54,11 +60,15 @@ export async function openDocument(bytes: Uint8Array, filename: string, settings
 
 export async function checkDocument(
   service: Service,
-  input: { bytes: Uint8Array; filename: string; target: unknown; source: unknown },
+  input: { bytes: Uint8Array; filename: string; target: unknown; source: unknown; glossary?: GlossaryRef },
   settings: DocumentSettings,
 ): Promise<Checked> {
   const target = validateLanguage('target', input.target, true)!;
   const given = validateLanguage('source', input.source, false);
+  // An unknown (or another key's) glossary is refused before the file is even opened, as /v1/translate does.
+  const glossaries = service.deps.glossaries;
+  if (input.glossary && !glossaries) throw invalidRequest('This server keeps no glossaries.');
+  if (input.glossary) await glossaries!.get(input.glossary.owner, input.glossary.id);
   const { format, document } = await openDocument(input.bytes, input.filename, settings);
   let characters = 0;
   for (const unit of document.units) characters += await unitCharacters(service, unit);
@@ -86,6 +96,11 @@ export async function checkDocument(
         `${detected ? `The document was detected as '${source.code}' (${source.name}); no` : 'No'} installed model translates ${source.name} ('${source.code}') into ${target.name} ('${target.code}'). See GET /v1/languages.`,
       );
     }
+  }
+  // The glossary must hold the document's pair, given or detected: a document has one source, and a job accepted
+  // (and charged) to run without the terms asked for would be worse than this 400.
+  if (input.glossary && source && source.flores !== target.flores) {
+    await glossaries!.dictionary(input.glossary.owner, input.glossary.id, source.code, target.code);
   }
   return { format, document, target, source, detected, characters };
 }

@@ -9,7 +9,7 @@ import { FORMATS } from './formats/index.ts';
 export { DocumentJobs, resultName, type DocumentJobsDeps, type Submission } from './jobs.ts';
 export { viewOf, type DocumentView, type JobRecord } from './job.ts';
 export type { JobStore } from './store.ts';
-export { FORMATS, SUPPORTED_FORMATS } from './formats/index.ts';
+export { detectFormat, FORMATS, SUPPORTED_FORMATS } from './formats/index.ts';
 
 /** The file extensions of the formats, with the dot (LibreTranslate's supportedFilesFormat). */
 export const FILE_EXTENSIONS: readonly string[] = [...new Set(FORMATS.map((f) => `.${f.extension}`))];

@@ -21,6 +21,8 @@ export interface JobRecord {
   /** The detected source (public code) when none was given. */
   detectedSource: string | undefined;
   target: string;
+  /** The id of the key's glossary the job applies (kept so a job taken over after a restart still applies it). */
+  glossary: string | undefined;
   characters: number;
   progress: number;
   createdAt: number;
@@ -42,6 +44,7 @@ export interface DocumentView {
   source?: string;
   detectedSourceLanguage?: string;
   target: string;
+  glossary?: string;
   characters: number;
   progress: number;
   createdAt: string;
@@ -57,6 +60,7 @@ export function viewOf(job: JobRecord): DocumentView {
     format: job.format,
     ...(job.source ? { source: job.source } : { detectedSourceLanguage: job.detectedSource ?? 'und' }),
     target: job.target,
+    ...(job.glossary ? { glossary: job.glossary } : {}),
     characters: job.characters,
     progress: Math.round(job.progress * 1000) / 1000,
     createdAt: new Date(job.createdAt).toISOString(),

@@ -45,6 +45,8 @@ export interface Submission {
   bytes: Uint8Array;
   target: unknown;
   source: unknown;
+  /** The id of one of the submitting key's glossaries (undefined or empty: none). */
+  glossary?: unknown;
 }
 
 export const notFound = (id: string) =>
@@ -73,7 +75,11 @@ export class DocumentJobs {
 
   async submit(s: Submission): Promise<JobRecord> {
     const { service, gate, store, clock, settings } = this.deps;
-    const checked = await checkDocument(service, s, settings);
+    if (s.glossary !== undefined && s.glossary !== '' && typeof s.glossary !== 'string') {
+      throw new ApiError(400, 'invalid_request', "Field 'glossary' must be the id of one of this key's glossaries.");
+    }
+    const glossary = s.glossary ? { owner: s.admission.key.id, id: s.glossary } : undefined;
+    const checked = await checkDocument(service, { ...s, glossary }, settings);
     const id = randomBytes(16).toString('hex');
     const now = clock.now();
     const job: JobRecord = {
@@ -85,6 +91,7 @@ export class DocumentJobs {
       source: s.source !== undefined && checked.detected === undefined ? checked.source?.code : undefined,
       detectedSource: checked.detected,
       target: checked.target.code,
+      glossary: glossary?.id,
       characters: checked.characters,
       progress: 0,
       createdAt: now,
@@ -248,7 +255,7 @@ export class DocumentJobs {
             if (Date.now() - lastWrite < 250 && done < total) return;
             lastWrite = Date.now();
             await store.update(id, { progress: done / total });
-          }, stopped);
+          }, stopped, fresh.glossary ? { glossary: { owner: fresh.keyId, id: fresh.glossary } } : {});
       await this.files.writeResult(id, await document.write(translations, target.code));
       await store.update(id, { status: 'done', progress: 1 });
       log.info({ document: id, format: fresh.format, characters: fresh.characters, ms: Date.now() - started }, 'document translated');

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS document_jobs (
   charge TEXT NOT NULL,
   lease_until BIGINT NOT NULL DEFAULT 0
 );
+ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS glossary TEXT;
 CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);`;
 
 export class PgJobStore implements JobStore {

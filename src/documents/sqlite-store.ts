@@ -24,7 +24,8 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS document_jobs (
   error TEXT,
   charge_state TEXT NOT NULL,
   charge TEXT NOT NULL,
-  lease_until INTEGER NOT NULL DEFAULT 0
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  glossary TEXT
 );
 CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);
 CREATE INDEX IF NOT EXISTS document_jobs_open ON document_jobs (status, lease_until);`;
@@ -46,6 +47,7 @@ export interface JobRow {
   charge_state: string;
   charge: string;
   lease_until: number | string;
+  glossary?: string | null;
 }
 
 export function fromRow(r: JobRow): JobRecord {
@@ -66,15 +68,16 @@ export function fromRow(r: JobRow): JobRecord {
     chargeState: r.charge_state as ChargeState,
     charge: r.charge,
     leaseUntil: Number(r.lease_until),
+    glossary: r.glossary ?? undefined,
   };
 }
 
 export const COLUMNS =
-  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until';
+  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary';
 
 export function rowValues(j: JobRecord): unknown[] {
   return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
-    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil];
+    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null];
 }
 
 export class SqliteJobStore implements JobStore {
@@ -89,6 +92,9 @@ export class SqliteJobStore implements JobStore {
     this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    // A database made before jobs could carry a glossary gets the column (SQLite has no ADD COLUMN IF NOT EXISTS).
+    const columns = this.statement('PRAGMA table_info(document_jobs)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'glossary')) this.db.exec('ALTER TABLE document_jobs ADD COLUMN glossary TEXT');
   }
 
   private statement(sql: string): Database.Statement {

@@ -2,6 +2,7 @@
 // a few batches in flight so the engine can fill its own batches, progress reported as batches finish.
 import { codePoints } from '../service/validate.ts';
 import type { Service } from '../service/index.ts';
+import type { TranslateOptions } from '../service/types.ts';
 import type { Language } from '../languages/types.ts';
 import { fragmentText } from './formats/fragment.ts';
 import type { TextUnit } from './formats/types.ts';
@@ -47,7 +48,7 @@ function batches(units: readonly TextUnit[]): [number, number][] {
 
 /**
  * Translations of `units` in order. `onProgress(done, total)` counts units as batches finish; `signal` stops
- * before the next batch.
+ * before the next batch; `options` go to every call (a glossary).
  */
 export async function translateUnits(
   service: Service,
@@ -56,6 +57,7 @@ export async function translateUnits(
   target: Language,
   onProgress: (done: number, total: number) => void | Promise<void>,
   signal?: AbortSignal,
+  options: TranslateOptions = {},
 ): Promise<string[]> {
   const out = new Array<string>(units.length);
   const queue = batches(units);
@@ -66,7 +68,7 @@ export async function translateUnits(
       const [from, to] = next;
       const strings = units.slice(from, to).map((u) => u.html);
       const result = await service.translate(
-        { strings, single: false, target, source, format: 'html', chars: 0, options: {} },
+        { strings, single: false, target, source, format: 'html', chars: 0, options },
         signal,
       );
       result.translations.forEach((t, k) => (out[from + k] = t.translatedText));

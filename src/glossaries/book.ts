@@ -17,6 +17,12 @@ export interface NewDictionary {
 
 export const glossaryNotFound = (id: string) => new ApiError(404, 'invalid_request', `Glossary '${id.slice(0, 100)}' not found.`);
 
+/** The 400 for a glossary used on a language pair it holds no dictionary for (public codes). */
+export function pairMissing(g: Glossary, source: string, target: string): ApiError {
+  const pairs = g.dictionaries.map((x) => `${x.source}→${x.target}`).join(', ');
+  return invalidRequest(`Glossary '${g.id}' has no entries for ${source}→${target} (it has ${pairs}).`);
+}
+
 export class GlossaryBook {
   private readonly matchers = new WeakMap<Dictionary, TermMatcher>();
   constructor(private readonly store: GlossaryStore, readonly limits: GlossaryLimits) {}
@@ -74,15 +80,17 @@ export class GlossaryBook {
     return m;
   }
 
-  /** A glossary's dictionary for source → target (public codes), as a term matcher. */
-  async matcher(owner: string, id: string, source: string, target: string): Promise<TermMatcher> {
+  /** A glossary's dictionary for source → target (public codes): 404 for an unknown glossary, 400 without the pair. */
+  async dictionary(owner: string, id: string, source: string, target: string): Promise<Dictionary> {
     const g = await this.get(owner, id);
     const d = g.dictionaries.find((x) => x.source === source && x.target === target);
-    if (!d) {
-      const pairs = g.dictionaries.map((x) => `${x.source}→${x.target}`).join(', ');
-      throw invalidRequest(`Glossary '${id}' has no entries for ${source}→${target} (it has ${pairs}).`);
-    }
-    return new TermMatcher(d.entries.map(([s, t]) => ({ source: s, target: t })));
+    if (!d) throw pairMissing(g, source, target);
+    return d;
+  }
+
+  /** A glossary's dictionary for source → target (public codes), as a term matcher. */
+  async matcher(owner: string, id: string, source: string, target: string): Promise<TermMatcher> {
+    return this.matcherOf(await this.dictionary(owner, id, source, target));
   }
 
   private checkDictionaries(list: NewDictionary[], existing: Dictionary[] = [], merge = false): Dictionary[] {

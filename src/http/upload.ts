@@ -1,7 +1,8 @@
 // A document upload: a multipart/form-data body (read whole under the route's body limit) with one file part
 // and text fields. The file's bytes are kept as they came; only its name is taken from the part's header.
 import { Busboy } from '@fastify/busboy';
-import { invalidRequest } from '../service/errors.ts';
+import { ApiError, invalidRequest } from '../service/errors.ts';
+import { toApiError } from './errors.ts';
 
 export interface Upload {
   fields: Record<string, string>;
@@ -53,3 +54,11 @@ export function readUpload(contentType: string, body: Buffer, fileField = 'file'
 
 /** The route body limit for a document upload: the file plus room for the other fields and the part headers. */
 export const uploadBodyLimit = (maxDocumentBytes: number): number => maxDocumentBytes + 1024 * 1024;
+
+/** A framework error on a document upload route: a body too large names the document limit, not the text one. */
+export function uploadError(error: unknown, limits: { maxDocumentBytes: number; maxBodyBytes: number }): ApiError {
+  if ((error as { code?: string } | null)?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new ApiError(413, 'invalid_request', `The upload is too large: a document may have at most ${limits.maxDocumentBytes} bytes (DRAGOMAN_MAX_DOCUMENT_BYTES).`);
+  }
+  return toApiError(error, limits.maxBodyBytes);
+}

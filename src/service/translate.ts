@@ -9,6 +9,7 @@ import { validateFormat, validateLanguage, validateQ } from './validate.ts';
 import { segmentConstraints } from './constraints.ts';
 import type { TermMatcher } from '../text/terms.ts';
 import type { Glossary } from '../glossaries/types.ts';
+import { pairMissing } from '../glossaries/book.ts';
 import type {
   AnyPlan,
   ServiceDeps,
@@ -128,10 +129,7 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   const matchers = new Map<string, TermMatcher | undefined>();
   for (const g of groups.values()) {
     const d = glossary?.dictionaries.find((x) => x.source === g.source.code && x.target === target.code);
-    if (glossary && !d && req.source) {
-      const pairs = glossary.dictionaries.map((x) => `${x.source}→${x.target}`).join(', ');
-      throw invalidRequest(`Glossary '${glossary.id}' has no entries for ${g.source.code}→${target.code} (it has ${pairs}).`);
-    }
+    if (glossary && !d && req.source) throw pairMissing(glossary, g.source.code, target.code);
     matchers.set(g.source.flores, d && deps.glossaries!.matcherOf(d));
   }
   const keep = req.options.keepSpans ?? deps.keepSpans ?? false;

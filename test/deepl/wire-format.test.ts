@@ -90,8 +90,10 @@ describe('/v2/translate by hand', () => {
     const lost = await post('/v2/nothing-here', {});
     expect(lost.status).toBe(404);
     expect(Object.keys(lost.body)).toEqual(['message']);
-    // Not yet: documents.
-    expect((await post('/v2/document', {})).status).toBe(404);
+    // A document upload without its multipart file part is a 400 that says so.
+    const fileless = await post('/v2/document', {});
+    expect(fileless.status).toBe(400);
+    expect(fileless.body.message).toMatch(/file/);
   });
 });
 

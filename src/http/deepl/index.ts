@@ -2,24 +2,20 @@
 // works unchanged. Two encapsulated plugins (one per version prefix) share the form parser, DeepL's error
 // statuses and bodies, and the onRequest hook that reads `Authorization: DeepL-Auth-Key <key>` and admits the
 // request through the shared metering (same keys, plans, limits and usage as every surface).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../service/errors.ts';
-import { logServerFailure, toApiError } from '../errors.ts';
+import { toApiError } from '../errors.ts';
 import { FormCollector, formLimits, registerFormParser } from '../form-body.ts';
 import { admit } from '../metering.ts';
 import { accountRoutes } from './account.ts';
-import { deeplBody, deeplStatus } from './errors.ts';
+import { deeplKey } from './auth-key.ts';
+import { documentRoutes } from './document.ts';
+import { setDeepLErrors } from './errors.ts';
 import { glossaryPairRoutes, glossaryV2Routes } from './glossaries-v2.ts';
 import { glossaryV3Routes } from './glossaries-v3.ts';
 import { translateRoutes } from './translate.ts';
 
-/** The key of `Authorization: DeepL-Auth-Key <key>` (the scheme's case as clients vary it). */
-export function deeplKey(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (typeof header !== 'string') return undefined;
-  const m = /^\s*DeepL-Auth-Key\s+(\S+)\s*$/i.exec(header);
-  return m ? m[1] : undefined;
-}
+export { deeplKey } from './auth-key.ts';
 
 function common(app: FastifyInstance): void {
   const { config, gate } = app.dragoman;
@@ -27,11 +23,7 @@ function common(app: FastifyInstance): void {
   const limits = formLimits(config);
   registerFormParser(app, () => new FormCollector(limits, () => true));
 
-  app.setErrorHandler(async (error, request, reply) => {
-    const e = toApiError(error, config.maxBodyBytes);
-    logServerFailure(request.log, e, error);
-    return reply.code(deeplStatus(e)).headers(e.headers).type('application/json; charset=utf-8').send(deeplBody(e));
-  });
+  setDeepLErrors(app, (error) => toApiError(error, config.maxBodyBytes));
 
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0]!.slice(0, 100);
@@ -54,6 +46,7 @@ export async function deeplV2Routes(app: FastifyInstance): Promise<void> {
   await app.register(accountRoutes);
   await app.register(glossaryV2Routes);
   await app.register(glossaryPairRoutes);
+  await app.register(documentRoutes);
 }
 
 export async function deeplV3Routes(app: FastifyInstance): Promise<void> {

@@ -49,3 +49,20 @@ export function flag(fields: Fields, name: string): boolean | undefined {
   const v = oneOf(fields, name, ['0', '1', 'true', 'false'] as const);
   return v === undefined ? undefined : v === '1' || v === 'true';
 }
+
+/**
+ * `formality`: no model here has a formality control, so "more"/"less" are refused as DeepL refuses them for a
+ * language without it; the "prefer_" forms fall back to the default, as DeepL's do.
+ */
+export function checkFormality(fields: Fields): void {
+  const formality = oneOf(fields, 'formality', ['default', 'more', 'less', 'prefer_more', 'prefer_less'] as const);
+  if (formality === 'more' || formality === 'less') throw invalidRequest("'formality' is not supported for given 'target_lang'.");
+}
+
+/** `glossary_id` (or deepl-node's `glossary_ids`): at most one here, and only with a source_lang, as DeepL requires. */
+export function glossaryIdOf(fields: Fields, hasSource: boolean): string | undefined {
+  const ids = [...listOf(fields.glossary_id), ...listOf(fields.glossary_ids, true)];
+  if (ids.length > 1) throw invalidRequest('Only one glossary can be used per request on this server.');
+  if (ids.length && !hasSource) throw invalidRequest('Use of a glossary requires the source_lang parameter to be set.');
+  return ids[0] || undefined;
+}

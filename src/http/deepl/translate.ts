@@ -7,7 +7,7 @@ import { codePoints } from '../../service/validate.ts';
 import { charge, clientGone } from '../metering.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 import { deeplSourceCode, fromDeepL } from './languages.ts';
-import { flag, listOf, oneOf, requestFields, single, type Fields } from './params.ts';
+import { checkFormality, flag, glossaryIdOf, listOf, oneOf, requestFields, single, type Fields } from './params.ts';
 
 /** What /v2/translate makes of its parameters, before the service sees them. */
 export function translateOptions(fields: Fields, owner: string) {
@@ -27,17 +27,12 @@ export function translateOptions(fields: Fields, owner: string) {
   const ignoreTags = listOf(fields.ignore_tags, true).map((t) => t.toLowerCase());
   const context = fields.context;
   if (context !== undefined && typeof context !== 'string') throw invalidRequest("Value for 'context' not supported.");
-  // No model here has a formality control: "more"/"less" are refused as DeepL refuses them for a language without
-  // it; the "prefer_" forms fall back to the default, as DeepL's do.
-  const formality = oneOf(fields, 'formality', ['default', 'more', 'less', 'prefer_more', 'prefer_less'] as const);
-  if (formality === 'more' || formality === 'less') throw invalidRequest("'formality' is not supported for given 'target_lang'.");
+  checkFormality(fields);
   const modelType = oneOf(fields, 'model_type', ['quality_optimized', 'prefer_quality_optimized', 'latency_optimized'] as const);
   const billed = flag(fields, 'show_billed_characters') ?? false;
-  const glossaryIds = [...listOf(fields.glossary_id), ...listOf(fields.glossary_ids, true)];
-  if (glossaryIds.length > 1) throw invalidRequest('Only one glossary can be used per request on this server.');
-  if (glossaryIds.length && !source) throw invalidRequest('Use of a glossary requires the source_lang parameter to be set.');
+  const glossaryId = glossaryIdOf(fields, source !== undefined);
   const options: TranslateOptions = {
-    ...(glossaryIds[0] ? { glossary: { owner, id: glossaryIds[0] } } : {}),
+    ...(glossaryId ? { glossary: { owner, id: glossaryId } } : {}),
     ...(ignoreTags.length ? { ignoreTags } : {}),
     sentences: split === '0' ? 'whole' : split === 'nonewlines' ? 'nonewlines' : 'split',
   };

@@ -4,8 +4,8 @@ import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { viewOf } from '../../documents/index.ts';
 import { ApiError, invalidRequest } from '../../service/errors.ts';
-import { errorBody, logServerFailure, toApiError } from '../errors.ts';
-import { readUpload, uploadBodyLimit, type Upload } from '../upload.ts';
+import { errorBody, logServerFailure } from '../errors.ts';
+import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload.ts';
 import { attachment } from '../download.ts';
 
 export async function documentsRoutes(app: FastifyInstance): Promise<void> {
@@ -13,16 +13,14 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) =>
     readUpload(String(request.headers['content-type']), body));
   app.setErrorHandler(async (error, request, reply) => {
-    const api = (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-      ? new ApiError(413, 'invalid_request', `The upload is too large: a document may have at most ${config.maxDocumentBytes} bytes (DRAGOMAN_MAX_DOCUMENT_BYTES).`)
-      : toApiError(error, config.maxBodyBytes);
+    const api = uploadError(error, config);
     logServerFailure(request.log, api, error);
     return reply.code(api.status).headers(api.headers).type('application/json; charset=utf-8').send(errorBody(api));
   });
 
   const keyId = (request: { metering: { admission?: { key: { id: string } } } | null }) => request.metering!.admission!.key.id;
 
-  app.post('/documents', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (multipart: file, target, source)' } }, async (request, reply) => {
+  app.post('/documents', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (multipart: file, target, source, glossary)' } }, async (request, reply) => {
     const upload = request.body as Upload | undefined;
     if (!upload || typeof upload !== 'object' || !('fields' in upload)) {
       throw new ApiError(415, 'invalid_request', 'Send the document as multipart/form-data with a file field and a target field.');
@@ -34,6 +32,7 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
       bytes: upload.file.bytes,
       target: upload.fields.target,
       source: upload.fields.source,
+      glossary: upload.fields.glossary,
     });
     return reply.code(202).send({ data: { document: viewOf(job) } });
   });
