@@ -1,6 +1,6 @@
 // DRAGOMAN_SPINNING=auto: the reading of the machine (contention.ts) and the step model's non-spinning twin
 // (seq2seq.ts), which must translate exactly as the spinning session does.
-import { copyFileSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CpuContention, readProcStat, WINDOW_MS, type ContentionSources } from '../../src/engine/runtime/contention.ts';
@@ -10,9 +10,9 @@ import { candidatesNeeded, processorsFor } from '../../src/engine/search/logits-
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
 import { Seq2SeqModel } from '../../src/engine/runtime/seq2seq.ts';
 import { fileStamp } from '../../src/engine/model/file-stamp.ts';
-import { prepareDecoder, prepareInThread } from '../../src/engine/graph/prepare.ts';
+import { GRAPH_CACHE_KEEP_MS, prepareDecoder, prepareInThread } from '../../src/engine/graph/prepare.ts';
 import { IDLE_RELEASE_MS, StepSessions } from '../../src/engine/runtime/step-sessions.ts';
-import { FIXTURES, readDev, tempDir, type MarianDevRow } from './helpers.ts';
+import { engineOver, FIXTURES, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 /** A machine of `cpus` cores on which other processes use `others()` cores and we use `ours` cores. */
 function machine(cpus: number, others: () => number, ours = 1) {
@@ -188,6 +188,34 @@ describe('preparing the graphs (graph/prepare.ts)', () => {
       copyFileSync(join(FIXTURES, 'tiny-marian-de-en/onnx/decoder_model_merged.onnx'), `${decoderPath}.new`);
       renameSync(`${decoderPath}.new`, decoderPath);
       await expect(prepareInThread(req)).rejects.toThrow(/changed since the server started/);
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
+describe('pruning the graph cache', () => {
+  it('a start removes the entries no start used for a week and keeps (and marks) the ones it used', async () => {
+    const dir = tempDir();
+    try {
+      const models = join(dir.path, 'models');
+      mkdirSync(models);
+      linkModel(join(models, 'tiny-marian-en-de'), 'tiny-marian-en-de');
+      const env = { DRAGOMAN_DATA_DIR: join(dir.path, 'data'), DRAGOMAN_WORKERS: '1' };
+      const graphs = join(dir.path, 'data', 'graphs');
+      await (await engineOver(models, env)).close();
+      const used = readdirSync(graphs);
+      expect(used).toHaveLength(1);
+      // As if that start were nine days ago, beside an entry of an older pass version and a killed start's folder.
+      const old = new Date(Date.now() - GRAPH_CACHE_KEEP_MS - 2 * 24 * 3600_000);
+      for (const stale of ['0123456789abcdef0123456789abcdef', `${used[0]}.4242.1700000000000.tmp`]) {
+        mkdirSync(join(graphs, stale));
+        utimesSync(join(graphs, stale), old, old);
+      }
+      utimesSync(join(graphs, used[0]!), old, old);
+      await (await engineOver(models, env)).close();
+      expect(readdirSync(graphs)).toEqual(used);
+      expect(Date.now() - statSync(join(graphs, used[0]!)).mtimeMs).toBeLessThan(GRAPH_CACHE_KEEP_MS);
     } finally {
       dir.remove();
     }

@@ -5,7 +5,7 @@
 // open the same files instead of rebuilding them. createEngine runs it in a thread of its own (prepareInThread): the
 // rewriting is seconds of synchronous JavaScript on a large model.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
@@ -91,6 +91,45 @@ function writeCached(dir: string, result: PreparedDecoder): PreparedDecoder {
   }
 }
 
+/** Marks an entry as used now: pruneGraphCache keeps what any start used lately. */
+function touch(dir: string): void {
+  try {
+    const now = new Date();
+    utimesSync(dir, now, now);
+  } catch {
+    // A read-only cache is still read; it is just never pruned.
+  }
+}
+
+/** How long an entry no start has used is kept (a replica on other settings sharing the folder still finds its own). */
+export const GRAPH_CACHE_KEEP_MS = 7 * 24 * 3600_000;
+
+/**
+ * Removes the entries no start has used for keepMs (old pass versions, replaced model files, other settings),
+ * and temporary folders a killed start left behind. Runs after this start's models are prepared, so everything
+ * they use has just been touched. Returns the names removed.
+ */
+export function pruneGraphCache(cacheDir: string, keepMs = GRAPH_CACHE_KEEP_MS, now = Date.now()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(cacheDir);
+  } catch {
+    return removed; // no cache yet
+  }
+  for (const name of names) {
+    const path = join(cacheDir, name);
+    try {
+      if (now - statSync(path).mtimeMs <= keepMs) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // Gone already (another replica pruned it) or not ours to remove: left as it is.
+    }
+  }
+  return removed;
+}
+
 const CHECK_OPTIONS: ort.InferenceSession.SessionOptions = {
   intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential', logSeverityLevel: 3,
   extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
@@ -102,7 +141,10 @@ export async function prepareDecoder(req: PrepareRequest): Promise<PreparedDecod
   const bytes = new Uint8Array(readFileSync(req.decoderPath));
   const dir = req.cacheDir ? join(req.cacheDir, cacheKey(bytes, req)) : undefined;
   const cached = dir ? readCached(dir) : undefined;
-  if (cached) return cached;
+  if (cached) {
+    touch(dir!);
+    return cached;
+  }
   const split = splitDecoder(bytes, req.settings);
   let result: PreparedDecoder = { kind: 'merged' };
   if (split) {

@@ -2,7 +2,7 @@
 // in a thread, or read from the cache of an earlier start), then every worker loading the same files. A folder that
 // fails at any stage is marked corrupt with the message naming its file; the others are served.
 import type { EventEmitter } from 'node:events';
-import { graphSettings, prepareInThread } from '../graph/prepare.ts';
+import { graphSettings, prepareInThread, pruneGraphCache } from '../graph/prepare.ts';
 import type { ModelFolder } from '../model/model-folder.ts';
 import { ModelTokenizer } from '../model/tokenizer.ts';
 import type { LoadedModel } from '../translate/hop.ts';
@@ -36,6 +36,7 @@ export async function startModels(
     }).catch(() => undefined); // the worker's load then says what is wrong with the file
     prepareMs.set(spec.name, Math.round(performance.now() - t0));
   }
+  if (graphCache) pruneGraphCache(graphCache);
   const reports = await pool.start(candidates.map((c) => c.folder.runtime as ModelRuntimeSpec));
   for (const { folder, tokenizer } of candidates) {
     const report = reports.find((r) => r.name === folder.info.name);
