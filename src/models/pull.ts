@@ -1,7 +1,8 @@
 // `dragoman models pull`: every needed file goes to a staging folder inside the models directory (so interrupted
 // downloads resume on the next run and the final rename is atomic), is checked against the size and hash the hub
 // states, and only a complete, checked model is moved to DRAGOMAN_MODELS_DIR/<name>.
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Precision } from '../config/env.ts';
 import { DECLARATION_FILE, languagesFromName } from '../engine/model/model-folder.ts';
@@ -219,21 +220,33 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** Two pulls of one name would write the same staging folder: the second is refused while the first runs. */
+/**
+ * Two pulls of one name would write the same staging folder: the second is refused while the first runs. The lock
+ * file appears with its pid already in it (written aside, then hard-linked into place, which fails if it exists):
+ * a lock created empty and filled after was read as empty, so stale, by a second pull that then took it too.
+ */
 async function lockPull(modelsDir: string, name: string): Promise<() => Promise<void>> {
   const path = join(modelsDir, `.pull-${name}.lock`);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(path, String(process.pid), { flag: 'wx' });
-      return () => rm(path, { force: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(await readFile(path, 'utf8').catch(() => ''));
-      if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
-        throw new Error(`another "dragoman models pull" is installing ${name} (pid ${pid}); wait for it to finish`);
+  const mine = `${path}.${process.pid}.${randomUUID()}`;
+  await writeFile(mine, String(process.pid));
+  try {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await link(mine, path);
+        return () => rm(path, { force: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const held = await readFile(path, 'utf8').catch(() => '');
+        const pid = Number(held);
+        if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
+          throw new Error(`another "dragoman models pull" is installing ${name} (pid ${pid}); wait for it to finish`);
+        }
+        // Left by a process that no longer exists; removed only if it is still that one's.
+        if ((await readFile(path, 'utf8').catch(() => '')) === held) await rm(path, { force: true });
       }
-      await rm(path, { force: true }); // left by a process that no longer exists
     }
+  } finally {
+    await rm(mine, { force: true });
   }
   throw new Error(`cannot take the lock ${path}`);
 }
