@@ -42,6 +42,16 @@ const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The end of the current turn of the event loop, where the batcher decides on what arrived in it. */
 const endOfTurn = () => new Promise((r) => setImmediate(r));
 
+/** Finishes every batch until none is left, then checks that the small request and the n-row one got their own rows back. */
+async function drainAndCheck(pool: FakePool, small: Promise<number[][][]>, big: Promise<number[][][]>, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    pool.finishAll();
+    await endOfTurn();
+  }
+  expect(await small).toEqual([[[500]]]);
+  expect((await big).map((h) => h[0]![0])).toEqual(Array.from({ length: n }, (_, i) => i));
+}
+
 describe('Batcher', () => {
   it('sends a lone request on an idle pool at the end of its turn, without waiting batchWaitMs', async () => {
     const pool = new FakePool();
@@ -172,12 +182,7 @@ describe('Batcher: fairness between requests', () => {
     pool.finishAll();
     await endOfTurn();
     expect(pool.jobs[1]!.rows.map((r) => r.ids[0])).toContain(500);
-    for (let i = 0; i < 40; i++) {
-      pool.finishAll();
-      await endOfTurn();
-    }
-    expect(await small).toEqual([[[500]]]);
-    expect((await big).map((h) => h[0]![0])).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    await drainAndCheck(pool, small, big, 100);
   });
 
   it('a short sentence arriving behind rows at the length limit is not batched with them', async () => {
@@ -189,12 +194,7 @@ describe('Batcher: fairness between requests', () => {
     pool.finishAll();
     await endOfTurn();
     expect(pool.jobs[1]!.rows.map((r) => r.ids[0])).toEqual([500]);
-    for (let i = 0; i < 40; i++) {
-      pool.finishAll();
-      await endOfTurn();
-    }
-    expect(await small).toEqual([[[500]]]);
-    expect((await long).map((h) => h[0]![0])).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    await drainAndCheck(pool, small, long, 40);
   });
 });
 
@@ -227,12 +227,7 @@ describe('Batcher: a worker kept for short sentences', () => {
     await endOfTurn();
     expect(pool.jobs).toHaveLength(2);
     expect(pool.jobs[1]!.rows.map((r) => r.ids[0])).toEqual([500]);
-    for (let i = 0; i < 10; i++) {
-      pool.finishAll();
-      await endOfTurn();
-    }
-    expect(await small).toEqual([[[500]]]);
-    expect((await long).map((h) => h[0]![0])).toEqual(Array.from({ length: 8 }, (_, i) => i));
+    await drainAndCheck(pool, small, long, 8);
   });
 
   it('with one worker, long rows still run (nothing waits for a second worker)', async () => {
