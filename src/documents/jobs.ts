@@ -13,6 +13,7 @@ import { resolveLanguage } from '../languages/catalog.ts';
 import { checkDocument, openDocument, type DocumentSettings } from './accept.ts';
 import { JobFiles } from './files.ts';
 import { formatById } from './formats/index.ts';
+import type { OpenedDocument } from './formats/types.ts';
 import type { JobRecord } from './job.ts';
 import type { JobStore } from './store.ts';
 import { translateUnits } from './units.ts';
@@ -23,6 +24,11 @@ const RENEW_MS = 5_000;
 const SWEEP_MS = 5_000;
 /** Jobs translated at once by one server (each sends a few batches at a time to the shared engine). */
 const CONCURRENT_JOBS = 2;
+/**
+ * Accepted documents kept open, their units planned, for this server to translate without reading and planning
+ * them again; beyond this many waiting, a job is opened again when its turn comes (memory stays bounded).
+ */
+const KEPT_OPEN = CONCURRENT_JOBS + 2;
 
 export interface JobLog {
   info(obj: object, msg: string): void;
@@ -56,6 +62,8 @@ export class DocumentJobs {
   /** Jobs this server is translating, each with what stops it (a deletion, a shutdown). */
   private readonly running = new Map<string, AbortController>();
   private readonly waiters = new Map<string, (() => void)[]>();
+  /** Documents accepted here, opened and planned, until their run takes them. */
+  private readonly opened = new Map<string, OpenedDocument>();
   private timer: NodeJS.Timeout | undefined;
   private closing = false;
   private readonly stop = new AbortController();
@@ -117,6 +125,7 @@ export class DocumentJobs {
     await store.release(id);
     job.leaseUntil = 0;
     this.deps.log.info({ document: id, format: job.format, characters: job.characters }, 'document accepted');
+    if (this.opened.size < KEPT_OPEN) this.opened.set(id, checked.document);
     this.enqueue(id);
     return job;
   }
@@ -150,6 +159,7 @@ export class DocumentJobs {
   async remove(keyId: string, id: string): Promise<void> {
     await this.find(keyId, id);
     this.running.get(id)?.abort();
+    this.opened.delete(id);
     await this.deps.store.delete(id);
     await this.files.remove(id);
   }
@@ -173,6 +183,7 @@ export class DocumentJobs {
   async close(): Promise<void> {
     this.closing = true;
     this.stop.abort();
+    this.opened.clear();
     if (this.timer) clearInterval(this.timer);
     // Running jobs stop before their next batch and give their lease up, for the next start to finish them.
     while (this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
@@ -228,6 +239,8 @@ export class DocumentJobs {
 
   private async run(id: string): Promise<void> {
     const { store, service, settings, log } = this.deps;
+    const kept = this.opened.get(id);
+    this.opened.delete(id);
     // Claimed atomically: if another server (a replica's sweep) took it first, it is theirs to run.
     if (!(await store.claim(id, Date.now(), LEASE_MS))) return;
     const fresh = await store.get(id);
@@ -238,7 +251,7 @@ export class DocumentJobs {
     const started = Date.now();
     try {
       await store.update(id, { status: 'translating' });
-      const { document } = await openDocument(await this.files.readSource(id), fresh.filename, settings);
+      const document = kept ?? (await openDocument(await this.files.readSource(id), fresh.filename, settings)).document;
       const source = resolveLanguage(fresh.source ?? fresh.detectedSource ?? 'und');
       const target = resolveLanguage(fresh.target)!;
       let lastWrite = 0;
