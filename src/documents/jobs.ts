@@ -1,16 +1,16 @@
 // The job engine: accepts a document (checked, stored, charged), translates it in the background through the
 // service layer, and keeps its record and files until it expires. Crash safety: a job is charged once at
-// acceptance and its charge state is in the record; a server that starts (or any replica, every few seconds)
-// takes over unfinished jobs whose lease has passed and finishes them; a job that fails is refunded exactly once
-// (a conditional update moves charged → refunded before the refund is made). Document content is never logged.
+// acceptance, by a charge named by its id (charge.ts), and its charge state is in the record; a server that starts
+// (or any replica, every few seconds) takes over unfinished jobs whose lease has passed and finishes them, settles
+// acceptances a crash cut short, and finishes refunds a crash interrupted. Document content is never logged.
 import { randomBytes } from 'node:crypto';
 import type { Admission, Gate } from '../accounts/gate.ts';
-import type { Charge } from '../accounts/types.ts';
 import type { Clock } from '../accounts/clock.ts';
 import { ApiError } from '../service/errors.ts';
 import type { Service } from '../service/index.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import { checkDocument, openDocument, type DocumentSettings } from './accept.ts';
+import { chargeOf, plannedCharge, refundJob } from './charge.ts';
 import { JobFiles } from './files.ts';
 import { formatById } from './formats/index.ts';
 import type { OpenedDocument } from './formats/types.ts';
@@ -102,6 +102,8 @@ export class DocumentJobs {
       charge: '',
       leaseUntil: Date.now() + LEASE_MS,
     };
+    const planned = plannedCharge(job, settings.documentTtlMs);
+    job.charge = planned.charge;
     await this.files.writeSource(id, s.bytes);
     try {
       await store.insert(job);
@@ -109,20 +111,25 @@ export class DocumentJobs {
       await this.files.remove(id);
       throw err;
     }
-    let charged: Charge;
     try {
-      charged = (await gate.charge(s.admission, checked.characters)).charge;
+      job.charge = JSON.stringify((await gate.charge(s.admission, checked.characters, planned.named)).charge);
     } catch (err) {
-      // Not charged (over quota, database away): nothing of the job remains.
+      // Not charged (over quota), or not known (database away: the account store cancels the named charge when it
+      // is back, and were the record left, the sweep would too): nothing of the job remains.
       await store.delete(id).catch(() => undefined);
       await this.files.remove(id);
       throw err;
     }
     job.chargeState = 'charged';
-    job.charge = JSON.stringify(charged);
-    await store.setChargeState(id, 'pending', 'charged', job.charge);
-    // The lease held while accepting is given up: whichever server claims the job first runs it (usually this one).
-    await store.release(id);
+    if (!(await store.setChargeState(id, 'pending', 'charged', job.charge))) {
+      // Accepting took longer than the lease and a sweep settled the job as cut short (its charge given back).
+      this.deps.log.warn({ document: id }, 'document acceptance overran its lease: given up');
+      await this.files.remove(id);
+      throw new ApiError(503, 'server_error', 'Accepting the document took too long and was given up (nothing was charged): send it again.');
+    }
+    // The lease held while accepting is given up: whichever server claims the job first runs it (usually this one;
+    // should this write fail, the lease runs out and a sweep takes the job: it is accepted and charged either way).
+    await store.release(id).catch(() => undefined);
     job.leaseUntil = 0;
     this.deps.log.info({ document: id, format: job.format, characters: job.characters }, 'document accepted');
     if (this.opened.size < KEPT_OPEN) this.opened.set(id, checked.document);
@@ -211,10 +218,15 @@ export class DocumentJobs {
 
   private async sweep(): Promise<void> {
     if (this.closing) return;
-    const { store, clock, log } = this.deps;
+    const { store, gate, clock, log } = this.deps;
     try {
+      // Failed jobs whose refund a crash or an outage interrupted: refunded now (by id: once, however late).
+      for (const job of await store.unrefunded()) {
+        if (chargeOf(job) && (await refundJob(store, gate, job))) log.info({ document: job.id }, 'document refunded (interrupted before)');
+      }
       for (const job of await store.expired(clock.now())) {
         if (this.running.has(job.id)) continue;
+        if (job.status === 'error' && job.chargeState !== 'refunded' && chargeOf(job)) continue; // its refund first
         await store.delete(job.id);
         await this.files.remove(job.id);
         log.info({ document: job.id }, 'document expired: deleted');
@@ -222,10 +234,11 @@ export class DocumentJobs {
       for (const job of await store.orphans(Date.now())) {
         if (this.running.has(job.id) || this.queue.includes(job.id)) continue;
         if (job.chargeState === 'pending') {
-          // The server stopped between writing the job and recording its charge: whether the key paid is
-          // unknown, so it is neither run nor refunded (never twice), only marked failed.
+          // The server stopped between writing the job and recording its charge (the client had no answer): the
+          // job fails and its named charge, if it was made, is given back; one not made yet can no longer be.
           if (await store.claim(job.id, Date.now(), LEASE_MS)) {
-            await store.update(job.id, { status: 'error', error: 'The server stopped while accepting this document; send it again.' });
+            await store.update(job.id, { status: 'error', error: 'The server stopped while accepting this document; nothing was charged: send it again.' });
+            await refundJob(store, gate, job);
           }
           continue;
         }
@@ -282,10 +295,9 @@ export class DocumentJobs {
     // A service refusal says what is wrong (a model gone since acceptance: 400/503); anything else is ours to hide.
     const message = err instanceof ApiError ? err.message : 'The translation failed on the server; the characters were refunded. Sending the file again is safe.';
     log.error({ document: job.id, err: err instanceof ApiError ? { status: err.status } : err }, 'document translation failed');
+    // Failed first, so that no server runs it again; then refunded once (a refund cut short is finished by the sweep).
     await store.update(job.id, { status: 'error', error: message });
-    if (await store.setChargeState(job.id, 'charged', 'refunded')) {
-      await gate.refund(JSON.parse(job.charge) as Charge).catch((e: unknown) => log.error({ err: e, document: job.id }, 'refund failed'));
-    }
+    await refundJob(store, gate, job).catch((e: unknown) => log.error({ err: e, document: job.id }, 'refund failed: retried by the sweep'));
   }
 }
 
