@@ -16,7 +16,7 @@ import type { TextUnit } from './formats/types.ts';
  */
 const BATCH_UNITS = 64;
 const BATCH_SEGMENTS = 1024;
-/** Calls in flight at once for one document: while one is put back together, the next is in the engine. */
+/** Batches at the engine at once for one document (as many workers, each putting its last batch together meanwhile). */
 const IN_FLIGHT = 2;
 
 /** A unit with the service's plan of it, made once. */
@@ -74,6 +74,10 @@ function batches(units: readonly PlannedUnit[]): [number, number][] {
 /**
  * Translations of `units` in order (planned here if they were not). `onProgress(done, total)` counts units as
  * batches finish, without holding up the next batch; `signal` stops before the next batch.
+ *
+ * Each of the IN_FLIGHT workers keeps one batch at the engine: when a batch's sentences come back, the worker sends
+ * its next batch first and only then puts the units together. The engine is never left waiting for that work, and
+ * batches that come back together leave together (the engine joins sentences that arrive together into one run).
  */
 export async function translateUnits(
   service: Service,
@@ -90,18 +94,43 @@ export async function translateUnits(
   // Progress writes run one after another, beside the translation: a slow store never delays a batch.
   let progress: Promise<void> = Promise.resolve();
   let progressError: unknown;
+
+  /** A batch through the service: each unit's sentence translations (undefined: the service left it as it was). */
+  const send = ([from, to]: [number, number]): Promise<(string[] | undefined)[]> => {
+    signal?.throwIfAborted();
+    const batch = planned.slice(from, to);
+    const sentences = new Array<string[] | undefined>(batch.length);
+    // The service is handed plans that keep the sentences' translations; the units' own plans put them together.
+    const plans = batch.map((u, k): AnyPlan => ({
+      segments: u.plan.segments,
+      assemble: (translations) => {
+        sentences[k] = translations;
+        return '';
+      },
+    }));
+    const strings = batch.map((u) => u.html);
+    const sent = service
+      .translate({ strings, single: false, target, source, format: 'html', chars: 0, options: {}, plans }, signal)
+      .then(() => sentences);
+    sent.catch(() => undefined); // awaited by its worker; it may fail while the worker puts the previous batch together
+    return sent;
+  };
+
   const worker = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      signal?.throwIfAborted();
-      const [from, to] = next;
-      const batch = planned.slice(from, to);
-      const strings = batch.map((u) => u.html);
-      const plans = batch.map((u) => u.plan);
-      const result = await service.translate(
-        { strings, single: false, target, source, format: 'html', chars: 0, options: {}, plans },
-        signal,
-      );
-      result.translations.forEach((t, k) => (out[from + k] = t.translatedText));
+    const slices = new Slices();
+    let batch = queue.shift();
+    let sent = batch && send(batch);
+    while (batch && sent) {
+      const sentences = await sent;
+      const [from, to] = batch;
+      batch = queue.shift();
+      sent = batch && send(batch);
+      for (const [k, translations] of sentences.entries()) {
+        const unit = planned[from + k]!;
+        const text = translations === undefined ? unit.html : unit.plan.assemble(translations);
+        out[from + k] = typeof text === 'string' ? text : await text;
+        await slices.next();
+      }
       done += to - from;
       const now = done;
       progress = progress.then(() => onProgress(now, planned.length)).catch((err: unknown) => {
