@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Admission, Gate } from '../accounts/gate.ts';
 import type { Clock } from '../accounts/clock.ts';
+import { QuotaExceeded } from '../accounts/errors.ts';
 import { ApiError } from '../service/errors.ts';
 import type { Service } from '../service/index.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
@@ -114,10 +115,10 @@ export class DocumentJobs {
     try {
       job.charge = JSON.stringify((await gate.charge(s.admission, checked.characters, planned.named)).charge);
     } catch (err) {
-      // Not charged (over quota), or not known (database away: the account store cancels the named charge when it
-      // is back, and were the record left, the sweep would too): nothing of the job remains.
-      await store.delete(id).catch(() => undefined);
       await this.files.remove(id);
+      // Over quota: nothing was charged and nothing of the job remains. Anything else (the database went away) may
+      // have left the charge made: the pending record stays for the sweep, which gives the named charge back.
+      if (err instanceof QuotaExceeded) await store.delete(id).catch(() => undefined);
       throw err;
     }
     job.chargeState = 'charged';
