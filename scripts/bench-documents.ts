@@ -100,16 +100,17 @@ async function main(): Promise<void> {
   global.gc?.();
   const idle = rss();
 
-  // What the engine did for each side (its rows and generated tokens): int8 results depend on which sentences share
+  // What the engine did for each side (its batches, rows and generated tokens): int8 results depend on which sentences share
   // a batch, so the two sides may generate a little more or less for the same text.
-  const work = { rows: 0, tokens: 0 };
+  const work = { runs: 0, rows: 0, tokens: 0 };
   engine.events.on('batch', (e: { rows: number; generatedTokens: number }) => {
+    work.runs++;
     work.rows += e.rows;
     work.tokens += e.generatedTokens;
   });
   const taken = () => {
-    const w = `${work.rows} rows, ${work.tokens} tokens generated`;
-    work.rows = work.tokens = 0;
+    const w = `${work.runs} batches, ${work.rows} rows, ${work.tokens} tokens generated`;
+    work.runs = work.rows = work.tokens = 0;
     return w;
   };
 
