@@ -6,7 +6,7 @@ import type { Accounts } from './accounts.ts';
 import { AuthenticationFailed, QuotaExceeded, RateLimited, SharedKeyUnusable } from './errors.ts';
 import { periodBounds, periodOf } from './period.ts';
 import { RollingWindow } from './rolling-window.ts';
-import type { Charge, KeyRecord, Limit, Limits, RateOutcome } from './types.ts';
+import type { Charge, ChargeOptions, KeyRecord, Limit, Limits, RateOutcome } from './types.ts';
 
 export interface GateOptions {
   /** Failed authentications (a key was sent but is wrong) per address per minute before 429. */
@@ -120,10 +120,13 @@ export class Gate {
     return { key, limits, rate: outcome };
   }
 
-  /** Charge `chars` to the key's current month, or QuotaExceeded (nothing charged) when they do not fit. */
-  async charge(admission: Admission, chars: number): Promise<Charged> {
+  /**
+   * Charge `chars` to the key's current month, or QuotaExceeded (nothing charged) when they do not fit. `named`: a
+   * charge with the caller's id, made once however often it is asked for (AccountStore.charge).
+   */
+  async charge(admission: Admission, chars: number, named?: ChargeOptions): Promise<Charged> {
     const period = periodOf(this.now());
-    const outcome = await this.accounts.store.charge(admission.key.id, period, chars);
+    const outcome = await this.accounts.store.charge(admission.key.id, period, chars, named);
     if (outcome.ok) return { charge: outcome.charge, used: outcome.used, limit: outcome.limit };
     const left = outcome.limit === null ? 0 : Math.max(0, outcome.limit - outcome.used);
     const resets = periodBounds(period).end.toISOString();

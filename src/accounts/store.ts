@@ -3,6 +3,7 @@
 // requests, other server processes and the CLI share the same data.
 import type {
   Charge,
+  ChargeOptions,
   ChargeOutcome,
   KeyRecord,
   Limits,
@@ -36,10 +37,15 @@ export interface AccountStore {
 
   /**
    * Atomically: if used(period) + chars <= monthly limit, add chars (and one request) and return the charge;
-   * otherwise change nothing. `period` is the quota month (`YYYY-MM`).
+   * otherwise change nothing. `period` is the quota month (`YYYY-MM`). With `named`, a charge of an id already
+   * charged changes nothing and answers as the first did (ok, the same charge).
    */
-  charge(keyId: string, period: string, chars: number): Promise<ChargeOutcome>;
-  /** Undo a charge (the request failed). Idempotence is the caller's job: refund each charge once. */
+  charge(keyId: string, period: string, chars: number, named?: ChargeOptions): Promise<ChargeOutcome>;
+  /**
+   * Undo a charge (the request failed). A charge with an id is given back once whatever the number of calls, and
+   * refunding an id never charged leaves a mark that makes a later charge of it fail; a charge without one is the
+   * caller's to refund once.
+   */
   refund(charge: Charge): Promise<void>;
 
   /**

@@ -57,6 +57,18 @@ export interface Charge {
   keyId: string;
   period: string;
   chars: number;
+  /** The ledger id (every PostgreSQL charge; a SQLite charge made with one): its refund happens at most once. */
+  id?: string;
+}
+
+/**
+ * A charge the caller names (a document job: its id): charging the same id again charges nothing more, refunding
+ * it again gives nothing more back, and its ledger entry is kept until `keepUntil` (wall-clock ms), however late
+ * the refund comes.
+ */
+export interface ChargeOptions {
+  id: string;
+  keepUntil: number;
 }
 
 export type ChargeOutcome =

@@ -7,7 +7,7 @@ import { validateLanguage } from '../service/validate.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
 import { detectFormat, DocumentError, type DocumentFormat, type DocumentLimits, type OpenedDocument } from './formats/index.ts';
-import { textSample, unitCharacters } from './units.ts';
+import { planUnits, textSample } from './units.ts';
 
 export interface DocumentSettings {
   maxDocumentBytes: number;
@@ -34,6 +34,7 @@ export interface GlossaryRef {
 
 export interface Checked {
   format: DocumentFormat;
+  /** Its units carry their plans (units.ts PlannedUnit): translating them does not plan them again. */
   document: OpenedDocument;
   target: Language;
   /** Given by the client, or detected from the document's text (undefined: nothing to detect, nothing to translate). */
@@ -70,8 +71,9 @@ export async function checkDocument(
   if (input.glossary && !glossaries) throw invalidRequest('This server keeps no glossaries.');
   if (input.glossary) await glossaries!.get(input.glossary.owner, input.glossary.id);
   const { format, document } = await openDocument(input.bytes, input.filename, settings);
-  let characters = 0;
-  for (const unit of document.units) characters += await unitCharacters(service, unit);
+  const planned = await planUnits(service, document.units);
+  document.units = planned.units;
+  const characters = planned.characters;
   if (characters > settings.maxDocumentChars) {
     throw invalidRequest(
       `The document has ${characters} characters of text, the maximum is ${settings.maxDocumentChars} per document (DRAGOMAN_MAX_DOCUMENT_CHARS). Split it into smaller files.`,

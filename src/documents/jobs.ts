@@ -1,18 +1,20 @@
 // The job engine: accepts a document (checked, stored, charged), translates it in the background through the
 // service layer, and keeps its record and files until it expires. Crash safety: a job is charged once at
-// acceptance and its charge state is in the record; a server that starts (or any replica, every few seconds)
-// takes over unfinished jobs whose lease has passed and finishes them; a job that fails is refunded exactly once
-// (a conditional update moves charged → refunded before the refund is made). Document content is never logged.
+// acceptance, by a charge named by its id (charge.ts), and its charge state is in the record; a server that starts
+// (or any replica, every few seconds) takes over unfinished jobs whose lease has passed and finishes them, settles
+// acceptances a crash cut short, and finishes refunds a crash interrupted. Document content is never logged.
 import { randomBytes } from 'node:crypto';
 import type { Admission, Gate } from '../accounts/gate.ts';
-import type { Charge } from '../accounts/types.ts';
 import type { Clock } from '../accounts/clock.ts';
+import { QuotaExceeded } from '../accounts/errors.ts';
 import { ApiError } from '../service/errors.ts';
 import type { Service } from '../service/index.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import { checkDocument, openDocument, type DocumentSettings } from './accept.ts';
+import { chargeOf, plannedCharge, refundJob } from './charge.ts';
 import { JobFiles } from './files.ts';
 import { formatById } from './formats/index.ts';
+import type { OpenedDocument } from './formats/types.ts';
 import type { JobRecord } from './job.ts';
 import type { JobStore } from './store.ts';
 import { translateUnits } from './units.ts';
@@ -23,6 +25,11 @@ const RENEW_MS = 5_000;
 const SWEEP_MS = 5_000;
 /** Jobs translated at once by one server (each sends a few batches at a time to the shared engine). */
 const CONCURRENT_JOBS = 2;
+/**
+ * Accepted documents kept open, their units planned, for this server to translate without reading and planning
+ * them again; beyond this many waiting, a job is opened again when its turn comes (memory stays bounded).
+ */
+const KEPT_OPEN = CONCURRENT_JOBS + 2;
 
 export interface JobLog {
   info(obj: object, msg: string): void;
@@ -58,6 +65,8 @@ export class DocumentJobs {
   /** Jobs this server is translating, each with what stops it (a deletion, a shutdown). */
   private readonly running = new Map<string, AbortController>();
   private readonly waiters = new Map<string, (() => void)[]>();
+  /** Documents accepted here, opened and planned, until their run takes them. */
+  private readonly opened = new Map<string, OpenedDocument>();
   private timer: NodeJS.Timeout | undefined;
   private closing = false;
   private readonly stop = new AbortController();
@@ -101,6 +110,8 @@ export class DocumentJobs {
       charge: '',
       leaseUntil: Date.now() + LEASE_MS,
     };
+    const planned = plannedCharge(job, settings.documentTtlMs);
+    job.charge = planned.charge;
     await this.files.writeSource(id, s.bytes);
     try {
       await store.insert(job);
@@ -108,22 +119,28 @@ export class DocumentJobs {
       await this.files.remove(id);
       throw err;
     }
-    let charged: Charge;
     try {
-      charged = (await gate.charge(s.admission, checked.characters)).charge;
+      job.charge = JSON.stringify((await gate.charge(s.admission, checked.characters, planned.named)).charge);
     } catch (err) {
-      // Not charged (over quota, database away): nothing of the job remains.
-      await store.delete(id).catch(() => undefined);
       await this.files.remove(id);
+      // Over quota: nothing was charged and nothing of the job remains. Anything else (the database went away) may
+      // have left the charge made: the pending record stays for the sweep, which gives the named charge back.
+      if (err instanceof QuotaExceeded) await store.delete(id).catch(() => undefined);
       throw err;
     }
     job.chargeState = 'charged';
-    job.charge = JSON.stringify(charged);
-    await store.setChargeState(id, 'pending', 'charged', job.charge);
-    // The lease held while accepting is given up: whichever server claims the job first runs it (usually this one).
-    await store.release(id);
+    if (!(await store.setChargeState(id, 'pending', 'charged', job.charge))) {
+      // Accepting took longer than the lease and a sweep settled the job as cut short (its charge given back).
+      this.deps.log.warn({ document: id }, 'document acceptance overran its lease: given up');
+      await this.files.remove(id);
+      throw new ApiError(503, 'server_error', 'Accepting the document took too long and was given up (nothing was charged): send it again.');
+    }
+    // The lease held while accepting is given up: whichever server claims the job first runs it (usually this one;
+    // should this write fail, the lease runs out and a sweep takes the job: it is accepted and charged either way).
+    await store.release(id).catch(() => undefined);
     job.leaseUntil = 0;
     this.deps.log.info({ document: id, format: job.format, characters: job.characters }, 'document accepted');
+    if (this.opened.size < KEPT_OPEN) this.opened.set(id, checked.document);
     this.enqueue(id);
     return job;
   }
@@ -157,6 +174,7 @@ export class DocumentJobs {
   async remove(keyId: string, id: string): Promise<void> {
     await this.find(keyId, id);
     this.running.get(id)?.abort();
+    this.opened.delete(id);
     await this.deps.store.delete(id);
     await this.files.remove(id);
   }
@@ -180,6 +198,7 @@ export class DocumentJobs {
   async close(): Promise<void> {
     this.closing = true;
     this.stop.abort();
+    this.opened.clear();
     if (this.timer) clearInterval(this.timer);
     // Running jobs stop before their next batch and give their lease up, for the next start to finish them.
     while (this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
@@ -207,10 +226,15 @@ export class DocumentJobs {
 
   private async sweep(): Promise<void> {
     if (this.closing) return;
-    const { store, clock, log } = this.deps;
+    const { store, gate, clock, log } = this.deps;
     try {
+      // Failed jobs whose refund a crash or an outage interrupted: refunded now (by id: once, however late).
+      for (const job of await store.unrefunded()) {
+        if (chargeOf(job) && (await refundJob(store, gate, job))) log.info({ document: job.id }, 'document refunded (interrupted before)');
+      }
       for (const job of await store.expired(clock.now())) {
         if (this.running.has(job.id)) continue;
+        if (job.status === 'error' && job.chargeState !== 'refunded' && chargeOf(job)) continue; // its refund first
         await store.delete(job.id);
         await this.files.remove(job.id);
         log.info({ document: job.id }, 'document expired: deleted');
@@ -218,10 +242,11 @@ export class DocumentJobs {
       for (const job of await store.orphans(Date.now())) {
         if (this.running.has(job.id) || this.queue.includes(job.id)) continue;
         if (job.chargeState === 'pending') {
-          // The server stopped between writing the job and recording its charge: whether the key paid is
-          // unknown, so it is neither run nor refunded (never twice), only marked failed.
+          // The server stopped between writing the job and recording its charge (the client had no answer): the
+          // job fails and its named charge, if it was made, is given back; one not made yet can no longer be.
           if (await store.claim(job.id, Date.now(), LEASE_MS)) {
-            await store.update(job.id, { status: 'error', error: 'The server stopped while accepting this document; send it again.' });
+            await store.update(job.id, { status: 'error', error: 'The server stopped while accepting this document; nothing was charged: send it again.' });
+            await refundJob(store, gate, job);
           }
           continue;
         }
@@ -235,6 +260,8 @@ export class DocumentJobs {
 
   private async run(id: string): Promise<void> {
     const { store, service, settings, log } = this.deps;
+    const kept = this.opened.get(id);
+    this.opened.delete(id);
     // Claimed atomically: if another server (a replica's sweep) took it first, it is theirs to run.
     if (!(await store.claim(id, Date.now(), LEASE_MS))) return;
     const fresh = await store.get(id);
@@ -245,7 +272,7 @@ export class DocumentJobs {
     const started = Date.now();
     try {
       await store.update(id, { status: 'translating' });
-      const { document } = await openDocument(await this.files.readSource(id), fresh.filename, settings);
+      const document = kept ?? (await openDocument(await this.files.readSource(id), fresh.filename, settings)).document;
       const source = resolveLanguage(fresh.source ?? fresh.detectedSource ?? 'und');
       const target = resolveLanguage(fresh.target)!;
       let lastWrite = 0;
@@ -276,10 +303,9 @@ export class DocumentJobs {
     // A service refusal says what is wrong (a model gone since acceptance: 400/503); anything else is ours to hide.
     const message = err instanceof ApiError ? err.message : 'The translation failed on the server; the characters were refunded. Sending the file again is safe.';
     log.error({ document: job.id, err: err instanceof ApiError ? { status: err.status } : err }, 'document translation failed');
+    // Failed first, so that no server runs it again; then refunded once (a refund cut short is finished by the sweep).
     await store.update(job.id, { status: 'error', error: message });
-    if (await store.setChargeState(job.id, 'charged', 'refunded')) {
-      await gate.refund(JSON.parse(job.charge) as Charge).catch((e: unknown) => log.error({ err: e, document: job.id }, 'refund failed'));
-    }
+    await refundJob(store, gate, job).catch((e: unknown) => log.error({ err: e, document: job.id }, 'refund failed: retried by the sweep'));
   }
 }
 

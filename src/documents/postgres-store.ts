@@ -98,6 +98,11 @@ export class PgJobStore implements JobStore {
     return (r.rows as JobRow[]).map(fromRow);
   }
 
+  async unrefunded(): Promise<JobRecord[]> {
+    const r = await this.query(`SELECT * FROM document_jobs WHERE status = 'error' AND charge_state <> 'refunded'`);
+    return (r.rows as JobRow[]).map(fromRow);
+  }
+
   async expired(clockMs: number): Promise<JobRecord[]> {
     const r = await this.query('SELECT * FROM document_jobs WHERE expires_at <= $1', [clockMs]);
     return (r.rows as JobRow[]).map(fromRow);

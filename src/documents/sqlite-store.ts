@@ -143,6 +143,10 @@ export class SqliteJobStore implements JobStore {
     return rows.map(fromRow);
   }
 
+  async unrefunded(): Promise<JobRecord[]> {
+    return (this.statement(`SELECT * FROM document_jobs WHERE status = 'error' AND charge_state <> 'refunded'`).all() as JobRow[]).map(fromRow);
+  }
+
   async expired(clockMs: number): Promise<JobRecord[]> {
     return (this.statement('SELECT * FROM document_jobs WHERE expires_at <= ?').all(clockMs) as JobRow[]).map(fromRow);
   }

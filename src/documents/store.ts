@@ -15,6 +15,8 @@ export interface JobStore {
   /** Gives the lease up (a shutdown: the next server takes the job at once). */
   release(id: string): Promise<void>;
   update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void>;
+  /** Failed jobs whose charge was not given back yet (a crash or an outage interrupted the refund). */
+  unrefunded(): Promise<JobRecord[]>;
   /** Unfinished jobs whose lease has passed (a server died or stopped while holding them). */
   orphans(nowMs: number): Promise<JobRecord[]>;
   /** Jobs whose expiry (`clockMs`, the service clock) has passed. */

@@ -88,7 +88,7 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   const planOf = (i: number): Promise<AnyPlan> => {
     let p = plans.get(i);
     if (!p) {
-      plans.set(i, (p = Promise.resolve(plan(strings[i]!))));
+      plans.set(i, (p = Promise.resolve(req.plans?.[i] ?? plan(strings[i]!))));
       p.catch(() => {}); // awaited where it is used; a string never used must not be an unhandled rejection
     }
     return p;

@@ -62,6 +62,11 @@ export interface TranslateRequest {
   format: Format;
   chars: number;
   options: TranslateOptions;
+  /**
+   * Plans already made for `strings` (same order, by the same planner and options): used instead of planning them
+   * again. A document is planned once when it is accepted (its characters are counted from the plans).
+   */
+  plans?: readonly AnyPlan[];
 }
 
 export interface TranslationItem {

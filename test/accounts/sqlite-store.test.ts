@@ -32,8 +32,8 @@ describe('schema', () => {
     await second.close();
     const db = openDatabase(file, { readonly: true });
     expect(db.prepare('PRAGMA journal_mode').pluck().get()).toBe('wal');
-    const rows = db.prepare('SELECT version, name FROM schema_migrations').all();
-    expect(rows).toEqual([{ version: 1, name: '001_init.sql' }]);
+    const rows = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
+    expect(rows).toEqual([{ version: 1, name: '001_init.sql' }, { version: 2, name: '002_charge_ledger.sql' }]);
     db.close();
   });
 });

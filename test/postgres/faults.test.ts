@@ -47,8 +47,8 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL store faults', () => {
   it('replicas starting together apply each migration once (advisory lock)', async () => {
     const many = await Promise.all(Array.from({ length: 6 }, () => open(db.url)));
     stores.push(...many);
-    const rows = await sql(db.url, 'SELECT version, name FROM schema_migrations');
-    expect(rows).toEqual([{ version: 1, name: '001_init.sql' }]);
+    const rows = await sql(db.url, 'SELECT version, name FROM schema_migrations ORDER BY version');
+    expect(rows).toEqual([{ version: 1, name: '001_init.sql' }, { version: 2, name: '002_charge_keep_until.sql' }]);
     await key(many[0]!, 'k1');
     expect((await many[5]!.getKey('k1'))?.id).toBe('k1');
   });

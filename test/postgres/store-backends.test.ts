@@ -14,7 +14,7 @@ import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
 import type { AccountStore } from '../../src/accounts/store.ts';
 import type { PlanName } from '../../src/accounts/types.ts';
 import { loadConfig } from '../../src/config/env.ts';
-import { freshDatabase, TEST_DATABASE_URL } from './pg-helpers.ts';
+import { freshDatabase, sql, TEST_DATABASE_URL } from './pg-helpers.ts';
 
 interface Backend {
   name: string;
@@ -139,6 +139,23 @@ for (const backend of backends) {
       expect(await other.usage('k1', '2026-01')).toMatchObject({ chars: 5, requests: 1 });
     });
 
+    it('a named charge is made once and given back once, whichever store is asked how often', async () => {
+      await newKey('k1', 'free', { monthlyChars: 100 });
+      const named = { id: 'job-1', keepUntil: Date.now() + 86_400_000 };
+      const first = await store.charge('k1', '2026-01', 30, named);
+      expect(first).toMatchObject({ ok: true, used: 30, charge: { id: 'job-1', chars: 30 } });
+      // A repeat (a retry, a restarted server settling the job) charges nothing more and answers the same charge.
+      expect(await other.charge('k1', '2026-01', 30, named)).toMatchObject({ ok: true, charge: { id: 'job-1', chars: 30 } });
+      expect(await store.usage('k1', '2026-01')).toMatchObject({ chars: 30, requests: 1 });
+      if (!first.ok) throw new Error('expected a charge');
+      await Promise.all([store.refund(first.charge), other.refund(first.charge), store.refund(first.charge)]);
+      expect(await other.usage('k1', '2026-01')).toMatchObject({ chars: 0, requests: 0 });
+      // An id refunded before it was ever charged (a job whose acceptance was cut short) can no longer be charged.
+      await store.refund({ id: 'job-2', keyId: 'k1', period: '2026-01', chars: 40 });
+      await expect(other.charge('k1', '2026-01', 40, { ...named, id: 'job-2' })).rejects.toThrow();
+      expect(await store.usage('k1', '2026-01')).toMatchObject({ chars: 0, requests: 0 });
+    });
+
     it('60 concurrent charges through two stores never overspend', async () => {
       await newKey('k1', 'free', { monthlyChars: 1000 });
       const results = await Promise.all(
@@ -205,6 +222,29 @@ for (const backend of backends) {
     });
   });
 }
+
+describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL ledger pruning', () => {
+  it('a named charge is refunded more than an hour after it was made; an ordinary one is pruned with the hour', async () => {
+    const db = await freshDatabase();
+    const store = new PgAccountStore(db.url, defaultPlanLimits('A'));
+    try {
+      await store.insertKey({ id: 'k1', prefix: 'dk_x', hash: 'h1', plan: 'free', createdAt: 1 });
+      const named = await store.charge('k1', '2026-01', 30, { id: 'job-late', keepUntil: Date.now() + 86_400_000 });
+      const plain = await store.charge('k1', '2026-01', 5);
+      if (!named.ok || !plain.ok) throw new Error('expected two charges');
+      // Two hours pass: the hourly pruning runs over both ledger rows.
+      await sql(db.url, 'UPDATE charges SET at_ms = at_ms - $1', [2 * 3_600_000]);
+      await (store as unknown as { maintain(): Promise<void> }).maintain();
+      expect((await sql(db.url, 'SELECT id FROM charges')).map((r) => r.id)).toEqual(['job-late']);
+      await store.refund(named.charge);
+      await store.refund(named.charge);
+      expect(await store.usage('k1', '2026-01')).toMatchObject({ chars: 5, requests: 1 });
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+});
 
 describe.skipIf(!TEST_DATABASE_URL)('backend selection', () => {
   it('openAccountStore uses PostgreSQL when DRAGOMAN_DATABASE_URL is set, and the data is shared', async () => {

@@ -13,6 +13,7 @@ import pg from 'pg';
 import type { AccountStore } from '../store.ts';
 import type {
   Charge,
+  ChargeOptions,
   ChargeOutcome,
   KeyRecord,
   Limit,
@@ -34,7 +35,10 @@ import { CHARGE_RETRIES, NO_RETRIES, READ_RETRIES, sleep, types, withVerifiedSsl
 export { withVerifiedSslMode, type PgStoreOptions } from './connection.ts';
 
 const WINDOW_MS = 60_000;
-/** How long ledger rows live: far longer than any request, so a refund always finds its charge. */
+/**
+ * How long ledger rows live: far longer than any request, so a refund always finds its charge. A named charge (a
+ * document job's) is kept until its own keep_until_ms instead.
+ */
 const LEDGER_TTL_MS = 60 * 60_000;
 /** How long a cancellation of a charge of unknown fate is retried while the database is away. */
 const CANCEL_GIVE_UP_MS = 30 * 60_000;
@@ -271,13 +275,15 @@ export class PgAccountStore implements AccountStore {
     };
   }
 
-  async charge(keyId: string, period: string, chars: number): Promise<ChargeOutcome> {
-    const charge: PgCharge = { id: randomUUID(), keyId, period, chars };
+  async charge(keyId: string, period: string, chars: number, named?: ChargeOptions): Promise<ChargeOutcome> {
+    const charge: PgCharge = { id: named?.id ?? randomUUID(), keyId, period, chars };
     let row: { status: string; used: number; lim: number } | undefined;
     try {
       ({ rows: [row] } = await this.query<{ status: string; used: number; lim: number }>(
-        'SELECT status, used, lim FROM dragoman_charge($1, $2, $3, $4, $5::JSONB, $6)',
-        [charge.id, keyId, period, chars, this.monthlyDefaults, Date.now()],
+        named
+          ? 'SELECT status, used, lim FROM dragoman_charge_kept($1, $2, $3, $4, $5::JSONB, $6, $7)'
+          : 'SELECT status, used, lim FROM dragoman_charge($1, $2, $3, $4, $5::JSONB, $6)',
+        [charge.id, keyId, period, chars, this.monthlyDefaults, Date.now(), ...(named ? [named.keepUntil] : [])],
         CHARGE_RETRIES,
       ));
     } catch (err) {
@@ -403,7 +409,7 @@ export class PgAccountStore implements AccountStore {
     if (!this.migrated || this.closed) return;
     const now = Date.now();
     try {
-      await this.pool.query('DELETE FROM charges WHERE at_ms < $1', [now - LEDGER_TTL_MS]);
+      await this.pool.query('DELETE FROM charges WHERE at_ms < $1 AND (keep_until_ms IS NULL OR keep_until_ms < $2)', [now - LEDGER_TTL_MS, now]);
       // Twice the window, so a replica whose clock runs a little ahead never removes a hit still counted.
       if (this.lastHitAt > 0) {
         await this.pool.query('DELETE FROM rate_hits WHERE at_ms < $1', [this.lastHitAt - 2 * WINDOW_MS]);

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import type { AccountStore } from '../store.ts';
 import type {
   Charge,
+  ChargeOptions,
   ChargeOutcome,
   KeyRecord,
   Limits,
@@ -26,8 +27,17 @@ import { decode, encode, toKey, type KeyRow, type Stored } from '../stored-row.t
 const APPLICATION_ID = 0x4452474d;
 
 const WINDOW_MS = 60_000;
+/** How long the mark of a refund that found no charge is kept (the charge it stands for can only come sooner). */
+const MARK_MS = 24 * 60 * 60_000;
 
 
+
+interface LedgerRow {
+  key_id: string;
+  period: string;
+  chars: number;
+  refunded: number;
+}
 
 export class SqliteAccountStore implements AccountStore {
   private readonly db: Database.Database;
@@ -70,6 +80,10 @@ export class SqliteAccountStore implements AccountStore {
         WHERE key_id = ? AND period = ?`),
       usageAll: db.prepare(`SELECT k.id AS key_id, COALESCE(u.chars, 0) AS chars, COALESCE(u.requests, 0) AS requests
         FROM api_keys k LEFT JOIN usage u ON u.key_id = k.id AND u.period = ? ORDER BY k.created_at, k.id`),
+      ledger: db.prepare('SELECT key_id, period, chars, refunded FROM charges WHERE id = ?'),
+      addLedger: db.prepare('INSERT INTO charges (id, key_id, period, chars, keep_until, refunded) VALUES (?, ?, ?, ?, ?, ?)'),
+      markRefunded: db.prepare('UPDATE charges SET refunded = 1 WHERE id = ? AND refunded = 0'),
+      pruneLedger: db.prepare('DELETE FROM charges WHERE keep_until < ?'),
       dropOldHits: db.prepare('DELETE FROM rate_hits WHERE key_id = ? AND at_ms <= ?'),
       countHits: db.prepare('SELECT COUNT(*) AS n, MIN(at_ms) AS oldest FROM rate_hits WHERE key_id = ?'),
       nthHit: db.prepare('SELECT at_ms FROM rate_hits WHERE key_id = ? ORDER BY at_ms LIMIT 1 OFFSET ?'),
@@ -85,6 +99,30 @@ export class SqliteAccountStore implements AccountStore {
         if (limit !== null && used + chars > limit) return { ok: false, used, limit };
         this.stmt.addUsage.run(keyId, period, chars);
         return { ok: true, charge: { keyId, period, chars }, used: used + chars, limit };
+      }),
+      /** A named charge: once per id (a repeat answers as the first did), recorded in the ledger. */
+      chargeNamed: db.transaction((keyId: string, period: string, chars: number, named: ChargeOptions): ChargeOutcome => {
+        this.stmt.pruneLedger.run(Date.now());
+        const prior = this.stmt.ledger.get(named.id) as LedgerRow | undefined;
+        if (prior) {
+          if (prior.refunded) throw new Error(`charge ${named.id} was refunded before it was made`);
+          const used = (this.stmt.usage.get(prior.key_id, prior.period) as { chars: number } | undefined)?.chars ?? 0;
+          const charge = { id: named.id, keyId: prior.key_id, period: prior.period, chars: prior.chars };
+          return { ok: true, charge, used, limit: this.limitsSync(keyId)?.monthlyChars ?? null };
+        }
+        const outcome = this.tx.charge(keyId, period, chars);
+        if (!outcome.ok) return outcome;
+        this.stmt.addLedger.run(named.id, keyId, period, chars, named.keepUntil, 0);
+        return { ...outcome, charge: { ...outcome.charge, id: named.id } };
+      }),
+      /** A named charge given back once; an id not (yet) charged is marked refunded so it never will be. */
+      refundNamed: db.transaction((charge: Charge & { id: string }): void => {
+        const prior = this.stmt.ledger.get(charge.id) as LedgerRow | undefined;
+        if (!prior) {
+          this.stmt.addLedger.run(charge.id, charge.keyId, charge.period, 0, Date.now() + MARK_MS, 1);
+          return;
+        }
+        if (this.stmt.markRefunded.run(charge.id).changes === 1) this.stmt.refund.run(prior.chars, prior.key_id, prior.period);
       }),
       hit: db.transaction((keyId: string, limit: number, now: number): RateOutcome => {
         this.stmt.dropOldHits.run(keyId, now - WINDOW_MS);
@@ -217,12 +255,13 @@ export class SqliteAccountStore implements AccountStore {
     return this.limitsSync(keyId);
   }
 
-  async charge(keyId: string, period: string, chars: number) {
-    return this.tx.charge.immediate(keyId, period, chars);
+  async charge(keyId: string, period: string, chars: number, named?: ChargeOptions) {
+    return named ? this.tx.chargeNamed.immediate(keyId, period, chars, named) : this.tx.charge.immediate(keyId, period, chars);
   }
 
   async refund(charge: Charge) {
-    this.stmt.refund.run(charge.chars, charge.keyId, charge.period);
+    if (charge.id !== undefined) this.tx.refundNamed.immediate({ ...charge, id: charge.id });
+    else this.stmt.refund.run(charge.chars, charge.keyId, charge.period);
   }
 
   async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<RateOutcome> {

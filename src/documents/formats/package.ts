@@ -2,7 +2,7 @@
 // translatable units in them, and on write replace only those units' ranges (plus language tags) in those
 // parts; every other entry goes back with its own content, in its own place.
 import { DocumentError, type DocumentLimits, type OpenedDocument } from './types.ts';
-import { decodeXml, parseXml, Rewriter, type XmlPart } from './xml.ts';
+import { checkXml, decodeXml, parseXml, Rewriter, type XmlPart } from './xml.ts';
 import { readZip, writeZip, type ZipEntry } from './zip.ts';
 
 /** A part's source between two offsets, with the translated ranges inside already replaced. */
@@ -76,7 +76,7 @@ export async function openZipDocument(bytes: Uint8Array, limits: DocumentLimits,
         const text = rewriter.render();
         // A part we could not write well-formed is our fault, never the user's: fail loudly rather than hand back a broken file.
         try {
-          parseXml(text, name, { xhtml: true });
+          checkXml(text, name, { xhtml: true });
         } catch (err) {
           throw new Error(`${kind}: the translated part "${name}" is not well-formed (${(err as Error).message})`);
         }

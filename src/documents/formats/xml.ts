@@ -49,7 +49,19 @@ export function decodeXml(data: Uint8Array, where: string): string {
  * (saxes never fetches an external DTD), so no declared entity exists, and HTML's names decode to their text.
  */
 export function parseXml(text: string, where: string, options: { xhtml?: boolean } = {}): XmlPart {
-  const parser = new SaxesParser({ xmlns: true, position: true });
+  return read(text, where, options, true)!;
+}
+
+/**
+ * Throws DocumentError unless `text` is well-formed XML (namespaces included) under the same rules as parseXml,
+ * without building its tree: a check of what a format wrote.
+ */
+export function checkXml(text: string, where: string, options: { xhtml?: boolean } = {}): void {
+  read(text, where, options, false);
+}
+
+function read(text: string, where: string, options: { xhtml?: boolean }, build: boolean): XmlPart | undefined {
+  const parser = new SaxesParser({ xmlns: true, position: build });
   if (options.xhtml) parser.ENTITIES = htmlEntities(parser.ENTITIES);
   const doc: XmlElement = { name: '', local: '', uri: '', attrs: new Map(), children: [], parent: undefined, start: 0, openEnd: 0, end: text.length };
   let current = doc;
@@ -62,6 +74,21 @@ export function parseXml(text: string, where: string, options: { xhtml?: boolean
     throw new DocumentError(`${where} declares a DOCTYPE; document XML with a DTD is refused (external entities and entity expansion).`);
   });
   parser.on('error', (err) => fail(err.message));
+  const run = (): void => {
+    try {
+      parser.write(text).close();
+    } catch (err) {
+      if (err instanceof DocumentError) throw err;
+      fail((err as Error).message);
+    }
+  };
+  if (!build) {
+    let rooted = false;
+    parser.on('opentagstart', () => (rooted = true));
+    run();
+    if (!rooted) fail('no root element');
+    return undefined;
+  }
   parser.on('opentagstart', () => {
     pendingStart = text.lastIndexOf('<', parser.position - 1);
   });
@@ -88,12 +115,7 @@ export function parseXml(text: string, where: string, options: { xhtml?: boolean
   });
   parser.on('text', (t) => current.children.push(t));
   parser.on('cdata', (t) => current.children.push(t));
-  try {
-    parser.write(text).close();
-  } catch (err) {
-    if (err instanceof DocumentError) throw err;
-    fail((err as Error).message);
-  }
+  run();
   const root = doc.children.find(isElement);
   if (root === undefined) fail('no root element');
   return { text, root: root as XmlElement };

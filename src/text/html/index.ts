@@ -29,9 +29,10 @@ export function planHtml(html: string, options: HtmlOptions = {}): TranslationPl
       if (segments.length === 0) return html;
       const output = splice(html, replacements(units, translations, false));
       // Malformed input (misnested or unclosed formatting tags) is repaired by the parser depending on where
-      // text sits; if moving words changed the repaired tree, keep every text node where it was instead.
+      // text sits; if moving words changed the repaired tree, keep every text node where it was instead. Input
+      // without elements has nothing to repair (the translations spliced in are escaped text): no second parse.
       structure ??= structureOf(root);
-      if (structureOf(parseHtml(output)) === structure) return output;
+      if (structure === '' || structureOf(parseHtml(output, false)) === structure) return output;
       return splice(html, replacements(units, translations, true));
     },
   };

@@ -30,8 +30,9 @@ export function isHtmlDocument(html: string): boolean {
   return DOCUMENT_START.test(html);
 }
 
-export function parseHtml(html: string): T.ParentNode {
-  const options = { sourceCodeLocationInfo: true } as const;
+/** `locations`: nodes carry their source offsets (planning splices by them; a structure check needs none). */
+export function parseHtml(html: string, locations = true): T.ParentNode {
+  const options = { sourceCodeLocationInfo: locations } as const;
   return isHtmlDocument(html) ? parse(html, options) : parseFragment(html, options);
 }
 
