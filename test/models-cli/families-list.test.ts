@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/dispatch.ts';
-import { FAMILY_FIXTURES, linkModel, tempDir } from '../engine/helpers.ts';
+import { FIXTURES, linkModel, tempDir } from '../engine/helpers.ts';
 
 describe('models list across families', () => {
   const dir = tempDir('dragoman-list-families-');
@@ -15,7 +15,7 @@ describe('models list across families', () => {
     // an M2M-100 folder whose download stopped before the int8 decoder
     const partial = join(dir.path, 'm2m100-partial');
     mkdirSync(join(partial, 'onnx'), { recursive: true });
-    const from = join(FAMILY_FIXTURES, 'tiny-m2m100');
+    const from = join(FIXTURES, 'tiny-m2m100');
     for (const f of readdirSync(from)) if (f !== 'onnx') symlinkSync(join(from, f), join(partial, f));
     symlinkSync(join(from, 'onnx', 'encoder_model_quantized.onnx'), join(partial, 'onnx', 'encoder_model_quantized.onnx'));
 
