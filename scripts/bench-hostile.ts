@@ -6,10 +6,11 @@
 // ran) and p99. A case still running after --cap seconds is abandoned (its server killed) and shown as "> cap".
 // Not a test: a table for the before/after comparison of the request-size hardening (docs/hardening.md).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CORE_MODELS, FIXTURE_MODELS_DIR } from '../test/fixture-models.ts';
 import { ROOT } from './bench-model-folder.ts';
 
 const { values } = parseArgs({ options: { cap: { type: 'string', default: '60' }, only: { type: 'string' } } });
@@ -66,11 +67,14 @@ const CASES: Case[] = [
 
 const only = values.only?.split(',');
 const work = mkdtempSync(join(tmpdir(), 'dragoman-hostile-'));
+// the three core fixture models, as when the table was first measured (not the further families' fixtures)
+mkdirSync(join(work, 'models'));
+for (const m of CORE_MODELS) symlinkSync(join(FIXTURE_MODELS_DIR, m), join(work, 'models', m));
 const env = {
   ...process.env,
   DRAGOMAN_PORT: '0',
   DRAGOMAN_DATA_DIR: join(work, 'data'),
-  DRAGOMAN_MODELS_DIR: join(ROOT, 'test/fixtures/models'),
+  DRAGOMAN_MODELS_DIR: join(work, 'models'),
   DRAGOMAN_WORKERS: '1',
   DRAGOMAN_INTRA_OP_THREADS: '1',
   DRAGOMAN_LOG_LEVEL: 'warn',

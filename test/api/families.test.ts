@@ -1,19 +1,17 @@
-// Every model family over HTTP: which installed model serves a pair (one-pair OPUS-MT, then multi-target OPUS-MT,
-// then the many-to-many families, then a pivot) as X-Dragoman-Model names it, /v1/languages with each fixture, a
+// Every model family over HTTP: which installed model serves a pair (one-pair OPUS-MT, then multi-target or
+// multi-source OPUS-MT, then the many-to-many families, then a pivot) as X-Dragoman-Model names it, /v1/languages with each fixture, a
 // multi-target model writing two languages, the shared features (detection, HTML, long input) with M2M-100 and
 // mBART-50, and a refused folder saying what it lacks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanModels } from '../../src/engine/model/registry.ts';
-import { FAMILY_FIXTURES, linkModel, tempDir } from '../engine/helpers.ts';
+import { FIXTURES, linkModel, tempDir } from '../engine/helpers.ts';
+import { familyReference as reference } from '../fixture-models.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
-const ALL = ['tiny-marian-en-de', 'tiny-marian-de-en', 'opus-mt-tiny-en-mul', 'tiny-m2m100', 'tiny-mbart50', 'tiny-nllb'];
-
-interface ReferenceRow { src: string; src_lang: string; tgt_lang: string; dtype: string; translation: string }
-const reference = (folder: string): ReferenceRow[] =>
-  readFileSync(join(FAMILY_FIXTURES, folder, 'reference.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ReferenceRow);
+// every fixture model (the folder a user would have after pulling one of each)
+const ALL = readdirSync(FIXTURES);
 
 async function appWith(models: string[]): Promise<{ t: TestApp; key: string; remove: () => void }> {
   const dir = tempDir('dragoman-families-');
@@ -34,12 +32,15 @@ describe('routing across families', () => {
   const translate = (q: string | string[], source: string | undefined, target: string, extra: Record<string, unknown> = {}) =>
     app.t.call('POST', '/v1/translate', { key: app.key, body: { q, target, ...(source ? { source } : {}), ...extra } });
 
-  it('prefers a one-pair model, then multi-target OPUS-MT, then the many-to-many models (alphabetically)', async () => {
+  it('prefers a one-pair model, then multi-target or multi-source OPUS-MT, then the many-to-many models (alphabetically)', async () => {
+    expect(ALL).toHaveLength(7);
     const cases: [string, string, string][] = [
       ['en', 'de', 'tiny-marian-en-de'], // one pair, though four other models serve it
-      ['de', 'en', 'tiny-marian-de-en'],
+      ['de', 'en', 'tiny-marian-de-en'], // one pair before the multi-source model, M2M-100, mBART-50 and NLLB
       ['en', 'fr', 'opus-mt-tiny-en-mul'], // multi-target before M2M-100, mBART-50 and NLLB
       ['en', 'cs', 'opus-mt-tiny-en-mul'],
+      ['fr', 'en', 'opus-mt-tiny-mul-en'], // multi-source before M2M-100, mBART-50 and NLLB
+      ['cs', 'en', 'tiny-m2m100'], // a source the multi-source model does not list
       ['de', 'fr', 'tiny-m2m100'], // many-to-many: m2m100 < mbart50 < nllb
       ['fr', 'ja', 'tiny-m2m100'],
     ];
@@ -54,7 +55,7 @@ describe('routing across families', () => {
     const r = await translate(['Ein Mann fährt Fahrrad auf der Straße.', 'Un homme fait du vélo dans la rue.'], undefined, 'en');
     expect(r.status).toBe(200);
     expect(r.body.data.translations.map((x: { detectedSourceLanguage: string }) => x.detectedSourceLanguage)).toEqual(['de', 'fr']);
-    expect(r.headers.get('x-dragoman-model')).toBe('tiny-marian-de-en, tiny-m2m100');
+    expect(r.headers.get('x-dragoman-model')).toBe('tiny-marian-de-en, opus-mt-tiny-mul-en');
   });
 });
 
@@ -97,6 +98,7 @@ describe('a pivot through English between two OPUS-MT models', () => {
 describe('/v1/languages with each fixture alone', () => {
   const expected: [string, (codes: string[]) => void][] = [
     ['opus-mt-tiny-en-mul', (codes) => expect(codes.sort()).toEqual(['cs', 'de', 'en', 'fr'])],
+    ['opus-mt-tiny-mul-en', (codes) => expect(codes.sort()).toEqual(['de', 'en', 'fr'])], // the sources dragoman.json lists
     ['tiny-m2m100', (codes) => {
       expect(codes.length).toBeGreaterThanOrEqual(95); // 100 __xx__ tokens, nearly all catalog languages
       for (const c of ['de', 'en', 'fr', 'cs', 'ja', 'sw', 'zh-CN', 'ast']) expect(codes).toContain(c);
@@ -139,9 +141,9 @@ describe('a multi-target model serving two targets', () => {
   });
 
   it('writes German for de and French for fr from the same sources, as transformers.js does with >>deu<< / >>fra<<', async () => {
-    const rows = reference('opus-mt-tiny-en-mul').filter((r) => r.dtype === 'fp32');
+    const rows = reference('opus-mt-tiny-en-mul');
     const sources = [...new Set(rows.map((r) => r.src))].slice(0, 12);
-    const want = (t: string) => sources.map((src) => rows.find((r) => r.src === src && r.tgt_lang === t)!.translation);
+    const want = (t: string) => sources.map((src) => rows.find((r) => r.src === src && r.tgt_lang === t)!.fp32);
     const got: Record<string, string[]> = {};
     for (const target of ['de', 'fr']) {
       const r = await app.t.call('POST', '/v1/translate', { key: app.key, body: { q: sources, source: 'en', target } });
@@ -166,7 +168,7 @@ describe('the shared features with M2M-100 and mBART-50', () => {
   });
 
   it('HTML keeps its tags; a long input is split to fit the position table; the result equals the sentence alone', async () => {
-    const rows = reference('tiny-m2m100').filter((r) => r.dtype === 'fp32' && r.src_lang === 'en');
+    const rows = reference('tiny-m2m100').filter((r) => r.src_lang === 'en');
     const html = await app.t.call('POST', '/v1/translate', { key: app.key, body: { q: `<p><b>${rows[0]!.src}</b></p>`, source: 'en', target: 'de', format: 'html' } });
     expect(html.status).toBe(200);
     expect(html.body.data.translations[0].translatedText).toMatch(/^<p><b>.+<\/b><\/p>$/s);
@@ -183,7 +185,7 @@ describe('a refused folder says what it lacks', () => {
   afterAll(() => dir.remove());
 
   it('names the missing decoder, the missing language tokens and an unknown model_type', async () => {
-    const from = join(FAMILY_FIXTURES, 'tiny-m2m100');
+    const from = join(FIXTURES, 'tiny-m2m100');
     const noDecoder = join(dir.path, 'tiny-m2m100-no-decoder');
     mkdirSync(join(noDecoder, 'onnx'), { recursive: true });
     for (const f of readdirSync(from)) if (f !== 'onnx') symlinkSync(join(from, f), join(noDecoder, f));
@@ -191,7 +193,7 @@ describe('a refused folder says what it lacks', () => {
 
     const noTokens = join(dir.path, 'tiny-mbart50-no-codes');
     linkModel(noTokens, 'tiny-mbart50');
-    const tok = JSON.parse(readFileSync(join(FAMILY_FIXTURES, 'tiny-mbart50', 'tokenizer.json'), 'utf8'));
+    const tok = JSON.parse(readFileSync(join(FIXTURES, 'tiny-mbart50', 'tokenizer.json'), 'utf8'));
     tok.added_tokens = tok.added_tokens.filter((t: { content: string }) => !/^[a-z]{2}_[A-Z]{2}$/.test(t.content));
     const tokPath = join(noTokens, 'tokenizer.json');
     rmSync(tokPath);

@@ -2,14 +2,16 @@
 // dir) listening on an ephemeral port, a clock the test moves, and a fetch wrapper.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/env.ts';
 import { freshDatabase } from '../postgres/pg-helpers.ts';
+import { FIXTURE_MODELS_DIR, coreModelsDir } from '../fixture-models.ts';
 
-export const FIXTURE_MODELS = resolve(import.meta.dirname, '../fixtures/models');
+/** Every fixture model, to read files from; the servers serve the three core ones (test/fixture-models.ts). */
+export const FIXTURE_MODELS = FIXTURE_MODELS_DIR;
 
 /**
  * The config every in-process test server starts from: an ephemeral port, `dataDir`, the fixture models, one
@@ -19,7 +21,7 @@ export function fixtureConfig(dataDir: string, env: Record<string, string> = {})
   return loadConfig({
     DRAGOMAN_PORT: '0',
     DRAGOMAN_DATA_DIR: dataDir,
-    DRAGOMAN_MODELS_DIR: FIXTURE_MODELS,
+    DRAGOMAN_MODELS_DIR: coreModelsDir(),
     DRAGOMAN_WORKERS: '1',
     DRAGOMAN_INTRA_OP_THREADS: '1',
     DRAGOMAN_LOG_LEVEL: 'silent',

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, FIXTURE_MODELS } from './helpers.ts';
+import { call } from './helpers.ts';
+import { coreModelsDir } from '../fixture-models.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -24,7 +25,7 @@ function envFor(dataDir: string): NodeJS.ProcessEnv {
     ...process.env,
     DRAGOMAN_PORT: '0',
     DRAGOMAN_DATA_DIR: dataDir,
-    DRAGOMAN_MODELS_DIR: FIXTURE_MODELS,
+    DRAGOMAN_MODELS_DIR: coreModelsDir(),
     DRAGOMAN_WORKERS: '1',
     DRAGOMAN_INTRA_OP_THREADS: '1',
     DRAGOMAN_CACHE_SIZE: '0',

@@ -11,7 +11,7 @@ import type { Engine } from '../../src/engine/types.ts';
 import { createService, type Service } from '../../src/service/index.ts';
 import { planHtml } from '../../src/text/html/index.ts';
 import { planText } from '../../src/text/segment.ts';
-import { FIXTURE_MODELS } from './helpers.ts';
+import { coreModelsDir } from '../fixture-models.ts';
 
 let engine: Engine;
 let service: Service;
@@ -19,7 +19,7 @@ const calls: { segments: string[]; source: string; target: string }[] = [];
 
 beforeAll(async () => {
   const config = loadConfig({
-    DRAGOMAN_MODELS_DIR: FIXTURE_MODELS,
+    DRAGOMAN_MODELS_DIR: coreModelsDir(),
     DRAGOMAN_DATA_DIR: mkdtempSync(join(tmpdir(), 'dragoman-svc-')),
     DRAGOMAN_WORKERS: '1',
     DRAGOMAN_INTRA_OP_THREADS: '1',

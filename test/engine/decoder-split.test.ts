@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
-import { FIXTURES, engineOver, graphOf, maxAbsDiff, readDev, type MarianDevRow } from './helpers.ts';
+import { CORE_FIXTURES, FIXTURES, engineOver, graphOf, maxAbsDiff, readDev, type MarianDevRow } from './helpers.ts';
 
 const MODELS = [
   { name: 'tiny-marian-en-de', layers: 2, start: 3999 },
@@ -81,7 +81,7 @@ describe('splitting a merged decoder', () => {
     const dev = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 20);
     const out: Record<string, string[]> = {};
     for (const setting of ['on', 'off']) {
-      const engine = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_SKIP_PASSES: setting === 'on' ? '' : 'split', DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
+      const engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_SKIP_PASSES: setting === 'on' ? '' : 'split', DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
       try {
         const kinds = engine.models().filter((m) => m.status === 'ok').map((m) => m.decoder);
         expect(kinds.length).toBeGreaterThan(0);

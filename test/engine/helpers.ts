@@ -1,22 +1,21 @@
 // Shared by the engine tests: fixture paths, dev.jsonl readers, temporary model folders, engines over them, and what
 // the model-rewrite tests look at (a graph's operators and ends, how far two outputs are apart).
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadConfig } from '../../src/config/env.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
 import { GRAPH, NODE, VALUE_INFO_NAME, fields, modelGraph, strings } from '../../src/engine/graph/onnx-proto.ts';
+import { FIXTURE_MODELS_DIR, coreModelsDir } from '../fixture-models.ts';
 
-export const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');
-/**
- * The tiny multi-target OPUS-MT, M2M-100 and mBART-50 models: beside FIXTURES, so the suites serving that whole
- * folder keep their three models. linkModel and fixturePath find a fixture in either.
- */
-export const FAMILY_FIXTURES = resolve(import.meta.dirname, '../fixtures/models-families');
+/** Every fixture model (files to read or copy; never write into it). */
+export const FIXTURES = FIXTURE_MODELS_DIR;
+/** The three core models only, to serve (see test/fixture-models.ts). */
+export const CORE_FIXTURES = coreModelsDir();
 
-/** A fixture model's folder, in FIXTURES or FAMILY_FIXTURES. */
+/** A fixture model's folder. */
 export function fixturePath(fixture: string): string {
-  return existsSync(join(FIXTURES, fixture)) ? join(FIXTURES, fixture) : join(FAMILY_FIXTURES, fixture);
+  return join(FIXTURES, fixture);
 }
 
 export interface MarianDevRow {
@@ -76,8 +75,8 @@ export async function onAndOff<T>(pass: string, env: Record<string, string>, run
   const out: Record<string, T> = {};
   for (const precision of ['fp32', 'int8']) for (const setting of ['on', 'off'] as const) {
     const all = { DRAGOMAN_PRECISION: precision, DRAGOMAN_WORKERS: '1', DRAGOMAN_SKIP_PASSES: setting === 'on' ? '' : pass, DRAGOMAN_CACHE_SIZE: '0', ...env };
-    const engine = await engineOver(FIXTURES, all);
-    const fixed = fixedNewTokens === undefined ? undefined : await createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: FIXTURES, ...all }), { fixedNewTokens });
+    const engine = await engineOver(CORE_FIXTURES, all);
+    const fixed = fixedNewTokens === undefined ? undefined : await createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: CORE_FIXTURES, ...all }), { fixedNewTokens });
     try {
       out[precision + setting] = await run({ engine, fixed, setting });
     } finally {

@@ -1,38 +1,28 @@
 // Every family translates exactly as transformers.js does with the same files: the fixtures' reference.jsonl is
 // transformers.js' own pipeline('translation') (greedy; the `>>xxx<<` token written in front of the text for the
-// multi-target OPUS-MT model, src_lang/tgt_lang for M2M-100 and mBART-50), made by scripts/fixtures/make_reference.mjs
+// multi-target OPUS-MT model, the bare text for the multi-source one, src_lang/tgt_lang for M2M-100 and mBART-50), made by scripts/fixtures/make_reference.mjs
 // without Dragoman's engine. fp32 against its fp32 run, int8 against its q8 run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DragomanEngine } from '../../src/engine/index.ts';
-import { FAMILY_FIXTURES, engineOver, linkModel, rate, tempDir } from './helpers.ts';
-
-interface ReferenceRow {
-  src: string;
-  src_lang: string;
-  tgt_lang: string;
-  dtype: 'fp32' | 'q8';
-  translation: string;
-}
+import { familyReference as reference } from '../fixture-models.ts';
+import { FIXTURES, engineOver, linkModel, rate, tempDir } from './helpers.ts';
 
 const FLORES: Record<string, string> = { en: 'eng_Latn', de: 'deu_Latn', fr: 'fra_Latn', cs: 'ces_Latn' };
 const FAMILIES = [
   { folder: 'opus-mt-tiny-en-mul', family: 'marian', directions: ['en>de', 'en>fr', 'en>cs'] },
+  { folder: 'opus-mt-tiny-mul-en', family: 'marian', directions: ['de>en', 'fr>en'] },
   { folder: 'tiny-m2m100', family: 'm2m100', directions: ['en>de', 'de>en'] },
   { folder: 'tiny-mbart50', family: 'mbart50', directions: ['en>de', 'de>en'] },
 ];
-
-function reference(folder: string): ReferenceRow[] {
-  return readFileSync(join(FAMILY_FIXTURES, folder, 'reference.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ReferenceRow);
-}
 
 for (const { folder, family, directions } of FAMILIES) {
   for (const precision of ['fp32', 'int8'] as const) {
     describe(`${folder} (${family}, ${precision}) equals transformers.js`, () => {
       const dir = tempDir();
       let engine: DragomanEngine;
-      const rows = reference(folder).filter((r) => r.dtype === (precision === 'fp32' ? 'fp32' : 'q8'));
+      const rows = reference(folder).map((r) => ({ ...r, translation: precision === 'fp32' ? r.fp32 : r.q8 }));
       beforeAll(async () => {
         linkModel(join(dir.path, folder), folder);
         engine = await engineOver(dir.path, { DRAGOMAN_BEAM: '1', DRAGOMAN_PRECISION: precision, DRAGOMAN_CACHE_SIZE: '0' });
@@ -85,10 +75,10 @@ describe('beam search where generation_config.json asks for it', () => {
       linkModel(join(dir.path, folder), folder); // alone: routing would send en>de to another family
       const engine = await engineOver(dir.path, { DRAGOMAN_CACHE_SIZE: '0' });
       try {
-        const beams = (JSON.parse(readFileSync(join(FAMILY_FIXTURES, folder, 'generation_config.json'), 'utf8')) as { num_beams: number }).num_beams;
+        const beams = (JSON.parse(readFileSync(join(FIXTURES, folder, 'generation_config.json'), 'utf8')) as { num_beams: number }).num_beams;
         expect(beams).toBeGreaterThan(1);
         const [s, t] = directions[0]!.split('>') as [string, string];
-        const sources = reference(folder).filter((r) => r.dtype === 'fp32' && r.src_lang === s && r.tgt_lang === t).map((r) => r.src).slice(0, 20);
+        const sources = reference(folder).filter((r) => r.src_lang === s && r.tgt_lang === t).map((r) => r.src).slice(0, 20);
         // one sentence per call: a beam's near-ties may tip with the padding of whatever batch a row shares
         const run = async (options: { beams?: number }) => {
           const out: string[] = [];

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DragomanEngine } from '../../src/engine/index.ts';
 import { ModelTokenizer } from '../../src/engine/model/tokenizer.ts';
-import { FIXTURES, engineOver, rate, readDev, type MarianDevRow } from './helpers.ts';
+import { CORE_FIXTURES, FIXTURES, engineOver, rate, readDev, type MarianDevRow } from './helpers.ts';
 import { join } from 'node:path';
 
 const enDe = readDev<MarianDevRow>('tiny-marian-en-de');
@@ -22,7 +22,7 @@ describe('tokenizer (tiny-marian-en-de)', () => {
 describe('Marian greedy and beam parity (fp32)', () => {
   let engine: DragomanEngine;
   beforeAll(async () => {
-    engine = await engineOver(FIXTURES, { DRAGOMAN_CACHE_SIZE: '0' });
+    engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_CACHE_SIZE: '0' });
   });
   afterAll(() => engine.close());
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poolShape, type DragomanEngine } from '../../src/engine/index.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { SMALL_DECODER_BYTES, sessionOptions, threadsFor } from '../../src/engine/runtime/session-options.ts';
-import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
+import { CORE_FIXTURES, FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');
 
@@ -22,7 +22,7 @@ async function until(check: () => boolean, ms = 30_000): Promise<void> {
 describe('worker pool', () => {
   let engine: DragomanEngine;
   beforeAll(async () => {
-    engine = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '2', DRAGOMAN_INTRA_OP_THREADS: '1', DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4' });
+    engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_WORKERS: '2', DRAGOMAN_INTRA_OP_THREADS: '1', DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4' });
   });
   afterAll(() => engine.close());
 
@@ -104,7 +104,7 @@ describe('a replacement worker when a model file was replaced after start', () =
 
 describe('closing the engine', () => {
   it('fails what is still queued instead of leaving it hanging', async () => {
-    const engine = await engineOver(FIXTURES, { DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4', DRAGOMAN_BATCH_TOKENS: '64' });
+    const engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4', DRAGOMAN_BATCH_TOKENS: '64' });
     const pending = engine.translate(dev.slice(0, 40).map((d) => d.src), 'eng_Latn', 'deu_Latn');
     const outcome = pending.then(() => 'resolved', (err: unknown) => err);
     await until(() => engine.stats().queueDepth > 0 && engine.stats().queueDepth < 40);
@@ -135,8 +135,8 @@ describe('onnxruntime threads per model', () => {
   });
 
   it('reports the threads each loaded model got', async () => {
-    const auto = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1' });
-    const configured = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '3' });
+    const auto = await engineOver(CORE_FIXTURES, { DRAGOMAN_WORKERS: '1' });
+    const configured = await engineOver(CORE_FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '3' });
     try {
       const small = auto.models().filter((m) => m.status === 'ok');
       expect(small.length).toBeGreaterThan(0);
@@ -171,7 +171,7 @@ describe('spinning', () => {
     const texts = dev.slice(0, 12).map((d) => d.src);
     const results: string[][] = [];
     for (const spinning of ['off', 'run', 'on', 'auto']) {
-      const engine = await engineOver(FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '2', DRAGOMAN_SPINNING: spinning, DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
+      const engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '2', DRAGOMAN_SPINNING: spinning, DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
       try {
         results.push((await engine.translate(texts, 'eng_Latn', 'deu_Latn')).translations);
       } finally {

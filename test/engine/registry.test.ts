@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DragomanEngine } from '../../src/engine/index.ts';
 import { scanModels } from '../../src/engine/model/registry.ts';
-import { FIXTURES, engineOver, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
+import { CORE_FIXTURES, FIXTURES, engineOver, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
 const JSON_FILES = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json'];
 
@@ -120,7 +120,7 @@ describe('broken folders beside a good one', () => {
 describe('int8', () => {
   let engine: DragomanEngine;
   beforeAll(async () => {
-    engine = await engineOver(FIXTURES, { DRAGOMAN_PRECISION: 'int8', DRAGOMAN_BEAM: '1' });
+    engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_PRECISION: 'int8', DRAGOMAN_BEAM: '1' });
   });
   afterAll(() => engine.close());
 

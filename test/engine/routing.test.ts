@@ -20,6 +20,17 @@ describe('Router (pure)', () => {
     expect(router.route('eng_Latn', 'jpn_Jpan')).toBeUndefined();
     expect(router.route('deu_Latn', 'deu_Latn')).toEqual([]);
   });
+  it('ranks a multi-source model below a one-pair model and above NLLB, whatever their names', () => {
+    const three = ['eng_Latn', 'deu_Latn', 'fra_Latn'];
+    const r = new Router([
+      { name: 'a-nllb', family: 'nllb', sources: new Set(three), targets: new Set(three) },
+      { name: 'm-mul-en', family: 'marian', sources: new Set(['deu_Latn', 'fra_Latn']), targets: new Set(['eng_Latn']) },
+      { name: 'z-de-en', family: 'marian', sources: new Set(['deu_Latn']), targets: new Set(['eng_Latn']) },
+    ]);
+    expect(r.route('deu_Latn', 'eng_Latn')).toEqual(['z-de-en']);
+    expect(r.route('fra_Latn', 'eng_Latn')).toEqual(['m-mul-en']);
+    expect(r.route('eng_Latn', 'fra_Latn')).toEqual(['a-nllb']);
+  });
 });
 
 describe('routing with tiny-marian-en-de + tiny-nllb', () => {

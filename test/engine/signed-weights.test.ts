@@ -8,7 +8,7 @@ import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
 import { GRAPH, INT8, TENSOR, UINT8, fields, modelGraph, strings } from '../../src/engine/graph/onnx-proto.ts';
 import { cpuHasVnni } from '../../src/engine/runtime/cpu-features.ts';
 import { signedMatMulWeights } from '../../src/engine/graph/signed-weights.ts';
-import { FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
+import { CORE_FIXTURES, FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 
 const onnx = (name: string, file: string) => join(FIXTURES, name, 'onnx', file);
 
@@ -49,7 +49,7 @@ describe('int8 storage of uint8 MatMul weights', () => {
 
   it(`gives the same logits, step after step${cpuHasVnni() ? '' : ' (this CPU has no VNNI: the engine must not use it)'}`, async () => {
     if (!cpuHasVnni()) {
-      const engine = await engineOver(FIXTURES, { DRAGOMAN_PRECISION: 'int8', DRAGOMAN_WORKERS: '1' });
+      const engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_PRECISION: 'int8', DRAGOMAN_WORKERS: '1' });
       try {
         expect(engine.models().filter((m) => m.status === 'ok').every((m) => m.signedWeights === false)).toBe(true);
       } finally {
@@ -100,7 +100,7 @@ describe('int8 storage of uint8 MatMul weights', () => {
     const out: string[][] = [];
     for (const split of ['on', 'off']) {
       // Attention fusion off: it changes float rounding (attention-fusion.test.ts), this is about the int8 weights alone.
-      const engine = await engineOver(FIXTURES, {
+      const engine = await engineOver(CORE_FIXTURES, {
         DRAGOMAN_PRECISION: 'int8', DRAGOMAN_WORKERS: '1', DRAGOMAN_SKIP_PASSES: split === 'on' ? 'attention-fusion' : 'split', DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0',
       });
       try {

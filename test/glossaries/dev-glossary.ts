@@ -2,10 +2,13 @@
 // source word paired with the target word that co-occurs with it most (Dice coefficient over sentence pairs), and
 // the dev sentences split into those that hold a term and those that hold none.
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { TermMatcher, type TermPair } from '../../src/text/terms.ts';
 
-export const FIXTURES = resolve(import.meta.dirname, '../fixtures/models');
+import { FIXTURE_MODELS_DIR, coreModelsDir } from '../fixture-models.ts';
+
+/** The core fixture models (served by the guarantee tests; the dev data is read from their own folders). */
+export const FIXTURES = coreModelsDir();
 
 export interface DevRow {
   src: string;
@@ -13,7 +16,7 @@ export interface DevRow {
 }
 
 export function devRows(model = 'tiny-marian-en-de'): DevRow[] {
-  return readFileSync(join(FIXTURES, model, 'dev.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as DevRow);
+  return readFileSync(join(FIXTURE_MODELS_DIR, model, 'dev.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as DevRow);
 }
 
 const words = (s: string, lower: boolean) => [...new Set((s.match(/[\p{L}]+/gu) ?? []).map((w) => (lower ? w.toLowerCase() : w)))];

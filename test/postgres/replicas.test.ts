@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { coreModelsDir } from '../fixture-models.ts';
 import { type FreshDatabase, freshDatabase, type OwnCluster, sql, startOwnCluster, TEST_DATABASE_URL } from './pg-helpers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const FIXTURE_MODELS = resolve(ROOT, 'test/fixtures/models');
+const FIXTURE_MODELS = coreModelsDir();
 const run = promisify(execFile);
 const TEXT = 'Hello world.'; // 12 characters per request
 
