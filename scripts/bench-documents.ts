@@ -4,11 +4,17 @@
 // by side with the same text sent to the engine as plain strings (its sentences, the same batches). Resident memory
 // is sampled every 50 ms while the document is translated and compared with the idle process's.
 //
-//   npm run bench:documents [-- --pages 100] [--from en] [--to de] [--rounds 1] [--out bench.docx]
+//   npm run bench:documents [-- --pages 100] [--from en] [--to de] [--rounds 1] [--text distinct|repeated] [--out bench.docx]
+//
+// --text distinct (default): English captions, each used once (Multi30k's training captions from ../shared when
+// present, else the tiny en-de fixture's 500 dev sources, cycled), so the engine translates about as many sentences
+// as the document has, as in a real document. --text repeated: eight sentences cycled, so the engine translates
+// only a few hundred distinct ones and the document path's own work weighs most.
 //
 // Models come from DRAGOMAN_MODELS_DIR (e.g. opus-mt-en-de); the translation cache is off so neither run helps the
 // other. Targets: the document at most 10 % slower than the plain strings, at most 200 MB above idle.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { AlignmentType, Document, ExternalHyperlink, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import { loadConfig } from '../src/config/env.ts';
 import { createDetector } from '../src/detect/index.ts';
@@ -32,7 +38,7 @@ const from = opt('from', 'en');
 const to = opt('to', 'de');
 const rounds = Number(opt('rounds', '1'));
 
-const SENTENCES = [
+const REPEATED = [
   'The committee met on Tuesday to discuss the budget for the coming year.',
   'Several members asked whether the new library could open before the winter.',
   'Our engineers tested the bridge under heavy load and found no weakness.',
@@ -42,6 +48,16 @@ const SENTENCES = [
   'The weather in the mountains changes quickly, so bring warm clothes.',
   'Children from three schools took part in the science fair this spring.',
 ];
+
+/** The captions of --text distinct (see the header). */
+function distinctSentences(): string[] {
+  const multi30k = new URL('../../shared/data/multi30k/train.en.gz', import.meta.url);
+  if (existsSync(multi30k)) return gunzipSync(readFileSync(multi30k)).toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+  const dev = new URL('../test/fixtures/models/tiny-marian-en-de/dev.jsonl', import.meta.url);
+  return readFileSync(dev, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { src: string }).src);
+}
+
+const SENTENCES = opt('text', 'distinct') === 'repeated' ? REPEATED : distinctSentences();
 
 /** About 400 words a page: three paragraphs of runs, a heading every page, a table every fifth page. */
 function makeDocument(pageCount: number): Document {
@@ -96,7 +112,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   // Warm up the engine on a few sentences so neither run pays for the first session runs.
-  await engine.translate(SENTENCES, source.flores, target.flores);
+  await engine.translate(REPEATED, source.flores, target.flores);
   global.gc?.();
   const idle = rss();
 
