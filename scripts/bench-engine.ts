@@ -171,11 +171,13 @@ async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Tr
     { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, poolThreads: threads, skipPasses: [...settings.skipPasses, 'greedy-loop'] },
     candidatesNeeded(processorsFor(spec.rules)));
   // The engine's decoder graph (with its TopK when greedy top-k is on), its best token taken with no rules around it.
+  const want = { k: candidatesNeeded(processorsFor(spec.rules)), scores: false };
   const run = async () => {
-    const state = model.start(await model.encode([ids]));
+    const state = await model.begin([ids]);
     let token = spec.rules.decoderStartId;
     for (let i = 0; i < TOKENS; i++) {
-      token = model.topCandidates ? Number((await model.stepCandidates(state, [token]))[0]) : argmax(await model.step(state, [token]));
+      const stepped = await model.step(state, [token], want);
+      token = stepped.k ? Number(stepped.ids[0]) : argmax(await stepped.logits());
     }
   };
   return { run, release: () => model.release() };

@@ -10,7 +10,7 @@ import { processorsFor } from '../../src/engine/search/logits-processors.ts';
 import { FLOAT, GRAPH, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
 import type { GenerationRow } from '../../src/engine/pool/protocol.ts';
 import { softmaxStats } from '../../src/engine/search/scores.ts';
-import type { Seq2SeqModel } from '../../src/engine/runtime/seq2seq.ts';
+import type { SearchDecoder } from '../../src/engine/runtime/search-decoder.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
 import { FIXTURES, engineOver, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
@@ -64,8 +64,8 @@ describe('withSearchOutputs', () => {
 });
 
 /**
- * A stand-in for Seq2SeqModel: its "cache" is each state row's token history, and its logits a coarse function of
- * that history (values 0..6 in steps of 0.5: ties everywhere, at the m-th candidate too). stepBeam answers as the
+ * A stand-in SearchDecoder: its "cache" is each state row's token history, and its logits a coarse function of
+ * that history (values 0..6 in steps of 0.5: ties everywhere, at the m-th candidate too). A step answers as the
  * decoder's added outputs do, from the same numbers; `withCandidates` switches beam.ts between the two paths.
  */
 function fakeModel(vocab: number, withCandidates: boolean) {
@@ -81,21 +81,21 @@ function fakeModel(vocab: number, withCandidates: boolean) {
     state.step++;
     return out;
   };
-  const model = {
-    beamCandidates: withCandidates,
-    encode: async (batch: number[][]) => ({ rows: batch.length, ids: batch }),
-    expand: (e: { rows: number; ids: number[][] }, times: number) => ({ rows: e.rows * times, ids: e.ids.flatMap((r) => Array.from({ length: times }, () => r)) }),
-    start: (e: { ids: number[][] }) => ({ rows: e.ids.map((r) => [...r]), step: 0 }),
-    step: async (state: { rows: number[][]; step: number }, tokens: number[]) => all(state, tokens),
-    stepBeam: async (state: { rows: number[][]; step: number }, tokens: number[], m: number) => {
-      const logits = all(state, tokens);
-      const n = state.rows.length;
-      const result = { m, max: new Float32Array(n), logSum: new Float32Array(n), values: new Float32Array(n * m), ids: new BigInt64Array(n * m) };
+  const none = { ids: new BigInt64Array(0), values: new Float32Array(0), max: new Float32Array(0), logSum: new Float32Array(0) };
+  const decoder: SearchDecoder = {
+    begin: async (sources, copies = 1) => ({ rows: sources.flatMap((r) => Array.from({ length: copies }, () => [...r])), step: 0 }) as never,
+    step: async (state: never, tokens, want) => {
+      const s = state as { rows: number[][]; step: number };
+      const logits = all(s, [...tokens]);
+      const m = want.k;
+      if (!withCandidates || m === 0) return { k: 0, ...none, logits: async () => logits };
+      const n = s.rows.length;
+      const result = { k: m, max: new Float32Array(n), logSum: new Float32Array(n), values: new Float32Array(n * m), ids: new BigInt64Array(n * m) };
       for (let r = 0; r < n; r++) {
         const row = logits.subarray(r * vocab, (r + 1) * vocab);
-        const s = softmaxStats(row);
-        result.max[r] = s.max;
-        result.logSum[r] = s.logSum;
+        const st = softmaxStats(row);
+        result.max[r] = st.max;
+        result.logSum[r] = st.logSum;
         bestFirst(row, m).forEach((v, j) => {
           result.values[r * m + j] = row[v]!;
           result.ids[r * m + j] = BigInt(v);
@@ -103,14 +103,18 @@ function fakeModel(vocab: number, withCandidates: boolean) {
       }
       return { ...result, logits: async () => (fallbacks++, logits) };
     },
-    reorder: (state: { rows: number[][] }, from: number[]) => {
-      state.rows = from.map((i) => [...state.rows[i]!]);
+    greedyRun: async () => undefined,
+    beamRun: async () => undefined,
+    reorder: (state: never, from) => {
+      const s = state as { rows: number[][] };
+      s.rows = from.map((i) => [...s.rows[i]!]);
     },
-    select: (state: { rows: number[][] }, keep: number[]) => {
-      state.rows = keep.map((i) => state.rows[i]!);
+    select: (state: never, keep) => {
+      const s = state as { rows: number[][] };
+      s.rows = keep.map((i) => s.rows[i]!);
     },
   };
-  return { model: model as unknown as Seq2SeqModel, fallbacks: () => fallbacks };
+  return { model: decoder, fallbacks: () => fallbacks };
 }
 
 describe('beam search with the decoder\'s candidates', () => {

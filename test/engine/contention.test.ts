@@ -120,7 +120,7 @@ describe('the non-spinning twin of the step model', () => {
       const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId);
       try {
         // The split decoder's step model is greedy and beam search's Loops (greedy-loop.ts, beam-loop.ts): the twin is made of it too.
-        expect([model.greedyLoop, model.beamLoop]).toEqual([splitDecoder, splitDecoder]);
+        expect([model.runtime.greedyLoop, model.runtime.beamLoop]).toEqual([splitDecoder, splitDecoder]);
         const rows = dev.map((d) => ({ ids: d.src_ids, maxNewTokens: 64, minNewTokens: 0, forcedFirstId: undefined }));
         const steps = model.stepSessions!;
         const spinning = await greedySearch(model, spec.rules, processors, rows);

@@ -29,7 +29,7 @@ export function repeatRows(t: ort.Tensor, times: number): ort.Tensor {
  * to the next, and a fresh copy of the whole cache per step (up to hundreds of MB for a large beam batch late in a
  * long output) cost time and left that much garbage behind each step.
  */
-export function permuteRows(t: ort.Tensor, from: number[]): void {
+export function permuteRows(t: ort.Tensor, from: readonly number[]): void {
   const data = t.data as Float32Array;
   const rows = t.dims[0]!;
   if (from.length !== rows) throw new Error(`reorder: ${from.length} rows for a cache of ${rows}`);
@@ -43,7 +43,7 @@ export function permuteRows(t: ort.Tensor, from: number[]): void {
   });
 }
 
-export function gatherRows(t: ort.Tensor, from: number[]): ort.Tensor {
+export function gatherRows(t: ort.Tensor, from: readonly number[]): ort.Tensor {
   const data = t.data as Float32Array | BigInt64Array;
   const per = data.length / t.dims[0]!;
   const out = new (data.constructor as Float32ArrayConstructor | BigInt64ArrayConstructor)(per * from.length);

@@ -1,8 +1,6 @@
-// One encoder-decoder model on onnxruntime, and the one decoder interface search sees: the encoder once per batch,
-// then decoder steps over the KV cache. A step answers with all logits, or each row's best candidates (greedy and
-// beam search); a run of steps chosen in the graph answers with the choices (greedySteps, beamSteps). Which graph
-// variant answers (the merged file, the split one, its Loops) is open-decoder.ts's and this file's business; search
-// (search/greedy.ts, search/beam.ts) asks for capabilities (topCandidates, beamCandidates, greedyLoop, beamLoop).
+// One encoder-decoder model on onnxruntime: the encoder once per batch, then decoder steps over the KV cache. It is
+// search's SearchDecoder (search-decoder.ts): which graph variant answers a step or a run (optimum's merged file, the
+// split step model with its search outputs and Loops, open-decoder.ts) stays in this file.
 import ort from 'onnxruntime-node';
 import { BEAM_LOOP } from '../graph/beam-loop.ts';
 import { LOOP } from '../graph/greedy-loop.ts';
@@ -13,26 +11,17 @@ import type { LoadedRuntime } from '../types.ts';
 import { gatherRows, permuteRows, repeatRows, type DecoderState, type Encoded } from './kv-cache.ts';
 import { loadModel } from './load-model.ts';
 import type { Decoder } from './open-decoder.ts';
+import type { BeamRun, BeamRunRequest, CandidateRequest, GreedyRunRequest, SearchDecoder, StepCandidates } from './search-decoder.ts';
 import type { StepSessions } from './step-sessions.ts';
 
 export type { DecoderState, Encoded } from './kv-cache.ts';
 
 type Result = 'logits' | typeof TOP_IDS | 'beam';
 
-/** What stepBeam returns: per row (of the state) its statistics and m best logits with their token ids. */
-export interface BeamStep {
-  m: number;
-  /** [rows] max of the row's logits and log Σ exp(x − max): log_softmax(x) = (x − max) − logSum (float32). */
-  max: Float32Array;
-  logSum: Float32Array;
-  /** [rows x m] the row's m largest logits, best first (ties to the lower id), and their token ids. */
-  values: Float32Array;
-  ids: BigInt64Array;
-  /** All logits of the same step ([rows x vocab]), computed again on demand. */
-  logits: () => Promise<Float32Array>;
-}
+const NONE_F32 = new Float32Array(0);
+const NONE_I64 = new BigInt64Array(0);
 
-export class Seq2SeqModel {
+export class Seq2SeqModel implements SearchDecoder {
   private readonly selfNames: string[] = [];
   private readonly crossNames: string[] = [];
   /** Feed and output names of the cache, made once. */
@@ -92,8 +81,8 @@ export class Seq2SeqModel {
     };
   }
 
-  /** k of stepCandidates (0: this model only has step's logits). */
-  get topCandidates(): number {
+  /** Greedy search's candidates per row in the Loop (0: no search outputs). */
+  private get topCandidates(): number {
     return this.decoder.kind === 'split' ? this.decoder.topCandidates : 0;
   }
 
@@ -107,8 +96,15 @@ export class Seq2SeqModel {
     return this.steps;
   }
 
+  async begin(sources: readonly number[][], copies = 1): Promise<DecoderState> {
+    const encoded = await this.encode(sources);
+    return this.start(copies === 1 ? encoded : {
+      hidden: repeatRows(encoded.hidden, copies), mask: repeatRows(encoded.mask, copies), rows: encoded.rows * copies,
+    });
+  }
+
   /** Runs the encoder on right-padded rows. */
-  async encode(batch: number[][]): Promise<Encoded> {
+  private async encode(batch: readonly number[][]): Promise<Encoded> {
     const rows = batch.length;
     const width = Math.max(...batch.map((r) => r.length));
     const ids = new BigInt64Array(rows * width).fill(BigInt(this.padId));
@@ -122,13 +118,7 @@ export class Seq2SeqModel {
     return { hidden: out.last_hidden_state as ort.Tensor, mask: maskTensor, rows };
   }
 
-  /** Repeats every encoded row `times` times (beam search: one copy per beam, rows stay grouped). */
-  expand(encoded: Encoded, times: number): Encoded {
-    if (times === 1) return encoded;
-    return { hidden: repeatRows(encoded.hidden, times), mask: repeatRows(encoded.mask, times), rows: encoded.rows * times };
-  }
-
-  start(encoded: Encoded): DecoderState {
+  private start(encoded: Encoded): DecoderState {
     const { heads, headDim } = this.dims;
     const past: Record<string, ort.Tensor> = {};
     for (const n of [...this.selfNames, ...this.crossNames]) {
@@ -137,55 +127,41 @@ export class Seq2SeqModel {
     return { rows: encoded.rows, encoded, past, step: 0 };
   }
 
-  /** Feeds one token per row; returns logits [rows x vocab] and advances the cache. */
-  async step(state: DecoderState, tokens: number[]): Promise<Float32Array> {
-    const out = await this.advance(state, tokens, 'logits');
-    return (out.logits as ort.Tensor).data as Float32Array;
-  }
-
-  /**
-   * Feeds one token per row; returns each row's topCandidates best token ids ([rows x k], best first, ties to the
-   * lower id) instead of the logits, and advances the cache. Only when topCandidates > 0.
-   */
-  async stepCandidates(state: DecoderState, tokens: number[]): Promise<BigInt64Array> {
-    if (this.topCandidates === 0) throw new Error('this decoder has no top-k output');
-    const { out } = await this.advanceWith(state, tokens, TOP_IDS, searchFeeds(this.topCandidates, 1));
-    return (out[TOP_IDS] as ort.Tensor).data as BigInt64Array;
-  }
-
-  /** Whether stepBeam is available (the split decoder with the search outputs). */
-  get beamCandidates(): boolean {
+  /** Whether the step model has the search outputs (top-candidates.ts): steps can answer with candidates. */
+  private get searchOutputs(): boolean {
     return this.decoder.kind === 'split' && this.decoder.beamCandidates;
   }
 
   /**
-   * Feeds one token per row; returns beam search's per-row log-softmax statistics and `m` best logits (best first,
-   * ties to the lower id) instead of all logits, and advances the cache. `logits()` runs the same step again on the
-   * same inputs for all logits, without touching the cache: beam.ts's way out when a tie reaches the m-th candidate.
+   * One step. With the search outputs, each row's k best ids (and, for scores, their logits and the row's
+   * log-softmax statistics) come from onnxruntime and the logits stay there; `logits()` then runs the same step again
+   * on the same inputs for all of them, without touching the cache (beam search's way out when a tie reaches the
+   * k-th candidate). Without them, or asked for k = 0 (or k past the vocabulary), the answer is the logits.
    */
-  async stepBeam(state: DecoderState, tokens: number[], m: number): Promise<BeamStep> {
-    if (!this.beamCandidates || this.decoder.kind !== 'split') throw new Error('this decoder has no beam search outputs');
-    const { out, feeds, session } = await this.advanceWith(state, tokens, 'beam', searchFeeds(m, WHOLE_ROW));
+  async step(state: DecoderState, tokens: readonly number[], want: CandidateRequest): Promise<StepCandidates> {
+    const vocab = this.decoder.kind === 'split' ? this.decoder.loop?.vocab : undefined;
+    if (want.k <= 0 || !this.searchOutputs || (vocab !== undefined && want.k > vocab)) {
+      const { out } = await this.advanceWith(state, tokens, 'logits', NO_SEARCH);
+      const logits = (out.logits as ort.Tensor).data as Float32Array;
+      return { k: 0, ids: NONE_I64, values: NONE_F32, max: NONE_F32, logSum: NONE_F32, logits: async () => logits };
+    }
+    const { k, scores } = want;
+    const { out, feeds, session } = await this.advanceWith(state, tokens, scores ? 'beam' : TOP_IDS, searchFeeds(k, scores ? WHOLE_ROW : 1));
     const data = (name: string) => (out[name] as ort.Tensor).data;
     return {
-      m,
-      max: data(SEARCH.max) as Float32Array,
-      logSum: data(SEARCH.logSum) as Float32Array,
-      values: data(SEARCH.values) as Float32Array,
+      k,
       ids: data(SEARCH.ids) as BigInt64Array,
+      values: scores ? data(SEARCH.values) as Float32Array : NONE_F32,
+      max: scores ? data(SEARCH.max) as Float32Array : NONE_F32,
+      logSum: scores ? data(SEARCH.logSum) as Float32Array : NONE_F32,
       logits: async () => this.decoder.kind === 'split' && this.decoder.loop
         ? (await session!.run({ ...feeds!, [LOOP.logitsLen]: wholeRowLength }, [LOOP.logits]))[LOOP.logits]!.data as Float32Array
         : (await session!.run(feeds!, ['logits'])).logits!.data as Float32Array,
     };
   }
 
-  /** One decoder run fetching `result` and the self-attention cache (only what is fetched is copied out). */
-  private async advance(state: DecoderState, tokens: number[], result: 'logits'): Promise<ort.InferenceSession.ReturnType> {
-    return (await this.advanceWith(state, tokens, result, NO_SEARCH)).out;
-  }
-
   /** advance, with the search inputs' feeds (split decoder), returning also the feeds it ran (split decoder only). */
-  private async advanceWith(state: DecoderState, tokens: number[], result: Result, search: Record<string, ort.Tensor>) {
+  private async advanceWith(state: DecoderState, tokens: readonly number[], result: Result, search: Record<string, ort.Tensor>) {
     let used: Record<string, ort.Tensor> | undefined;
     let usedSession: ort.InferenceSession | undefined;
     const feeds: Record<string, ort.Tensor> = {
@@ -225,22 +201,16 @@ export class Seq2SeqModel {
     return { out, feeds: used, session: usedSession };
   }
 
-  /** Whether beamSteps is available: the step model holds beam search's Loop (beam-loop.ts's withSearchLoops). */
-  get beamLoop(): boolean {
+  /** The step model holds beam search's Loop (beam-loop.ts's withSearchLoops). */
+  private get beamLoop(): boolean {
     return this.decoder.kind === 'split' && this.decoder.beamLoop;
   }
 
-  /**
-   * Beam search for up to `steps` steps in one onnxruntime run (beam-loop.ts): rows are sentences × `beams`, `scores`
-   * each row's beam score, `done` each row's sentence finished; every step reads m candidates a row. Returns each step
-   * run as stepBeam returns it, and the graph's choice after each (cache row followed, token); the cache is advanced
-   * by that many steps, reordered by every choice but the last one's (beam search makes and applies that one).
-   */
-  async beamSteps(
-    state: DecoderState, tokens: number[], scores: number[], steps: number, banned: readonly number[], done: readonly boolean[], m: number, beams: number,
-  ): Promise<{ stepped: BeamStep[]; chosenFrom: number[][]; chosenIds: number[][] }> {
+  /** Beam steps in one onnxruntime run of beam-loop.ts's Loop (SearchDecoder.beamRun). */
+  async beamRun(state: DecoderState, tokens: readonly number[], req: BeamRunRequest): Promise<BeamRun | undefined> {
     const decoder = this.decoder;
-    if (decoder.kind !== 'split' || !decoder.beamLoop || !decoder.loop) throw new Error('this decoder has no beam loop');
+    if (decoder.kind !== 'split' || !decoder.beamLoop || !decoder.loop) return undefined;
+    const { steps, banned, done, m, beams, scores } = req;
     const loop = decoder.loop;
     await this.splitCross(state);
     const rows = state.rows;
@@ -261,8 +231,8 @@ export class Seq2SeqModel {
     const data = <T extends Float32Array | BigInt64Array>(name: string) => (out[name] as ort.Tensor).data as T;
     const perStep = <T extends Float32Array | BigInt64Array>(all: T, s: number) => all.subarray((s * all.length) / ran, ((s + 1) * all.length) / ran) as T;
     const last = data<Float32Array>(BEAM_LOOP.lastLogitsOut);
-    const stepped = Array.from({ length: ran }, (_, s): BeamStep => ({
-      m,
+    const stepped = Array.from({ length: ran }, (_, s): StepCandidates => ({
+      k: m,
       max: perStep(data<Float32Array>(BEAM_LOOP.max), s),
       logSum: perStep(data<Float32Array>(BEAM_LOOP.logSum), s),
       values: perStep(data<Float32Array>(BEAM_LOOP.values), s),
@@ -277,19 +247,15 @@ export class Seq2SeqModel {
     return { stepped, chosenFrom: rowsOf(from.data as BigInt64Array), chosenIds: rowsOf(data<BigInt64Array>(BEAM_LOOP.chosenIds)) };
   }
 
-  /** Whether greedySteps is available: the step model is greedy-loop.ts's Loop. */
-  get greedyLoop(): boolean {
+  /** The step model is greedy-loop.ts's Loop. */
+  private get greedyLoop(): boolean {
     return this.decoder.kind === 'split' && !!this.decoder.loop;
   }
 
-  /**
-   * Greedy search for up to `steps` steps in one onnxruntime run (greedy-loop.ts): each row not `done` takes its best
-   * candidate that is not `banned` (the same ids for every row and step), a row that chooses EOS is done and fed
-   * padding from then on; the run ends early when every row is done. Returns the tokens chosen, one array per step
-   * run ([rows] each, padding for done rows), and advances the cache by that many steps.
-   */
-  async greedySteps(state: DecoderState, tokens: number[], steps: number, banned: readonly number[], done: readonly boolean[]): Promise<number[][]> {
-    if (this.decoder.kind !== 'split' || !this.decoder.loop) throw new Error('this decoder has no greedy loop');
+  /** Greedy steps in one onnxruntime run of greedy-loop.ts's Loop (SearchDecoder.greedyRun). */
+  async greedyRun(state: DecoderState, tokens: readonly number[], req: GreedyRunRequest): Promise<number[][] | undefined> {
+    if (this.decoder.kind !== 'split' || !this.decoder.loop) return undefined;
+    const { steps, banned, done } = req;
     await this.splitCross(state);
     const ids = new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]);
     const session = this.steps?.pick() ?? this.decoder.withPast;
@@ -344,12 +310,12 @@ export class Seq2SeqModel {
   }
 
   /** Beam search: row i of the self-attention cache becomes old row `from[i]`. Cross K/V rows of one source are equal. */
-  reorder(state: DecoderState, from: number[]): void {
+  reorder(state: DecoderState, from: readonly number[]): void {
     for (const n of this.selfNames) permuteRows(state.past[`past_key_values.${n}`]!, from);
   }
 
   /** Keeps only the given rows of a batch (finished rows stop costing compute); every cached tensor follows. */
-  select(state: DecoderState, rows: number[]): void {
+  select(state: DecoderState, rows: readonly number[]): void {
     for (const key of Object.keys(state.past)) state.past[key] = gatherRows(state.past[key]!, rows);
     state.encoded = { hidden: gatherRows(state.encoded.hidden, rows), mask: gatherRows(state.encoded.mask, rows), rows: rows.length };
     state.rows = rows.length;

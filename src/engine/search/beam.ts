@@ -7,20 +7,19 @@ import type { GenerationRules } from '../model/family.ts';
 import { applyRules, candidatesNeeded, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import { logProb, logSoftmax, type SoftmaxStats } from './scores.ts';
-import type { BeamStep, Seq2SeqModel } from '../runtime/seq2seq.ts';
+import { LOGITS_ONLY, type SearchDecoder, type StepCandidates } from '../runtime/search-decoder.ts';
 import { loopPlan } from './greedy.ts';
 import { Hypotheses } from './hypotheses.ts';
 
 export async function beamSearch(
-  model: Seq2SeqModel,
+  decoder: SearchDecoder,
   rules: GenerationRules,
   processors: readonly LogitsProcessor[],
   rows: readonly GenerationRow[],
   beams: number,
   nBest: number,
 ): Promise<number[][][]> {
-  const encoded = model.expand(await model.encode(rows.map((r) => r.ids)), beams);
-  const state = model.start(encoded);
+  const state = await decoder.begin(rows.map((r) => r.ids), beams);
   const total = rows.length * beams;
   const hyps = rows.map(() => new Hypotheses(beams, rules.lengthPenalty, rules.earlyStopping));
   // State group p (beams p*beams .. p*beams+beams-1) holds rows[active[p]]. Finished groups are fed padding until a
@@ -33,22 +32,22 @@ export async function beamSearch(
   let tokens = new Array<number>(total).fill(rules.decoderStartId);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   const K = 2 * beams;
-  // With the decoder's best candidates (top-candidates.ts): each beam's best K plus as many as the rules can ban,
-  // and a margin, so that the boundary check below almost never sends a row to the scan over all logits.
+  // Each beam's best K candidates plus as many as the rules can ban, and a margin, so that the boundary check below
+  // almost never sends a row to the scan over all logits.
   const m = K + candidatesNeeded(processors) - 1 + 8;
-  const fast = model.beamCandidates && rules.vocabSize > m;
+  const want = rules.vocabSize > m ? { k: m, scores: true } : LOGITS_ONLY;
   let lp = new Float32Array(rules.vocabSize || 1);
 
   /**
    * One step's choice from its candidates (the decoder's m best, or all logits): the next beams of every state row,
    * with the hypotheses and finished rows it makes. It changes `hyps` and `done`, not the state.
    */
-  const decide = async (step: number, stepped: BeamStep | undefined, stepLogits: Float32Array | undefined) => {
-    let logits = stepLogits;
+  const decide = async (step: number, stepped: StepCandidates) => {
+    let logits = stepped.k ? undefined : await stepped.logits();
     const curLen = step + 1;
     const vocab = logits ? logits.length / (active.length * beams) : rules.vocabSize;
     if (lp.length !== vocab) lp = new Float32Array(vocab);
-    const stats = (g: number): SoftmaxStats | undefined => (stepped ? { max: stepped.max[g]!, logSum: stepped.logSum[g]! } : undefined);
+    const stats = (g: number): SoftmaxStats | undefined => (stepped.k ? { max: stepped.max[g]!, logSum: stepped.logSum[g]! } : undefined);
     const from: number[] = [];
     const nextTokens: number[] = [];
     const nextScores: number[] = [];
@@ -97,10 +96,10 @@ export async function beamSearch(
             // The decoder's m best logits, best first, ties to the lower id: the order the scan below offers them in.
             const st = stats(g)!;
             for (let j = g * m; j < (g + 1) * m; j++) {
-              const v = Number(stepped!.ids[j]);
-              if (!banned.has(v)) offer(Math.fround(logProb(stepped!.values[j]!, st) + base), k, v);
+              const v = Number(stepped.ids[j]);
+              if (!banned.has(v)) offer(Math.fround(logProb(stepped.values[j]!, st) + base), k, v);
             }
-            unread.push(Math.fround(logProb(stepped!.values[(g + 1) * m - 1]!, st) + base));
+            unread.push(Math.fround(logProb(stepped.values[(g + 1) * m - 1]!, st) + base));
             continue;
           } else {
             logSoftmax(all.subarray(g * vocab, (g + 1) * vocab), lp, stats(g));
@@ -128,7 +127,7 @@ export async function beamSearch(
       };
       let top = collect(logits);
       if (!top) {
-        logits ??= await stepped!.logits();
+        logits ??= await stepped.logits();
         top = collect(logits)!;
       }
 
@@ -166,14 +165,14 @@ export async function beamSearch(
   const advance = (next: Awaited<ReturnType<typeof decide>>, reorder: boolean): boolean => {
     const finished = done.filter(Boolean).length;
     if (finished === active.length) return false;
-    if (reorder) model.reorder(state, next.from);
+    if (reorder) decoder.reorder(state, next.from);
     scores = next.nextScores;
     seqs = next.nextSeqs;
     tokens = next.nextTokens;
     if (finished * 4 >= active.length) {
       const groups = active.map((_, p) => p).filter((p) => !done[p]);
       const keep = groups.flatMap((p) => Array.from({ length: beams }, (_, k) => p * beams + k));
-      model.select(state, keep);
+      decoder.select(state, keep);
       active = groups.map((p) => active[p]!);
       done = groups.map(() => false);
       scores = keep.map((g) => scores[g]!);
@@ -184,7 +183,7 @@ export async function beamSearch(
   };
 
   /** A step the graph chose and applied: each beam's row followed (`from`) and token, its score from the candidates. */
-  const follow = (stepped: BeamStep, from: readonly number[], ids: readonly number[]) => {
+  const follow = (stepped: StepCandidates, from: readonly number[], ids: readonly number[]) => {
     const nextScores: number[] = [];
     const nextSeqs: number[][] = [];
     from.forEach((f, g) => {
@@ -209,7 +208,7 @@ export async function beamSearch(
    * run): each has fewer than `beams` hypotheses and only finite beam scores.
    */
   const loopSteps = (step: number) => {
-    if (!fast || !model.beamLoop) return undefined;
+    if (want.k === 0) return undefined;
     const live = active.map((r, p) => ({ r, p })).filter(({ p }) => !done[p]);
     if (live.some(({ r, p }) => hyps[r]!.list.length >= beams || scores.slice(p * beams, (p + 1) * beams).some((s) => !(s > -Infinity)))) return undefined;
     return loopPlan(processors, live.map(({ r }) => rows[r]!), step);
@@ -217,21 +216,19 @@ export async function beamSearch(
 
   for (let step = 0; step < limit; step++) {
     const plan = loopSteps(step);
-    if (plan) {
-      const doneRows = Array.from({ length: active.length * beams }, (_, g) => done[Math.floor(g / beams)]!);
-      const run = await model.beamSteps(state, tokens, scores, plan.steps, plan.banned, doneRows, m, beams);
+    const doneRows = () => Array.from({ length: active.length * beams }, (_, g) => done[Math.floor(g / beams)]!);
+    const run = plan && await decoder.beamRun(state, tokens, { ...plan, done: doneRows(), scores, m, beams });
+    if (run) {
       const ran = run.stepped.length;
       // Every step but the last was chosen and applied in the graph (beam-loop.ts): only the beams' tokens, scores and
       // sequences follow here. The run ends after the step beam search must decide below: a hypothesis finishing, a
       // rule forcing a token, or a candidate the decoder did not return that could tie (the boundary check).
       for (let s = 0; s < ran - 1; s++) follow(run.stepped[s]!, run.chosenFrom[s]!, run.chosenIds[s]!);
       step += ran - 1;
-      if (!advance(await decide(step, run.stepped[ran - 1], undefined), true)) break;
+      if (!advance(await decide(step, run.stepped[ran - 1]!), true)) break;
       continue;
     }
-    const stepped = fast ? await model.stepBeam(state, tokens, m) : undefined;
-    const logits = stepped ? undefined : await model.step(state, tokens);
-    if (!advance(await decide(step, stepped, logits), true)) break;
+    if (!advance(await decide(step, await decoder.step(state, tokens, want)), true)) break;
   }
   return hyps.map((h) => h.ranked().slice(0, nBest));
 }

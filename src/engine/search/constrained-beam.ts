@@ -12,7 +12,7 @@ import { applyRules, rowContext, rulesAt, type LogitsProcessor } from './logits-
 import type { GenerationRow } from '../pool/protocol.ts';
 import { Hypotheses } from './hypotheses.ts';
 import { logSoftmax } from './scores.ts';
-import type { Seq2SeqModel } from '../runtime/seq2seq.ts';
+import { LOGITS_ONLY, type SearchDecoder } from '../runtime/search-decoder.ts';
 import { advance, allMet, extraRoom, initialState, progress, ruleFor, satisfies, type ConstraintState, type RowConstraints } from './constraints.ts';
 
 /** The worker's usual search (beam.ts or greedy.ts, as the job's beams say) over some rows. */
@@ -24,7 +24,7 @@ export type PlainSearch = (rows: readonly GenerationRow[]) => Promise<number[][]
  * the constraints enforced.
  */
 export async function searchWithConstraints(
-  plain: PlainSearch, model: Seq2SeqModel, rules: GenerationRules, processors: readonly LogitsProcessor[],
+  plain: PlainSearch, decoder: SearchDecoder, rules: GenerationRules, processors: readonly LogitsProcessor[],
   rows: readonly GenerationRow[], beams: number, nBest: number,
 ): Promise<number[][][]> {
   // The usual search sees each row as it would without constraints (its own length limit included).
@@ -34,7 +34,7 @@ export async function searchWithConstraints(
     return !best || !satisfies(rows[i]!.constraints ?? { phrases: [], joiners: [] }, best);
   });
   if (again.length === 0) return first;
-  const second = await constrainedBeamSearch(model, rules, processors, again.map((i) => rows[i]!), beams, nBest);
+  const second = await constrainedBeamSearch(decoder, rules, processors, again.map((i) => rows[i]!), beams, nBest);
   again.forEach((i, k) => (first[i] = second[k]!));
   return first;
 }
@@ -54,7 +54,7 @@ interface Candidate extends Live {
 }
 
 export async function constrainedBeamSearch(
-  model: Seq2SeqModel,
+  decoder: SearchDecoder,
   rules: GenerationRules,
   processors: readonly LogitsProcessor[],
   rows: readonly GenerationRow[],
@@ -63,7 +63,7 @@ export async function constrainedBeamSearch(
 ): Promise<number[][][]> {
   const B = Math.max(beams, MIN_CONSTRAINED_BEAMS);
   const constraints: RowConstraints[] = rows.map((r) => r.constraints ?? { phrases: [], joiners: [] });
-  const state = model.start(model.expand(await model.encode(rows.map((r) => r.ids)), B));
+  const state = await decoder.begin(rows.map((r) => r.ids), B);
   // Finished hypotheses scored as beam.ts scores them; a row is done once none that is live can beat the worst.
   const finished = rows.map(() => new Hypotheses(B, rules.lengthPenalty, false));
   const done = rows.map(() => false);
@@ -76,7 +76,7 @@ export async function constrainedBeamSearch(
   let lp = new Float32Array(1);
 
   for (let step = 0; step < limit && active.some((r) => !done[r]); step++) {
-    const logits = await model.step(state, tokens);
+    const logits = await (await decoder.step(state, tokens, LOGITS_ONLY)).logits();
     const vocab = logits.length / (active.length * B);
     if (lp.length !== vocab) lp = new Float32Array(vocab);
     const from: number[] = [];
@@ -146,7 +146,7 @@ export async function constrainedBeamSearch(
         done[r] = true;
       }
     });
-    model.reorder(state, from);
+    decoder.reorder(state, from);
     live = next;
     tokens = next.map((h) => (h ? h.tokens[h.tokens.length - 1]! : rules.padId));
     // Finished rows leave the batch once a quarter of it has finished (beam.ts does the same): they stop costing steps.
@@ -154,7 +154,7 @@ export async function constrainedBeamSearch(
     if (finishedNow > 0 && finishedNow * 4 >= active.length && finishedNow < active.length) {
       const groups = active.map((_, p) => p).filter((p) => !done[active[p]!]);
       const keep = groups.flatMap((p) => Array.from({ length: B }, (_, k) => p * B + k));
-      model.select(state, keep);
+      decoder.select(state, keep);
       active = groups.map((p) => active[p]!);
       live = keep.map((g) => live[g]);
       tokens = keep.map((g) => tokens[g]!);

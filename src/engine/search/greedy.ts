@@ -1,21 +1,21 @@
-// Greedy search over a batch: each row takes the arg-max of its processed logits until EOS or its own limit. With a
-// decoder that returns each row's k best tokens (top-candidates.ts), the same token is chosen from those k and the
-// logits never leave onnxruntime. With greedy-loop.ts's Loop, the steps where every row's rules only ban the same
-// tokens run many to an onnxruntime run, chosen in the graph the same way.
+// Greedy search over a batch: each row takes the arg-max of its processed logits until EOS or its own limit. It asks
+// the decoder for each row's k best tokens (enough to outnumber every ban) and chooses among them, or scans the
+// logits when the decoder answers with those; the steps where every row's rules only ban the same tokens it asks
+// for as one run, which a decoder with greedy-loop.ts's Loop takes many to an onnxruntime run, chosen the same way.
 import type { GenerationRules } from '../model/family.ts';
 import { DROP_FINISHED_SHARE } from '../graph/greedy-loop.ts';
-import { applyRules, chooseFromCandidates, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
+import { applyRules, candidatesNeeded, chooseFromCandidates, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import { argmax } from './scores.ts';
-import type { Seq2SeqModel } from '../runtime/seq2seq.ts';
+import type { CandidateRequest, SearchDecoder } from '../runtime/search-decoder.ts';
 
 export async function greedySearch(
-  model: Seq2SeqModel,
+  decoder: SearchDecoder,
   rules: GenerationRules,
   processors: readonly LogitsProcessor[],
   rows: readonly GenerationRow[],
 ): Promise<number[][][]> {
-  const state = model.start(await model.encode(rows.map((r) => r.ids)));
+  const state = await decoder.begin(rows.map((r) => r.ids));
   const outputs: number[][] = rows.map(() => []);
   // Decoder-state row b holds rows[active[b]]. Finished rows are fed padding until a quarter of the state has
   // finished, then dropped from it (an fp32 row does not depend on its neighbours, so results are unchanged).
@@ -23,16 +23,16 @@ export async function greedySearch(
   let done = rows.map(() => false);
   let tokens = rows.map(() => rules.decoderStartId);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
-  const k = model.topCandidates;
+  const want: CandidateRequest = { k: candidatesNeeded(processors), scores: false };
   /** Row rows[r], at state row b, took `next`: done at EOS or at its own limit. */
   const take = (r: number, b: number, next: number) => {
     outputs[r]!.push(next);
     if (next === rules.eosId || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
   };
   for (let step = 0; step < limit; step++) {
-    const plan = model.greedyLoop ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step) : undefined;
-    if (plan) {
-      const chosen = await model.greedySteps(state, tokens, plan.steps, plan.banned, done);
+    const plan = loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step);
+    const chosen = plan && await decoder.greedyRun(state, tokens, { ...plan, done });
+    if (chosen) {
       for (const stepTokens of chosen) {
         active.forEach((r, b) => {
           if (!done[b]) take(r, b, stepTokens[b]!);
@@ -48,7 +48,7 @@ export async function greedySearch(
     if (finished === active.length) break;
     if (finished * DROP_FINISHED_SHARE >= active.length) {
       const keep = active.map((_, b) => b).filter((b) => !done[b]);
-      model.select(state, keep);
+      decoder.select(state, keep);
       active = keep.map((b) => active[b]!);
       tokens = keep.map((b) => tokens[b]!);
       done = keep.map(() => false);
@@ -57,8 +57,9 @@ export async function greedySearch(
   return outputs.map((o) => [o]);
 
   async function singleStep(step: number): Promise<void> {
-    const logits = k > 0 ? undefined : await model.step(state, tokens);
-    const candidates = k > 0 ? await model.stepCandidates(state, tokens) : undefined;
+    const stepped = await decoder.step(state, tokens, want);
+    const { k } = stepped;
+    const logits = k > 0 ? undefined : await stepped.logits();
     const vocab = logits ? logits.length / active.length : 0;
     active.forEach((r, b) => {
       if (done[b]) {
@@ -68,7 +69,7 @@ export async function greedySearch(
       const row = rows[r]!;
       const ctx = rowContext(row, step);
       let next: number;
-      if (candidates) next = chooseFromCandidates(candidates.subarray(b * k, (b + 1) * k), processors, ctx);
+      if (!logits) next = chooseFromCandidates(stepped.ids.subarray(b * k, (b + 1) * k), processors, ctx);
       else {
         const scores = logits!.subarray(b * vocab, (b + 1) * vocab);
         applyRules(scores, processors, ctx);
