@@ -104,3 +104,21 @@ describe('architecture: imports between the parts of src/', () => {
     expect(names.filter((name) => /^(utils?|helpers?|misc|common)(\.[a-z]+)?$/i.test(name))).toEqual([]);
   });
 });
+
+describe('architecture: inside the engine', () => {
+  const inEngine = (folder: string) => edges.filter((e) => e.from.startsWith(`engine/${folder}/`) && e.to.startsWith('engine/'));
+
+  it('search sees the decoder through runtime/search-decoder.ts only: no graph variant, no session', () => {
+    const seen = inEngine('search');
+    expect(seen.some((e) => e.to === 'engine/runtime/search-decoder.ts')).toBe(true);
+    const bad = seen.filter(({ to }) => to.startsWith('engine/graph/') || (to.startsWith('engine/runtime/') && to !== 'engine/runtime/search-decoder.ts'));
+    expect(bad).toEqual([]);
+  });
+
+  it('the graph rewrites and the runtime know nothing of requests: no pool, batching, translate or search', () => {
+    const bad = ['graph', 'runtime'].flatMap(inEngine)
+      .filter(({ to }) => ['pool/worker', 'batching/', 'translate/', 'search/'].some((p) => to.startsWith(`engine/${p}`)));
+    expect(bad).toEqual([]);
+  });
+});
+

@@ -17,12 +17,11 @@ import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
 import { cacheUnder, feedsFor, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, testFeeds } from './loop-io.ts';
 import type { GraphPass } from './passes.ts';
+import { DROP_FINISHED_SHARE } from '../runtime/search-decoder.ts';
 import { SEARCH, TOP_IDS } from './top-candidates.ts';
 
 const ATTRIBUTE_GRAPH = 5;
 
-/** greedy.ts drops finished rows from the batch once this share of it is done (the loop ends there too). */
-export const DROP_FINISHED_SHARE = 4;
 
 /** The loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
 export const LOOP = {

@@ -7,6 +7,12 @@ import type { DecoderState } from './kv-cache.ts';
 
 export type { DecoderState } from './kv-cache.ts';
 
+/**
+ * Search drops finished rows from the state once this share of it (1 / n) is done; a greedy run ends there too
+ * (greedy-loop.ts), so that the rows left run on without the finished ones.
+ */
+export const DROP_FINISHED_SHARE = 4;
+
 /** What a step is asked for. */
 export interface CandidateRequest {
   /** Best tokens per row, best first, ties to the lower id (0: the logits only). */
@@ -63,7 +69,7 @@ export interface SearchDecoder {
   step(state: DecoderState, tokens: readonly number[], want: CandidateRequest): Promise<StepCandidates>;
   /**
    * Up to `steps` greedy steps in one go: each row not done takes its best candidate not banned, a row choosing EOS
-   * is done from then on; the run ends early when every row is. The tokens chosen, one array per step ([rows],
+   * is done from then on; the run ends early when every row is, or DROP_FINISHED_SHARE of them. The tokens chosen, one array per step ([rows],
    * padding for done rows), and the cache advanced by that many steps; undefined when this decoder takes single steps.
    */
   greedyRun(state: DecoderState, tokens: readonly number[], run: GreedyRunRequest): Promise<number[][] | undefined>;

@@ -7,7 +7,7 @@ import type { GenerationRules } from '../model/family.ts';
 import { applyRules, candidatesNeeded, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import { logProb, logSoftmax, type SoftmaxStats } from './scores.ts';
-import { LOGITS_ONLY, type SearchDecoder, type StepCandidates } from '../runtime/search-decoder.ts';
+import { DROP_FINISHED_SHARE, LOGITS_ONLY, type SearchDecoder, type StepCandidates } from '../runtime/search-decoder.ts';
 import { loopPlan } from './greedy.ts';
 import { Hypotheses } from './hypotheses.ts';
 
@@ -169,7 +169,7 @@ export async function beamSearch(
     scores = next.nextScores;
     seqs = next.nextSeqs;
     tokens = next.nextTokens;
-    if (finished * 4 >= active.length) {
+    if (finished * DROP_FINISHED_SHARE >= active.length) {
       const groups = active.map((_, p) => p).filter((p) => !done[p]);
       const keep = groups.flatMap((p) => Array.from({ length: beams }, (_, k) => p * beams + k));
       decoder.select(state, keep);

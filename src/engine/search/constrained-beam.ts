@@ -12,7 +12,7 @@ import { applyRules, rowContext, rulesAt, type LogitsProcessor } from './logits-
 import type { GenerationRow } from '../pool/protocol.ts';
 import { Hypotheses } from './hypotheses.ts';
 import { logSoftmax } from './scores.ts';
-import { LOGITS_ONLY, type SearchDecoder } from '../runtime/search-decoder.ts';
+import { DROP_FINISHED_SHARE, LOGITS_ONLY, type SearchDecoder } from '../runtime/search-decoder.ts';
 import { advance, allMet, extraRoom, initialState, progress, ruleFor, satisfies, type ConstraintState, type RowConstraints } from './constraints.ts';
 
 /** The worker's usual search (beam.ts or greedy.ts, as the job's beams say) over some rows. */
@@ -151,7 +151,7 @@ export async function constrainedBeamSearch(
     tokens = next.map((h) => (h ? h.tokens[h.tokens.length - 1]! : rules.padId));
     // Finished rows leave the batch once a quarter of it has finished (beam.ts does the same): they stop costing steps.
     const finishedNow = active.filter((r) => done[r]).length;
-    if (finishedNow > 0 && finishedNow * 4 >= active.length && finishedNow < active.length) {
+    if (finishedNow > 0 && finishedNow * DROP_FINISHED_SHARE >= active.length && finishedNow < active.length) {
       const groups = active.map((_, p) => p).filter((p) => !done[active[p]!]);
       const keep = groups.flatMap((p) => Array.from({ length: B }, (_, k) => p * B + k));
       decoder.select(state, keep);

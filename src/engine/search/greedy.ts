@@ -3,11 +3,10 @@
 // logits when the decoder answers with those; the steps where every row's rules only ban the same tokens it asks
 // for as one run, which a decoder with greedy-loop.ts's Loop takes many to an onnxruntime run, chosen the same way.
 import type { GenerationRules } from '../model/family.ts';
-import { DROP_FINISHED_SHARE } from '../graph/greedy-loop.ts';
 import { applyRules, candidatesNeeded, chooseFromCandidates, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import { argmax } from './scores.ts';
-import type { CandidateRequest, SearchDecoder } from '../runtime/search-decoder.ts';
+import { DROP_FINISHED_SHARE, type CandidateRequest, type SearchDecoder } from '../runtime/search-decoder.ts';
 
 export async function greedySearch(
   decoder: SearchDecoder,
