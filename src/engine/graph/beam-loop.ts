@@ -8,8 +8,8 @@
 // (score desc, flat index asc); the first `beams` become the next beams. The loop ends after the step where beam.ts
 // must decide itself: an EOS among a sentence's first `beams` candidates (a finished hypothesis), or the boundary
 // check failing (a beam's unread logits could tie the 2 × beams-th: beam.ts scans all logits, which this step then
-// leaves in `lastLogits`). beam.ts replays every step from the scan outputs, checks it chose what the graph chose, and
-// handles the last step itself (reorders the cache with its own choice).
+// leaves in `lastLogits`). beam.ts follows the graph's choices (tokens, and scores from the scan outputs) and makes
+// the last step's choice itself (and reorders the cache by it).
 import {
   bodyFields, greedyLoopPart, int64Scalar, loopPart, loopsModel, renamedInfo, scalarInitializer, stepModelIo, type LoopPart, type StepModelIo,
 } from './greedy-loop.ts';
