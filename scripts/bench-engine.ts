@@ -9,7 +9,7 @@
 // loop, one onnxruntime run a step (the engine's greedy Loop runs many steps a run and goes under it).
 // Model folder: argument, else DRAGOMAN_BENCH_MODEL, else ../shared/models/bench-marian-base,
 // ../bench-models/bench-marian-base, else the tiny fixture (numbers then mean little).
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir, availableParallelism, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,7 +23,8 @@ import { scanFolders } from '../src/engine/model/registry.ts';
 import { Seq2SeqModel } from '../src/engine/runtime/seq2seq.ts';
 import { ModelTokenizer } from '../src/engine/model/tokenizer.ts';
 import { hugePageBytes } from '../src/observability/huge-pages.ts';
-import { benchModelFolder, ROOT } from './bench-model-folder.ts';
+import { benchModelFolder, modelsDir, ROOT } from './bench-model-folder.ts';
+import { SENTENCE, sentences } from './bench-inputs.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -50,17 +51,6 @@ const dtype = precision === 'int8' ? 'q8' : 'fp32';
 
 // A 20-word sentence for latency; 32 sentences of 8-30 words for throughput (one request of all 32, or 16 clients
 // sending them one per request).
-const SENTENCE = 'The old man walked slowly along the quiet river bank while two children played with a red ball nearby.';
-const WORDS = 'a man woman child dog walks runs sits near the big small red blue green house street park river with and under over old young happy quiet'.split(' ');
-function sentences(n: number, seed = 1): string[] {
-  let x = seed;
-  const rand = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  return Array.from({ length: n }, () => {
-    const len = 8 + Math.floor(rand() * 23);
-    const w = Array.from({ length: len }, () => WORDS[Math.floor(rand() * WORDS.length)]!);
-    return `${w.join(' ')}.`.replace(/^./, (c) => c.toUpperCase());
-  });
-}
 const BATCH = sentences(32);
 
 /** Both sides translate a list of texts and resolve when done. */
@@ -147,15 +137,6 @@ async function throughputs(run: Translate, texts: string[], withClients = true):
     if (withClients) concurrent.push(await rate(texts, clients(run, texts)));
   }
   return { batch: median(batch), concurrent: withClients ? median(concurrent) : NaN };
-}
-
-function modelsDir(folder: string, name: string, declaration?: object): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dragoman-bench-'));
-  const target = join(dir, name);
-  mkdirSync(target);
-  for (const f of readdirSync(folder)) symlinkSync(join(folder, f), join(target, f));
-  if (declaration && !existsSync(join(folder, 'dragoman.json'))) writeFileSync(join(target, 'dragoman.json'), JSON.stringify(declaration));
-  return dir;
 }
 
 /**
