@@ -1,7 +1,7 @@
 // Beam search in an ONNX Loop (beam-loop.ts): the graph reorders the cache and chooses the next
 // beams step after step; beam.ts follows those choices and decides the steps the graph leaves to it (finished
 // hypotheses, the boundary check, forced tokens). So the engine must translate exactly as without it.
-import { closeSync, openSync, readFileSync, ftruncateSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { idleLoopInput, twoBeams } from '../../src/engine/graph/loop-io.ts';
 import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
-import { FIXTURES, nllbDev, onAndOff, readDev, tempDir, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, nllbDev, onAndOff, readDev, withSparseFiles, type MarianDevRow } from './helpers.ts';
 
 describe('the beam loop model', () => {
   it('wraps only a step model with the search outputs', () => {
@@ -119,24 +119,13 @@ describe('greedy and beam search\'s Loops in one model (withSearchLoops)', () =>
 
 describe('which decoders get beam search\'s Loop (beamLoopFits)', () => {
   it('an int8 (*_quantized.onnx) file up to 256 MB, an fp32 one up to 64 MB (fp32 packed weights are kept per Loop)', () => {
-    const dir = tempDir();
-    // Sparse files: only the size counts.
-    const file = (name: string, mb: number) => {
-      const path = join(dir.path, `${mb}-${name}`);
-      const fd = openSync(path, 'w');
-      ftruncateSync(fd, mb * 1024 * 1024);
-      closeSync(fd);
-      return path;
-    };
-    try {
+    withSparseFiles((file) => {
       expect(beamLoopFits(file('decoder_model_merged_quantized.onnx', 163))).toBe(true);
       expect(beamLoopFits(file('decoder_model_merged_quantized.onnx', 256))).toBe(true);
       expect(beamLoopFits(file('decoder_model_merged_quantized.onnx', 257))).toBe(false);
       expect(beamLoopFits(file('decoder_model_merged.onnx', 64))).toBe(true);
       expect(beamLoopFits(file('decoder_model_merged.onnx', 65))).toBe(false);
-    } finally {
-      dir.remove();
-    }
+    });
   });
 });
 

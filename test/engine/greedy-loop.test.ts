@@ -1,7 +1,7 @@
 // Greedy search in an ONNX Loop (greedy-loop.ts): the loop model chooses, step after step, the
 // tokens the step model's candidates give one run at a time, and stops when every row is done; the engine plans its
 // runs around the rules (forced tokens, the end of a minimum length) and translates as without it.
-import { closeSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { greedyLoopFits, LOOP, withGreedyLoop } from '../../src/engine/graph/gre
 import { BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens } from '../../src/engine/search/logits-processors.ts';
 import type { GenerationRow } from '../../src/engine/pool/protocol.ts';
 import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
-import { FIXTURES, greedyCases, nllbDev, onAndOff, readDev, tempDir, type MarianDevRow } from './helpers.ts';
+import { FIXTURES, greedyCases, nllbDev, onAndOff, readDev, withSparseFiles, type MarianDevRow } from './helpers.ts';
 
 const PAD = 3999;
 const EOS = 0;
@@ -148,23 +148,12 @@ describe('the engine with the greedy-loop pass', () => {
 
 describe('which decoders get greedy search\'s Loop (greedyLoopFits)', () => {
   it('an int8 (*_quantized.onnx) file up to 256 MB (OPUS-MT base and big), not NLLB-200-600M\'s 466 MB; fp32 up to 1 GB', () => {
-    const dir = tempDir();
-    // Sparse files: only the size counts.
-    const file = (name: string, mb: number) => {
-      const path = join(dir.path, `${mb}-${name}`);
-      const fd = openSync(path, 'w');
-      ftruncateSync(fd, mb * 1024 * 1024);
-      closeSync(fd);
-      return path;
-    };
-    try {
+    withSparseFiles((file) => {
       expect(greedyLoopFits(file('decoder_model_merged_quantized.onnx', 163))).toBe(true);
       expect(greedyLoopFits(file('decoder_model_merged_quantized.onnx', 256))).toBe(true);
       expect(greedyLoopFits(file('decoder_model_merged_quantized.onnx', 445))).toBe(false);
       expect(greedyLoopFits(file('decoder_model_merged.onnx', 221))).toBe(true);
       expect(greedyLoopFits(file('decoder_model_merged.onnx', 1025))).toBe(false);
-    } finally {
-      dir.remove();
-    }
+    });
   });
 });

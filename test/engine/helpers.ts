@@ -1,6 +1,6 @@
 // Shared by the engine tests: fixture paths, dev.jsonl readers, temporary model folders, engines over them, and what
 // the model-rewrite tests look at (a graph's operators and ends, how far two outputs are apart).
-import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/env.ts';
@@ -54,6 +54,22 @@ export function linkModel(target: string, fixture: string, extra: Record<string,
 export function tempDir(prefix = 'dragoman-engine-'): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Runs `check` with a maker of sparse files of a given size in MB (only the size counts: the Loops' size gates). */
+export function withSparseFiles(check: (file: (name: string, mb: number) => string) => void): void {
+  const dir = tempDir();
+  try {
+    check((name, mb) => {
+      const path = join(dir.path, `${mb}-${name}`);
+      const fd = openSync(path, 'w');
+      ftruncateSync(fd, mb * 1024 * 1024);
+      closeSync(fd);
+      return path;
+    });
+  } finally {
+    dir.remove();
+  }
 }
 
 export async function engineOver(modelsDir: string, env: Record<string, string> = {}): Promise<DragomanEngine> {
