@@ -11,14 +11,12 @@ import { DROP_FINISHED_SHARE, LOGITS_ONLY, type SearchDecoder, type StepCandidat
 import { loopPlan } from './greedy.ts';
 import { Hypotheses } from './hypotheses.ts';
 
-export async function beamSearch(
-  decoder: SearchDecoder,
-  rules: GenerationRules,
-  processors: readonly LogitsProcessor[],
-  rows: readonly GenerationRow[],
-  beams: number,
-  nBest: number,
-): Promise<number[][][]> {
+/** A beam search over a batch: each row's `nBest` outputs (token ids), best first. */
+export type BeamSearch = (
+  decoder: SearchDecoder, rules: GenerationRules, processors: readonly LogitsProcessor[], rows: readonly GenerationRow[], beams: number, nBest: number,
+) => Promise<number[][][]>;
+
+export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, beams, nBest) => {
   const state = await decoder.begin(rows.map((r) => r.ids), beams);
   const total = rows.length * beams;
   const hyps = rows.map(() => new Hypotheses(beams, rules.lengthPenalty, rules.earlyStopping));
@@ -231,4 +229,4 @@ export async function beamSearch(
     if (!advance(await decide(step, await decoder.step(state, tokens, want)), true)) break;
   }
   return hyps.map((h) => h.ranked().slice(0, nBest));
-}
+};

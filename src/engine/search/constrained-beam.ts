@@ -10,6 +10,7 @@
 import type { GenerationRules } from '../model/family.ts';
 import { applyRules, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
+import type { BeamSearch } from './beam.ts';
 import { Hypotheses } from './hypotheses.ts';
 import { logSoftmax } from './scores.ts';
 import { DROP_FINISHED_SHARE, LOGITS_ONLY, type SearchDecoder } from '../runtime/search-decoder.ts';
@@ -53,14 +54,7 @@ interface Candidate extends Live {
   bank: number;
 }
 
-export async function constrainedBeamSearch(
-  decoder: SearchDecoder,
-  rules: GenerationRules,
-  processors: readonly LogitsProcessor[],
-  rows: readonly GenerationRow[],
-  beams: number,
-  nBest: number,
-): Promise<number[][][]> {
+export const constrainedBeamSearch: BeamSearch = async (decoder, rules, processors, rows, beams, nBest) => {
   const B = Math.max(beams, MIN_CONSTRAINED_BEAMS);
   const constraints: RowConstraints[] = rows.map((r) => r.constraints ?? { phrases: [], joiners: [] });
   const state = await decoder.begin(rows.map((r) => r.ids), B);
@@ -161,7 +155,7 @@ export async function constrainedBeamSearch(
     }
   }
   return finished.map((f) => f.ranked().slice(0, nBest));
-}
+};
 
 /** The `n` best token ids of a row of scores (ties to the lower id). */
 function bestTokens(scores: Float32Array, n: number): number[] {
