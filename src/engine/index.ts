@@ -6,7 +6,7 @@ import type { Config } from '../config/env.ts';
 import { applyAmxSetting, type AmxStatus } from './runtime/amx.ts';
 import { Batcher, type BatchEvent } from './batching/batcher.ts';
 import { TranslationCache } from './translate/cache.ts';
-import { usableCores } from './pool/cpu-limit.ts';
+import { poolShape } from './pool/cpu-limit.ts';
 import { WorkerPool } from './pool/pool.ts';
 import type { SessionSettings } from './pool/protocol.ts';
 import { startModels } from './pool/start-models.ts';
@@ -42,17 +42,6 @@ export interface DragomanEngine extends Engine {
   cacheStats(): { size: number; hits: number; misses: number };
   /** Test hook: kill a worker (the busy one if any) as if it crashed. */
   crashWorkerForTest(): void;
-}
-
-/**
- * Defaults for the pool on this machine: one worker per two cores, at most 4 (each worker holds a full replica of
- * every model: 4 x NLLB-600M int8 is already ~4 GB), the cores shared out as onnxruntime threads. Cores = the CPUs
- * this process may use, a container's CPU quota included (cpu-limit.ts).
- */
-export function poolShape(config: Pick<Config, 'workers' | 'intraOpThreads'>, cores = usableCores()) {
-  const workers = config.workers || Math.min(4, Math.max(1, Math.floor(cores / 2)));
-  const intraOp = config.intraOpThreads || Math.max(1, Math.floor(cores / workers));
-  return { workers, intraOp };
 }
 
 export async function createEngine(config: Config, options: EngineOptions = {}): Promise<DragomanEngine> {

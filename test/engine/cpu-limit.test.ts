@@ -2,8 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cgroupCpuLimit, usableCores } from '../../src/engine/pool/cpu-limit.ts';
-import { poolShape } from '../../src/engine/index.ts';
+import { cgroupCpuLimit, poolShape, usableCores } from '../../src/engine/pool/cpu-limit.ts';
 import { tempDir } from './helpers.ts';
 
 const dirs: { remove: () => void }[] = [];

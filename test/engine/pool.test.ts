@@ -4,7 +4,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { poolShape, type DragomanEngine } from '../../src/engine/index.ts';
+import type { DragomanEngine } from '../../src/engine/index.ts';
+import { poolShape } from '../../src/engine/pool/cpu-limit.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { SMALL_DECODER_BYTES, sessionOptions, threadsFor } from '../../src/engine/runtime/session-options.ts';
 import { CORE_FIXTURES, FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';

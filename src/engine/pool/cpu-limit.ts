@@ -2,10 +2,11 @@
 // container's CPU quota: a pod limited to 2 CPUs on a 32-core node saw 32, and the default pool (4 workers × 8
 // onnxruntime threads, four replicas of every model) ran 32 threads on 2 CPUs' worth of time and hit its memory
 // limit. The quota is read from the cgroup files (v2 `cpu.max`, v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`) of
-// this process's cgroup and its ancestors; the smallest applies.
+// this process's cgroup and its ancestors; the smallest applies. poolShape shares them out as workers and threads.
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, posix } from 'node:path';
+import type { Config } from '../../config/env.ts';
 
 function read(path: string): string | undefined {
   try {
@@ -59,4 +60,15 @@ export function cgroupCpuLimit(root = '/'): number | undefined {
 /** The cores the engine shares out by default: the schedulable CPUs, or fewer when a CPU quota says so. */
 export function usableCores(cpus = availableParallelism(), limit = cgroupCpuLimit()): number {
   return limit === undefined ? cpus : Math.max(1, Math.min(cpus, Math.round(limit)));
+}
+
+/**
+ * Defaults for the pool on this machine: one worker per two cores, at most 4 (each worker holds a full replica of
+ * every model: 4 x NLLB-600M int8 is already ~4 GB), the cores shared out as onnxruntime threads. Cores = the CPUs
+ * this process may use, a container's CPU quota included (cpu-limit.ts).
+ */
+export function poolShape(config: Pick<Config, 'workers' | 'intraOpThreads'>, cores = usableCores()) {
+  const workers = config.workers || Math.min(4, Math.max(1, Math.floor(cores / 2)));
+  const intraOp = config.intraOpThreads || Math.max(1, Math.floor(cores / workers));
+  return { workers, intraOp };
 }
