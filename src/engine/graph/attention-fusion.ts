@@ -3,7 +3,7 @@
 // reshape back, and the Shape/Gather/Concat chains computing those shapes at run time. At one token per row they cost
 // more in per-operator overhead than in arithmetic. This replaces each such block by onnxruntime's own
 // com.microsoft.MultiHeadAttention: same projections, same mask, same cache tensors in and out (268 operators a
-// step become 136; 7-10 % of a step on OPUS-MT-base, docs/tuning.md). A block that does not match the pattern
+// step become 136; what it earns: docs/tuning.md). A block that does not match the pattern
 // exactly is left as it is. Only for the with-past decoder, which always gets one token per row: the operator wants
 // the mask's query axis to be the query length, and optimum's cross-attention mask has 1 there (broadcast).
 import {

@@ -1,6 +1,6 @@
-// Beam search's steps in an ONNX Loop, as greedy-loop.ts does for greedy search. One step a run cost a 4-row beam
-// batch (OPUS-MT-base int8) 50-100 % more than the same steps inside a Loop: each run copies the whole cache out to
-// JavaScript and back, and wakes the threads again (docs/tuning.md).
+// Beam search's steps in an ONNX Loop, as greedy-loop.ts does for greedy search. One step a run costs more than the
+// same steps inside a Loop: each run copies the whole cache out to JavaScript and back, and wakes the threads again
+// (what it earns: docs/tuning.md, `npm run bench:passes`).
 //
 // Each iteration reorders the cache by the previous choice (Gather on the rows), runs the step model (with its search
 // outputs, top-candidates.ts) and chooses exactly as beam.ts does from the decoder's m best logits: log-probability

@@ -1,5 +1,5 @@
 // optimum's merged decoder holds the decoder twice, as the two branches of an `If` on `use_cache_branch`, and
-// onnxruntime runs the chosen branch as a subgraph: that wrapper costs ~13 % of a step (docs/tuning.md).
+// onnxruntime runs the chosen branch as a subgraph, a wrapper that costs time on every step.
 // This cuts the file into two models with no `If`: the with-past branch on its own (every step, the first one with
 // an empty self-attention cache) and the nodes of the no-past branch that compute the cross-attention K/V from the
 // encoder output (once per batch). Same nodes, same weights; anything unexpected and the merged file is used as is.

@@ -1,8 +1,8 @@
 // The with-past step model (with its search outputs, top-candidates.ts) wrapped in an ONNX Loop, so that greedy
 // search runs many steps in one onnxruntime run. Each step as its own run cost, besides the step itself, a copy of
 // every output into a fresh JavaScript buffer, fresh input buffers the next step, and the threads' sleep and wake-up between runs; inside a Loop the cache stays in onnxruntime's buffers and
-// the threads spin from one step to the next. Measured on OPUS-MT-base int8, 32 steps in one process: 1 row 100-108
-// → 78-95 ms, 32 rows 828 → 664 ms, the same tokens (docs/tuning.md).
+// the threads spin from one step to the next. Same tokens, faster (what it earns: docs/tuning.md, `npm run
+// bench:passes`).
 //
 // One model serves every search: a run of M = 1 is the plain step (beam search reads its search outputs, M = 1 rows
 // of each scan output), a run of M > 1 is greedy search over steps whose rules only ban (the same tokens banned for

@@ -1,7 +1,7 @@
 // OPUS-MT's output projection is the tied embedding, which the Xenova/optimum quantizer stores as uint8; onnxruntime
 // then multiplies uint8 activations by uint8 weights, a kernel that cannot use AVX512-VNNI / AVX-VNNI. Storing the
 // same weight and its zero point shifted by -128 as int8 leaves every integer product (q - zero point) unchanged,
-// and onnxruntime picks its u8×s8 VNNI kernel (5-9 % of a decoder step here, docs/tuning.md). Exact only where
+// and onnxruntime picks its u8×s8 VNNI kernel (what it earns: docs/tuning.md). Exact only where
 // that kernel is used: without VNNI, onnxruntime's u8×s8 AVX2 kernel saturates 16-bit sums, so the caller gates it
 // (cpu-features.ts cpuHasVnni).
 import {

@@ -4,8 +4,7 @@ import type { SessionSettings } from '../pool/protocol.ts';
 
 /**
  * Below this decoder size a step's matrices are too small for a second thread to pay: waking it costs more than it
- * saves (tiny-nllb, 1.6 MB, 32 tokens, one process A/B: 1 thread 10.0-14.3 ms vs 2 threads 14.6-17.1 ms for one
- * sentence, 59 vs 61 ms for 32), while OPUS-MT-base (56 MB int8) gains from two.
+ * saves (tiny-nllb, 1.6 MB, ran faster on one thread), while OPUS-MT-base (56 MB int8) gains from two.
  */
 export const SMALL_DECODER_BYTES = 16 * 1024 * 1024;
 
