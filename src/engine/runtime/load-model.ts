@@ -40,7 +40,7 @@ export async function loadModel(
     throw new Error(problem);
   }
   const graphs = prepared ?? await prepareDecoder({ decoderPath, stamp, dims, padId, eosId, settings: graphSettings(settings) });
-  const decoder = await openDecoder(decoderPath, graphs, options, settings, candidates).catch(async (err: Error) => {
+  const decoder = await openDecoder(decoderPath, graphs, options, candidates).catch(async (err: Error) => {
     await encoder.release();
     throw err.message.startsWith(decoderPath) ? err : new Error(`${decoderPath}: onnxruntime cannot load it: ${err.message}`);
   });

@@ -5,7 +5,6 @@ import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
 import type { PreparedDecoder } from '../graph/prepare.ts';
 import { graphIoProblem } from '../model/graph-io.ts';
-import type { SessionSettings } from '../pool/protocol.ts';
 
 /** How the decoder runs: optimum's merged file as it is, or cut in two without its `If` (decoder-split.ts). */
 export type Decoder =
@@ -29,7 +28,7 @@ export type Decoder =
  * open falls back to the merged file (slower, never wrong).
  */
 export async function openDecoder(
-  path: string, prepared: PreparedDecoder, options: ort.InferenceSession.SessionOptions, settings: SessionSettings, candidates: number,
+  path: string, prepared: PreparedDecoder, options: ort.InferenceSession.SessionOptions, candidates: number,
 ): Promise<Decoder> {
   if (prepared.kind === 'split') {
     let crossKv: ort.InferenceSession | undefined;
