@@ -1,8 +1,8 @@
 // Paragraphs whose formatting is nested elements around text (OpenDocument's text:span and text:a, XHTML's
 // inline elements): each element is a wrapper written back as its own start tag and end tag around the words
 // it came back around; text outside every wrapper is the paragraph's own.
-import { hasText, heaviestWrap, inlineHtml, mergeAdjacent, serialize, splitEdges, textLength, translatedPieces, type Inline } from './inline.ts';
-import { OpaquePieces } from './opaque.ts';
+import { heaviestWrap, serialize, translatedPieces, type Inline } from './inline.ts';
+import { OpaquePieces, paragraphUnit } from './paragraph.ts';
 import type { PartUnit, Render } from './package.ts';
 
 export class NestedParagraph {
@@ -37,28 +37,23 @@ export class NestedParagraph {
     end: number,
     o: { head: (target: string) => string; tail: string; text: (text: string) => string; implicit?: (open: string) => boolean },
   ): PartUnit | undefined {
-    const { lead, body: all, tail } = splitEdges(mergeAdjacent(nodes));
-    if (!hasText(all)) return undefined;
-    const base = o.implicit ? this.implicitWrap(all, o.implicit) : undefined;
-    const body = base === undefined ? all : all.flatMap((n) => (typeof n === 'object' && 'wrap' in n && n.wrap === base ? n.children : [n]));
-    const html = inlineHtml(body);
-    return {
-      html,
-      chars: textLength(body),
-      start,
-      end,
-      build: (translation, target, render) => {
-        const pieces = translatedPieces(body, translation).map((p) => (base !== undefined && p.wraps.length === 0 ? { ...p, wraps: [base] } : p));
-        const content = serialize(pieces, {
-          structural: () => true,
-          open: (w) => this.wraps[w]!.open,
-          close: (w) => this.wraps[w]!.close,
-          text: (text) => o.text(text),
-          ...this.opaque.writers(render),
-        });
-        return o.head(target) + this.opaque.write(lead, render) + content + this.opaque.write(tail, render) + o.tail;
-      },
-    };
+    return paragraphUnit(nodes, start, end, this.opaque, { head: o.head, tail: () => o.tail }, (all) => {
+      const base = o.implicit ? this.implicitWrap(all, o.implicit) : undefined;
+      const body = base === undefined ? all : all.flatMap((n) => (typeof n === 'object' && 'wrap' in n && n.wrap === base ? n.children : [n]));
+      return {
+        nodes: body,
+        content: (translation, _target, render) => {
+          const pieces = translatedPieces(body, translation).map((p) => (base !== undefined && p.wraps.length === 0 ? { ...p, wraps: [base] } : p));
+          return serialize(pieces, {
+            structural: () => true,
+            open: (w) => this.wraps[w]!.open,
+            close: (w) => this.wraps[w]!.close,
+            text: (text) => o.text(text),
+            ...this.opaque.writers(render),
+          });
+        },
+      };
+    });
   }
 
   /**

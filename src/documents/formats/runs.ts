@@ -3,8 +3,8 @@
 // used ones in a paragraph or link are left implicit, so plain text carries no tags), links are wrappers
 // around runs, everything else is a token. The translation comes back as runs again: each translated piece
 // of text in a run with the properties of the wrapper it came back in.
-import { hasText, heaviestWrap, inlineHtml, mergeAdjacent, serialize, splitEdges, textLength, translatedPieces, type Inline } from './inline.ts';
-import { OpaquePieces } from './opaque.ts';
+import { heaviestWrap, serialize, translatedPieces, type Inline } from './inline.ts';
+import { OpaquePieces, paragraphUnit } from './paragraph.ts';
 import type { PartUnit, Render } from './package.ts';
 import { xmlText } from './xml.ts';
 
@@ -52,33 +52,27 @@ export class RunParagraph {
    * head(target) + content + tail(target). Undefined when there is nothing to translate.
    */
   unit(nodes: Inline[], start: number, end: number, head: (target: string) => string, tail: (target: string) => string): PartUnit | undefined {
-    const { lead, body, tail: after } = splitEdges(mergeAdjacent(nodes));
-    if (!hasText(body)) return undefined;
-    const bases = new Map<number, string>();
-    const implicit = this.implicitRuns(body, -1, bases);
-    const html = inlineHtml(implicit);
-    return {
-      html,
-      chars: textLength(body),
-      start,
-      end,
-      build: (translation, target, render) => {
-        const propsFor = (wraps: readonly number[]): string => {
-          const run = [...wraps].reverse().find((w) => this.wraps[w]!.kind === 'run');
-          if (run !== undefined) return (this.wraps[run] as { props: string }).props;
-          const link = wraps.find((w) => this.wraps[w]!.kind === 'link');
-          return bases.get(link ?? -1) ?? bases.get(-1) ?? '';
-        };
-        const content = serialize(translatedPieces(implicit, translation), {
-          structural: (w) => this.wraps[w]!.kind === 'link',
-          open: (w) => (this.wraps[w] as { open: string }).open,
-          close: (w) => (this.wraps[w] as { close: string }).close,
-          text: (text, wraps) => this.syntax.run(this.syntax.retag(propsFor(wraps), target), xmlText(text)),
-          ...this.opaque.writers(render),
-        });
-        return head(target) + this.opaque.write(lead, render) + content + this.opaque.write(after, render) + tail(target);
-      },
-    };
+    return paragraphUnit(nodes, start, end, this.opaque, { head, tail }, (body) => {
+      const bases = new Map<number, string>();
+      const implicit = this.implicitRuns(body, -1, bases);
+      const propsFor = (wraps: readonly number[]): string => {
+        const run = [...wraps].reverse().find((w) => this.wraps[w]!.kind === 'run');
+        if (run !== undefined) return (this.wraps[run] as { props: string }).props;
+        const link = wraps.find((w) => this.wraps[w]!.kind === 'link');
+        return bases.get(link ?? -1) ?? bases.get(-1) ?? '';
+      };
+      return {
+        nodes: implicit,
+        content: (translation, target, render) =>
+          serialize(translatedPieces(implicit, translation), {
+            structural: (w) => this.wraps[w]!.kind === 'link',
+            open: (w) => (this.wraps[w] as { open: string }).open,
+            close: (w) => (this.wraps[w] as { close: string }).close,
+            text: (text, wraps) => this.syntax.run(this.syntax.retag(propsFor(wraps), target), xmlText(text)),
+            ...this.opaque.writers(render),
+          }),
+      };
+    });
   }
 
   /** The nodes with the container's most used run properties unwrapped (recorded in `bases` under the container: -1 or a link). */
