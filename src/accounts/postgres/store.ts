@@ -15,7 +15,7 @@ import type * as records from '../types.ts';
 import { AccountsUnavailable } from '../errors.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
-import { decode, encode, toKey, UNLIMITED, type KeyRow, type Stored } from '../stored-row.ts';
+import { decode, encode, toKey, toPlan, UNLIMITED, type KeyRow, type PlanRow, type Stored } from '../stored-row.ts';
 import { databaseUnavailable, isUnavailable } from './unavailable.ts';
 import { CHARGE_RETRIES, NO_RETRIES, READ_RETRIES, sleep, types, withVerifiedSslMode, type PgStoreOptions } from './connection.ts';
 
@@ -121,16 +121,8 @@ export class PgAccountStore implements AccountStore {
     }
   }
 
-  private plan(name: records.PlanName, row: { monthly_chars: Stored; rpm: Stored } | undefined): records.Plan {
-    const m = decode(row?.monthly_chars ?? null);
-    const r = decode(row?.rpm ?? null);
-    const d = this.defaults[name];
-    return {
-      name,
-      monthlyChars: m === undefined ? d.monthlyChars : m,
-      rpm: r === undefined ? d.rpm : r,
-      customized: { monthlyChars: m !== undefined, rpm: r !== undefined },
-    };
+  private plan(name: records.PlanName, row: PlanRow | undefined): records.Plan {
+    return toPlan(name, row, this.defaults[name]);
   }
 
   async insertKey(key: records.NewKey): Promise<records.KeyRecord> {
@@ -209,7 +201,7 @@ export class PgAccountStore implements AccountStore {
   }
 
   async resetPlan(name: records.PlanName, which: LimitFields) {
-    const { rows } = await this.query<{ monthly_chars: Stored; rpm: Stored }>(
+    const { rows } = await this.query<PlanRow>(
       `INSERT INTO plans AS p (name) VALUES ($1)
        ON CONFLICT (name) DO UPDATE
          SET monthly_chars = CASE WHEN $2 THEN NULL ELSE p.monthly_chars END,
@@ -222,7 +214,7 @@ export class PgAccountStore implements AccountStore {
   }
 
   async listPlans() {
-    const { rows } = await this.query<{ name: string; monthly_chars: Stored; rpm: Stored }>(
+    const { rows } = await this.query<PlanRow & { name: string }>(
       'SELECT name, monthly_chars, rpm FROM plans',
       [],
       READ_RETRIES,
@@ -232,7 +224,7 @@ export class PgAccountStore implements AccountStore {
   }
 
   async setPlan(name: records.PlanName, patch: records.LimitsPatch) {
-    const { rows } = await this.query<{ monthly_chars: Stored; rpm: Stored }>(
+    const { rows } = await this.query<PlanRow>(
       `INSERT INTO plans AS p (name, monthly_chars, rpm) VALUES ($1, $3::BIGINT, $5::BIGINT)
        ON CONFLICT (name) DO UPDATE
          SET monthly_chars = CASE WHEN $2 THEN EXCLUDED.monthly_chars ELSE p.monthly_chars END,

@@ -9,7 +9,7 @@ import type * as records from '../types.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
 import { openDatabase } from './open.ts';
-import { decode, encode, toKey, type KeyRow, type Stored } from '../stored-row.ts';
+import { encode, toKey, toPlan, type KeyRow, type PlanRow } from '../stored-row.ts';
 
 /** The SQLite header's application id of a Dragoman database: "DRGM". Written by ping(). */
 const APPLICATION_ID = 0x4452474d;
@@ -157,16 +157,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   private planSync(name: records.PlanName): records.Plan {
-    const row = this.stmt.plan.get(name) as { monthly_chars: Stored; rpm: Stored } | undefined;
-    const m = decode(row?.monthly_chars ?? null);
-    const r = decode(row?.rpm ?? null);
-    const d = this.defaults[name];
-    return {
-      name,
-      monthlyChars: m === undefined ? d.monthlyChars : m,
-      rpm: r === undefined ? d.rpm : r,
-      customized: { monthlyChars: m !== undefined, rpm: r !== undefined },
-    };
+    return toPlan(name, this.stmt.plan.get(name) as PlanRow | undefined, this.defaults[name]);
   }
 
   private limitsSync(keyId: string): records.Limits | undefined {
