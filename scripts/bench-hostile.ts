@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CORE_MODELS, FIXTURE_MODELS_DIR } from '../test/fixture-models.ts';
+import { listening } from '../test/server-process.ts';
 import { ROOT } from './bench-model-folder.ts';
 
 const { values } = parseArgs({ options: { cap: { type: 'string', default: '60' }, only: { type: 'string' } } });
@@ -88,17 +89,7 @@ const secret = (JSON.parse(created.stdout) as { key: string }).key;
 
 async function startServer(): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${log}`)));
-  });
+  const { url } = await listening(child);
   return { url, child };
 }
 

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchModelFolder, ROOT } from './bench-model-folder.ts';
+import { listening } from '../test/server-process.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -61,17 +62,7 @@ if (created.status !== 0) throw new Error(`keys create failed: ${created.stderr}
 const secret = (JSON.parse(created.stdout) as { key: string }).key;
 
 const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-let serverLog = '';
-const url = await new Promise<string>((resolveUrl, reject) => {
-  const onData = (chunk: Buffer) => {
-    serverLog += chunk.toString();
-    const m = /listening on (http:\/\/\S+)/.exec(serverLog);
-    if (m) resolveUrl(m[1]!);
-  };
-  server.stdout.on('data', onData);
-  server.stderr.on('data', onData);
-  server.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${serverLog}`)));
-});
+const { url } = await listening(server);
 
 const rssMb = (): number => {
   const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
