@@ -91,7 +91,11 @@ export async function send(url: string, init: { method?: string; headers?: Recor
     headers['content-type'] ??= 'application/x-www-form-urlencoded';
   }
   const payload = typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
-  const res = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body: payload });
+  return replyOf(await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body: payload }));
+}
+
+/** A response read whole: its body parsed as JSON when it is JSON (undefined otherwise), and as text. */
+export async function replyOf(res: Response): Promise<Reply> {
   const text = await res.text();
   let parsed: unknown;
   try {

@@ -3,7 +3,7 @@
 // statuses and bodies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types.ts';
-import { type CompatServer, type Reply, reference, send, serverWith, startCompatServer } from '../google/harness.ts';
+import { type CompatServer, type Reply, reference, replyOf, send, serverWith, startCompatServer } from '../google/harness.ts';
 
 const EN = 'The weather is very nice today and we are going to the park.';
 const EN2 = 'The house is small.';
@@ -48,15 +48,7 @@ const post = (path: string, json: unknown, headers: Record<string, string> = {})
 
 /** A multipart/form-data request as a browser's FormData sends it (fetch sets the boundary). */
 async function postMultipart(path: string, form: FormData): Promise<Reply> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', body: form });
-  const text = await res.text();
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, body, text };
+  return replyOf(await fetch(`${base}${path}`, { method: 'POST', body: form }));
 }
 
 function formData(entries: [string, string | Blob][]): FormData {
