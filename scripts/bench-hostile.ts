@@ -5,13 +5,12 @@
 // case: the status and time of the hostile request, and the /health stall (the slowest /health answer while it
 // ran) and p99. A case still running after --cap seconds is abandoned (its server killed) and shown as "> cap".
 // Not a test: a table for the before/after comparison of the request-size hardening (docs/hardening.md).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CORE_MODELS, FIXTURE_MODELS_DIR } from '../test/fixture-models.ts';
-import { ROOT } from './bench-model-folder.ts';
+import { benchEnv, enterpriseKey, startServer } from './bench-server.ts';
 
 const { values } = parseArgs({ options: { cap: { type: 'string', default: '60' }, only: { type: 'string' } } });
 const CAP_MS = Number(values.cap) * 1000;
@@ -70,37 +69,8 @@ const work = mkdtempSync(join(tmpdir(), 'dragoman-hostile-'));
 // the three core fixture models, as when the table was first measured (not the further families' fixtures)
 mkdirSync(join(work, 'models'));
 for (const m of CORE_MODELS) symlinkSync(join(FIXTURE_MODELS_DIR, m), join(work, 'models', m));
-const env = {
-  ...process.env,
-  DRAGOMAN_PORT: '0',
-  DRAGOMAN_DATA_DIR: join(work, 'data'),
-  DRAGOMAN_MODELS_DIR: join(work, 'models'),
-  DRAGOMAN_WORKERS: '1',
-  DRAGOMAN_INTRA_OP_THREADS: '1',
-  DRAGOMAN_LOG_LEVEL: 'warn',
-  DRAGOMAN_CACHE_SIZE: '0',
-  DRAGOMAN_KEYLESS_RPM: 'unlimited',
-};
-const created = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'create', '--plan', 'enterprise', '--json'],
-  { cwd: ROOT, env, encoding: 'utf8' });
-if (created.status !== 0) throw new Error(`keys create failed: ${created.stderr}`);
-const secret = (JSON.parse(created.stdout) as { key: string }).key;
-
-async function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${log}`)));
-  });
-  return { url, child };
-}
+const env = benchEnv(work, join(work, 'models'), { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '1' });
+const secret = enterpriseKey(env);
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -124,7 +94,7 @@ console.log('| case | status | time ms | /health max ms | /health p99 ms | small
 console.log('|---|---|---|---|---|---|');
 for (const c of CASES) {
   if (only && !only.some((o) => c.name.includes(o))) continue;
-  const { url, child } = await startServer();
+  const { url, child } = await startServer(env);
   const headers: Record<string, string> = { 'content-type': c.contentType, ...(c.keyed ? { 'x-api-key': secret } : {}) };
   const body = c.body();
   let running = true;

@@ -12,12 +12,12 @@
 // stalls all the others. Not a test: a table.
 // Model folder: argument, else DRAGOMAN_BENCH_MODEL, else ../shared/models/bench-marian-base,
 // ../bench-models/bench-marian-base, else the tiny fixture.
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchModelFolder, ROOT } from './bench-model-folder.ts';
+import { benchEnv, enterpriseKey, startServer } from './bench-server.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -43,35 +43,9 @@ for (const f of ['config.json', 'generation_config.json', 'tokenizer.json', 'tok
   if (existsSync(join(modelFolder, f))) symlinkSync(join(modelFolder, f), join(model, f));
 }
 writeFileSync(join(model, 'dragoman.json'), JSON.stringify({ family: 'marian', source: 'en', target: 'de' }));
-const env = {
-  ...process.env,
-  DRAGOMAN_PORT: '0',
-  DRAGOMAN_DATA_DIR: join(work, 'data'),
-  DRAGOMAN_MODELS_DIR: models,
-  DRAGOMAN_LOG_LEVEL: 'warn',
-  DRAGOMAN_CACHE_SIZE: '0',
-  DRAGOMAN_METRICS_TOKEN: 'soak-metrics-token',
-  // The hostile clients send keyless requests back to back, all from this address.
-  DRAGOMAN_KEYLESS_RPM: 'unlimited',
-};
-
-const created = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'create', '--plan', 'enterprise', '--json'],
-  { cwd: root, env, encoding: 'utf8' });
-if (created.status !== 0) throw new Error(`keys create failed: ${created.stderr}`);
-const secret = (JSON.parse(created.stdout) as { key: string }).key;
-
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-let serverLog = '';
-const url = await new Promise<string>((resolveUrl, reject) => {
-  const onData = (chunk: Buffer) => {
-    serverLog += chunk.toString();
-    const m = /listening on (http:\/\/\S+)/.exec(serverLog);
-    if (m) resolveUrl(m[1]!);
-  };
-  server.stdout.on('data', onData);
-  server.stderr.on('data', onData);
-  server.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${serverLog}`)));
-});
+const env = benchEnv(work, models, { DRAGOMAN_METRICS_TOKEN: 'soak-metrics-token' });
+const secret = enterpriseKey(env);
+const { url, child: server } = await startServer(env);
 
 const rssMb = (): number => {
   const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');

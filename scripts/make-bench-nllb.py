@@ -34,6 +34,7 @@ import json
 import math
 import os
 import shutil
+import sys
 import tempfile
 import time
 
@@ -45,6 +46,9 @@ import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The fixture models' own position table (scripts/fixtures/model.py), so both are M2M100's by one definition.
+sys.path.insert(0, os.path.join(HERE, "fixtures"))
+from model import fairseq_sinusoids  # noqa: E402
 REPO = os.path.dirname(HERE)
 TINY = os.path.join(REPO, "test", "fixtures", "models", "tiny-nllb")
 
@@ -57,16 +61,6 @@ EMB = "model.shared.weight"
 
 
 # ---------------------------------------------------------------- the model (M2M100 as NLLB uses it)
-
-def sinusoid_table(n, dim, pad):
-    half = dim // 2
-    step = math.log(10000) / (half - 1)
-    freqs = torch.exp(torch.arange(half, dtype=torch.int64).float() * -step)
-    ang = torch.arange(n, dtype=torch.int64).float().unsqueeze(1) * freqs.unsqueeze(0)
-    emb = torch.cat([torch.sin(ang), torch.cos(ang)], dim=1).view(n, -1)
-    emb[pad, :] = 0
-    return emb
-
 
 def position_ids(ids, past_len=0):
     mask = ids.ne(PAD).long()
@@ -127,7 +121,7 @@ class DecoderLayer(nn.Module):
 class Stack(nn.Module):
     def __init__(self, layer):
         super().__init__()
-        self.register_buffer("positions", sinusoid_table(POSITIONS + 2, D, PAD), persistent=False)
+        self.register_buffer("positions", fairseq_sinusoids(POSITIONS + 2, D, PAD), persistent=False)
         self.layers = nn.ModuleList([layer() for _ in range(LAYERS)])
         self.layer_norm = nn.LayerNorm(D)
 

@@ -15,6 +15,12 @@ import type {
   UsageRow,
 } from './types.ts';
 
+/** The limits a reset touches: a field set to true goes back to where it comes from (the plan, or the built-in figure). */
+export interface LimitFields {
+  monthlyChars?: boolean;
+  rpm?: boolean;
+}
+
 export interface AccountStore {
   insertKey(key: NewKey): Promise<KeyRecord>;
   /** The key whose secret hashes to `hash` (revoked ones included, so callers can say "revoked"). */
@@ -26,12 +32,12 @@ export interface AccountStore {
   setKeyPlan(id: string, plan: PlanName): Promise<boolean>;
   setKeyOverrides(id: string, patch: LimitsPatch): Promise<boolean>;
   /** Drop overrides so the key follows its plan again. */
-  clearKeyOverrides(id: string, which: { monthlyChars?: boolean; rpm?: boolean }): Promise<boolean>;
+  clearKeyOverrides(id: string, which: LimitFields): Promise<boolean>;
 
   listPlans(): Promise<Plan[]>;
   setPlan(name: PlanName, patch: LimitsPatch): Promise<Plan>;
   /** Back to the built-in figures (and the rate preset) for the chosen fields. */
-  resetPlan(name: PlanName, which: { monthlyChars?: boolean; rpm?: boolean }): Promise<Plan>;
+  resetPlan(name: PlanName, which: LimitFields): Promise<Plan>;
   /** Effective limits of a key: its own overrides, else its plan's. */
   limitsFor(keyId: string): Promise<Limits | undefined>;
 

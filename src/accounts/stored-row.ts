@@ -1,6 +1,6 @@
 // How both backends store keys and limits (same columns in both migrations): a limit column is NULL for
 // "inherit from the plan" and -1 for "unlimited", so one integer column says all three states.
-import type { KeyRecord, Limit, PlanName } from './types.ts';
+import type { KeyRecord, Limit, Limits, Plan, PlanName } from './types.ts';
 
 export type Stored = number | null;
 export const UNLIMITED = -1;
@@ -36,5 +36,23 @@ export function toKey(r: KeyRow): KeyRecord {
     overrides,
     createdAt: r.created_at,
     revokedAt: r.revoked_at,
+  };
+}
+
+/** The limit columns of a row of the `plans` table. */
+export interface PlanRow {
+  monthly_chars: Stored;
+  rpm: Stored;
+}
+
+/** The plan from its row (undefined: never changed), a limit the row does not set taken from `builtIn`. */
+export function toPlan(name: PlanName, row: PlanRow | undefined, builtIn: Limits): Plan {
+  const m = decode(row?.monthly_chars ?? null);
+  const r = decode(row?.rpm ?? null);
+  return {
+    name,
+    monthlyChars: m === undefined ? builtIn.monthlyChars : m,
+    rpm: r === undefined ? builtIn.rpm : r,
+    customized: { monthlyChars: m !== undefined, rpm: r !== undefined },
   };
 }

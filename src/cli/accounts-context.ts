@@ -4,7 +4,8 @@ import { Accounts } from '../accounts/accounts.ts';
 import { systemClock } from '../accounts/clock.ts';
 import { existsSync } from 'node:fs';
 import { databaseFile, openAccountStore } from '../accounts/index.ts';
-import { ConfigError, loadConfig, type Config } from '../config/env.ts';
+import type { Config } from '../config/env.ts';
+import { commandConfig } from './command-config.ts';
 import { CliError, type CliIo } from './io.ts';
 
 /**
@@ -17,13 +18,7 @@ export async function withAccounts<T>(
   fn: (accounts: Accounts, config: Config) => Promise<T>,
   options: { create?: boolean } = {},
 ): Promise<T> {
-  let config: Config;
-  try {
-    config = loadConfig(io.env);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, 2);
-    throw err;
-  }
+  const config = commandConfig(io);
   if (!config.databaseUrl && !options.create && !existsSync(databaseFile(config))) {
     throw new CliError(
       `no account database at ${databaseFile(config)}: check DRAGOMAN_DATA_DIR (the server creates the file when it first starts, as does "dragoman keys create")`,

@@ -46,6 +46,7 @@ export interface DocumentView {
   target: string;
   glossary?: string;
   characters: number;
+  /** 0 to 1. */
   progress: number;
   createdAt: string;
   expiresAt: string;

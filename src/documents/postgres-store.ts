@@ -3,31 +3,14 @@
 import pg from 'pg';
 import { databaseUnavailable, isUnavailable } from '../accounts/postgres/unavailable.ts';
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
-import { COLUMNS, fromRow, rowValues, type JobRow } from './sqlite-store.ts';
+import { COLUMNS, createJobTable, fromRow, rowValues, type JobRow } from './job-table.ts';
 import type { JobStore } from './store.ts';
 
 // One implicit transaction under an advisory lock: replicas starting together do not race on CREATE TABLE.
 const SCHEMA = `SELECT pg_advisory_xact_lock(hashtext('dragoman.document_jobs'));
-CREATE TABLE IF NOT EXISTS document_jobs (
-  id TEXT PRIMARY KEY,
-  key_id TEXT NOT NULL,
-  status TEXT NOT NULL,
-  filename TEXT NOT NULL,
-  format TEXT NOT NULL,
-  source TEXT,
-  detected_source TEXT,
-  target TEXT NOT NULL,
-  characters BIGINT NOT NULL,
-  progress DOUBLE PRECISION NOT NULL DEFAULT 0,
-  created_at BIGINT NOT NULL,
-  expires_at BIGINT NOT NULL,
-  error TEXT,
-  charge_state TEXT NOT NULL,
-  charge TEXT NOT NULL,
-  lease_until BIGINT NOT NULL DEFAULT 0
-);
-ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS glossary TEXT;
-CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);`;
+${createJobTable({ integer: 'BIGINT', real: 'DOUBLE PRECISION' })}
+-- a table made before jobs could carry a glossary gets the column
+ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS glossary TEXT;`;
 
 export class PgJobStore implements JobStore {
   private readonly pool: pg.Pool;

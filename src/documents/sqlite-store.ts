@@ -6,79 +6,10 @@ import type Database from 'better-sqlite3';
 import { openDatabase } from '../accounts/sqlite/open.ts';
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 import type { JobStore } from './store.ts';
-import type { FormatId } from './formats/types.ts';
+import { COLUMNS, createJobTable, fromRow, rowValues, type JobRow } from './job-table.ts';
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS document_jobs (
-  id TEXT PRIMARY KEY,
-  key_id TEXT NOT NULL,
-  status TEXT NOT NULL,
-  filename TEXT NOT NULL,
-  format TEXT NOT NULL,
-  source TEXT,
-  detected_source TEXT,
-  target TEXT NOT NULL,
-  characters INTEGER NOT NULL,
-  progress REAL NOT NULL DEFAULT 0,
-  created_at INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL,
-  error TEXT,
-  charge_state TEXT NOT NULL,
-  charge TEXT NOT NULL,
-  lease_until INTEGER NOT NULL DEFAULT 0,
-  glossary TEXT
-);
-CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);
+const SCHEMA = `${createJobTable({ integer: 'INTEGER', real: 'REAL' })}
 CREATE INDEX IF NOT EXISTS document_jobs_open ON document_jobs (status, lease_until);`;
-
-export interface JobRow {
-  id: string;
-  key_id: string;
-  status: string;
-  filename: string;
-  format: string;
-  source: string | null;
-  detected_source: string | null;
-  target: string;
-  characters: number | string;
-  progress: number;
-  created_at: number | string;
-  expires_at: number | string;
-  error: string | null;
-  charge_state: string;
-  charge: string;
-  lease_until: number | string;
-  glossary?: string | null;
-}
-
-export function fromRow(r: JobRow): JobRecord {
-  return {
-    id: r.id,
-    keyId: r.key_id,
-    status: r.status as JobStatus,
-    filename: r.filename,
-    format: r.format as FormatId,
-    source: r.source ?? undefined,
-    detectedSource: r.detected_source ?? undefined,
-    target: r.target,
-    characters: Number(r.characters),
-    progress: Number(r.progress),
-    createdAt: Number(r.created_at),
-    expiresAt: Number(r.expires_at),
-    error: r.error ?? undefined,
-    chargeState: r.charge_state as ChargeState,
-    charge: r.charge,
-    leaseUntil: Number(r.lease_until),
-    glossary: r.glossary ?? undefined,
-  };
-}
-
-export const COLUMNS =
-  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary';
-
-export function rowValues(j: JobRecord): unknown[] {
-  return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
-    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null];
-}
 
 export class SqliteJobStore implements JobStore {
   private readonly db: Database.Database;

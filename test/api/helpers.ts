@@ -60,24 +60,43 @@ export async function startTestApp(env: Record<string, string> = {}, options: Ap
   const pg = process.env.DRAGOMAN_TEST_BACKEND === 'postgres' ? await freshDatabase() : undefined;
   const config = fixtureConfig(dataDir, { ...(pg ? { DRAGOMAN_DATABASE_URL: pg.url } : {}), ...env });
   const clock = options.clock instanceof ManualClock ? options.clock : new ManualClock();
-  const app = await startApp(config, { logger: false, ...options, clock });
-  const accounts = new Accounts(app.store, clock);
-  const url = app.url;
+  const started = await startFixtureApp(config, dataDir, { logger: false, ...options, clock }, async () => {
+    await pg?.drop();
+  });
+  const url = started.app.url;
+  return { ...started, url, clock, dataDir, call: (method, path, init = {}) => call(url, method, path, init) };
+}
+
+/** An app started by a test harness: keys made through the real account layer on the test's clock. */
+export interface StartedApp {
+  app: RunningApp;
+  accounts: Accounts;
+  /** A key on the pro plan, unless `input` says otherwise. */
+  key(input?: Partial<CreateKeyInput>): Promise<{ id: string; secret: string }>;
+  /** Stops the app, then removes its data folder and whatever `cleanUp` adds. */
+  close(): Promise<void>;
+}
+
+/** The app on `config`, whose data folder `dataDir` belongs to the test and goes when the app closes. */
+export async function startFixtureApp(
+  config: Config,
+  dataDir: string,
+  options: AppOptions & { clock: ManualClock },
+  cleanUp?: () => Promise<void>,
+): Promise<StartedApp> {
+  const app = await startApp(config, options);
+  const accounts = new Accounts(app.store, options.clock);
   return {
     app,
-    url,
-    clock,
-    dataDir,
     accounts,
     async key(input = {}) {
       const { key, secret } = await accounts.createKey({ plan: 'pro', ...input });
       return { id: key.id, secret };
     },
-    call: (method, path, init = {}) => call(url, method, path, init),
     async close() {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
-      await pg?.drop();
+      await cleanUp?.();
     },
   };
 }

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call } from './helpers.ts';
 import { coreModelsDir } from '../fixture-models.ts';
+import { listening } from '../server-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -43,17 +44,7 @@ function serve(dataDir: string, command: string[]): Promise<Server> {
     detached: true,
   });
   children.push(child);
-  return new Promise((resolvePromise, reject) => {
-    let log = '';
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const m = log.match(/listening on (http:\/\/[^\s]+)/);
-      if (m) resolvePromise({ child, url: m[1]! });
-    };
-    child.stderr!.on('data', onData);
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${log}`)));
-  });
+  return listening(child).then(({ url }) => ({ child, url }));
 }
 
 async function npxDragoman(dataDir: string, args: string[]): Promise<string> {

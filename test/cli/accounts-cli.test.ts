@@ -9,19 +9,12 @@ import { systemClock } from '../../src/accounts/clock.ts';
 import { defaultPlanLimits } from '../../src/accounts/plans.ts';
 import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
 import { periodOf } from '../../src/accounts/period.ts';
-import { main } from '../../src/cli/dispatch.ts';
+import { runCli } from './in-process.ts';
 
 let dir: string;
 
-async function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    env: { DRAGOMAN_DATA_DIR: dir, DRAGOMAN_RATE_PRESET: 'B' },
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
+function run(...args: string[]) {
+  return runCli({ DRAGOMAN_DATA_DIR: dir, DRAGOMAN_RATE_PRESET: 'B' }, args);
 }
 
 async function withStore<T>(fn: (s: SqliteAccountStore) => Promise<T>): Promise<T> {

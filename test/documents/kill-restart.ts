@@ -12,6 +12,7 @@ import { systemClock } from '../../src/accounts/clock.ts';
 import { openAccountStore } from '../../src/accounts/index.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { download, upload, waitForJob } from './jobs-client.ts';
+import { listening } from '../server-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -46,17 +47,7 @@ export function killRestart(): KillRestart {
       detached: true,
     });
     children.push(child);
-    let log = '';
-    return new Promise((resolveServe, reject) => {
-      const onData = (chunk: Buffer) => {
-        log += chunk.toString();
-        const m = /listening on (http:\/\/\S+)/.exec(log);
-        if (m) resolveServe({ child, url: m[1]!, log: () => log });
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${log}`)));
-    });
+    return listening(child).then(({ url, output }) => ({ child, url, log: output }));
   }
 
   async function usage(keyId: string): Promise<{ chars: number; requests: number }> {

@@ -1,6 +1,6 @@
 // Test files made by real producers: npm's docx, pptxgenjs and exceljs write DOCX/PPTX/XLSX; LibreOffice
 // converts those to ODT/ODP/ODS; EPUB 2 and 3 are written by hand after their specifications (zipped with
-// yazl: mimetype first and stored).
+// the app's own writeZip: mimetype first and stored).
 import ExcelJS from 'exceljs';
 import {
   Bookmark,
@@ -24,7 +24,7 @@ import {
   Textbox,
 } from 'docx';
 import PptxGenJS from 'pptxgenjs';
-import yazl from 'yazl';
+import { writeZip } from '../../src/documents/formats/zip.ts';
 import { sofficeConvert } from './zip-helpers.ts';
 
 // A 1x1 PNG, to show that images come back byte for byte.
@@ -143,19 +143,10 @@ export function makeOoxmlByLibreOffice(odf: { odt: Uint8Array; odp: Uint8Array; 
   return out;
 }
 
+/** An archive as the app writes one (src/documents/formats/zip.ts), `mimetype` stored, the rest deflated. */
 export function zipOf(entries: [string, string | Uint8Array][]): Promise<Uint8Array> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of entries) {
-    if (name.endsWith('/')) zip.addEmptyDirectory(name, { mtime: new Date(Date.UTC(2024, 0, 1)) });
-    else zip.addBuffer(Buffer.from(content), name, { compress: name !== 'mimetype', mtime: new Date(Date.UTC(2024, 0, 1)) });
-  }
-  zip.end();
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
-    zip.outputStream.on('error', reject);
-  });
+  const mtime = new Date(Date.UTC(2024, 0, 1));
+  return writeZip(entries.map(([name, content]) => ({ name, data: Buffer.from(content), compressed: name !== 'mimetype', mtime })));
 }
 
 const CONTAINER = `<?xml version="1.0" encoding="UTF-8"?>

@@ -1,18 +1,22 @@
 // Black-box harness shared by the Google v2 and LibreTranslate suites: the real app (engine on the fixture
 // models, real detector, real SQLite in a temp dir) on an ephemeral port, a clock the test owns, keys made
 // through the real account layer, and a small fetch wrapper for the hand-made requests.
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
+import type { Accounts, CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
-import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
+import type { AppOptions, RunningApp } from '../../src/app.ts';
 import type { Config } from '../../src/config/env.ts';
-import { loggerOptions } from '../../src/http/server.ts';
+import { createDetector } from '../../src/detect/index.ts';
+import { buildServer, loggerOptions } from '../../src/http/server.ts';
 import type { Service } from '../../src/service/index.ts';
+import { planHtml } from '../../src/text/html/index.ts';
+import { planText } from '../../src/text/segment.ts';
 
 export { FIXTURE_MODELS } from '../api/helpers.ts';
-import { fixtureConfig } from '../api/helpers.ts';
+import { fixtureConfig, startFixtureApp } from '../api/helpers.ts';
 
 export interface CompatServer {
   app: RunningApp;
@@ -38,24 +42,23 @@ export async function startCompatServer(env: Record<string, string> = {}, option
   const logger = logLines
     ? { ...(loggerOptions(config) as object), stream: { write: (line: string) => void logLines.push(line) } }
     : false;
-  const app = await startApp(config, { logger, ...appOptions, clock });
-  const accounts = new Accounts(app.store, clock);
-  return {
-    app,
-    url: app.url,
-    config,
-    clock,
-    accounts,
-    service: app.server.dragoman.service,
-    async key(input = {}) {
-      const { key, secret } = await accounts.createKey({ plan: 'pro', ...input });
-      return { id: key.id, secret };
-    },
-    async close() {
-      await app.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const started = await startFixtureApp(config, dataDir, { logger, ...appOptions, clock });
+  return { ...started, url: started.app.url, config, clock, service: started.app.server.dragoman.service };
+}
+
+/**
+ * A second server, not listening (for app.inject), over the running one's engine and account store with some
+ * settings changed: how a suite sees a setting that is read once at start.
+ */
+export async function serverWith(server: CompatServer, changed: Partial<Config>): Promise<FastifyInstance> {
+  return buildServer({
+    config: { ...server.config, ...changed },
+    engine: server.app.engine,
+    detector: await createDetector(),
+    store: server.app.store,
+    planners: { text: planText, html: planHtml },
+    logger: false,
+  });
 }
 
 /** What the service itself answers for these fields: the reference a thin wire format must reproduce. */
@@ -88,7 +91,11 @@ export async function send(url: string, init: { method?: string; headers?: Recor
     headers['content-type'] ??= 'application/x-www-form-urlencoded';
   }
   const payload = typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
-  const res = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body: payload });
+  return replyOf(await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body: payload }));
+}
+
+/** A response read whole: its body parsed as JSON when it is JSON (undefined otherwise), and as text. */
+export async function replyOf(res: Response): Promise<Reply> {
   const text = await res.text();
   let parsed: unknown;
   try {

@@ -2,12 +2,8 @@
 // send (repeated q in GET, form, {"data":...}, nulls, cid), the answers' shapes, Google's error bodies, and
 // where a key may come from (and that a query key never reaches the logs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDetector } from '../../src/detect/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
-import { buildServer } from '../../src/http/server.ts';
-import { planHtml } from '../../src/text/html/index.ts';
-import { planText } from '../../src/text/segment.ts';
-import { type CompatServer, reference, send, startCompatServer } from './harness.ts';
+import { type CompatServer, reference, send, serverWith, startCompatServer } from './harness.ts';
 
 const EN = 'The weather is very nice today and we are going to the park.';
 const EN2 = 'The house is small.';
@@ -290,14 +286,7 @@ describe('key in the query string', () => {
 
 describe('DRAGOMAN_GOOGLE_COMPAT=off', () => {
   it('removes the surface (404 in the /v1 body)', async () => {
-    const app = await buildServer({
-      config: { ...server.config, googleCompat: false },
-      engine: server.app.engine,
-      detector: await createDetector(),
-      store: server.app.store,
-      planners: { text: planText, html: planHtml },
-      logger: false,
-    });
+    const app = await serverWith(server, { googleCompat: false });
     try {
       const r = await app.inject({ method: 'POST', url: '/language/translate/v2', headers: H(), payload: { q: EN, target: 'de' } });
       expect(r.statusCode).toBe(404);

@@ -2,12 +2,8 @@
 // alternatives, form and multipart bodies, keys, detect, frontend settings, CORS, LibreTranslate's error
 // statuses and bodies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDetector } from '../../src/detect/index.ts';
 import type { Engine } from '../../src/engine/types.ts';
-import { buildServer } from '../../src/http/server.ts';
-import { planHtml } from '../../src/text/html/index.ts';
-import { planText } from '../../src/text/segment.ts';
-import { type CompatServer, type Reply, reference, send, startCompatServer } from '../google/harness.ts';
+import { type CompatServer, type Reply, reference, replyOf, send, serverWith, startCompatServer } from '../google/harness.ts';
 
 const EN = 'The weather is very nice today and we are going to the park.';
 const EN2 = 'The house is small.';
@@ -52,15 +48,7 @@ const post = (path: string, json: unknown, headers: Record<string, string> = {})
 
 /** A multipart/form-data request as a browser's FormData sends it (fetch sets the boundary). */
 async function postMultipart(path: string, form: FormData): Promise<Reply> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', body: form });
-  const text = await res.text();
-  let body: any;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: res.headers, body, text };
+  return replyOf(await fetch(`${base}${path}`, { method: 'POST', body: form }));
 }
 
 function formData(entries: [string, string | Blob][]): FormData {
@@ -558,14 +546,7 @@ describe("LibreTranslate's handling of q, alternatives and a repeated api_key", 
 
 describe('DRAGOMAN_LIBRETRANSLATE_COMPAT=off', () => {
   it('removes the surface', async () => {
-    const app = await buildServer({
-      config: { ...server.config, libreTranslateCompat: false },
-      engine: server.app.engine,
-      detector: await createDetector(),
-      store: server.app.store,
-      planners: { text: planText, html: planHtml },
-      logger: false,
-    });
+    const app = await serverWith(server, { libreTranslateCompat: false });
     try {
       const r = await app.inject({ method: 'GET', url: '/libretranslate/languages' });
       expect(r.statusCode).toBe(404);

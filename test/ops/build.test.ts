@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseDockerfile } from './dockerfile-parse.ts';
+import { listening } from '../server-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -64,17 +65,7 @@ describe('npm run build', () => {
 
     const child = spawn(process.execPath, [join(dist, 'cli/main.js'), 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      const url = await new Promise<string>((resolveUrl, reject) => {
-        let log = '';
-        const onData = (chunk: Buffer) => {
-          log += chunk.toString();
-          const m = /listening on (http:\/\/\S+)/.exec(log);
-          if (m) resolveUrl(m[1]!);
-        };
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
-        child.once('exit', (code) => reject(new Error(`exited ${code}:\n${log}`)));
-      });
+      const { url } = await listening(child);
       expect((await fetch(`${url}/health`)).status).toBe(200);
       // The Dockerfile's HEALTHCHECK command itself, run as Docker would: 0 against this server, 1 against nothing.
       const hc = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).instructions.find((i) => i.keyword === 'HEALTHCHECK')!;

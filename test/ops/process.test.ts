@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/dispatch.ts';
+import { listening } from '../server-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = resolve(ROOT, 'test/fixtures/models');
@@ -55,19 +56,9 @@ function serve(env: Record<string, string>, command: string[]): Promise<Running>
   // Own process group: `npm start` runs the server as a grandchild.
   const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   children.push(child);
-  let log = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const drained = new Promise<void>((r) => child.stdout!.once('close', () => r()));
-  return new Promise((resolvePromise, reject) => {
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) resolvePromise({ child, url: m[1]!, output: () => log, exited, drained });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${log}`)));
-  });
+  return listening(child).then(({ url, output }) => ({ child, url, output, exited, drained }));
 }
 
 /** GET on a new connection: `status N`, or the connection error's code. */

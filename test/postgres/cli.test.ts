@@ -7,6 +7,7 @@ import { periodOf } from '../../src/accounts/period.ts';
 import { defaultPlanLimits } from '../../src/accounts/plans.ts';
 import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
 import { main } from '../../src/cli/dispatch.ts';
+import { runCli } from '../cli/in-process.ts';
 import { type FreshDatabase, freshDatabase, TEST_DATABASE_URL } from './pg-helpers.ts';
 
 describe.skipIf(!TEST_DATABASE_URL)('dragoman keys/plans/usage on PostgreSQL', () => {
@@ -16,15 +17,8 @@ describe.skipIf(!TEST_DATABASE_URL)('dragoman keys/plans/usage on PostgreSQL', (
   async function run(...args: string[]) {
     return runWith(db.url, ...args);
   }
-  async function runWith(url: string, ...args: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await main(args, {
-      env: { DRAGOMAN_DATABASE_URL: url, DRAGOMAN_DATA_DIR: '/nonexistent/dragoman-must-not-be-used' },
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
+  function runWith(url: string, ...args: string[]) {
+    return runCli({ DRAGOMAN_DATABASE_URL: url, DRAGOMAN_DATA_DIR: '/nonexistent/dragoman-must-not-be-used' }, args);
   }
 
   beforeEach(async () => {

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { coreModelsDir } from '../fixture-models.ts';
+import { listening } from '../server-process.ts';
 import { type FreshDatabase, freshDatabase, type OwnCluster, sql, startOwnCluster, TEST_DATABASE_URL } from './pg-helpers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -47,17 +48,7 @@ function serve(databaseUrl: string): Promise<Server> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  return new Promise((ok, fail) => {
-    let log = '';
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) ok({ child, url: m[1]! });
-    };
-    child.stderr!.on('data', onData);
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => fail(new Error(`server exited (${code}) before listening:\n${log}`)));
-  });
+  return listening(child).then(({ url }) => ({ child, url }));
 }
 
 async function dragoman(databaseUrl: string, args: string[]): Promise<string> {

@@ -1,16 +1,16 @@
 // The real thing for browser tests: the app (fixture models, real detector, SQLite in a temp dir) on an
 // ephemeral port with a clock the test moves, and Debian's Chromium driven by playwright-core.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { openAccountStore } from '../../src/accounts/index.ts';
-import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
+import type { AppOptions, RunningApp } from '../../src/app.ts';
 
 export { FIXTURE_MODELS } from '../api/helpers.ts';
-import { fixtureConfig } from '../api/helpers.ts';
+import { fixtureConfig, startFixtureApp } from '../api/helpers.ts';
 export const CHROMIUM = '/usr/bin/chromium';
 export const RESULTS_DIR = resolve(import.meta.dirname, '../../test-results');
 
@@ -38,21 +38,8 @@ export async function startUiServer(
   }
   // fp32 + the models' own beam 4: the output is exactly dev.jsonl's `beam4` column.
   const config = fixtureConfig(dataDir, { DRAGOMAN_PRECISION: 'fp32', ...env, ...(sharedKeyId ? { DRAGOMAN_UI_KEY: sharedKeyId } : {}) });
-  const app = await startApp(config, { logger: false, ...options, clock });
-  const accounts = new Accounts(app.store, clock);
-  return {
-    app,
-    url: app.url,
-    clock,
-    sharedKeyId,
-    async key(input = {}) {
-      return (await accounts.createKey({ plan: 'pro', ...input })).secret;
-    },
-    async close() {
-      await app.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const { app, key, close } = await startFixtureApp(config, dataDir, { logger: false, ...options, clock });
+  return { app, url: app.url, clock, sharedKeyId, key: async (input = {}) => (await key(input)).secret, close };
 }
 
 export function chromiumMissing(): string | undefined {

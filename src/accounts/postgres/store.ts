@@ -10,25 +10,12 @@
 // copy still in flight collides with), so a request answered 503 costs nothing.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { AccountStore } from '../store.ts';
-import type {
-  Charge,
-  ChargeOptions,
-  ChargeOutcome,
-  KeyRecord,
-  Limit,
-  Limits,
-  LimitsPatch,
-  NewKey,
-  Plan,
-  PlanName,
-  RateOutcome,
-  UsageRow,
-} from '../types.ts';
+import type { AccountStore, LimitFields } from '../store.ts';
+import type * as records from '../types.ts';
 import { AccountsUnavailable } from '../errors.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
-import { decode, encode, toKey, UNLIMITED, type KeyRow, type Stored } from '../stored-row.ts';
+import { decode, encode, toKey, toPlan, UNLIMITED, type KeyRow, type PlanRow, type Stored } from '../stored-row.ts';
 import { databaseUnavailable, isUnavailable } from './unavailable.ts';
 import { CHARGE_RETRIES, NO_RETRIES, READ_RETRIES, sleep, types, withVerifiedSslMode, type PgStoreOptions } from './connection.ts';
 
@@ -52,7 +39,7 @@ const MAINTENANCE_MS = 60_000;
 const windowSeconds = (ms: number): number => Math.min(WINDOW_MS / 1000, Math.ceil(ms / 1000));
 
 /** A charge of this backend: the ledger id makes its refund exact-once. */
-export interface PgCharge extends Charge {
+export interface PgCharge extends records.Charge {
   id: string;
 }
 
@@ -70,7 +57,7 @@ export class PgAccountStore implements AccountStore {
 
   constructor(
     url: string,
-    private readonly defaults: Record<PlanName, Limits>,
+    private readonly defaults: Record<records.PlanName, records.Limits>,
     options: PgStoreOptions = {},
   ) {
     this.pool = new pg.Pool({
@@ -134,19 +121,11 @@ export class PgAccountStore implements AccountStore {
     }
   }
 
-  private plan(name: PlanName, row: { monthly_chars: Stored; rpm: Stored } | undefined): Plan {
-    const m = decode(row?.monthly_chars ?? null);
-    const r = decode(row?.rpm ?? null);
-    const d = this.defaults[name];
-    return {
-      name,
-      monthlyChars: m === undefined ? d.monthlyChars : m,
-      rpm: r === undefined ? d.rpm : r,
-      customized: { monthlyChars: m !== undefined, rpm: r !== undefined },
-    };
+  private plan(name: records.PlanName, row: PlanRow | undefined): records.Plan {
+    return toPlan(name, row, this.defaults[name]);
   }
 
-  async insertKey(key: NewKey): Promise<KeyRecord> {
+  async insertKey(key: records.NewKey): Promise<records.KeyRecord> {
     try {
       const { rows } = await this.query<KeyRow>(
         `INSERT INTO api_keys (id, prefix, hash, name, email, plan, monthly_chars, rpm, created_at)
@@ -194,12 +173,12 @@ export class PgAccountStore implements AccountStore {
     return (r.rowCount ?? 0) > 0;
   }
 
-  async setKeyPlan(id: string, plan: PlanName) {
+  async setKeyPlan(id: string, plan: records.PlanName) {
     const r = await this.query('UPDATE api_keys SET plan = $1 WHERE id = $2', [plan, id], READ_RETRIES);
     return (r.rowCount ?? 0) > 0;
   }
 
-  async setKeyOverrides(id: string, patch: LimitsPatch) {
+  async setKeyOverrides(id: string, patch: records.LimitsPatch) {
     const r = await this.query(
       `UPDATE api_keys SET monthly_chars = CASE WHEN $2 THEN $3::BIGINT ELSE monthly_chars END,
                            rpm = CASE WHEN $4 THEN $5::BIGINT ELSE rpm END
@@ -210,7 +189,7 @@ export class PgAccountStore implements AccountStore {
     return (r.rowCount ?? 0) > 0;
   }
 
-  async clearKeyOverrides(id: string, which: { monthlyChars?: boolean; rpm?: boolean }) {
+  async clearKeyOverrides(id: string, which: LimitFields) {
     const r = await this.query(
       `UPDATE api_keys SET monthly_chars = CASE WHEN $2 THEN NULL ELSE monthly_chars END,
                            rpm = CASE WHEN $3 THEN NULL ELSE rpm END
@@ -221,8 +200,8 @@ export class PgAccountStore implements AccountStore {
     return (r.rowCount ?? 0) > 0;
   }
 
-  async resetPlan(name: PlanName, which: { monthlyChars?: boolean; rpm?: boolean }) {
-    const { rows } = await this.query<{ monthly_chars: Stored; rpm: Stored }>(
+  async resetPlan(name: records.PlanName, which: LimitFields) {
+    const { rows } = await this.query<PlanRow>(
       `INSERT INTO plans AS p (name) VALUES ($1)
        ON CONFLICT (name) DO UPDATE
          SET monthly_chars = CASE WHEN $2 THEN NULL ELSE p.monthly_chars END,
@@ -235,7 +214,7 @@ export class PgAccountStore implements AccountStore {
   }
 
   async listPlans() {
-    const { rows } = await this.query<{ name: string; monthly_chars: Stored; rpm: Stored }>(
+    const { rows } = await this.query<PlanRow & { name: string }>(
       'SELECT name, monthly_chars, rpm FROM plans',
       [],
       READ_RETRIES,
@@ -244,8 +223,8 @@ export class PgAccountStore implements AccountStore {
     return PLAN_NAMES.map((n) => this.plan(n, byName.get(n)));
   }
 
-  async setPlan(name: PlanName, patch: LimitsPatch) {
-    const { rows } = await this.query<{ monthly_chars: Stored; rpm: Stored }>(
+  async setPlan(name: records.PlanName, patch: records.LimitsPatch) {
+    const { rows } = await this.query<PlanRow>(
       `INSERT INTO plans AS p (name, monthly_chars, rpm) VALUES ($1, $3::BIGINT, $5::BIGINT)
        ON CONFLICT (name) DO UPDATE
          SET monthly_chars = CASE WHEN $2 THEN EXCLUDED.monthly_chars ELSE p.monthly_chars END,
@@ -257,8 +236,8 @@ export class PgAccountStore implements AccountStore {
     return this.plan(name, rows[0]);
   }
 
-  async limitsFor(keyId: string): Promise<Limits | undefined> {
-    const { rows } = await this.query<{ plan: PlanName; km: Stored; kr: Stored; pm: Stored; pr: Stored }>(
+  async limitsFor(keyId: string): Promise<records.Limits | undefined> {
+    const { rows } = await this.query<{ plan: records.PlanName; km: Stored; kr: Stored; pm: Stored; pr: Stored }>(
       `SELECT k.plan, k.monthly_chars AS km, k.rpm AS kr, p.monthly_chars AS pm, p.rpm AS pr
        FROM api_keys k LEFT JOIN plans p ON p.name = k.plan WHERE k.id = $1`,
       [keyId],
@@ -275,7 +254,7 @@ export class PgAccountStore implements AccountStore {
     };
   }
 
-  async charge(keyId: string, period: string, chars: number, named?: ChargeOptions): Promise<ChargeOutcome> {
+  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions): Promise<records.ChargeOutcome> {
     const charge: PgCharge = { id: named?.id ?? randomUUID(), keyId, period, chars };
     let row: { status: string; used: number; lim: number } | undefined;
     try {
@@ -291,7 +270,7 @@ export class PgAccountStore implements AccountStore {
       if (isUnavailableError(err)) this.toCancel.set(charge.id, { charge, since: Date.now() });
       throw err;
     }
-    const limit: Limit = row!.lim === UNLIMITED ? null : row!.lim;
+    const limit: records.Limit = row!.lim === UNLIMITED ? null : row!.lim;
     switch (row!.status) {
       case 'charged':
       case 'already':
@@ -304,7 +283,7 @@ export class PgAccountStore implements AccountStore {
     }
   }
 
-  async refund(charge: Charge): Promise<void> {
+  async refund(charge: records.Charge): Promise<void> {
     const id = (charge as Partial<PgCharge>).id;
     if (id === undefined) throw new Error('refund of a charge this store did not make');
     try {
@@ -320,7 +299,7 @@ export class PgAccountStore implements AccountStore {
     }
   }
 
-  async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<RateOutcome> {
+  async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<records.RateOutcome> {
     if (limit === null) return { ok: true, limit: null, remaining: null, resetSeconds: 0 };
     this.lastHitAt = Math.max(this.lastHitAt, nowMs);
     // Not repeated on a lost connection: a hit has no id, so a repeat could count twice.
@@ -345,7 +324,7 @@ export class PgAccountStore implements AccountStore {
     return { ok: false, limit, remaining: 0, retryAfterSeconds: wait, resetSeconds: wait };
   }
 
-  async usage(keyId: string, period: string): Promise<UsageRow> {
+  async usage(keyId: string, period: string): Promise<records.UsageRow> {
     const { rows } = await this.query<{ chars: number; requests: number }>(
       'SELECT chars, requests FROM usage WHERE key_id = $1 AND period = $2',
       [keyId, period],
@@ -354,7 +333,7 @@ export class PgAccountStore implements AccountStore {
     return { keyId, period, chars: rows[0]?.chars ?? 0, requests: rows[0]?.requests ?? 0 };
   }
 
-  async usageReport(period: string, keyId?: string): Promise<UsageRow[]> {
+  async usageReport(period: string, keyId?: string): Promise<records.UsageRow[]> {
     const { rows } = await this.query<{ key_id: string; chars: number; requests: number }>(
       `SELECT k.id AS key_id, COALESCE(u.chars, 0) AS chars, COALESCE(u.requests, 0) AS requests
        FROM api_keys k LEFT JOIN usage u ON u.key_id = k.id AND u.period = $1

@@ -4,24 +4,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import type { AccountStore } from '../store.ts';
-import type {
-  Charge,
-  ChargeOptions,
-  ChargeOutcome,
-  KeyRecord,
-  Limits,
-  LimitsPatch,
-  NewKey,
-  Plan,
-  PlanName,
-  RateOutcome,
-  UsageRow,
-} from '../types.ts';
+import type { AccountStore, LimitFields } from '../store.ts';
+import type * as records from '../types.ts';
 import { PLAN_NAMES } from '../types.ts';
 import { migrate } from './migrate.ts';
 import { openDatabase } from './open.ts';
-import { decode, encode, toKey, type KeyRow, type Stored } from '../stored-row.ts';
+import { encode, toKey, toPlan, type KeyRow, type PlanRow } from '../stored-row.ts';
 
 /** The SQLite header's application id of a Dragoman database: "DRGM". Written by ping(). */
 const APPLICATION_ID = 0x4452474d;
@@ -46,7 +34,7 @@ export class SqliteAccountStore implements AccountStore {
 
   constructor(
     file: string,
-    private readonly defaults: Record<PlanName, Limits>,
+    private readonly defaults: Record<records.PlanName, records.Limits>,
   ) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = openDatabase(file); // never freed by the collector (open.ts): pragmas set with exec()
@@ -90,7 +78,7 @@ export class SqliteAccountStore implements AccountStore {
       addHit: db.prepare('INSERT INTO rate_hits (key_id, at_ms) VALUES (?, ?)'),
     };
     this.tx = {
-      charge: db.transaction((keyId: string, period: string, chars: number): ChargeOutcome => {
+      charge: db.transaction((keyId: string, period: string, chars: number): records.ChargeOutcome => {
         const limits = this.limitsSync(keyId);
         if (!limits) return { ok: false, used: 0, limit: 0 }; // no such key: nothing can be charged
         const limit = limits.monthlyChars;
@@ -101,7 +89,7 @@ export class SqliteAccountStore implements AccountStore {
         return { ok: true, charge: { keyId, period, chars }, used: used + chars, limit };
       }),
       /** A named charge: once per id (a repeat answers as the first did), recorded in the ledger. */
-      chargeNamed: db.transaction((keyId: string, period: string, chars: number, named: ChargeOptions): ChargeOutcome => {
+      chargeNamed: db.transaction((keyId: string, period: string, chars: number, named: records.ChargeOptions): records.ChargeOutcome => {
         this.stmt.pruneLedger.run(Date.now());
         const prior = this.stmt.ledger.get(named.id) as LedgerRow | undefined;
         if (prior) {
@@ -116,7 +104,7 @@ export class SqliteAccountStore implements AccountStore {
         return { ...outcome, charge: { ...outcome.charge, id: named.id } };
       }),
       /** A named charge given back once; an id not (yet) charged is marked refunded so it never will be. */
-      refundNamed: db.transaction((charge: Charge & { id: string }): void => {
+      refundNamed: db.transaction((charge: records.Charge & { id: string }): void => {
         const prior = this.stmt.ledger.get(charge.id) as LedgerRow | undefined;
         if (!prior) {
           this.stmt.addLedger.run(charge.id, charge.keyId, charge.period, 0, Date.now() + MARK_MS, 1);
@@ -124,7 +112,7 @@ export class SqliteAccountStore implements AccountStore {
         }
         if (this.stmt.markRefunded.run(charge.id).changes === 1) this.stmt.refund.run(prior.chars, prior.key_id, prior.period);
       }),
-      hit: db.transaction((keyId: string, limit: number, now: number): RateOutcome => {
+      hit: db.transaction((keyId: string, limit: number, now: number): records.RateOutcome => {
         this.stmt.dropOldHits.run(keyId, now - WINDOW_MS);
         const { n, oldest } = this.stmt.countHits.get(keyId) as { n: number; oldest: number | null };
         if (n < limit) {
@@ -143,24 +131,24 @@ export class SqliteAccountStore implements AccountStore {
         const wait = nth === undefined ? WINDOW_MS / 1000 : Math.max(1, Math.ceil((nth.at_ms + WINDOW_MS - now) / 1000));
         return { ok: false, limit, remaining: 0, retryAfterSeconds: wait, resetSeconds: wait };
       }),
-      setPlan: db.transaction((name: PlanName, patch: LimitsPatch) => {
+      setPlan: db.transaction((name: records.PlanName, patch: records.LimitsPatch) => {
         this.stmt.ensurePlan.run(name);
         if (patch.monthlyChars !== undefined) this.stmt.setPlanMonthly.run(encode(patch.monthlyChars), name);
         if (patch.rpm !== undefined) this.stmt.setPlanRpm.run(encode(patch.rpm), name);
       }),
-      setKeyOverrides: db.transaction((id: string, patch: LimitsPatch): boolean => {
+      setKeyOverrides: db.transaction((id: string, patch: records.LimitsPatch): boolean => {
         if (!this.stmt.keyById.get(id)) return false;
         if (patch.monthlyChars !== undefined) this.stmt.setKeyMonthly.run(encode(patch.monthlyChars), id);
         if (patch.rpm !== undefined) this.stmt.setKeyRpm.run(encode(patch.rpm), id);
         return true;
       }),
-      clearKey: db.transaction((id: string, which: { monthlyChars?: boolean; rpm?: boolean }): boolean => {
+      clearKey: db.transaction((id: string, which: LimitFields): boolean => {
         if (!this.stmt.keyById.get(id)) return false;
         if (which.monthlyChars) this.stmt.setKeyMonthly.run(null, id);
         if (which.rpm) this.stmt.setKeyRpm.run(null, id);
         return true;
       }),
-      resetPlan: db.transaction((name: PlanName, which: { monthlyChars?: boolean; rpm?: boolean }) => {
+      resetPlan: db.transaction((name: records.PlanName, which: LimitFields) => {
         this.stmt.ensurePlan.run(name);
         if (which.monthlyChars) this.stmt.setPlanMonthly.run(null, name);
         if (which.rpm) this.stmt.setPlanRpm.run(null, name);
@@ -168,20 +156,11 @@ export class SqliteAccountStore implements AccountStore {
     };
   }
 
-  private planSync(name: PlanName): Plan {
-    const row = this.stmt.plan.get(name) as { monthly_chars: Stored; rpm: Stored } | undefined;
-    const m = decode(row?.monthly_chars ?? null);
-    const r = decode(row?.rpm ?? null);
-    const d = this.defaults[name];
-    return {
-      name,
-      monthlyChars: m === undefined ? d.monthlyChars : m,
-      rpm: r === undefined ? d.rpm : r,
-      customized: { monthlyChars: m !== undefined, rpm: r !== undefined },
-    };
+  private planSync(name: records.PlanName): records.Plan {
+    return toPlan(name, this.stmt.plan.get(name) as PlanRow | undefined, this.defaults[name]);
   }
 
-  private limitsSync(keyId: string): Limits | undefined {
+  private limitsSync(keyId: string): records.Limits | undefined {
     const row = this.stmt.keyById.get(keyId) as KeyRow | undefined;
     if (!row) return undefined;
     const key = toKey(row);
@@ -192,7 +171,7 @@ export class SqliteAccountStore implements AccountStore {
     };
   }
 
-  async insertKey(key: NewKey): Promise<KeyRecord> {
+  async insertKey(key: records.NewKey): Promise<records.KeyRecord> {
     this.stmt.insertKey.run({
       id: key.id,
       prefix: key.prefix,
@@ -225,19 +204,19 @@ export class SqliteAccountStore implements AccountStore {
     return this.stmt.revoke.run(at, id).changes > 0;
   }
 
-  async setKeyPlan(id: string, plan: PlanName) {
+  async setKeyPlan(id: string, plan: records.PlanName) {
     return this.stmt.setKeyPlan.run(plan, id).changes > 0;
   }
 
-  async setKeyOverrides(id: string, patch: LimitsPatch) {
+  async setKeyOverrides(id: string, patch: records.LimitsPatch) {
     return this.tx.setKeyOverrides.immediate(id, patch);
   }
 
-  async clearKeyOverrides(id: string, which: { monthlyChars?: boolean; rpm?: boolean }) {
+  async clearKeyOverrides(id: string, which: LimitFields) {
     return this.tx.clearKey.immediate(id, which);
   }
 
-  async resetPlan(name: PlanName, which: { monthlyChars?: boolean; rpm?: boolean }) {
+  async resetPlan(name: records.PlanName, which: LimitFields) {
     this.tx.resetPlan.immediate(name, which);
     return this.planSync(name);
   }
@@ -246,7 +225,7 @@ export class SqliteAccountStore implements AccountStore {
     return PLAN_NAMES.map((n) => this.planSync(n));
   }
 
-  async setPlan(name: PlanName, patch: LimitsPatch) {
+  async setPlan(name: records.PlanName, patch: records.LimitsPatch) {
     this.tx.setPlan.immediate(name, patch);
     return this.planSync(name);
   }
@@ -255,26 +234,26 @@ export class SqliteAccountStore implements AccountStore {
     return this.limitsSync(keyId);
   }
 
-  async charge(keyId: string, period: string, chars: number, named?: ChargeOptions) {
+  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions) {
     return named ? this.tx.chargeNamed.immediate(keyId, period, chars, named) : this.tx.charge.immediate(keyId, period, chars);
   }
 
-  async refund(charge: Charge) {
+  async refund(charge: records.Charge) {
     if (charge.id !== undefined) this.tx.refundNamed.immediate({ ...charge, id: charge.id });
     else this.stmt.refund.run(charge.chars, charge.keyId, charge.period);
   }
 
-  async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<RateOutcome> {
+  async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<records.RateOutcome> {
     if (limit === null) return { ok: true, limit: null, remaining: null, resetSeconds: 0 };
     return this.tx.hit.immediate(keyId, limit, nowMs);
   }
 
-  async usage(keyId: string, period: string): Promise<UsageRow> {
+  async usage(keyId: string, period: string): Promise<records.UsageRow> {
     const row = this.stmt.usage.get(keyId, period) as { chars: number; requests: number } | undefined;
     return { keyId, period, chars: row?.chars ?? 0, requests: row?.requests ?? 0 };
   }
 
-  async usageReport(period: string, keyId?: string): Promise<UsageRow[]> {
+  async usageReport(period: string, keyId?: string): Promise<records.UsageRow[]> {
     const rows = this.stmt.usageAll.all(period) as { key_id: string; chars: number; requests: number }[];
     return rows
       .filter((r) => keyId === undefined || r.key_id === keyId)

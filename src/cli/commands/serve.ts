@@ -1,6 +1,7 @@
 // dragoman serve: the HTTP server (what `npm start` runs). Stops cleanly on SIGINT/SIGTERM.
 import { stat } from 'node:fs/promises';
-import { type Config, ConfigError, loadConfig } from '../../config/env.ts';
+import type { Config } from '../../config/env.ts';
+import { commandConfig } from '../command-config.ts';
 import { hugePageBytes } from '../../observability/huge-pages.ts';
 import { CliError, outsideFaultCode, type CliIo } from '../io.ts';
 import { parse, syntax } from '../syntax.ts';
@@ -18,13 +19,7 @@ const SERVE = syntax({
 /** -1 = still running (the process lives on in the server). */
 export async function run(args: string[], io: CliIo): Promise<number> {
   parse(SERVE, args);
-  let config;
-  try {
-    config = loadConfig(io.env);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, 2);
-    throw err;
-  }
+  const config = commandConfig(io);
   // A mistyped models path is the commonest reason for "0 models": say so rather than start silently empty.
   const models = await stat(config.modelsDir).catch(() => undefined);
   if (models && !models.isDirectory()) throw new CliError(`DRAGOMAN_MODELS_DIR ${config.modelsDir} is not a folder`, 2);

@@ -2,7 +2,7 @@
 // with the installed models, no server; plain text from standard input to standard output when no FILE (or -).
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ConfigError, loadConfig } from '../../config/env.ts';
+import { commandConfig } from '../command-config.ts';
 import { CliError, usageError, type CliIo } from '../io.ts';
 import { ProgressBar } from '../progress.ts';
 import { misuse, parse, syntax } from '../syntax.ts';
@@ -35,13 +35,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (values['out-dir'] && !(await stat(values['out-dir']).then((s) => s.isDirectory(), () => false))) {
     throw usageError(`--out-dir ${values['out-dir']} is not a folder`);
   }
-  let config;
-  try {
-    config = loadConfig(io.env);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, 2);
-    throw err;
-  }
+  const config = commandConfig(io);
   // Loaded here: the engine takes seconds to import, which --help or a bad argument need not wait for.
   const { createEngine } = await import('../../engine/index.ts');
   const { createDetector } = await import('../../detect/index.ts');

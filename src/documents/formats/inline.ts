@@ -137,6 +137,20 @@ export function textLength(nodes: readonly Inline[]): number {
   return n;
 }
 
+/**
+ * The wrapper at the top level of `nodes` that `accept` allows and that covers the most text (each of its
+ * occurrences counting one more, so a run of spaces still weighs): the one a paragraph can leave implicit.
+ */
+export function heaviestWrap(nodes: readonly Inline[], accept: (wrap: number) => boolean): number | undefined {
+  const weight = new Map<number, number>();
+  for (const n of nodes) {
+    if (typeof n === 'object' && 'wrap' in n && accept(n.wrap)) weight.set(n.wrap, (weight.get(n.wrap) ?? 0) + textLength(n.children) + 1);
+  }
+  let heaviest: number | undefined;
+  for (const [id, w] of weight) if (heaviest === undefined || w > weight.get(heaviest)!) heaviest = id;
+  return heaviest;
+}
+
 export interface Serializer {
   /** Wrappers that are elements of their own in the output (the others only tell how text is written). */
   structural(wrap: number): boolean;

@@ -1,14 +1,14 @@
 // Paragraphs whose formatting is nested elements around text (OpenDocument's text:span and text:a, XHTML's
 // inline elements): each element is a wrapper written back as its own start tag and end tag around the words
 // it came back around; text outside every wrapper is the paragraph's own.
-import { hasText, inlineHtml, mergeAdjacent, serialize, splitEdges, textLength, translatedPieces, type Inline } from './inline.ts';
+import { heaviestWrap, serialize, translatedPieces, type Inline } from './inline.ts';
+import { OpaquePieces, paragraphUnit } from './paragraph.ts';
 import type { PartUnit, Render } from './package.ts';
 
 export class NestedParagraph {
   private readonly wraps: { open: string; close: string }[] = [];
   private readonly wrapIds = new Map<string, number>();
-  private readonly tokens: ((render: Render) => string)[] = [];
-  private readonly brs: string[] = [];
+  private readonly opaque = new OpaquePieces();
 
   /** Wrappers with the same start tag share an id, so adjacent ones merge. */
   wrap(open: string, close: string, children: Inline[]): Inline {
@@ -23,12 +23,11 @@ export class NestedParagraph {
 
   /** An opaque piece: `xml` is asked for at write time, with the translated ranges inside it already rendered. */
   token(xml: (render: Render) => string, words?: string): Inline {
-    const id = this.tokens.push(xml) - 1;
-    return words === undefined || words.trim() === '' ? { token: id } : { token: id, words };
+    return this.opaque.token(xml, words?.trim() === '' ? undefined : words);
   }
 
   br(xml: string): Inline {
-    return { br: this.brs.push(xml) - 1 };
+    return this.opaque.br(xml);
   }
 
   /** The unit replacing [start, end) with head + content + tail; `text` writes translated text as markup. */
@@ -38,31 +37,23 @@ export class NestedParagraph {
     end: number,
     o: { head: (target: string) => string; tail: string; text: (text: string) => string; implicit?: (open: string) => boolean },
   ): PartUnit | undefined {
-    const { lead, body: all, tail } = splitEdges(mergeAdjacent(nodes));
-    if (!hasText(all)) return undefined;
-    const base = o.implicit ? this.implicitWrap(all, o.implicit) : undefined;
-    const body = base === undefined ? all : all.flatMap((n) => (typeof n === 'object' && 'wrap' in n && n.wrap === base ? n.children : [n]));
-    const html = inlineHtml(body);
-    return {
-      html,
-      chars: textLength(body),
-      start,
-      end,
-      build: (translation, target, render) => {
-        const plain = (list: Inline[]): string =>
-          list.map((n) => (typeof n === 'object' && 'token' in n ? this.tokens[n.token]!(render) : this.brs[(n as { br: number }).br]!)).join('');
-        const pieces = translatedPieces(body, translation).map((p) => (base !== undefined && p.wraps.length === 0 ? { ...p, wraps: [base] } : p));
-        const content = serialize(pieces, {
-          structural: () => true,
-          open: (w) => this.wraps[w]!.open,
-          close: (w) => this.wraps[w]!.close,
-          text: (text) => o.text(text),
-          token: (id) => this.tokens[id]!(render),
-          br: (id) => this.brs[id]!,
-        });
-        return o.head(target) + plain(lead) + content + plain(tail) + o.tail;
-      },
-    };
+    return paragraphUnit(nodes, start, end, this.opaque, { head: o.head, tail: () => o.tail }, (all) => {
+      const base = o.implicit ? this.implicitWrap(all, o.implicit) : undefined;
+      const body = base === undefined ? all : all.flatMap((n) => (typeof n === 'object' && 'wrap' in n && n.wrap === base ? n.children : [n]));
+      return {
+        nodes: body,
+        content: (translation, _target, render) => {
+          const pieces = translatedPieces(body, translation).map((p) => (base !== undefined && p.wraps.length === 0 ? { ...p, wraps: [base] } : p));
+          return serialize(pieces, {
+            structural: () => true,
+            open: (w) => this.wraps[w]!.open,
+            close: (w) => this.wraps[w]!.close,
+            text: (text) => o.text(text),
+            ...this.opaque.writers(render),
+          });
+        },
+      };
+    });
   }
 
   /**
@@ -72,12 +63,6 @@ export class NestedParagraph {
    */
   private implicitWrap(nodes: readonly Inline[], implicit: (open: string) => boolean): number | undefined {
     if (nodes.some((n) => typeof n === 'string' && n.trim() !== '')) return undefined;
-    const weight = new Map<number, number>();
-    for (const n of nodes) {
-      if (typeof n === 'object' && 'wrap' in n && implicit(this.wraps[n.wrap]!.open)) weight.set(n.wrap, (weight.get(n.wrap) ?? 0) + textLength(n.children) + 1);
-    }
-    let base: number | undefined;
-    for (const [id, w] of weight) if (base === undefined || w > weight.get(base)!) base = id;
-    return base;
+    return heaviestWrap(nodes, (w) => implicit(this.wraps[w]!.open));
   }
 }

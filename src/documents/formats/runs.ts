@@ -3,7 +3,8 @@
 // used ones in a paragraph or link are left implicit, so plain text carries no tags), links are wrappers
 // around runs, everything else is a token. The translation comes back as runs again: each translated piece
 // of text in a run with the properties of the wrapper it came back in.
-import { hasText, inlineHtml, mergeAdjacent, serialize, splitEdges, textLength, translatedPieces, type Inline } from './inline.ts';
+import { heaviestWrap, serialize, translatedPieces, type Inline } from './inline.ts';
+import { OpaquePieces, paragraphUnit } from './paragraph.ts';
 import type { PartUnit, Render } from './package.ts';
 import { xmlText } from './xml.ts';
 
@@ -19,8 +20,7 @@ type Wrap = { kind: 'run'; props: string } | { kind: 'link'; open: string; close
 export class RunParagraph {
   private readonly wraps: Wrap[] = [];
   private readonly runIds = new Map<string, number>();
-  private readonly tokens: ((render: Render) => string)[] = [];
-  private readonly brs: string[] = [];
+  private readonly opaque = new OpaquePieces();
 
   constructor(private readonly syntax: RunSyntax) {}
 
@@ -40,12 +40,11 @@ export class RunParagraph {
 
   /** An object kept as it is: `xml` is asked for at write time, with the translated ranges inside it rendered. */
   token(xml: (render: Render) => string, words?: string): Inline {
-    const id = this.tokens.push(xml) - 1;
-    return words === undefined ? { token: id } : { token: id, words };
+    return this.opaque.token(xml, words);
   }
 
   br(xml: string): Inline {
-    return { br: this.brs.push(xml) - 1 };
+    return this.opaque.br(xml);
   }
 
   /**
@@ -53,46 +52,32 @@ export class RunParagraph {
    * head(target) + content + tail(target). Undefined when there is nothing to translate.
    */
   unit(nodes: Inline[], start: number, end: number, head: (target: string) => string, tail: (target: string) => string): PartUnit | undefined {
-    const { lead, body, tail: after } = splitEdges(mergeAdjacent(nodes));
-    if (!hasText(body)) return undefined;
-    const bases = new Map<number, string>();
-    const implicit = this.implicitRuns(body, -1, bases);
-    const html = inlineHtml(implicit);
-    return {
-      html,
-      chars: textLength(body),
-      start,
-      end,
-      build: (translation, target, render) => {
-        const plain = (list: Inline[]): string =>
-          list.map((n) => (typeof n === 'object' && 'token' in n ? this.tokens[n.token]!(render) : this.brs[(n as { br: number }).br]!)).join('');
-        const propsFor = (wraps: readonly number[]): string => {
-          const run = [...wraps].reverse().find((w) => this.wraps[w]!.kind === 'run');
-          if (run !== undefined) return (this.wraps[run] as { props: string }).props;
-          const link = wraps.find((w) => this.wraps[w]!.kind === 'link');
-          return bases.get(link ?? -1) ?? bases.get(-1) ?? '';
-        };
-        const content = serialize(translatedPieces(implicit, translation), {
-          structural: (w) => this.wraps[w]!.kind === 'link',
-          open: (w) => (this.wraps[w] as { open: string }).open,
-          close: (w) => (this.wraps[w] as { close: string }).close,
-          text: (text, wraps) => this.syntax.run(this.syntax.retag(propsFor(wraps), target), xmlText(text)),
-          token: (id) => this.tokens[id]!(render),
-          br: (id) => this.brs[id]!,
-        });
-        return head(target) + plain(lead) + content + plain(after) + tail(target);
-      },
-    };
+    return paragraphUnit(nodes, start, end, this.opaque, { head, tail }, (body) => {
+      const bases = new Map<number, string>();
+      const implicit = this.implicitRuns(body, -1, bases);
+      const propsFor = (wraps: readonly number[]): string => {
+        const run = [...wraps].reverse().find((w) => this.wraps[w]!.kind === 'run');
+        if (run !== undefined) return (this.wraps[run] as { props: string }).props;
+        const link = wraps.find((w) => this.wraps[w]!.kind === 'link');
+        return bases.get(link ?? -1) ?? bases.get(-1) ?? '';
+      };
+      return {
+        nodes: implicit,
+        content: (translation, target, render) =>
+          serialize(translatedPieces(implicit, translation), {
+            structural: (w) => this.wraps[w]!.kind === 'link',
+            open: (w) => (this.wraps[w] as { open: string }).open,
+            close: (w) => (this.wraps[w] as { close: string }).close,
+            text: (text, wraps) => this.syntax.run(this.syntax.retag(propsFor(wraps), target), xmlText(text)),
+            ...this.opaque.writers(render),
+          }),
+      };
+    });
   }
 
   /** The nodes with the container's most used run properties unwrapped (recorded in `bases` under the container: -1 or a link). */
   private implicitRuns(nodes: Inline[], container: number, bases: Map<number, string>): Inline[] {
-    const weight = new Map<number, number>();
-    for (const n of nodes) {
-      if (typeof n === 'object' && 'wrap' in n && this.wraps[n.wrap]!.kind === 'run') weight.set(n.wrap, (weight.get(n.wrap) ?? 0) + textLength(n.children) + 1);
-    }
-    let base: number | undefined;
-    for (const [id, w] of weight) if (base === undefined || w > weight.get(base)!) base = id;
+    const base = heaviestWrap(nodes, (w) => this.wraps[w]!.kind === 'run');
     if (base !== undefined) bases.set(container, (this.wraps[base] as { props: string }).props);
     return nodes.flatMap((n): Inline[] => {
       if (typeof n !== 'object' || !('wrap' in n)) return [n];

@@ -1,28 +1,11 @@
 // The page's calls of /v1/documents: upload a file (multipart), read a job, fetch the translated file. With the key
 // in X-API-Key like every call; the result is fetched, not linked, so the key never goes into an address.
+// A type only, erased when the page is bundled: the page reads the very object the API writes.
+import type { DocumentView } from '../../../documents/job.ts';
 import { ApiFailure, callApi, failureOf } from './api.ts';
 
-export type JobStatus = 'queued' | 'translating' | 'done' | 'error';
-
-/** The document object of POST /v1/documents and GET /v1/documents/{id}. */
-export interface DocumentJob {
-  id: string;
-  status: JobStatus;
-  filename: string;
-  format: string;
-  source?: string;
-  detectedSourceLanguage?: string;
-  target: string;
-  characters: number;
-  /** 0 to 1. */
-  progress: number;
-  createdAt: string;
-  expiresAt: string;
-  error?: { message: string };
-}
-
 interface DocumentResponse {
-  data: { document: DocumentJob };
+  data: { document: DocumentView };
 }
 
 /** The accepted job, and the key's requests per minute from X-RateLimit-Limit (null: no limit). */
@@ -31,7 +14,7 @@ export async function uploadDocument(
   file: File,
   target: string,
   source: string,
-): Promise<{ job: DocumentJob; rpm: number | null }> {
+): Promise<{ job: DocumentView; rpm: number | null }> {
   const form = new FormData();
   form.append('target', target);
   if (source) form.append('source', source);
@@ -55,7 +38,7 @@ export async function uploadDocument(
   return { job: (parsed as DocumentResponse).data.document, rpm: Number.isFinite(limit) ? limit : null };
 }
 
-export async function readDocument(key: string, id: string): Promise<DocumentJob> {
+export async function readDocument(key: string, id: string): Promise<DocumentView> {
   return (await callApi<DocumentResponse>(`/v1/documents/${encodeURIComponent(id)}`, key)).body.data.document;
 }
 

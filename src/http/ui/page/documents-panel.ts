@@ -4,7 +4,8 @@
 // sees it. Polling spends the key's requests of the minute, so it is slower for keys with a low limit.
 import { ApiFailure } from './api.ts';
 import { $ } from './dom.ts';
-import { type DocumentJob, fetchResult, readDocument, uploadDocument } from './documents-api.ts';
+import type { DocumentView } from '../../../documents/job.ts';
+import { fetchResult, readDocument, uploadDocument } from './documents-api.ts';
 import { keyForRequest, refuse } from './key-field.ts';
 import { sourcePicker, targetPicker } from './language-choice.ts';
 import { knownRate, learnRate } from './live-translate.ts';
@@ -47,7 +48,7 @@ class JobRow {
   private readonly download = document.createElement('button');
 
   constructor(
-    private job: DocumentJob,
+    private job: DocumentView,
     private readonly key: string,
   ) {
     const name = document.createElement('span');
