@@ -3,7 +3,8 @@
 // Spinning between the operators of a run (`run`) makes a sentence faster on a quiet machine, because a step is ~140
 // short operators and waking a sleeping thread for each costs more than the work. With one CPU-bound process beside
 // it on a 2-core machine the same setting is far slower than not spinning (both measured in docs/tuning.md): a
-// spinning thread holds a core the other process wants, and the thread it waits for is the one descheduled. So `auto` spins while the machine is otherwise quiet and stops while it is not.
+// spinning thread holds a core the other process wants, and the thread it waits for is the one descheduled. So
+// `auto` spins while the machine is otherwise quiet and stops while it is not.
 //
 // "Others" = CPU time the whole machine spent busy (/proc/stat, steal included: a hypervisor's other guests count)
 // minus this process's own (every thread of it: the pool's other workers, the HTTP thread), in cores, over a window
