@@ -22,7 +22,6 @@ import { SEARCH, TOP_IDS } from './top-candidates.ts';
 
 const ATTRIBUTE_GRAPH = 5;
 
-
 /** The loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
 export const LOOP = {
   /** int64 scalar: steps to run at most (the loop ends earlier when every row is done). */

@@ -69,14 +69,15 @@ export interface SearchDecoder {
   step(state: DecoderState, tokens: readonly number[], want: CandidateRequest): Promise<StepCandidates>;
   /**
    * Up to `steps` greedy steps in one go: each row not done takes its best candidate not banned, a row choosing EOS
-   * is done from then on; the run ends early when every row is, or DROP_FINISHED_SHARE of them. The tokens chosen, one array per step ([rows],
-   * padding for done rows), and the cache advanced by that many steps; undefined when this decoder takes single steps.
+   * is done from then on; the run ends early when every row is, or DROP_FINISHED_SHARE of them. The tokens chosen,
+   * one array per step ([rows], padding for done rows), and the cache advanced by that many steps; undefined when
+   * this decoder takes single steps (it then always does: search need not ask again).
    */
   greedyRun(state: DecoderState, tokens: readonly number[], run: GreedyRunRequest): Promise<number[][] | undefined>;
   /**
    * Up to `steps` beam steps in one go, chosen as beam search chooses when no hypothesis finishes (graph/beam-loop.ts);
    * the cache advanced by the steps run and reordered by every choice but the last one's, which the search makes.
-   * Undefined when this decoder takes single steps.
+   * Undefined when this decoder takes single steps (it then always does: search need not ask again).
    */
   beamRun(state: DecoderState, tokens: readonly number[], run: BeamRunRequest): Promise<BeamRun | undefined>;
   /** Row i of the cache becomes old row `from[i]` (beam search's choice). */

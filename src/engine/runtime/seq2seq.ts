@@ -160,7 +160,10 @@ export class Seq2SeqModel implements SearchDecoder {
     };
   }
 
-  /** advance, with the search inputs' feeds (split decoder), returning also the feeds it ran (split decoder only). */
+  /**
+   * One decoder run fetching `result` and the self-attention cache (only what is fetched is copied out), with the
+   * search inputs' feeds; also the feeds and session it ran (split decoder only), for a step's logits() to run again.
+   */
   private async advanceWith(state: DecoderState, tokens: readonly number[], result: Result, search: Record<string, ort.Tensor>) {
     let used: Record<string, ort.Tensor> | undefined;
     let usedSession: ort.InferenceSession | undefined;

@@ -200,13 +200,16 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
     tokens = ids.map((id, g) => (done[Math.floor(g / beams)] ? rules.padId : id));
   };
 
+  // Whether the decoder takes runs: one that declines a run declines them all, so its steps plan none.
+  let runs = true;
+
   /**
    * The steps from `step` on that beam-loop.ts can run in one go: the rules only ban, the same ids for every row (as
    * greedy's loopPlan), and no live sentence can finish but by an EOS among its first candidates (which ends the
    * run): each has fewer than `beams` hypotheses and only finite beam scores.
    */
   const loopSteps = (step: number) => {
-    if (want.k === 0) return undefined;
+    if (want.k === 0 || !runs) return undefined;
     const live = active.map((r, p) => ({ r, p })).filter(({ p }) => !done[p]);
     if (live.some(({ r, p }) => hyps[r]!.list.length >= beams || scores.slice(p * beams, (p + 1) * beams).some((s) => !(s > -Infinity)))) return undefined;
     return loopPlan(processors, live.map(({ r }) => rows[r]!), step);
@@ -216,6 +219,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
     const plan = loopSteps(step);
     const doneRows = () => Array.from({ length: active.length * beams }, (_, g) => done[Math.floor(g / beams)]!);
     const run = plan && await decoder.beamRun(state, tokens, { ...plan, done: doneRows(), scores, m, beams });
+    if (plan && !run) runs = false;
     if (run) {
       const ran = run.stepped.length;
       // Every step but the last was chosen and applied in the graph (beam-loop.ts): only the beams' tokens, scores and

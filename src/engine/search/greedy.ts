@@ -28,9 +28,12 @@ export async function greedySearch(
     outputs[r]!.push(next);
     if (next === rules.eosId || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
   };
+  // Whether the decoder takes runs: one that declines a run declines them all, so its steps plan none (NLLB-600M).
+  let runs = true;
   for (let step = 0; step < limit; step++) {
-    const plan = loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step);
+    const plan = runs ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step) : undefined;
     const chosen = plan && await decoder.greedyRun(state, tokens, { ...plan, done });
+    if (plan && !chosen) runs = false;
     if (chosen) {
       for (const stepTokens of chosen) {
         active.forEach((r, b) => {
