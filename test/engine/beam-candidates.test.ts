@@ -1,18 +1,12 @@
-// Beam search's candidates from the decoder (top-candidates.ts withSearchOutputs): the added
-// outputs are each row's max, log Σ exp(x − max) and m best logits (ties to the lower id); beam.ts's use of them
-// chooses exactly what its scan over all logits chooses with the same statistics, also when ties reach the m-th
-// candidate; and the engine's beam translations keep the reference's beam output with it on or off.
+// The decoder's search outputs (top-candidates.ts withSearchOutputs): each row's max, log Σ exp(x − max) and k best
+// logits (ties to the lower id); and the engine's beam translations keep the reference's beam output with the pass
+// on or off (on, the Loops rank from these statistics; off, beam-rank.ts's model computes its own).
 import { describe, expect, it } from 'vitest';
 import ort from 'onnxruntime-node';
-import { beamSearch } from '../../src/engine/search/beam.ts';
-import { generationRules } from '../../src/engine/model/family.ts';
-import { processorsFor } from '../../src/engine/search/logits-processors.ts';
 import { FLOAT, GRAPH, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
-import type { GenerationRow } from '../../src/engine/pool/protocol.ts';
 import { softmaxStats } from '../../src/engine/search/scores.ts';
-import type { SearchDecoder } from '../../src/engine/runtime/search-decoder.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
-import { FIXTURES, engineOver, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
+import { nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 function lcg(seed: number): () => number {
   let x = seed;
@@ -63,78 +57,6 @@ describe('withSearchOutputs', () => {
   });
 });
 
-/**
- * A stand-in SearchDecoder: its "cache" is each state row's token history, and its logits a coarse function of
- * that history (values 0..6 in steps of 0.5: ties everywhere, at the m-th candidate too). A step answers as the
- * decoder's added outputs do, from the same numbers; `withCandidates` switches beam.ts between the two paths.
- */
-function fakeModel(vocab: number, withCandidates: boolean) {
-  const logitsOf = (history: number[], step: number) => {
-    const rand = lcg(history.reduce((h, t) => (h * 31 + t + 7) % 1_000_003, 17 + step));
-    return Float32Array.from({ length: vocab }, () => Math.round(rand() * 12) / 2);
-  };
-  let fallbacks = 0;
-  const all = (state: { rows: number[][]; step: number }, tokens: number[]) => {
-    state.rows.forEach((h, i) => h.push(tokens[i]!));
-    const out = new Float32Array(state.rows.length * vocab);
-    state.rows.forEach((h, i) => out.set(logitsOf(h, state.step), i * vocab));
-    state.step++;
-    return out;
-  };
-  const none = { ids: new BigInt64Array(0), values: new Float32Array(0), max: new Float32Array(0), logSum: new Float32Array(0) };
-  const decoder: SearchDecoder = {
-    begin: async (sources, copies = 1) => ({ rows: sources.flatMap((r) => Array.from({ length: copies }, () => [...r])), step: 0 }) as never,
-    step: async (state: never, tokens, want) => {
-      const s = state as { rows: number[][]; step: number };
-      const logits = all(s, [...tokens]);
-      const m = want.k;
-      if (!withCandidates || m === 0) return { k: 0, ...none, logits: async () => logits };
-      const n = s.rows.length;
-      const result = { k: m, max: new Float32Array(n), logSum: new Float32Array(n), values: new Float32Array(n * m), ids: new BigInt64Array(n * m) };
-      for (let r = 0; r < n; r++) {
-        const row = logits.subarray(r * vocab, (r + 1) * vocab);
-        const st = softmaxStats(row);
-        result.max[r] = st.max;
-        result.logSum[r] = st.logSum;
-        bestFirst(row, m).forEach((v, j) => {
-          result.values[r * m + j] = row[v]!;
-          result.ids[r * m + j] = BigInt(v);
-        });
-      }
-      return { ...result, logits: async () => (fallbacks++, logits) };
-    },
-    greedyRun: async () => undefined,
-    beamRun: async () => undefined,
-    reorder: (state: never, from) => {
-      const s = state as { rows: number[][] };
-      s.rows = from.map((i) => [...s.rows[i]!]);
-    },
-    select: (state: never, keep) => {
-      const s = state as { rows: number[][] };
-      s.rows = keep.map((i) => s.rows[i]!);
-    },
-  };
-  return { model: decoder, fallbacks: () => fallbacks };
-}
-
-describe('beam search with the decoder\'s candidates', () => {
-  it('chooses what the scan over all logits chooses, falling back to it when a tie reaches the m-th candidate', async () => {
-    const vocab = 400;
-    const rules = generationRules('marian', { vocab_size: vocab }, { decoder_start_token_id: vocab - 1, pad_token_id: vocab - 1, eos_token_id: 0, bad_words_ids: [[vocab - 1]], forced_eos_token_id: 0 });
-    const processors = processorsFor(rules);
-    const rows: GenerationRow[] = Array.from({ length: 5 }, (_, i) => ({ ids: [i + 3, i + 9, 0], maxNewTokens: 6 + 3 * i, minNewTokens: i % 2 ? 3 : 0, forcedFirstId: undefined }));
-    for (const [beams, nBest] of [[4, 1], [5, 3], [2, 2]] as const) {
-      const scan = await beamSearch(fakeModel(vocab, false).model, rules, processors, rows, beams, nBest);
-      const fast = fakeModel(vocab, true);
-      const withCandidates = await beamSearch(fast.model, rules, processors, rows, beams, nBest);
-      expect(withCandidates).toEqual(scan);
-      expect(scan.flat().every((h) => h.length > 0)).toBe(true);
-      // Coarse logits: ties at the boundary are common, so the fallback is exercised (real logits almost never).
-      expect(fast.fallbacks()).toBeGreaterThan(0);
-    }
-  });
-});
-
 describe('the engine with the search-outputs pass (beam search)', () => {
   it('keeps the reference beam output and n-best with the decoder\'s candidates, as the JavaScript scan does (fp32, int8; forced and banned tokens)', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 60);
@@ -148,8 +70,8 @@ describe('the engine with the search-outputs pass (beam search)', () => {
         ...(await engine.translate(nllb.map((d) => d.src), 'eng_Latn', 'fra_Latn', { beams: 4 })).translations,
       ];
     });
-    // The two paths sum exp(x − max) in float32 (onnxruntime) and in double (JavaScript): a last-bit difference of
-    // log Σ may reorder a near tie, so the paths are compared as a whole, the reference exactly.
+    // Both paths rank in onnxruntime's float32, from statistics reduced by kernels of different shapes: a last-bit
+    // difference of log Σ may reorder a near tie, so the paths are compared as a whole, the reference exactly.
     for (const precision of ['fp32', 'int8']) {
       const on = out[`${precision}on`]!;
       const off = out[`${precision}off`]!;

@@ -1,6 +1,6 @@
-// Beam search in an ONNX Loop (beam-loop.ts): the graph reorders the cache and chooses the next
-// beams step after step; beam.ts follows those choices and decides the steps the graph leaves to it (finished
-// hypotheses, the boundary check, forced tokens). So the engine must translate exactly as without it.
+// Beam search in an ONNX Loop (beam-loop.ts): the graph reorders the cache, ranks each step with beam-rank.ts's nodes
+// and continues the first beams step after step; beam.ts keeps the books and decides the step where a hypothesis
+// finishes. So the engine must translate exactly as without it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
@@ -14,6 +14,8 @@ import { idleLoopInput, twoBeams } from '../../src/engine/graph/loop-io.ts';
 import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
+import { BEAM_RANK, beamRankModel } from '../../src/engine/graph/beam-rank.ts';
+import { gatherRows } from '../../src/engine/runtime/kv-cache.ts';
 import { FIXTURES, nllbDev, onAndOff, readDev, withSparseFiles, type MarianDevRow } from './helpers.ts';
 
 describe('the beam loop model', () => {
@@ -24,13 +26,12 @@ describe('the beam loop model', () => {
     expect(withBeamLoop(withSearchOutputs(fused)!, 3999, 0)).toBeInstanceOf(Uint8Array);
   });
 
-  it('stops at a step whose boundary check fails and keeps that step\'s logits (what beam.ts then scans)', async () => {
+  it('ranks every step as beam-rank.ts\'s model ranks the step model\'s logits, and stops after a step that keeps an EOS', async () => {
     const parts = splitMergedDecoder(readFileSync(join(FIXTURES, 'tiny-marian-en-de/onnx/decoder_model_merged.onnx')))!;
     const step = withSearchOutputs(fuseAttention(parts.withPast, 4)!.model)!;
-    const [crossKv, stepSession, loopSession] = await Promise.all([parts.crossKv, step, withBeamLoop(step, 3999, 0)!].map((m) => ort.InferenceSession.create(m)));
+    const [crossKv, stepSession, rankSession] = await Promise.all([parts.crossKv, step, beamRankModel()].map((m) => ort.InferenceSession.create(m)));
     try {
-      // One sentence, 2 beams; only the first beam is live at the first step, so with m = 2 × beams candidates a row
-      // the live beam's m-th candidate is the 4th kept: it could tie the unread logits, and the loop must stop there.
+      // One sentence, 2 beams, only the first live at the first step.
       const rows = 2;
       const L = 4;
       const mask = new ort.Tensor('int64', new BigInt64Array(rows * L).fill(1n), [rows, L]);
@@ -43,19 +44,51 @@ describe('the beam loop model', () => {
         feeds[`past_key_values.${i}.decoder.${kv}`] = loopFeeds[`${BEAM_LOOP.prefix}past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [rows, 4, 0, 32]);
       }
       const search = {
-        [SEARCH.k]: new ort.Tensor('int64', BigInt64Array.of(4n), [1]),
+        [SEARCH.k]: new ort.Tensor('int64', BigInt64Array.of(1n), [1]),
         [SEARCH.statsLen]: new ort.Tensor('int64', BigInt64Array.of(2n ** 40n), [1]),
       };
-      const ids = new ort.Tensor('int64', BigInt64Array.of(3999n, 3999n), [rows, 1]);
-      const expected = await stepSession!.run({ ...feeds, ...search, input_ids: ids });
-      const vocab = (expected.logits as ort.Tensor).dims[2]!;
-      const out = await loopSession!.run({ ...loopFeeds, ...search, ...twoBeams(8, ids, vocab) });
-      expect(out[BEAM_LOOP.chosenFrom]!.dims[0]).toBe(1);
-      expect(Array.from(out[BEAM_LOOP.topIds]!.data as BigInt64Array)).toEqual(Array.from(expected[SEARCH.ids]!.data as BigInt64Array));
-      expect(out[BEAM_LOOP.lastLogitsOut]!.dims).toEqual([rows, 1, vocab]);
-      expect(Array.from(out[BEAM_LOOP.lastLogitsOut]!.data as Float32Array)).toEqual(Array.from(expected.logits!.data as Float32Array));
+      const vocab = 4000;
+      const eos = 0;
+      const first = new ort.Tensor('int64', BigInt64Array.of(3999n, 3999n), [rows, 1]);
+      const own = twoBeams(30, first, vocab, 3999);
+      // The Loop with EOS allowed (the model emits it within 30 steps), its session with the EOS id it stops on.
+      const loopSession = await ort.InferenceSession.create(withBeamLoop(step, 3999, eos)!);
+      try {
+        const out = await loopSession.run({ ...loopFeeds, ...search, ...own });
+        const ran = out[BEAM_LOOP.values]!.dims[0]!;
+        expect(ran).toBeGreaterThan(1);
+        expect(ran).toBeLessThan(30);
+        // The same steps one by one: the step model, beam-rank.ts's model, the first two candidates continued.
+        let ids = first;
+        let from = [0, 1];
+        let scores = Float32Array.of(0, -1e9);
+        for (let s = 0; s < ran; s++) {
+          for (let i = 0; i < 2; i++) for (const kv of ['key', 'value']) {
+            const past = feeds[`past_key_values.${i}.decoder.${kv}`]!;
+            feeds[`past_key_values.${i}.decoder.${kv}`] = gatherRows(past, from);
+          }
+          const stepOut = await stepSession!.run({ ...feeds, ...search, input_ids: ids });
+          for (let i = 0; i < 2; i++) for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.decoder.${kv}`] = stepOut[`present.${i}.decoder.${kv}`] as ort.Tensor;
+          const want = await rankSession!.run({
+            [BEAM_RANK.logits]: stepOut.logits!, [BEAM_RANK.scores]: new ort.Tensor('float32', scores, [2]),
+            [BEAM_RANK.mask]: own[BEAM_LOOP.mask]!, [BEAM_RANK.keep]: own[BEAM_LOOP.keep]!, [BEAM_RANK.beams]: own[BEAM_LOOP.beams]!,
+          });
+          const at = (name: string) => Array.from((out[name]!.data as ArrayLike<number | bigint>)).slice(s * 4, (s + 1) * 4);
+          expect(at(BEAM_LOOP.values)).toEqual(Array.from(want[BEAM_RANK.values]!.data as Float32Array));
+          expect(at(BEAM_LOOP.rankedFrom)).toEqual(Array.from(want[BEAM_RANK.from]!.data as BigInt64Array));
+          expect(at(BEAM_LOOP.rankedIds)).toEqual(Array.from(want[BEAM_RANK.ids]!.data as BigInt64Array));
+          const chosen = (want[BEAM_RANK.ids]!.data as BigInt64Array).slice(0, 2);
+          // Every step but the last keeps no EOS among the first two; the last does.
+          expect(chosen.includes(BigInt(eos))).toBe(s === ran - 1);
+          ids = new ort.Tensor('int64', chosen, [2, 1]);
+          from = Array.from((want[BEAM_RANK.from]!.data as BigInt64Array).slice(0, 2), Number);
+          scores = (want[BEAM_RANK.values]!.data as Float32Array).slice(0, 2);
+        }
+      } finally {
+        await loopSession.release();
+      }
     } finally {
-      await Promise.all([crossKv, stepSession, loopSession].map((s) => s?.release()));
+      await Promise.all([crossKv, stepSession, rankSession].map((s) => s?.release()));
     }
   });
 });
@@ -97,7 +130,7 @@ describe('greedy and beam search\'s Loops in one model (withSearchLoops)', () =>
         [LOOP.ban]: new ort.Tensor('float32', new Float32Array(vocab), [vocab]),
         [LOOP.logitsLen]: new ort.Tensor('int64', BigInt64Array.of(0n), [1]),
       };
-      const beamOwn = twoBeams(5, ids, vocab);
+      const beamOwn = twoBeams(5, ids, vocab, 0);
       // A session's feeds: the given ones it declares, idleLoopInput for the rest (what seq2seq.ts feeds).
       const feeds = (session: ort.InferenceSession, given: Record<string, ort.Tensor>) =>
         Object.fromEntries(session.inputNames.map((n) => [n, given[n] ?? idleLoopInput(n, dims)!]));
@@ -106,10 +139,10 @@ describe('greedy and beam search\'s Loops in one model (withSearchLoops)', () =>
       const inBoth = await bothSession!.run(feeds(bothSession!, { ...shared, ...greedyOwn }), greedyFetch);
       expect(alone[LOOP.chosen]!.dims[0]).toBe(5);
       for (const name of greedyFetch) expect(Array.from(inBoth[name]!.data as ArrayLike<number | bigint>)).toEqual(Array.from(alone[name]!.data as ArrayLike<number | bigint>));
-      const beamFetch = [BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds, BEAM_LOOP.values, `${BEAM_LOOP.prefix}present.1.decoder.value`];
+      const beamFetch = [BEAM_LOOP.rankedFrom, BEAM_LOOP.rankedIds, BEAM_LOOP.values, `${BEAM_LOOP.prefix}present.1.decoder.value`];
       const beamAlone = await beamSession!.run(feeds(beamSession!, { ...shared, ...beamOwn }), beamFetch);
       const beamInBoth = await bothSession!.run(feeds(bothSession!, { ...shared, ...beamOwn }), beamFetch);
-      expect(beamAlone[BEAM_LOOP.chosenFrom]!.dims[0]).toBeGreaterThan(1);
+      expect(beamAlone[BEAM_LOOP.values]!.dims[0]).toBeGreaterThan(1);
       for (const name of beamFetch) expect(Array.from(beamInBoth[name]!.data as ArrayLike<number | bigint>)).toEqual(Array.from(beamAlone[name]!.data as ArrayLike<number | bigint>));
     } finally {
       await Promise.all([crossKv, greedySession, beamSession, bothSession].map((s) => s?.release()));

@@ -2,26 +2,22 @@
 // same steps inside a Loop: each run copies the whole cache out to JavaScript and back, and wakes the threads again
 // (what it earns: docs/tuning.md, `npm run bench:passes`).
 //
-// Each iteration reorders the cache by the previous choice (Gather on the rows), runs the step model (with its search
-// outputs, top-candidates.ts) and chooses exactly as beam.ts does from the decoder's m best logits: log-probability
-// f32(f32(x − max) − logSum), plus the beam's score (float32), banned ids out; the 2 × beams best of each sentence by
-// (score desc, flat index asc); the first `beams` become the next beams. The loop ends after the step where beam.ts
-// must decide itself: an EOS among a sentence's first `beams` candidates (a finished hypothesis), or the boundary
-// check failing (a beam's unread logits could tie the 2 × beams-th: beam.ts scans all logits, which this step then
-// leaves in `lastLogits`). beam.ts follows the graph's choices (tokens, and scores from the scan outputs) and makes
-// the last step's choice itself (and reorders the cache by it).
+// Each iteration reorders the cache by the previous choice (Gather on the rows: the first iteration by the `from`
+// it is given), runs the step model and ranks its candidates with beam-rank.ts's nodes, the ranking beam search
+// always uses. The first `beams` candidates of each sentence become its next beams, as beam.ts takes them when none of
+// them is EOS; the Loop ends after a step where one is (a finished hypothesis, beam.ts's to keep). Every step's ranking
+// is a scan output, so beam.ts keeps its hypotheses' tokens and scores, and chooses after the last step itself.
 import {
-  bodyFields, greedyLoopPart, int64Scalar, loopPart, loopsModel, renamedInfo, scalarInitializer, stepModelIo, type LoopPart, type StepModelIo,
+  bodyFields, int64Scalar, loopPart, loopsModel, greedyLoopPart, renamedInfo, scalarInitializer, stepModelIo, type LoopPart, type StepModelIo,
 } from './greedy-loop.ts';
-import {
-  BOOL, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField,
-} from './onnx-proto.ts';
+import { BOOL, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField } from './onnx-proto.ts';
 import { statSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
-import { cacheUnder, feedsFor, loopRun, searchFeeds, testFeeds, twoBeams, WHOLE_ROW as FED_WHOLE_ROW } from './loop-io.ts';
+import { BEAM_RANK, beamRankModel, rankNodes } from './beam-rank.ts';
+import { cacheUnder, feedsFor, loopRun, searchFeeds, testFeeds, twoBeams, WHOLE_ROW } from './loop-io.ts';
 import type { GraphPass } from './passes.ts';
-import { SEARCH, TOP_IDS } from './top-candidates.ts';
+import { SEARCH } from './top-candidates.ts';
 import { checkGreedyLoop, checkLoop } from './greedy-loop.ts';
 
 /** The beam loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
@@ -34,26 +30,18 @@ export const BEAM_LOOP = {
   ids: 'beam/ids',
   scores: 'beam/scores',
   done: 'beam/done',
-  /** int64 [rows]: the row of the cache each row continues (identity for the first step: beam.ts reorders before). */
+  /** int64 [rows]: the row of the cache each row continues at the first step (the choice made before the run). */
   from: 'beam/from',
-  /** float [vocab]: 0, or -Infinity for a banned token (the same for every row and step of the run). */
-  ban: 'beam/ban',
-  /** float [rows, 1, 0]: nothing in; out, the last step's logits when its boundary check failed (else [rows, 1, 0]). */
-  lastLogits: 'beam/last_logits',
-  lastLogitsOut: 'beam/last_logits_out',
-  /** Scan outputs, one row per step: the step model's search outputs, and the graph's choice (row followed, token). */
-  values: 'beam/top_values',
-  topIds: 'beam/top_ids',
-  max: 'beam/max',
-  logSum: 'beam/log_sum',
-  chosenFrom: 'beam/chosen_from',
-  chosenIds: 'beam/chosen_ids',
+  /** The rules of every step of the run, as beam-rank.ts reads them: mask [1 or rows, 1, vocab], keep [1 or rows, 1, 1]. */
+  mask: 'beam/mask',
+  keep: 'beam/keep',
+  /** Scan outputs, one per step run: beam-rank.ts's ranking [steps, sentences, 2 × beams] (scores, row continued, token). */
+  values: 'beam/values',
+  rankedFrom: 'beam/ranked_from',
+  rankedIds: 'beam/ranked_ids',
   /** Cache in (`past_key_values.N.decoder.*`) and out (`present.N.decoder.*`) under the step model's names with this prefix. */
   prefix: 'beam/',
 } as const;
-
-/** Beyond any vocabulary: Slice clamps it to the row. */
-const WHOLE_ROW = 2 ** 40;
 
 /**
  * The beam loop model alone, or undefined when the step model is not one this can wrap (no search outputs, not exactly
@@ -79,7 +67,6 @@ export function beamLoopPart(io: StepModelIo, padId: number, eosId: number): Loo
 
   const p = BEAM_LOOP.prefix;
   const B = BEAM_LOOP.beams;
-  const m = SEARCH.k;
   const n = (op: string, ins: string[], out: string, attrs: Uint8Array[] = []) => nodeField(op, ins, [out], out, attrs);
   const body = concat([
     // The cache rows the previous step's choice continues.
@@ -88,80 +75,38 @@ export function beamLoopPart(io: StepModelIo, padId: number, eosId: number): Loo
     lenField(GRAPH.name, 'beam_step'),
     int64Scalar(`${p}pad`, padId),
     int64Scalar(`${p}eos`, eosId),
-    int64Scalar(`${p}zero`, 0),
-    int64Scalar(`${p}one`, 1),
     scalarInitializer(`${p}zero_f`, FLOAT, new Uint8Array(4)),
     int64InitializerField(`${p}zero1`, [0]),
     int64InitializerField(`${p}one1`, [1]),
-    int64InitializerField(`${p}two1`, [2]),
-    int64InitializerField(`${p}minus1`, [-1]),
-    int64InitializerField(`${p}axes12`, [1, 2]),
-    int64InitializerField(`${p}whole`, [WHOLE_ROW]),
-    // Each candidate's score as beam.ts computes it: f32(f32(f32(x − max) − logSum) + beam score); banned ids −∞.
-    n('Sub', [SEARCH.values, SEARCH.max], `${p}shifted`),
-    n('Sub', [`${p}shifted`, SEARCH.logSum], `${p}logprob`),
-    n('Unsqueeze', [`${p}scores_in`, `${p}axes12`], `${p}base`),
-    n('Add', [`${p}logprob`, `${p}base`], `${p}score`),
-    n('Gather', [BEAM_LOOP.ban, SEARCH.ids], `${p}cand_ban`),
-    n('Add', [`${p}score`, `${p}cand_ban`], `${p}cand_score`),
-    // Per sentence, its beams' candidates side by side [sentences, beams × m]: the 2 × beams best, ties to the lower flat index.
-    n('Mul', [B, m], `${p}bm`),
-    n('Concat', [`${p}minus1`, `${p}bm`], `${p}flat_shape`, [intAttribute('axis', 0)]),
-    n('Reshape', [`${p}cand_score`, `${p}flat_shape`], `${p}flat`),
-    n('Mul', [B, `${p}two1`], `${p}k2`),
-    nodeField('TopK', [`${p}flat`, `${p}k2`], [`${p}top_v`, `${p}top_i`], `${p}top`, [intAttribute('axis', 1), intAttribute('largest', 1), intAttribute('sorted', 1)]),
-    n('Reshape', [SEARCH.ids, `${p}flat_shape`], `${p}flat_ids`),
-    nodeField('GatherElements', [`${p}flat_ids`, `${p}top_i`], [`${p}top_tok`], `${p}top_tok`, [intAttribute('axis', 1)]),
-    n('Div', [`${p}top_i`, m], `${p}top_beam`),
-    // The first `beams` of them continue (none is EOS, or the loop ends at this step).
-    n('Slice', [`${p}top_tok`, `${p}zero1`, B, `${p}one1`], `${p}tok_b`),
-    n('Slice', [`${p}top_beam`, `${p}zero1`, B, `${p}one1`], `${p}beam_b`),
-    n('Slice', [`${p}top_v`, `${p}zero1`, B, `${p}one1`], `${p}score_b`),
+    ...rankNodes(`${p}rank/`, {
+      logits: 'logits', max: SEARCH.max, logSum: SEARCH.logSum, scores: `${p}scores_in`, mask: BEAM_LOOP.mask, keep: BEAM_LOOP.keep, beams: B,
+      values: `${p}ranked_values`, from: `${p}ranked_from`, ids: `${p}ranked_ids`,
+    }),
+    // The first `beams` candidates of each sentence continue, a row each.
+    n('Slice', [`${p}ranked_ids`, `${p}zero1`, B, `${p}one1`], `${p}tok_b`),
+    n('Slice', [`${p}ranked_from`, `${p}zero1`, B, `${p}one1`], `${p}from_b`),
+    n('Slice', [`${p}ranked_values`, `${p}zero1`, B, `${p}one1`], `${p}score_b`),
     n('Shape', [`${p}scores_in`], `${p}rows_shape`),
-    n('Div', [`${p}rows_shape`, B], `${p}sentences1`),
-    n('Squeeze', [`${p}sentences1`, `${p}zero1`], `${p}sentences`),
-    n('Range', [`${p}zero`, `${p}sentences`, `${p}one`], `${p}sentence_ids`),
-    n('Mul', [`${p}sentence_ids`, B], `${p}first_rows`),
-    n('Unsqueeze', [`${p}first_rows`, `${p}one1`], `${p}first_rows2`),
-    n('Add', [`${p}first_rows2`, `${p}beam_b`], `${p}from_b`),
-    n('Concat', [`${p}sentences1`, B], `${p}sb_shape`, [intAttribute('axis', 0)]),
-    n('Expand', [`${p}first_rows2`, `${p}sb_shape`], `${p}first_b`),
-    n('Reshape', [`${p}from_b`, `${p}rows_shape`], `${p}from_r`),
-    n('Reshape', [`${p}first_b`, `${p}rows_shape`], `${p}first_r`),
     n('Reshape', [`${p}tok_b`, `${p}rows_shape`], `${p}tok_r`),
+    n('Reshape', [`${p}from_b`, `${p}rows_shape`], `${p}from_r`),
     n('Reshape', [`${p}score_b`, `${p}rows_shape`], `${p}score_r`),
     n('Reshape', [`${p}done_in`, `${p}rows_shape`], `${p}done_r`),
     // A finished sentence's rows follow its first row with padding and score 0 (beam.ts's pad(beams, 0)).
+    n('Div', [`${p}from_r`, B], `${p}sentence_r`),
+    n('Mul', [`${p}sentence_r`, B], `${p}first_r`),
     n('Where', [`${p}done_r`, `${p}first_r`, `${p}from_r`], `${p}next_from`),
     n('Where', [`${p}done_r`, `${p}pad`, `${p}tok_r`], `${p}next_tok`),
     n('Where', [`${p}done_r`, `${p}zero_f`, `${p}score_r`], `${p}next_score`),
     n('Unsqueeze', [`${p}next_tok`, `${p}one1`], `${p}next_ids`),
-    // Stop after this step: an EOS the sentence would keep as a hypothesis, or a beam whose m-th candidate reaches the
-    // 2 × beams-th score kept (its unread logits might too: beam.ts's boundary check, then its scan over all logits).
+    // Stop after a step where a live sentence keeps an EOS among its first `beams`: a hypothesis for beam.ts.
     n('Equal', [`${p}tok_r`, `${p}eos`], `${p}is_eos`),
     n('Not', [`${p}done_r`], `${p}live`),
     n('And', [`${p}is_eos`, `${p}live`], `${p}eos_live`),
-    n('Sub', [m, `${p}one1`], `${p}last_at`),
-    n('Slice', [`${p}score`, `${p}last_at`, m, `${p}two1`], `${p}unread`),
-    n('Reshape', [`${p}unread`, `${p}sb_shape`], `${p}unread_sb`),
-    n('Sub', [`${p}k2`, `${p}one1`], `${p}kth_at`),
-    n('Slice', [`${p}top_v`, `${p}kth_at`, `${p}k2`, `${p}one1`], `${p}kth`),
-    n('Less', [`${p}unread_sb`, `${p}kth`], `${p}inside`),
-    n('Reshape', [`${p}inside`, `${p}rows_shape`], `${p}inside_r`),
-    n('Not', [`${p}inside_r`], `${p}outside_r`),
-    n('And', [`${p}outside_r`, `${p}live`], `${p}fail`),
-    n('Cast', [`${p}fail`], `${p}fail_i`, [intAttribute('to', INT64)]),
-    nodeField('ReduceSum', [`${p}fail_i`, `${p}zero1`], [`${p}fails`], `${p}fails`, [intAttribute('keepdims', 0)]),
-    n('Or', [`${p}eos_live`, `${p}fail`], `${p}stop`),
-    n('Cast', [`${p}stop`], `${p}stop_i`, [intAttribute('to', INT64)]),
-    nodeField('ReduceSum', [`${p}stop_i`, `${p}zero1`], [`${p}stops`], `${p}stops`, [intAttribute('keepdims', 0)]),
-    n('Equal', [`${p}stops`, `${p}zero`], `${p}cond_out`),
-    n('Greater', [`${p}fails`, `${p}zero`], `${p}any_fail`),
-    n('Where', [`${p}any_fail`, `${p}whole`, `${p}zero1`], `${p}logits_end`),
-    n('Slice', ['logits', `${p}zero1`, `${p}logits_end`, `${p}two1`], `${p}last_logits_out`),
+    n('Cast', [`${p}eos_live`], `${p}eos_i`, [intAttribute('to', INT64)]),
+    nodeField('ReduceSum', [`${p}eos_i`, `${p}zero1`], [`${p}eos_count`], `${p}eos_count`, [intAttribute('keepdims', 0)]),
+    n('Equal', [`${p}eos_count`, `${p}zero`], `${p}cond_out`),
+    int64Scalar(`${p}zero`, 0),
     n('Identity', [`${p}done_in`], `${p}done_out`),
-    n('Identity', [`${p}next_from`], `${p}chosen_from`),
-    n('Identity', [`${p}next_tok`], `${p}chosen_ids`),
     tensorInfoField(GRAPH.input, `${p}iter`, INT64, []),
     tensorInfoField(GRAPH.input, `${p}cond_in`, BOOL, []),
     raw(graph, idsInput),
@@ -169,40 +114,31 @@ export function beamLoopPart(io: StepModelIo, padId: number, eosId: number): Loo
     tensorInfoField(GRAPH.input, `${p}from_in`, INT64, ['batch_size']),
     tensorInfoField(GRAPH.input, `${p}scores_in`, FLOAT, ['batch_size']),
     tensorInfoField(GRAPH.input, `${p}done_in`, BOOL, ['batch_size', 1]),
-    tensorInfoField(GRAPH.input, `${p}last_logits_in`, FLOAT, ['batch_size', 1, 'logits_len']),
     tensorInfoField(GRAPH.output, `${p}cond_out`, BOOL, []),
     tensorInfoField(GRAPH.output, `${p}next_ids`, INT64, ['batch_size', 1]),
     ...present.map((name) => raw(graph, outputOf(name))),
     tensorInfoField(GRAPH.output, `${p}next_from`, INT64, ['batch_size']),
     tensorInfoField(GRAPH.output, `${p}next_score`, FLOAT, ['batch_size']),
     tensorInfoField(GRAPH.output, `${p}done_out`, BOOL, ['batch_size', 1]),
-    tensorInfoField(GRAPH.output, `${p}last_logits_out`, FLOAT, ['batch_size', 1, 'logits_len']),
-    raw(graph, outputOf(SEARCH.values)),
-    raw(graph, outputOf(SEARCH.ids)),
-    raw(graph, outputOf(SEARCH.max)),
-    raw(graph, outputOf(SEARCH.logSum)),
-    tensorInfoField(GRAPH.output, `${p}chosen_from`, INT64, ['batch_size']),
-    tensorInfoField(GRAPH.output, `${p}chosen_ids`, INT64, ['batch_size']),
+    tensorInfoField(GRAPH.output, `${p}ranked_values`, FLOAT, ['sentences', 'candidates']),
+    tensorInfoField(GRAPH.output, `${p}ranked_from`, INT64, ['sentences', 'candidates']),
+    tensorInfoField(GRAPH.output, `${p}ranked_ids`, INT64, ['sentences', 'candidates']),
   ]);
   const carried = {
-    in: [BEAM_LOOP.from, BEAM_LOOP.scores, BEAM_LOOP.done, BEAM_LOOP.lastLogits],
-    out: [`${p}last_from`, `${p}last_scores`, `${p}last_done`, BEAM_LOOP.lastLogitsOut],
+    in: [BEAM_LOOP.from, BEAM_LOOP.scores, BEAM_LOOP.done],
+    out: [`${p}last_from`, `${p}last_scores`, `${p}last_done`],
   };
-  const scans = [BEAM_LOOP.values, BEAM_LOOP.topIds, BEAM_LOOP.max, BEAM_LOOP.logSum, BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds];
+  const scans = [BEAM_LOOP.values, BEAM_LOOP.rankedFrom, BEAM_LOOP.rankedIds];
   return loopPart(io, p, BEAM_LOOP, body, carried, scans, [
     tensorInfoField(GRAPH.input, BEAM_LOOP.from, INT64, ['batch_size']),
     tensorInfoField(GRAPH.input, BEAM_LOOP.scores, FLOAT, ['batch_size']),
     tensorInfoField(GRAPH.input, BEAM_LOOP.done, BOOL, ['batch_size', 1]),
-    tensorInfoField(GRAPH.input, BEAM_LOOP.lastLogits, FLOAT, ['batch_size', 1, 'logits_len']),
-    tensorInfoField(GRAPH.input, BEAM_LOOP.ban, FLOAT, ['vocab']),
+    tensorInfoField(GRAPH.input, BEAM_LOOP.mask, FLOAT, ['rule_rows', 1, 'vocab']),
+    tensorInfoField(GRAPH.input, BEAM_LOOP.keep, BOOL, ['rule_rows', 1, 1]),
     tensorInfoField(GRAPH.input, BEAM_LOOP.beams, INT64, [1]),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.lastLogitsOut, FLOAT, ['batch_size', 1, 'logits_len']),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.chosenFrom, INT64, ['steps', 'batch_size']),
-    tensorInfoField(GRAPH.output, BEAM_LOOP.chosenIds, INT64, ['steps', 'batch_size']),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.values, FLOAT, ['steps', 'sentences', 'candidates']),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.rankedFrom, INT64, ['steps', 'sentences', 'candidates']),
+    tensorInfoField(GRAPH.output, BEAM_LOOP.rankedIds, INT64, ['steps', 'sentences', 'candidates']),
   ]);
 }
 
@@ -227,14 +163,15 @@ export function beamLoopFits(decoderPath: string, bytes = statSync(decoderPath).
 /** The pass: greedy search's Loop model replaced by both Loops over one copy of the weights, checked as each alone. */
 export const beamLoopPass: GraphPass = {
   name: 'beam-loop',
-  version: 1,
+  // 2: the Loop ranks with beam-rank.ts and stops only at a hypothesis.
+  version: 2,
   wanted: (ctx, g) => !!g.facts.loop && beamLoopFits(ctx.decoderPath, ctx.decoderBytes),
   async run(g, ctx) {
     const looped = withSearchLoops(g.step, ctx.padId, ctx.eosId!);
     if (!looped) return undefined;
     const vocab = await checkLoop(looped, g.step, ctx, async (loop, step, padId, eosId, crossKv, dims) => {
       const v = await checkGreedyLoop(loop, step, padId, eosId, crossKv, dims);
-      await checkBeamLoop(loop, step, padId, crossKv, dims);
+      await checkBeamLoop(loop, step, padId, eosId, crossKv, dims);
       return v;
     });
     return { ...g, model: looped, facts: { ...g.facts, loop: { vocab, beam: true } } };
@@ -242,23 +179,32 @@ export const beamLoopPass: GraphPass = {
 };
 
 /**
- * Beam search's Loop must read, on its first step of a two-row batch (one sentence, two beams, one row padded), the
- * candidates the step model gives, and run a second step on the reordered cache.
+ * Beam search's Loop must rank its first step of a two-row batch (one sentence, two beams, one row padded) as
+ * beam-rank.ts's model ranks the step model's logits, and, EOS banned, run a second step on the reordered cache.
  */
 export async function checkBeamLoop(
-  session: ort.InferenceSession, step: ort.InferenceSession, padId: number, crossKv: ort.InferenceSession, dims: DecoderDims,
+  session: ort.InferenceSession, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession, dims: DecoderDims,
 ): Promise<void> {
   const feeds = await testFeeds(crossKv, dims);
-  // 2 × beams candidates and beam.ts's margin of 8: the boundary check holds, so the run goes on to its second step.
-  const search = searchFeeds(12, FED_WHOLE_ROW);
+  const search = searchFeeds(1, WHOLE_ROW);
   const ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]);
   const first = await step.run(feedsFor(step, { ...feeds, ...search, input_ids: ids }));
-  const vocab = (first.logits as ort.Tensor).dims[2]!;
-  const run = { ...cacheUnder(BEAM_LOOP.prefix, feeds), ...search, ...twoBeams(2, ids, vocab) };
-  const out = await session.run(loopRun(session, run, {}, BEAM_LOOP.prefix, dims), [BEAM_LOOP.topIds, BEAM_LOOP.chosenFrom]);
-  const top = (out[BEAM_LOOP.topIds] as ort.Tensor).data as BigInt64Array;
-  const want = (first[TOP_IDS] as ort.Tensor).data as BigInt64Array;
-  if (want.some((id, i) => top[i] !== id)) throw new Error('beam loop: other candidates');
-  const from = out[BEAM_LOOP.chosenFrom] as ort.Tensor;
-  if (from.dims[0] !== 2 || (from.data as BigInt64Array).some((r) => r !== 0n && r !== 1n)) throw new Error('beam loop: not two steps on rows 0 and 1');
+  const logits = first.logits as ort.Tensor;
+  const own = twoBeams(2, ids, logits.dims[2]!, eosId);
+  const run = { ...cacheUnder(BEAM_LOOP.prefix, feeds), ...search, ...own };
+  const out = await session.run(loopRun(session, run, {}, BEAM_LOOP.prefix, dims), [BEAM_LOOP.values, BEAM_LOOP.rankedIds]);
+  const rank = await ort.InferenceSession.create(beamRankModel(), { logSeverityLevel: 3 });
+  try {
+    const want = await rank.run({
+      [BEAM_RANK.logits]: logits, [BEAM_RANK.scores]: own[BEAM_LOOP.scores]!, [BEAM_RANK.mask]: own[BEAM_LOOP.mask]!,
+      [BEAM_RANK.keep]: own[BEAM_LOOP.keep]!, [BEAM_RANK.beams]: own[BEAM_LOOP.beams]!,
+    });
+    const ranked = (out[BEAM_LOOP.rankedIds] as ort.Tensor);
+    if (ranked.dims[0] !== 2) throw new Error('beam loop: not two steps');
+    const same = (a: ArrayLike<unknown>, b: ArrayLike<unknown>) => Array.from(b).every((x, i) => a[i] === x);
+    if (!same((out[BEAM_LOOP.values] as ort.Tensor).data as Float32Array, want[BEAM_RANK.values]!.data as Float32Array)
+      || !same(ranked.data as BigInt64Array, want[BEAM_RANK.ids]!.data as BigInt64Array)) throw new Error('beam loop: another ranking');
+  } finally {
+    await rank.release();
+  }
 }

@@ -49,6 +49,8 @@ export function loopRun(session: ort.InferenceSession, own: Record<string, ort.T
 
 export const emptyOf = (type: 'int64' | 'float32' | 'bool', dims: number[]) =>
   new ort.Tensor(type, type === 'int64' ? new BigInt64Array(0) : type === 'bool' ? new Uint8Array(0) : new Float32Array(0), dims);
+/** beam-rank.ts's `keep` for every row: no row forced. */
+const keepAll = new ort.Tensor('bool', Uint8Array.of(1), [1, 1, 1]);
 export const int64Of = (value: number, dims: number[]) => new ort.Tensor('int64', BigInt64Array.of(BigInt(value)), dims);
 
 /** idleLoopInput's tensors, made once per input name and cache shape (every Loop run feeds them). */
@@ -70,11 +72,12 @@ function makeIdleLoopInput(name: string, dims: DecoderDims): ort.Tensor | undefi
     case LOOP.steps: case BEAM_LOOP.steps: return int64Of(0, []);
     case LOOP.ids: case BEAM_LOOP.ids: return emptyOf('int64', [0, 1]);
     case LOOP.done: case BEAM_LOOP.done: return emptyOf('bool', [0, 1]);
-    case LOOP.ban: case BEAM_LOOP.ban: case BEAM_LOOP.scores: return emptyOf('float32', [0]);
+    case LOOP.ban: case BEAM_LOOP.scores: return emptyOf('float32', [0]);
+    case BEAM_LOOP.mask: return emptyOf('float32', [1, 1, 0]);
+    case BEAM_LOOP.keep: return keepAll;
     case LOOP.logitsLen: return int64Of(0, [1]);
     case BEAM_LOOP.beams: return int64Of(1, [1]);
     case BEAM_LOOP.from: return emptyOf('int64', [0]);
-    case BEAM_LOOP.lastLogits: return emptyOf('float32', [0, 1, 0]);
     default: return undefined;
   }
 }
@@ -106,8 +109,15 @@ export function greedyLoopInputs(steps: number, ids: ort.Tensor, done: Uint8Arra
   };
 }
 
-/** Beam search's Loop's own inputs (beam-loop.ts): one row per score, each continuing its own cache row, no logits kept. */
-export function beamLoopInputs(steps: number, beams: number, ids: ort.Tensor, scores: Float32Array, done: Uint8Array, ban: ort.Tensor): Record<string, ort.Tensor> {
+/** The rules of beam-rank.ts for every row alike: nothing forced, `ban` (−∞ for a banned token) added to each row. */
+export function sharedRules(ban: Float32Array): { mask: ort.Tensor; keep: ort.Tensor } {
+  return { mask: new ort.Tensor('float32', ban, [1, 1, ban.length]), keep: keepAll };
+}
+
+/** Beam search's Loop's own inputs (beam-loop.ts): one row per score, each continuing cache row `from`. */
+export function beamLoopInputs(
+  steps: number, beams: number, ids: ort.Tensor, from: BigInt64Array, scores: Float32Array, done: Uint8Array, rules: { mask: ort.Tensor; keep: ort.Tensor },
+): Record<string, ort.Tensor> {
   const rows = scores.length;
   return {
     [BEAM_LOOP.steps]: int64Of(steps, []),
@@ -115,13 +125,15 @@ export function beamLoopInputs(steps: number, beams: number, ids: ort.Tensor, sc
     [BEAM_LOOP.ids]: ids,
     [BEAM_LOOP.scores]: new ort.Tensor('float32', scores, [rows]),
     [BEAM_LOOP.done]: new ort.Tensor('bool', done, [rows, 1]),
-    [BEAM_LOOP.from]: new ort.Tensor('int64', BigInt64Array.from({ length: rows }, (_, r) => BigInt(r)), [rows]),
-    [BEAM_LOOP.ban]: ban,
-    [BEAM_LOOP.lastLogits]: emptyOf('float32', [rows, 1, 0]),
+    [BEAM_LOOP.from]: new ort.Tensor('int64', from, [rows]),
+    [BEAM_LOOP.mask]: rules.mask,
+    [BEAM_LOOP.keep]: rules.keep,
   };
 }
 
-/** Beam search's Loop's own inputs for one sentence of two beams (rows 0 and 1), only the first live yet, nothing banned. */
-export function twoBeams(steps: number, ids: ort.Tensor, vocab: number): Record<string, ort.Tensor> {
-  return beamLoopInputs(steps, 2, ids, Float32Array.of(0, -1e9), new Uint8Array(2), new ort.Tensor('float32', new Float32Array(vocab), [vocab]));
+/** Beam search's Loop's own inputs for one sentence of two beams (rows 0 and 1), only the first live yet, `banned` banned. */
+export function twoBeams(steps: number, ids: ort.Tensor, vocab: number, ...banned: number[]): Record<string, ort.Tensor> {
+  const ban = new Float32Array(vocab);
+  for (const id of banned) ban[id] = -Infinity;
+  return beamLoopInputs(steps, 2, ids, BigInt64Array.of(0n, 1n), Float32Array.of(0, -1e9), new Uint8Array(2), sharedRules(ban));
 }

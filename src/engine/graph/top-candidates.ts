@@ -47,19 +47,13 @@ export function withSearchOutputs(model: Uint8Array): Uint8Array | undefined {
   const version = defaultOpset(model);
   if (version < 13 || version > 17) return undefined;
   const p = 'search/';
-  const keep = intAttribute('keepdims', 1);
   return parsed.withGraph(concat([
     ...main.map((f) => raw(graph, f)),
     int64InitializerField(`${p}zero`, [0]),
-    int64InitializerField(`${p}axes`, [2]),
     nodeField('TopK', ['logits', SEARCH.k], [SEARCH.values, SEARCH.ids], `${p}top`,
       [intAttribute('axis', 2), intAttribute('largest', 1), intAttribute('sorted', 1)]),
     nodeField('Slice', ['logits', `${p}zero`, SEARCH.statsLen, `${p}axes`], [`${p}stats_in`], `${p}slice`),
-    nodeField('ReduceMax', [`${p}stats_in`], [SEARCH.max], `${p}max`, [intsAttribute('axes', [2]), keep]),
-    nodeField('Sub', [`${p}stats_in`, SEARCH.max], [`${p}shifted`], `${p}shift`),
-    nodeField('Exp', [`${p}shifted`], [`${p}exp`], `${p}exp`),
-    nodeField('ReduceSum', [`${p}exp`, `${p}axes`], [`${p}sum`], `${p}sum`, [keep]),
-    nodeField('Log', [`${p}sum`], [SEARCH.logSum], `${p}log`),
+    ...softmaxStatsNodes(p, `${p}stats_in`, SEARCH.max, SEARCH.logSum),
     tensorInfoField(GRAPH.input, SEARCH.k, INT64, [1]),
     tensorInfoField(GRAPH.input, SEARCH.statsLen, INT64, [1]),
     tensorInfoField(GRAPH.output, SEARCH.values, FLOAT, ['batch_size', 1, 'k']),
@@ -67,6 +61,22 @@ export function withSearchOutputs(model: Uint8Array): Uint8Array | undefined {
     tensorInfoField(GRAPH.output, SEARCH.max, FLOAT, ['batch_size', 1, 1]),
     tensorInfoField(GRAPH.output, SEARCH.logSum, FLOAT, ['batch_size', 1, 1]),
   ]));
+}
+
+/**
+ * max and log Σ exp(x − max) over the last axis of `input` [rows, 1, n], kept as [rows, 1, 1], in float32 as
+ * PyTorch's log_softmax computes them (with the initializer `${p}axes` = [2] they need).
+ */
+export function softmaxStatsNodes(p: string, input: string, max: string, logSum: string): Uint8Array[] {
+  const keep = intAttribute('keepdims', 1);
+  return [
+    int64InitializerField(`${p}axes`, [2]),
+    nodeField('ReduceMax', [input], [max], `${p}max`, [intsAttribute('axes', [2]), keep]),
+    nodeField('Sub', [input, max], [`${p}shifted`], `${p}shift`),
+    nodeField('Exp', [`${p}shifted`], [`${p}exp`], `${p}exp`),
+    nodeField('ReduceSum', [`${p}exp`, `${p}axes`], [`${p}sum`], `${p}sum`, [keep]),
+    nodeField('Log', [`${p}sum`], [logSum], `${p}log`),
+  ];
 }
 
 /** The pass: the model must load and declare the outputs (both searches then read them). */

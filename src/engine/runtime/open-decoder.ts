@@ -15,8 +15,8 @@ export type Decoder =
     rebuild: () => Promise<Uint8Array>;
     /** k of the `top_ids` output (top-candidates.ts); 0 when the model has none. */
     topCandidates: number;
-    /** It has beam search's outputs (SEARCH of top-candidates.ts). */
-    beamCandidates: boolean;
+    /** It has the search outputs (SEARCH of top-candidates.ts). */
+    searchOutputs: boolean;
     /** The step model is greedy-loop.ts's Loop (every run feeds its inputs), with the logits' length; else undefined. */
     loop: { vocab: number } | undefined;
     /** The step model holds beam search's Loop beside greedy search's (beam-loop.ts's withSearchLoops). */
@@ -44,7 +44,7 @@ export async function openDecoder(
       return {
         kind: 'split', withPast, crossKv, signedWeights: facts.signedWeights, fusedAttention: facts.fusedAttention,
         topCandidates: searchOutputs ? candidates : 0,
-        beamCandidates: searchOutputs,
+        searchOutputs,
         loop: facts.loop ? { vocab: facts.loop.vocab } : undefined,
         beamLoop: !!facts.loop?.beam,
         rebuild,

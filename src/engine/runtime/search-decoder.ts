@@ -1,8 +1,9 @@
 // The one interface search sees of a model, as CTranslate2's decoding.h sees its decoder: begin a batch, ask for a
-// step or a run of steps, read each row's candidates; reorder and drop rows. Which graph variant answers (optimum's
-// merged file, the split step model, its search outputs, its Loops) is the runtime's business: a step answers with
-// candidates when the graph has them and with logits otherwise, and a run the graph cannot take answers `undefined`,
-// after which the search takes single steps.
+// step or a run of steps, read each row's candidates (greedy) or each sentence's ranked candidates (beam); reorder
+// and drop rows. Which graph variant answers (optimum's merged file, the split step model, its search outputs, its
+// Loops) is the runtime's business: a step answers with candidates when the graph has them and with logits otherwise,
+// a beam step is always ranked by graph/beam-rank.ts, and a run the graph cannot take answers `undefined`, after
+// which the search takes single steps.
 import type { DecoderState } from './kv-cache.ts';
 
 export type { DecoderState } from './kv-cache.ts';
@@ -13,16 +14,13 @@ export type { DecoderState } from './kv-cache.ts';
  */
 export const DROP_FINISHED_SHARE = 4;
 
-/** What a step is asked for. */
+/** What a step is asked for: each row's k best tokens, best first, ties to the lower id (0: the logits only). */
 export interface CandidateRequest {
-  /** Best tokens per row, best first, ties to the lower id (0: the logits only). */
   k: number;
-  /** Also the candidates' logits and each row's log-softmax statistics (beam search scores them). */
-  scores: boolean;
 }
 
 /** The logits only: what constrained search, and a decoder without search outputs, read. */
-export const LOGITS_ONLY: CandidateRequest = { k: 0, scores: false };
+export const LOGITS_ONLY: CandidateRequest = { k: 0 };
 
 /** One step's answer for every row of the state. */
 export interface StepCandidates {
@@ -30,10 +28,6 @@ export interface StepCandidates {
   k: number;
   /** [rows × k] token ids, best first, ties to the lower id. */
   ids: BigInt64Array;
-  /** [rows × k] their logits; [rows] max of each row's logits and log Σ exp(x − max) (scores asked for; else empty). */
-  values: Float32Array;
-  max: Float32Array;
-  logSum: Float32Array;
   /** The step's logits, [rows × vocab] (computed again when the step answered with candidates). */
   logits(): Promise<Float32Array>;
 }
@@ -46,20 +40,39 @@ export interface GreedyRunRequest {
   done: readonly boolean[];
 }
 
-/** Beam steps to take in one go (rows are sentences × beams, grouped). */
-export interface BeamRunRequest extends GreedyRunRequest {
-  beams: number;
-  /** Each row's beam score. */
-  scores: readonly number[];
-  /** Candidates per row each step reads (as CandidateRequest.k with scores). */
-  m: number;
+/** What the rules leave of a sentence's next token at one step (search/logits-processors.ts's rulesAt). */
+export interface StepRules {
+  forced: number | undefined;
+  banned: ReadonlySet<number>;
 }
 
-/** A beam run's answer: each step's candidates, and the choice the graph made after each (cache row followed, token). */
-export interface BeamRun {
-  stepped: StepCandidates[];
-  chosenFrom: number[][];
-  chosenIds: number[][];
+/** A beam step asked for (rows are sentences × beams, grouped by sentence). */
+export interface BeamStepRequest {
+  beams: number;
+  /** The cache row each row continues: the choice made after the previous step. */
+  from: readonly number[];
+  /** Each row's beam score. */
+  scores: readonly number[];
+  /** Rows of finished sentences (fed padding). */
+  done: readonly boolean[];
+  /** Each sentence's rules at this step (undefined for a finished one). */
+  rules: readonly (StepRules | undefined)[];
+}
+
+/** Beam steps to take in one go: no rule forces a token, and every sentence bans the same ids at each of them. */
+export interface BeamRunRequest extends Omit<BeamStepRequest, 'rules'> {
+  steps: number;
+  banned: readonly number[];
+}
+
+/**
+ * One beam step's ranking (graph/beam-rank.ts, Hugging Face's): each sentence's 2 × beams best candidates, best
+ * first, as [sentences × 2 × beams] scores (float32), rows of the state they continue, and tokens.
+ */
+export interface RankedStep {
+  values: Float32Array;
+  from: BigInt64Array;
+  ids: BigInt64Array;
 }
 
 export interface SearchDecoder {
@@ -74,13 +87,16 @@ export interface SearchDecoder {
    * this decoder takes single steps (it then always does: search need not ask again).
    */
   greedyRun(state: DecoderState, tokens: readonly number[], run: GreedyRunRequest): Promise<number[][] | undefined>;
+  /** One beam step: the cache reordered by `from`, one token fed per row, the step ranked. */
+  beamStep(state: DecoderState, tokens: readonly number[], step: BeamStepRequest): Promise<RankedStep>;
   /**
-   * Up to `steps` beam steps in one go, chosen as beam search chooses when no hypothesis finishes (graph/beam-loop.ts);
-   * the cache advanced by the steps run and reordered by every choice but the last one's, which the search makes.
-   * Undefined when this decoder takes single steps (it then always does: search need not ask again).
+   * Up to `steps` beam steps in one go (graph/beam-loop.ts), each ranked as beamStep ranks it: after each, every
+   * sentence's first `beams` candidates become its beams (a finished sentence's rows padding), until a step where a
+   * live sentence has EOS among them, the last step run. Undefined when this decoder takes single steps (it then
+   * always does: search need not ask again).
    */
-  beamRun(state: DecoderState, tokens: readonly number[], run: BeamRunRequest): Promise<BeamRun | undefined>;
-  /** Row i of the cache becomes old row `from[i]` (beam search's choice). */
+  beamRun(state: DecoderState, tokens: readonly number[], run: BeamRunRequest): Promise<RankedStep[] | undefined>;
+  /** Row i of the cache becomes old row `from[i]` (constrained beam search's choice). */
   reorder(state: DecoderState, from: readonly number[]): void;
   /** Keeps only these rows (finished rows stop costing compute). */
   select(state: DecoderState, rows: readonly number[]): void;

@@ -11,14 +11,14 @@ import type { LoadedRuntime } from '../types.ts';
 import { gatherRows, permuteRows, repeatRows, type DecoderState, type Encoded } from './kv-cache.ts';
 import { loadModel } from './load-model.ts';
 import type { Decoder } from './open-decoder.ts';
-import type { BeamRun, BeamRunRequest, CandidateRequest, GreedyRunRequest, SearchDecoder, StepCandidates } from './search-decoder.ts';
+import { BeamRanking } from './beam-ranking.ts';
+import type { BeamRunRequest, BeamStepRequest, CandidateRequest, GreedyRunRequest, RankedStep, SearchDecoder, StepCandidates } from './search-decoder.ts';
 import type { StepSessions } from './step-sessions.ts';
 
 export type { DecoderState, Encoded } from './kv-cache.ts';
 
-type Result = 'logits' | typeof TOP_IDS | 'beam';
+type Result = 'logits' | typeof TOP_IDS;
 
-const NONE_F32 = new Float32Array(0);
 const NONE_I64 = new BigInt64Array(0);
 
 export class Seq2SeqModel implements SearchDecoder {
@@ -54,23 +54,21 @@ export class Seq2SeqModel implements SearchDecoder {
     this.fetches = {
       logits: ['logits', ...this.selfPresent],
       [TOP_IDS]: [TOP_IDS, ...this.selfPresent],
-      beam: [SEARCH.max, SEARCH.logSum, SEARCH.values, SEARCH.ids, ...this.selfPresent],
     };
     const loopPresent = this.selfPresent.map((n) => LOOP.presentPrefix + n);
     this.loopFetches = {
       logits: [LOOP.logits, ...loopPresent],
       [TOP_IDS]: [LOOP.topIds, ...loopPresent],
-      beam: [LOOP.max, LOOP.logSum, LOOP.values, LOOP.topIds, ...loopPresent],
     };
   }
 
   /** The same fetches from greedy-loop.ts's Loop, and the step model's name of each of its outputs. */
   private readonly loopFetches: Record<Result, string[]>;
-  private static readonly FROM_LOOP: Record<string, string> = {
-    [LOOP.logits]: 'logits', [LOOP.topIds]: TOP_IDS, [LOOP.values]: SEARCH.values, [LOOP.max]: SEARCH.max, [LOOP.logSum]: SEARCH.logSum,
-  };
+  private static readonly FROM_LOOP: Record<string, string> = { [LOOP.logits]: 'logits', [LOOP.topIds]: TOP_IDS };
   /** Greedy search's ban vectors by banned ids (pad; pad and EOS), made once. */
   private readonly bans = new Map<string, ort.Tensor>();
+  /** Beam search's ranking: its rules' tensors, and its model for a step outside beam search's Loop. */
+  private readonly ranking = new BeamRanking();
 
   /** Threads, decoder kind, int8 output projection (signed-weights.ts), fused attention blocks (attention-fusion.ts). */
   get runtime(): LoadedRuntime {
@@ -129,35 +127,36 @@ export class Seq2SeqModel implements SearchDecoder {
 
   /** Whether the step model has the search outputs (top-candidates.ts): steps can answer with candidates. */
   private get searchOutputs(): boolean {
-    return this.decoder.kind === 'split' && this.decoder.beamCandidates;
+    return this.decoder.kind === 'split' && this.decoder.searchOutputs;
   }
 
   /**
-   * One step. With the search outputs, each row's k best ids (and, for scores, their logits and the row's
-   * log-softmax statistics) come from onnxruntime and the logits stay there; `logits()` then runs the same step again
-   * on the same inputs for all of them, without touching the cache (beam search's way out when a tie reaches the
-   * k-th candidate). Without them, or asked for k = 0 (or k past the vocabulary), the answer is the logits.
+   * One step. With the search outputs, each row's k best ids come from onnxruntime and the logits stay there;
+   * `logits()` then runs the same step again on the same inputs, without touching the cache. Without them, or asked
+   * for k = 0 (or k past the vocabulary), the answer is the logits.
    */
   async step(state: DecoderState, tokens: readonly number[], want: CandidateRequest): Promise<StepCandidates> {
     const vocab = this.decoder.kind === 'split' ? this.decoder.loop?.vocab : undefined;
     if (want.k <= 0 || !this.searchOutputs || (vocab !== undefined && want.k > vocab)) {
-      const { out } = await this.advanceWith(state, tokens, 'logits', NO_SEARCH);
-      const logits = (out.logits as ort.Tensor).data as Float32Array;
-      return { k: 0, ids: NONE_I64, values: NONE_F32, max: NONE_F32, logSum: NONE_F32, logits: async () => logits };
+      const logits = (await this.logitsStep(state, tokens)).data as Float32Array;
+      return { k: 0, ids: NONE_I64, logits: async () => logits };
     }
-    const { k, scores } = want;
-    const { out, feeds, session } = await this.advanceWith(state, tokens, scores ? 'beam' : TOP_IDS, searchFeeds(k, scores ? WHOLE_ROW : 1));
-    const data = (name: string) => (out[name] as ort.Tensor).data;
+    const { k } = want;
+    const { out, feeds, session } = await this.advanceWith(state, tokens, TOP_IDS, searchFeeds(k, 1));
     return {
       k,
-      ids: data(SEARCH.ids) as BigInt64Array,
-      values: scores ? data(SEARCH.values) as Float32Array : NONE_F32,
-      max: scores ? data(SEARCH.max) as Float32Array : NONE_F32,
-      logSum: scores ? data(SEARCH.logSum) as Float32Array : NONE_F32,
+      ids: (out[SEARCH.ids] as ort.Tensor).data as BigInt64Array,
       logits: async () => this.decoder.kind === 'split' && this.decoder.loop
         ? (await session!.run({ ...feeds!, [LOOP.logitsLen]: wholeRowLength }, [LOOP.logits]))[LOOP.logits]!.data as Float32Array
         : (await session!.run(feeds!, ['logits'])).logits!.data as Float32Array,
     };
+  }
+
+  /** One step's logits, [rows, 1, vocab]. */
+  private async logitsStep(state: DecoderState, tokens: readonly number[]): Promise<ort.Tensor> {
+    const logits = (await this.advanceWith(state, tokens, 'logits', NO_SEARCH)).out.logits as ort.Tensor;
+    // The greedy Loop's scan output is [1, rows, 1, vocab]: the same data.
+    return logits.dims.length === 3 ? logits : new ort.Tensor('float32', logits.data as Float32Array, logits.dims.slice(1));
   }
 
   /**
@@ -209,45 +208,51 @@ export class Seq2SeqModel implements SearchDecoder {
     return this.decoder.kind === 'split' && this.decoder.beamLoop;
   }
 
+  /** One beam step: in beam-loop.ts's Loop when the step model has it, else a step then beam-rank.ts's model. */
+  async beamStep(state: DecoderState, tokens: readonly number[], req: BeamStepRequest): Promise<RankedStep> {
+    if (this.decoder.kind === 'split' && this.decoder.beamLoop && this.decoder.loop) {
+      return (await this.beamLoopRun(state, tokens, req, 1, this.ranking.tensors(req.rules, req.beams, this.decoder.loop.vocab)))[0]!;
+    }
+    if (req.from.some((f, i) => f !== i)) this.reorder(state, req.from);
+    return this.ranking.rank(await this.logitsStep(state, tokens), req);
+  }
+
   /** Beam steps in one onnxruntime run of beam-loop.ts's Loop (SearchDecoder.beamRun). */
-  async beamRun(state: DecoderState, tokens: readonly number[], req: BeamRunRequest): Promise<BeamRun | undefined> {
-    const decoder = this.decoder;
-    if (decoder.kind !== 'split' || !decoder.beamLoop || !decoder.loop) return undefined;
-    const { steps, banned, done, m, beams, scores } = req;
-    const loop = decoder.loop;
+  async beamRun(state: DecoderState, tokens: readonly number[], req: BeamRunRequest): Promise<RankedStep[] | undefined> {
+    if (this.decoder.kind !== 'split' || !this.decoder.beamLoop || !this.decoder.loop) return undefined;
+    const rules = this.ranking.tensors([{ forced: undefined, banned: new Set(req.banned) }], req.beams, this.decoder.loop.vocab);
+    return this.beamLoopRun(state, tokens, req, req.steps, rules);
+  }
+
+  private async beamLoopRun(
+    state: DecoderState, tokens: readonly number[], req: Omit<BeamStepRequest, 'rules'>, steps: number, rules: ReturnType<BeamRanking['tensors']>,
+  ): Promise<RankedStep[]> {
+    const { done, beams, scores, from } = req;
     await this.splitCross(state);
     const rows = state.rows;
     const own: Record<string, ort.Tensor> = {
-      ...searchFeeds(m, WHOLE_ROW),
+      // The Loop ranks from the step's log-softmax statistics over whole rows; one top candidate is the least to ask.
+      ...searchFeeds(1, WHOLE_ROW),
       ...beamLoopInputs(steps, beams, new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [rows, 1]),
-        Float32Array.from(scores), Uint8Array.from(done, Number), this.banVector(banned, loop.vocab)),
+        BigInt64Array.from(from, (f) => BigInt(f)), Float32Array.from(scores), Uint8Array.from(done, Number), rules),
       encoder_attention_mask: state.encoded.mask,
     };
-    const session = this.steps?.pick() ?? decoder.withPast;
+    const session = this.steps?.pick() ?? (this.decoder as { withPast: ort.InferenceSession }).withPast;
     const run = loopRun(session, own, state.past, BEAM_LOOP.prefix, this.dims);
-    const fetches = [BEAM_LOOP.values, BEAM_LOOP.topIds, BEAM_LOOP.max, BEAM_LOOP.logSum, BEAM_LOOP.chosenFrom, BEAM_LOOP.chosenIds, BEAM_LOOP.lastLogitsOut];
+    const fetches = [BEAM_LOOP.values, BEAM_LOOP.rankedFrom, BEAM_LOOP.rankedIds];
     const out = await session.run(run, [...fetches, ...this.selfPresent.map((n) => BEAM_LOOP.prefix + n)]);
     this.selfPast.forEach((key, i) => (state.past[key] = out[BEAM_LOOP.prefix + this.selfPresent[i]!] as ort.Tensor));
-    const from = out[BEAM_LOOP.chosenFrom] as ort.Tensor;
-    const ran = from.dims[0]!;
+    const ran = out[BEAM_LOOP.values]!.dims[0]!;
     state.step += ran;
-    const data = <T extends Float32Array | BigInt64Array>(name: string) => (out[name] as ort.Tensor).data as T;
-    const perStep = <T extends Float32Array | BigInt64Array>(all: T, s: number) => all.subarray((s * all.length) / ran, ((s + 1) * all.length) / ran) as T;
-    const last = data<Float32Array>(BEAM_LOOP.lastLogitsOut);
-    const stepped = Array.from({ length: ran }, (_, s): StepCandidates => ({
-      k: m,
-      max: perStep(data<Float32Array>(BEAM_LOOP.max), s),
-      logSum: perStep(data<Float32Array>(BEAM_LOOP.logSum), s),
-      values: perStep(data<Float32Array>(BEAM_LOOP.values), s),
-      ids: perStep(data<BigInt64Array>(BEAM_LOOP.topIds), s),
-      // The graph keeps the logits of its last step only, and only when that step's boundary check failed.
-      logits: async () => {
-        if (s !== ran - 1 || last.length !== rows * loop.vocab) throw new Error('beam loop: no logits kept for this step');
-        return last;
-      },
+    const perStep = <T extends Float32Array | BigInt64Array>(name: string, s: number) => {
+      const all = (out[name] as ort.Tensor).data as T;
+      return all.subarray((s * all.length) / ran, ((s + 1) * all.length) / ran) as T;
+    };
+    return Array.from({ length: ran }, (_, s) => ({
+      values: perStep<Float32Array>(BEAM_LOOP.values, s),
+      from: perStep<BigInt64Array>(BEAM_LOOP.rankedFrom, s),
+      ids: perStep<BigInt64Array>(BEAM_LOOP.rankedIds, s),
     }));
-    const rowsOf = (all: BigInt64Array) => Array.from({ length: ran }, (_, s) => Array.from(perStep(all, s), Number));
-    return { stepped, chosenFrom: rowsOf(from.data as BigInt64Array), chosenIds: rowsOf(data<BigInt64Array>(BEAM_LOOP.chosenIds)) };
   }
 
   /** The step model is greedy-loop.ts's Loop. */
@@ -312,7 +317,7 @@ export class Seq2SeqModel implements SearchDecoder {
     return tensor;
   }
 
-  /** Beam search: row i of the self-attention cache becomes old row `from[i]`. Cross K/V rows of one source are equal. */
+  /** Row i of the self-attention cache becomes old row `from[i]` (beam search). Cross K/V rows of one source are equal. */
   reorder(state: DecoderState, from: readonly number[]): void {
     for (const n of this.selfNames) permuteRows(state.past[`past_key_values.${n}`]!, from);
   }
@@ -332,6 +337,7 @@ export class Seq2SeqModel implements SearchDecoder {
     if (this.decoder.kind === 'split') {
       await this.decoder.crossKv.release();
     }
+    await this.ranking.release();
   }
 }
 

@@ -22,7 +22,7 @@ export async function greedySearch(
   let done = rows.map(() => false);
   let tokens = rows.map(() => rules.decoderStartId);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
-  const want: CandidateRequest = { k: candidatesNeeded(processors), scores: false };
+  const want: CandidateRequest = { k: candidatesNeeded(processors) };
   /** Row rows[r], at state row b, took `next`: done at EOS or at its own limit. */
   const take = (r: number, b: number, next: number) => {
     outputs[r]!.push(next);

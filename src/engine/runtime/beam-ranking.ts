@@ -1,0 +1,77 @@
+// Beam search's ranking (graph/beam-rank.ts) as the runtime feeds it: the rules as tensors, and the ranking model's
+// own session for a step of a decoder without beam search's Loop (the Loop ranks its steps itself).
+import ort from 'onnxruntime-node';
+import { BEAM_RANK, beamRankModel } from '../graph/beam-rank.ts';
+import type { BeamStepRequest, RankedStep, StepRules } from './search-decoder.ts';
+
+export interface RuleTensors {
+  mask: ort.Tensor;
+  keep: ort.Tensor;
+}
+
+export class BeamRanking {
+  private session: Promise<ort.InferenceSession> | undefined;
+  /** Rules every row shares (nothing forced, the same bans; a forced first token), made once per kind. */
+  private readonly shared = new Map<string, RuleTensors>();
+
+  /**
+   * The rules of each sentence's rows as beam-rank.ts reads them: one row for all when every live sentence has the
+   * same rules (what almost every step has), else a row each.
+   */
+  tensors(rules: readonly (StepRules | undefined)[], beams: number, vocab: number): RuleTensors {
+    const keyOf = (r: StepRules) => `${r.forced ?? ''}:${[...r.banned].sort((a, b) => a - b).join(',')}`;
+    const live = rules.filter((r): r is StepRules => r !== undefined);
+    const keys = new Set(live.map(keyOf));
+    if (keys.size <= 1) {
+      const rule = live[0] ?? { forced: undefined, banned: new Set<number>() };
+      const key = `${vocab}/${keyOf(rule)}`;
+      let tensors = this.shared.get(key);
+      if (!tensors) {
+        tensors = ruleRows([rule], vocab);
+        this.shared.set(key, tensors);
+      }
+      return tensors;
+    }
+    return ruleRows(rules.flatMap((r) => Array.from({ length: beams }, () => r)), vocab);
+  }
+
+  /** Ranks one step's logits [rows, 1, vocab] with the ranking model. */
+  async rank(logits: ort.Tensor, step: BeamStepRequest): Promise<RankedStep> {
+    this.session ??= ort.InferenceSession.create(beamRankModel(), { intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3 });
+    const rows = step.scores.length;
+    const rules = this.tensors(step.rules, step.beams, logits.dims[2]!);
+    const out = await (await this.session).run({
+      [BEAM_RANK.logits]: logits,
+      [BEAM_RANK.scores]: new ort.Tensor('float32', Float32Array.from(step.scores), [rows]),
+      [BEAM_RANK.mask]: rules.mask,
+      [BEAM_RANK.keep]: rules.keep,
+      [BEAM_RANK.beams]: new ort.Tensor('int64', BigInt64Array.of(BigInt(step.beams)), [1]),
+    });
+    return {
+      values: out[BEAM_RANK.values]!.data as Float32Array,
+      from: out[BEAM_RANK.from]!.data as BigInt64Array,
+      ids: out[BEAM_RANK.ids]!.data as BigInt64Array,
+    };
+  }
+
+  async release(): Promise<void> {
+    await (await this.session)?.release();
+  }
+}
+
+/** applyRules on zeros, a row each (a finished sentence's rows: no rules), and which rows keep their log-probabilities. */
+function ruleRows(rules: readonly (StepRules | undefined)[], vocab: number): RuleTensors {
+  const mask = new Float32Array(rules.length * vocab);
+  const keep = new Uint8Array(rules.length).fill(1);
+  rules.forEach((rule, r) => {
+    if (!rule) return;
+    const row = mask.subarray(r * vocab, (r + 1) * vocab);
+    if (rule.forced !== undefined) {
+      row.fill(-Infinity);
+      row[rule.forced] = 0;
+      keep[r] = 0;
+    }
+    for (const id of rule.banned) if (id >= 0 && id < vocab) row[id] = -Infinity;
+  });
+  return { mask: new ort.Tensor('float32', mask, [rules.length, 1, vocab]), keep: new ort.Tensor('bool', keep, [rules.length, 1, 1]) };
+}
