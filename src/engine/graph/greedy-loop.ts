@@ -4,8 +4,8 @@
 // the threads spin from one step to the next. Same tokens, faster (what it earns: docs/tuning.md, `npm run
 // bench:passes`).
 //
-// One model serves every search: a run of M = 1 is the plain step (beam search reads its search outputs, M = 1 rows
-// of each scan output), a run of M > 1 is greedy search over steps whose rules only ban (the same tokens banned for
+// One model serves every search: a run of M = 1 is the plain step (its top ids, or its logits: M = 1 rows of each
+// scan output), a run of M > 1 is greedy search over steps whose rules only ban (the same tokens banned for
 // every row: pad always, EOS while a minimum length holds), chosen in the graph exactly as greedy.ts chooses from the
 // candidates: the best of the k best logits that is not banned (ties to the lower id).
 import {
@@ -31,15 +31,12 @@ export const LOOP = {
   done: 'loop/done',
   /** float [vocab]: 0, or -Infinity for a banned token (the same for every row and step of the run). */
   ban: 'loop/ban',
-  /** int64 [1]: how much of each row's logits the `logits` scan output carries (0, or the vocabulary for beam search's check). */
+  /** int64 [1]: how much of each row's logits the `logits` scan output carries (0, or the whole row for a step's logits). */
   logitsLen: 'loop/logits_len',
-  /** Scan outputs, one row per step run: chosen tokens [steps, rows, 1], and the step model's outputs. */
+  /** Scan outputs, one row per step run: chosen tokens [steps, rows, 1], and the step model's logits and top ids. */
   chosen: 'loop/chosen',
   logits: 'loop/logits',
-  values: 'loop/top_values',
   topIds: 'loop/top_ids',
-  max: 'loop/max',
-  logSum: 'loop/log_sum',
   /** The self-attention cache after the last step, under the step model's `present.*` name with this prefix. */
   presentPrefix: 'loop/',
   /** The carried cache inputs: the step model's `past_key_values.*.decoder.*` names with this prefix. */
@@ -204,23 +201,17 @@ export function greedyLoopPart(io: StepModelIo, padId: number, eosId: number): L
     ...present.map((n) => raw(graph, outputOf(n))),
     tensorInfoField(GRAPH.output, `${p}done_out`, BOOL, ['batch_size', 1]),
     tensorInfoField(GRAPH.output, `${p}chosen_step`, INT64, ['batch_size', 1]),
-    raw(graph, outputOf(SEARCH.values)),
     raw(graph, outputOf(SEARCH.ids)),
-    raw(graph, outputOf(SEARCH.max)),
-    raw(graph, outputOf(SEARCH.logSum)),
     tensorInfoField(GRAPH.output, `${p}logits_part`, FLOAT, ['batch_size', 1, 'logits_len']),
   ]);
   // LOOP.pastPrefix and LOOP.presentPrefix are `p`: loopPart names the cache under it.
   return loopPart(io, p, LOOP, body, { in: [LOOP.done], out: [`${p}last_done`] },
-    [LOOP.chosen, LOOP.values, LOOP.topIds, LOOP.max, LOOP.logSum, LOOP.logits], [
+    [LOOP.chosen, LOOP.topIds, LOOP.logits], [
       tensorInfoField(GRAPH.input, LOOP.done, BOOL, ['batch_size', 1]),
       tensorInfoField(GRAPH.input, LOOP.ban, FLOAT, ['vocab']),
       tensorInfoField(GRAPH.input, LOOP.logitsLen, INT64, [1]),
       tensorInfoField(GRAPH.output, LOOP.chosen, INT64, ['steps', 'batch_size', 1]),
-      tensorInfoField(GRAPH.output, LOOP.values, FLOAT, ['steps', 'batch_size', 1, 'k']),
       tensorInfoField(GRAPH.output, LOOP.topIds, INT64, ['steps', 'batch_size', 1, 'k']),
-      tensorInfoField(GRAPH.output, LOOP.max, FLOAT, ['steps', 'batch_size', 1, 1]),
-      tensorInfoField(GRAPH.output, LOOP.logSum, FLOAT, ['steps', 'batch_size', 1, 1]),
       tensorInfoField(GRAPH.output, LOOP.logits, FLOAT, ['steps', 'batch_size', 1, 'logits_len']),
     ]);
 }
@@ -246,7 +237,8 @@ export function greedyLoopFits(decoderPath: string, bytes = statSync(decoderPath
 export const greedyLoopPass: GraphPass = {
   name: 'greedy-loop',
   // 2: not for decoder files past greedyLoopFits (a cache entry made by version 1 may hold the Loop for them).
-  version: 2,
+  // 3: no scan outputs of the search statistics (beam search's Loop ranks its steps itself).
+  version: 3,
   wanted: (ctx, g) => g.facts.search && ctx.eosId !== undefined && greedyLoopFits(ctx.decoderPath, ctx.decoderBytes),
   async run(g, ctx) {
     const looped = withGreedyLoop(g.step, ctx.padId, ctx.eosId!);

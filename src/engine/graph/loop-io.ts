@@ -20,7 +20,7 @@ export const NO_SEARCH = searchFeeds(1, 1);
 
 /** Beyond any vocabulary: Slice clamps it to the row. */
 export const WHOLE_ROW = 2 ** 40;
-/** greedy-loop.ts's `logits` scan output: whole rows (beam search's check), or none. */
+/** greedy-loop.ts's `logits` scan output: whole rows (a step asked for its logits), or none. */
 export const wholeRowLength = new ort.Tensor('int64', BigInt64Array.of(BigInt(WHOLE_ROW)), [1]);
 export const noLogits = new ort.Tensor('int64', BigInt64Array.of(0n), [1]);
 

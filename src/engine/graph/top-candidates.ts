@@ -1,5 +1,5 @@
-// What greedy and beam search read of a decoder step, computed by onnxruntime beside the logits (docs/tuning.md):
-// each row's best logits and their ids, and its log-softmax statistics.
+// What search reads of a decoder step, computed by onnxruntime beside the logits (docs/tuning.md): each row's best
+// logits and their ids (greedy search), and its log-softmax statistics (beam search's ranking in its Loop).
 import {
   FLOAT, GRAPH, INT64, MODEL, OPSET, concat, fields, int64InitializerField, intAttribute, intsAttribute, modelGraph, nameOf,
   nodeField, raw, tensorInfoField, VALUE_INFO_NAME,
@@ -10,7 +10,7 @@ export const TOP_IDS = 'top_ids';
 
 /**
  * The inputs and outputs this adds. Inputs: `k` (how many best logits per row) and `statsLen` (how much of each row
- * the statistics read: 1 for greedy search, which does not need them; ≥ vocab for beam search). Outputs: per row its
+ * the statistics read: 1 for greedy search, which does not need them; ≥ vocab for beam search's Loop). Outputs: per row its
  * k best logits `values` and their token `ids`, and `max` and `logSum` = log Σ exp(x − max) of the row.
  */
 export const SEARCH = {
@@ -26,17 +26,15 @@ function defaultOpset(model: Uint8Array): number {
 }
 
 /**
- * The with-past decoder with what both searches need instead of all 58,101 logits per row (copying those out and
- * scanning them in JavaScript cost ~90 µs a row and step for greedy search; beam search's log-sum-exp over them
- * ~0.3 ms a row and step, 15 MB copied a step for 16 sentences × 4 beams):
+ * The with-past decoder with what search reads instead of all 58,101 logits per row (copying those out and scanning
+ * them in JavaScript cost ~90 µs a row and step for greedy search):
  *   TopK(logits, k)                          → values, ids   [rows, 1, k], best first, ties to the lower id
  *   s = logits[:, :, :statsLen]; max(s), log Σ exp(s − max)  [rows, 1, 1], in float32 as PyTorch's log_softmax
  * Greedy search asks for k = candidatesNeeded (its rules only force one token or ban a few, so the best allowed token
- * is among them: greedy.ts) and statsLen 1; beam search for its best 2 × beams plus bans and a margin, and the whole
- * row (log_softmax(x) = (x − max) − logSum is monotonic, so a beam's best candidates are among its largest logits;
- * beam.ts checks the boundary). onnxruntime runs every node whatever is fetched: the inputs keep greedy's share of
- * the statistics to one element. Opset 13-17 (ReduceSum's axes input, ReduceMax's attribute); undefined otherwise
- * or without a `logits` output. The logits stay an output.
+ * is among them: greedy.ts) and statsLen 1; beam search's Loop (beam-loop.ts) for k = 1 and the whole row, whose
+ * statistics its ranking reads. onnxruntime runs every node whatever is fetched: the inputs keep each search's unused
+ * share to one element. Opset 13-17 (ReduceSum's axes input, ReduceMax's attribute); undefined otherwise or without
+ * a `logits` output. The logits stay an output.
  */
 export function withSearchOutputs(model: Uint8Array): Uint8Array | undefined {
   const parsed = modelGraph(model);

@@ -1,5 +1,5 @@
-// Scans over a row of logits (58,101 a step for OPUS-MT), shared by greedy and beam search: the hot loops of the
-// JavaScript side of decoding (measured in docs/tuning.md).
+// Scans over a row of logits (58,101 a step for OPUS-MT), for the steps search reads whole rows in JavaScript: greedy
+// search without the decoder's top candidates, and constrained beam search.
 
 /** Largest value (NaN ignored; -Infinity when none): four running maxima instead of one dependency chain. */
 export function maxOf(values: Float32Array): number {
@@ -53,10 +53,7 @@ export function softmaxStats(logits: Float32Array): SoftmaxStats {
 /** One log-probability in float32: f32(f32(x − max) − logSum), each operation rounded as float32 arithmetic is. */
 export const logProb = (x: number, stats: SoftmaxStats): number => Math.fround(Math.fround(x - stats.max) - stats.logSum);
 
-/**
- * log_softmax of a row into `out`, float32 like torch's: with `stats` from the decoder (top-candidates.ts, computed
- * by onnxruntime in float32) when given, so the scan and the decoder's best candidates agree to the bit.
- */
+/** log_softmax of a row into `out`, float32 like torch's. */
 export function logSoftmax(logits: Float32Array, out: Float32Array, stats: SoftmaxStats = softmaxStats(logits)): void {
   for (let v = 0; v < logits.length; v++) out[v] = logProb(logits[v]!, stats);
 }
