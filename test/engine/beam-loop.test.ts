@@ -44,7 +44,7 @@ describe('the beam loop model', () => {
         feeds[`past_key_values.${i}.decoder.${kv}`] = loopFeeds[`${BEAM_LOOP.prefix}past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [rows, 4, 0, 32]);
       }
       const search = {
-        [SEARCH.k]: new ort.Tensor('int64', BigInt64Array.of(1n), [1]),
+        [SEARCH.k]: new ort.Tensor('int64', BigInt64Array.of(12n), [1]),
         [SEARCH.statsLen]: new ort.Tensor('int64', BigInt64Array.of(2n ** 40n), [1]),
       };
       const vocab = 4000;
@@ -71,7 +71,8 @@ describe('the beam loop model', () => {
           for (let i = 0; i < 2; i++) for (const kv of ['key', 'value']) feeds[`past_key_values.${i}.decoder.${kv}`] = stepOut[`present.${i}.decoder.${kv}`] as ort.Tensor;
           const want = await rankSession!.run({
             [BEAM_RANK.logits]: stepOut.logits!, [BEAM_RANK.scores]: new ort.Tensor('float32', scores, [2]),
-            [BEAM_RANK.mask]: own[BEAM_LOOP.mask]!, [BEAM_RANK.keep]: own[BEAM_LOOP.keep]!, [BEAM_RANK.beams]: own[BEAM_LOOP.beams]!,
+            [BEAM_RANK.mask]: own[BEAM_LOOP.mask]!, [BEAM_RANK.forced]: own[BEAM_LOOP.forced]!, [BEAM_RANK.beams]: own[BEAM_LOOP.beams]!,
+            [BEAM_RANK.k]: search[SEARCH.k]!, [BEAM_RANK.done]: own[BEAM_LOOP.done]!,
           });
           const at = (name: string) => Array.from((out[name]!.data as ArrayLike<number | bigint>)).slice(s * 4, (s + 1) * 4);
           expect(at(BEAM_LOOP.values)).toEqual(Array.from(want[BEAM_RANK.values]!.data as Float32Array));

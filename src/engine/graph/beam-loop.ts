@@ -3,8 +3,8 @@
 // (what it earns: docs/tuning.md, `npm run bench:passes`).
 //
 // Each iteration reorders the cache by the previous choice (Gather on the rows: the first iteration by the `from`
-// it is given), runs the step model and ranks its candidates with beam-rank.ts's nodes, the ranking beam search
-// always uses. The first `beams` candidates of each sentence become its next beams, as beam.ts takes them when none of
+// it is given), runs the step model (its search outputs: each row's k best logits and log-softmax statistics) and
+// ranks the step with beam-rank.ts's nodes, the ranking beam search always uses. The first `beams` candidates of each sentence become its next beams, as beam.ts takes them when none of
 // them is EOS; the Loop ends after a step where one is (a finished hypothesis, beam.ts's to keep). Every step's ranking
 // is a scan output, so beam.ts keeps its hypotheses' tokens and scores, and chooses after the last step itself.
 import {
@@ -32,9 +32,9 @@ export const BEAM_LOOP = {
   done: 'beam/done',
   /** int64 [rows]: the row of the cache each row continues at the first step (the choice made before the run). */
   from: 'beam/from',
-  /** The rules of every step of the run, as beam-rank.ts reads them: mask [1 or rows, 1, vocab], keep [1 or rows, 1, 1]. */
+  /** The rules of every step of the run, as beam-rank.ts reads them: mask [1 or rows, 1, vocab], forced [1 or rows, 1, 1]. */
   mask: 'beam/mask',
-  keep: 'beam/keep',
+  forced: 'beam/forced',
   /** Scan outputs, one per step run: beam-rank.ts's ranking [steps, sentences, 2 × beams] (scores, row continued, token). */
   values: 'beam/values',
   rankedFrom: 'beam/ranked_from',
@@ -79,7 +79,8 @@ export function beamLoopPart(io: StepModelIo, padId: number, eosId: number): Loo
     int64InitializerField(`${p}zero1`, [0]),
     int64InitializerField(`${p}one1`, [1]),
     ...rankNodes(`${p}rank/`, {
-      logits: 'logits', max: SEARCH.max, logSum: SEARCH.logSum, scores: `${p}scores_in`, mask: BEAM_LOOP.mask, keep: BEAM_LOOP.keep, beams: B,
+      logits: 'logits', candValues: SEARCH.values, candIds: SEARCH.ids, max: SEARCH.max, logSum: SEARCH.logSum,
+      scores: `${p}scores_in`, mask: BEAM_LOOP.mask, forced: BEAM_LOOP.forced, done: `${p}done_in`, beams: B,
       values: `${p}ranked_values`, from: `${p}ranked_from`, ids: `${p}ranked_ids`,
     }),
     // The first `beams` candidates of each sentence continue, a row each.
@@ -134,7 +135,7 @@ export function beamLoopPart(io: StepModelIo, padId: number, eosId: number): Loo
     tensorInfoField(GRAPH.input, BEAM_LOOP.scores, FLOAT, ['batch_size']),
     tensorInfoField(GRAPH.input, BEAM_LOOP.done, BOOL, ['batch_size', 1]),
     tensorInfoField(GRAPH.input, BEAM_LOOP.mask, FLOAT, ['rule_rows', 1, 'vocab']),
-    tensorInfoField(GRAPH.input, BEAM_LOOP.keep, BOOL, ['rule_rows', 1, 1]),
+    tensorInfoField(GRAPH.input, BEAM_LOOP.forced, INT64, ['rule_rows', 1, 1]),
     tensorInfoField(GRAPH.input, BEAM_LOOP.beams, INT64, [1]),
     tensorInfoField(GRAPH.output, BEAM_LOOP.values, FLOAT, ['steps', 'sentences', 'candidates']),
     tensorInfoField(GRAPH.output, BEAM_LOOP.rankedFrom, INT64, ['steps', 'sentences', 'candidates']),
@@ -163,8 +164,8 @@ export function beamLoopFits(decoderPath: string, bytes = statSync(decoderPath).
 /** The pass: greedy search's Loop model replaced by both Loops over one copy of the weights, checked as each alone. */
 export const beamLoopPass: GraphPass = {
   name: 'beam-loop',
-  // 2: the Loop ranks with beam-rank.ts and stops only at a hypothesis.
-  version: 2,
+  // 3: the Loop ranks with beam-rank.ts and stops only at a hypothesis.
+  version: 3,
   wanted: (ctx, g) => !!g.facts.loop && beamLoopFits(ctx.decoderPath, ctx.decoderBytes),
   async run(g, ctx) {
     const looped = withSearchLoops(g.step, ctx.padId, ctx.eosId!);
@@ -186,7 +187,8 @@ export async function checkBeamLoop(
   session: ort.InferenceSession, step: ort.InferenceSession, padId: number, eosId: number, crossKv: ort.InferenceSession, dims: DecoderDims,
 ): Promise<void> {
   const feeds = await testFeeds(crossKv, dims);
-  const search = searchFeeds(1, WHOLE_ROW);
+  // Twelve candidates a row, as beam.ts asks for two beams (2 × beams, a ban, a margin of 8).
+  const search = searchFeeds(12, WHOLE_ROW);
   const ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(padId), BigInt(padId)), [2, 1]);
   const first = await step.run(feedsFor(step, { ...feeds, ...search, input_ids: ids }));
   const logits = first.logits as ort.Tensor;
@@ -196,8 +198,8 @@ export async function checkBeamLoop(
   const rank = await ort.InferenceSession.create(beamRankModel(), { logSeverityLevel: 3 });
   try {
     const want = await rank.run({
-      [BEAM_RANK.logits]: logits, [BEAM_RANK.scores]: own[BEAM_LOOP.scores]!, [BEAM_RANK.mask]: own[BEAM_LOOP.mask]!,
-      [BEAM_RANK.keep]: own[BEAM_LOOP.keep]!, [BEAM_RANK.beams]: own[BEAM_LOOP.beams]!,
+      [BEAM_RANK.logits]: logits, [BEAM_RANK.k]: search[SEARCH.k]!, [BEAM_RANK.scores]: own[BEAM_LOOP.scores]!, [BEAM_RANK.mask]: own[BEAM_LOOP.mask]!,
+      [BEAM_RANK.forced]: own[BEAM_LOOP.forced]!, [BEAM_RANK.done]: own[BEAM_LOOP.done]!, [BEAM_RANK.beams]: own[BEAM_LOOP.beams]!,
     });
     const ranked = (out[BEAM_LOOP.rankedIds] as ort.Tensor);
     if (ranked.dims[0] !== 2) throw new Error('beam loop: not two steps');

@@ -9,7 +9,7 @@
 // every row: pad always, EOS while a minimum length holds), chosen in the graph exactly as greedy.ts chooses from the
 // candidates: the best of the k best logits that is not banned (ties to the lower id).
 import {
-  ATTRIBUTE, BOOL, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
+  BOOL, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, graphAttribute, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
   tensorInfoField, varintField, type Field,
 } from './onnx-proto.ts';
 import { statSync } from 'node:fs';
@@ -19,8 +19,6 @@ import { cacheUnder, feedsFor, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, t
 import type { GraphPass } from './passes.ts';
 import { DROP_FINISHED_SHARE } from '../runtime/search-decoder.ts';
 import { SEARCH, TOP_IDS } from './top-candidates.ts';
-
-const ATTRIBUTE_GRAPH = 5;
 
 /** The loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
 export const LOOP = {
@@ -138,9 +136,7 @@ export function loopPart(
   const carriedIn = [names.ids, ...selfPast.map((f) => prefix + inName(f)), ...carried.in];
   const carriedOut = [`${prefix}last_ids`, ...present.map((n) => prefix + n), ...carried.out];
   return {
-    node: nodeField('Loop', [names.steps, `${prefix}true`, ...carriedIn], [...carriedOut, ...scans], `${prefix}loop`, [
-      concat([lenField(ATTRIBUTE.name, 'body'), lenField(ATTRIBUTE.graph, body), varintField(ATTRIBUTE.type, ATTRIBUTE_GRAPH)]),
-    ]),
+    node: nodeField('Loop', [names.steps, `${prefix}true`, ...carriedIn], [...carriedOut, ...scans], `${prefix}loop`, [graphAttribute('body', body)]),
     top: [
       scalarInitializer(`${prefix}true`, BOOL, Uint8Array.of(1)),
       scalarInfo(GRAPH.input, names.steps, INT64),

@@ -49,8 +49,8 @@ export function loopRun(session: ort.InferenceSession, own: Record<string, ort.T
 
 export const emptyOf = (type: 'int64' | 'float32' | 'bool', dims: number[]) =>
   new ort.Tensor(type, type === 'int64' ? new BigInt64Array(0) : type === 'bool' ? new Uint8Array(0) : new Float32Array(0), dims);
-/** beam-rank.ts's `keep` for every row: no row forced. */
-const keepAll = new ort.Tensor('bool', Uint8Array.of(1), [1, 1, 1]);
+/** beam-rank.ts's `forced` for every row: none. */
+const noneForced = new ort.Tensor('int64', BigInt64Array.of(-1n), [1, 1, 1]);
 export const int64Of = (value: number, dims: number[]) => new ort.Tensor('int64', BigInt64Array.of(BigInt(value)), dims);
 
 /** idleLoopInput's tensors, made once per input name and cache shape (every Loop run feeds them). */
@@ -74,7 +74,7 @@ function makeIdleLoopInput(name: string, dims: DecoderDims): ort.Tensor | undefi
     case LOOP.done: case BEAM_LOOP.done: return emptyOf('bool', [0, 1]);
     case LOOP.ban: case BEAM_LOOP.scores: return emptyOf('float32', [0]);
     case BEAM_LOOP.mask: return emptyOf('float32', [1, 1, 0]);
-    case BEAM_LOOP.keep: return keepAll;
+    case BEAM_LOOP.forced: return noneForced;
     case LOOP.logitsLen: return int64Of(0, [1]);
     case BEAM_LOOP.beams: return int64Of(1, [1]);
     case BEAM_LOOP.from: return emptyOf('int64', [0]);
@@ -109,14 +109,20 @@ export function greedyLoopInputs(steps: number, ids: ort.Tensor, done: Uint8Arra
   };
 }
 
+/** beam-rank.ts's rules as tensors: the mask (0, −∞ for a banned token) and the token forced (−1: none), per row or for all. */
+export interface RuleTensors {
+  mask: ort.Tensor;
+  forced: ort.Tensor;
+}
+
 /** The rules of beam-rank.ts for every row alike: nothing forced, `ban` (−∞ for a banned token) added to each row. */
-export function sharedRules(ban: Float32Array): { mask: ort.Tensor; keep: ort.Tensor } {
-  return { mask: new ort.Tensor('float32', ban, [1, 1, ban.length]), keep: keepAll };
+export function sharedRules(ban: Float32Array): RuleTensors {
+  return { mask: new ort.Tensor('float32', ban, [1, 1, ban.length]), forced: noneForced };
 }
 
 /** Beam search's Loop's own inputs (beam-loop.ts): one row per score, each continuing cache row `from`. */
 export function beamLoopInputs(
-  steps: number, beams: number, ids: ort.Tensor, from: BigInt64Array, scores: Float32Array, done: Uint8Array, rules: { mask: ort.Tensor; keep: ort.Tensor },
+  steps: number, beams: number, ids: ort.Tensor, from: BigInt64Array, scores: Float32Array, done: Uint8Array, rules: RuleTensors,
 ): Record<string, ort.Tensor> {
   const rows = scores.length;
   return {
@@ -127,7 +133,7 @@ export function beamLoopInputs(
     [BEAM_LOOP.done]: new ort.Tensor('bool', done, [rows, 1]),
     [BEAM_LOOP.from]: new ort.Tensor('int64', from, [rows]),
     [BEAM_LOOP.mask]: rules.mask,
-    [BEAM_LOOP.keep]: rules.keep,
+    [BEAM_LOOP.forced]: rules.forced,
   };
 }
 

@@ -122,6 +122,7 @@ export const ATTRIBUTE = { name: 1, f: 2, i: 3, t: 5, graph: 6, ints: 8, graphs:
 export const ATTRIBUTE_FLOAT = 1;
 export const ATTRIBUTE_INT = 2;
 export const ATTRIBUTE_INTS = 7;
+export const ATTRIBUTE_GRAPH = 5;
 /** ValueInfoProto's name. */
 export const VALUE_INFO_NAME = 1;
 /** TensorProto; `dataLocation` 1 = EXTERNAL (the weights are in another file). */
@@ -152,6 +153,10 @@ export const intsAttribute = (name: string, values: number[]) =>
 /** A float attribute (AttributeProto). */
 export const floatAttribute = (name: string, value: number) =>
   concat([lenField(ATTRIBUTE.name, name), floatField(ATTRIBUTE.f, value), varintField(ATTRIBUTE.type, ATTRIBUTE_FLOAT)]);
+
+/** A graph attribute (AttributeProto, type GRAPH): a Loop's body, an If's branch. */
+export const graphAttribute = (name: string, body: Uint8Array) =>
+  concat([lenField(ATTRIBUTE.name, name), lenField(ATTRIBUTE.graph, body), varintField(ATTRIBUTE.type, ATTRIBUTE_GRAPH)]);
 
 /** A graph's node field (NodeProto), attributes as made by intAttribute / floatAttribute. */
 export function nodeField(op: string, inputs: string[], outputs: string[], name: string, attributes: Uint8Array[] = [], domain?: string): Uint8Array {

@@ -2,12 +2,8 @@
 // own session for a step of a decoder without beam search's Loop (the Loop ranks its steps itself).
 import ort from 'onnxruntime-node';
 import { BEAM_RANK, beamRankModel } from '../graph/beam-rank.ts';
+import type { RuleTensors } from '../graph/loop-io.ts';
 import type { BeamStepRequest, RankedStep, StepRules } from './search-decoder.ts';
-
-export interface RuleTensors {
-  mask: ort.Tensor;
-  keep: ort.Tensor;
-}
 
 export class BeamRanking {
   private session: Promise<ort.InferenceSession> | undefined;
@@ -39,12 +35,15 @@ export class BeamRanking {
   async rank(logits: ort.Tensor, step: BeamStepRequest): Promise<RankedStep> {
     this.session ??= ort.InferenceSession.create(beamRankModel(), { intraOpNumThreads: 1, interOpNumThreads: 1, logSeverityLevel: 3 });
     const rows = step.scores.length;
-    const rules = this.tensors(step.rules, step.beams, logits.dims[2]!);
+    const vocab = logits.dims[2]!;
+    const rules = this.tensors(step.rules, step.beams, vocab);
     const out = await (await this.session).run({
       [BEAM_RANK.logits]: logits,
+      [BEAM_RANK.k]: new ort.Tensor('int64', BigInt64Array.of(BigInt(Math.min(step.candidates, vocab))), [1]),
       [BEAM_RANK.scores]: new ort.Tensor('float32', Float32Array.from(step.scores), [rows]),
       [BEAM_RANK.mask]: rules.mask,
-      [BEAM_RANK.keep]: rules.keep,
+      [BEAM_RANK.forced]: rules.forced,
+      [BEAM_RANK.done]: new ort.Tensor('bool', Uint8Array.from(step.done, Number), [rows, 1]),
       [BEAM_RANK.beams]: new ort.Tensor('int64', BigInt64Array.of(BigInt(step.beams)), [1]),
     });
     return {
@@ -59,19 +58,19 @@ export class BeamRanking {
   }
 }
 
-/** applyRules on zeros, a row each (a finished sentence's rows: no rules), and which rows keep their log-probabilities. */
+/** applyRules on zeros, a row each (a finished sentence's rows: no rules), and the token each row is forced to (−1: none). */
 function ruleRows(rules: readonly (StepRules | undefined)[], vocab: number): RuleTensors {
   const mask = new Float32Array(rules.length * vocab);
-  const keep = new Uint8Array(rules.length).fill(1);
+  const forced = new BigInt64Array(rules.length).fill(-1n);
   rules.forEach((rule, r) => {
     if (!rule) return;
     const row = mask.subarray(r * vocab, (r + 1) * vocab);
     if (rule.forced !== undefined) {
       row.fill(-Infinity);
       row[rule.forced] = 0;
-      keep[r] = 0;
+      forced[r] = BigInt(rule.forced);
     }
     for (const id of rule.banned) if (id >= 0 && id < vocab) row[id] = -Infinity;
   });
-  return { mask: new ort.Tensor('float32', mask, [rules.length, 1, vocab]), keep: new ort.Tensor('bool', keep, [rules.length, 1, 1]) };
+  return { mask: new ort.Tensor('float32', mask, [rules.length, 1, vocab]), forced: new ort.Tensor('int64', forced, [rules.length, 1, 1]) };
 }

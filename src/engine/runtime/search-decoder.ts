@@ -55,6 +55,8 @@ export interface BeamStepRequest {
   scores: readonly number[];
   /** Rows of finished sentences (fed padding). */
   done: readonly boolean[];
+  /** Each row's best logits the ranking scores first (graph/beam-rank.ts): 2 × beams, the rules' bans and a margin. */
+  candidates: number;
   /** Each sentence's rules at this step (undefined for a finished one). */
   rules: readonly (StepRules | undefined)[];
 }

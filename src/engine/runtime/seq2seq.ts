@@ -231,8 +231,8 @@ export class Seq2SeqModel implements SearchDecoder {
     await this.splitCross(state);
     const rows = state.rows;
     const own: Record<string, ort.Tensor> = {
-      // The Loop ranks from the step's log-softmax statistics over whole rows; one top candidate is the least to ask.
-      ...searchFeeds(1, WHOLE_ROW),
+      // The Loop ranks from each row's best logits and its log-softmax statistics over the whole row.
+      ...searchFeeds(Math.min(req.candidates, (this.decoder as { loop: { vocab: number } }).loop.vocab), WHOLE_ROW),
       ...beamLoopInputs(steps, beams, new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [rows, 1]),
         BigInt64Array.from(from, (f) => BigInt(f)), Float32Array.from(scores), Uint8Array.from(done, Number), rules),
       encoder_attention_mask: state.encoded.mask,

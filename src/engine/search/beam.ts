@@ -5,7 +5,7 @@
 // hypotheses and, unless early_stopping, the worst of them is at least the best running score /
 // cur_len^length_penalty.
 import type { GenerationRules } from '../model/family.ts';
-import { rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
+import { candidatesNeeded, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import { DROP_FINISHED_SHARE, type RankedStep, type SearchDecoder } from '../runtime/search-decoder.ts';
 import { loopPlan } from './greedy.ts';
@@ -31,6 +31,9 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
   let from = Array.from({ length: total }, (_, g) => g);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   const K = 2 * beams;
+  // Each beam's best K candidates plus as many as the rules can ban, and a margin, so that the ranking almost never
+  // has to score every logit (graph/beam-rank.ts).
+  const candidates = K + candidatesNeeded(processors) - 1 + 8;
 
   /**
    * One step's choice from its ranking: the next beams of every state row, with the hypotheses and finished rows it
@@ -122,7 +125,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
   for (let step = 0; step < limit; step++) {
     const plan = loopSteps(step);
     const doneRows = Array.from({ length: active.length * beams }, (_, g) => done[Math.floor(g / beams)]!);
-    const request = { beams, from, scores, done: doneRows };
+    const request = { beams, from, scores, done: doneRows, candidates };
     const run = plan && await decoder.beamRun(state, tokens, { ...request, ...plan });
     if (plan && !run) runs = false;
     const stepRules = () => active.map((r, p) => (done[p] ? undefined : rulesAt(processors, rowContext(rows[r]!, step))));
