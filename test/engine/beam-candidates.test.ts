@@ -3,10 +3,9 @@
 // on or off (on, the Loops rank from these statistics; off, beam-rank.ts's model computes its own).
 import { describe, expect, it } from 'vitest';
 import ort from 'onnxruntime-node';
-import { FLOAT, GRAPH, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
 import { softmaxStats } from '../../src/engine/search/scores.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
-import { nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
+import { identityLogitsModel, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 function lcg(seed: number): () => number {
   let x = seed;
@@ -18,14 +17,7 @@ const bestFirst = (row: Float32Array, m: number) => [...row.keys()].sort((a, b) 
 
 describe('withSearchOutputs', () => {
   it('adds each row\'s max, log-sum-exp (over the part of the row asked for) and m best logits (ties to the lower id)', async () => {
-    // A graph whose `logits` output is its input, so the added nodes see known values.
-    const identity = modelBytes(concat([
-      nodeField('Identity', ['x'], ['logits'], 'id'),
-      lenField(GRAPH.name, 'identity'),
-      tensorInfoField(GRAPH.input, 'x', FLOAT, ['rows', 1, 'vocab']),
-      tensorInfoField(GRAPH.output, 'logits', FLOAT, ['rows', 1, 'vocab']),
-    ]), 14);
-    const model = withSearchOutputs(identity)!;
+    const model = withSearchOutputs(identityLogitsModel())!;
     expect(model).toBeDefined();
     const session = await ort.InferenceSession.create(model, { logSeverityLevel: 3 });
     try {

@@ -6,9 +6,9 @@
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { BEAM_RANK, beamRankModel } from '../../src/engine/graph/beam-rank.ts';
-import { FLOAT, GRAPH, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
 import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
 import { logProb } from '../../src/engine/search/scores.ts';
+import { identityLogitsModel } from './helpers.ts';
 
 function lcg(seed: number): () => number {
   let x = seed;
@@ -17,13 +17,7 @@ function lcg(seed: number): () => number {
 
 /** onnxruntime's float32 log-softmax statistics of each row (the numbers the ranking reads), from top-candidates.ts. */
 async function statsOf(logits: Float32Array, rows: number, vocab: number) {
-  const identity = modelBytes(concat([
-    nodeField('Identity', ['x'], ['logits'], 'id'),
-    lenField(GRAPH.name, 'identity'),
-    tensorInfoField(GRAPH.input, 'x', FLOAT, ['rows', 1, 'vocab']),
-    tensorInfoField(GRAPH.output, 'logits', FLOAT, ['rows', 1, 'vocab']),
-  ]), 14);
-  const session = await ort.InferenceSession.create(withSearchOutputs(identity)!, { logSeverityLevel: 3 });
+  const session = await ort.InferenceSession.create(withSearchOutputs(identityLogitsModel())!, { logSeverityLevel: 3 });
   try {
     const out = await session.run({
       x: new ort.Tensor('float32', logits, [rows, 1, vocab]),

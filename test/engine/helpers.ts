@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/env.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
-import { GRAPH, NODE, VALUE_INFO_NAME, fields, modelGraph, strings } from '../../src/engine/graph/onnx-proto.ts';
+import { FLOAT, GRAPH, NODE, VALUE_INFO_NAME, concat, fields, lenField, modelBytes, modelGraph, nodeField, strings, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
 import { FIXTURE_MODELS_DIR, coreModelsDir } from '../fixture-models.ts';
 
 /** Every fixture model (files to read or copy; never write into it). */
@@ -131,6 +131,16 @@ export function graphOf(model: Uint8Array) {
 }
 
 /** Largest absolute difference between two float outputs of the same shape. */
+/** A model whose `logits` output [rows, 1, vocab] is its input `x`: what a pass adds after the logits sees known values. */
+export function identityLogitsModel(): Uint8Array {
+  return modelBytes(concat([
+    nodeField('Identity', ['x'], ['logits'], 'id'),
+    lenField(GRAPH.name, 'identity'),
+    tensorInfoField(GRAPH.input, 'x', FLOAT, ['rows', 1, 'vocab']),
+    tensorInfoField(GRAPH.output, 'logits', FLOAT, ['rows', 1, 'vocab']),
+  ]), 14);
+}
+
 export function maxAbsDiff(a: Float32Array, b: Float32Array): number {
   let d = 0;
   for (let j = 0; j < a.length; j++) d = Math.max(d, Math.abs(a[j]! - b[j]!));
