@@ -50,7 +50,7 @@ describe('withSearchOutputs', () => {
 });
 
 describe('the engine with the search-outputs pass (beam search)', () => {
-  it('keeps the reference beam output and n-best with the decoder\'s candidates, as the JavaScript scan does (fp32, int8; forced and banned tokens)', async () => {
+  it('keeps the reference beam output and n-best with the search outputs on (the Loops) and off (the ranking model after each step): fp32, int8, forced and banned tokens', async () => {
     const marian = readDev<MarianDevRow>('tiny-marian-en-de').slice(0, 60);
     const nllb = nllbDev(20);
     expect(nllb.length).toBeGreaterThan(0);
