@@ -164,8 +164,8 @@ export function beamLoopFits(decoderPath: string, bytes = statSync(decoderPath).
 /** The pass: greedy search's Loop model replaced by both Loops over one copy of the weights, checked as each alone. */
 export const beamLoopPass: GraphPass = {
   name: 'beam-loop',
-  // 3: the Loop ranks with beam-rank.ts and stops only at a hypothesis.
-  version: 3,
+  // 3: the Loop ranks with beam-rank.ts and stops only at a hypothesis. 4: the ranking's If branches share nodes.
+  version: 4,
   wanted: (ctx, g) => !!g.facts.loop && beamLoopFits(ctx.decoderPath, ctx.decoderBytes),
   async run(g, ctx) {
     const looped = withSearchLoops(g.step, ctx.padId, ctx.eosId!);

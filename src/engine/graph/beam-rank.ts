@@ -60,7 +60,7 @@ export interface RankNames {
 export function rankNodes(p: string, n: RankNames): Uint8Array[] {
   const o = (name: string) => `${p}${name}`;
   const N = (op: string, ins: string[], out: string, attrs: Uint8Array[] = []) => nodeField(op, ins, [o(out)], o(out), attrs);
-  const full = fullRankGraph(`${p}full/`, { ...n, keep: o('keep') }, [o('full_values'), o('full_from'), o('full_ids')]);
+  const full = fullRankGraph(`${p}full/`, o, n, [o('full_values'), o('full_from'), o('full_ids')]);
   return [
     scalarInitializer(o('neg_inf'), FLOAT, Uint8Array.of(0, 0, 0x80, 0xff)),
     int64Scalar(o('zero'), 0),
@@ -108,21 +108,10 @@ export function rankNodes(p: string, n: RankNames): Uint8Array[] {
     N('Slice', [o('all_shape'), o('two1'), o('three1')], 'width'),
     nodeField('TopK', [o('all_ids'), o('width')], [o('by_id'), o('by_id_at')], o('by_id'), [intAttribute('axis', 2), intAttribute('largest', 0), intAttribute('sorted', 1)]),
     N('GatherElements', [o('all_score'), o('by_id_at')], 'by_id_score', [intAttribute('axis', 2)]),
-    N('Mul', [n.beams, o('width')], 'flat_width'),
-    N('Concat', [o('minus1'), o('flat_width')], 'flat_shape', [intAttribute('axis', 0)]),
-    N('Reshape', [o('by_id_score'), o('flat_shape')], 'flat_score'),
-    N('Reshape', [o('by_id'), o('flat_shape')], 'flat_ids'),
     N('Mul', [n.beams, o('two1')], 'k2'),
-    nodeField('TopK', [o('flat_score'), o('k2')], [o('cand_values'), o('top')], o('topk'), [intAttribute('axis', 1), intAttribute('largest', 1), intAttribute('sorted', 1)]),
+    ...bestPerSentence(p, o, o('by_id_score'), o('width'), n.beams, { values: o('cand_values'), from: o('cand_from') }),
+    N('Reshape', [o('by_id'), o('flat_shape')], 'flat_ids'),
     N('GatherElements', [o('flat_ids'), o('top')], 'cand_tokens', [intAttribute('axis', 1)]),
-    N('Div', [o('top'), o('width')], 'beam'),
-    N('Shape', [o('flat_score')], 'flat_dims'),
-    N('Slice', [o('flat_dims'), o('zero1'), o('one1')], 'sentences1'),
-    N('Squeeze', [o('sentences1'), o('zero1')], 'sentences'),
-    N('Range', [o('zero'), o('sentences'), o('one')], 'sentence'),
-    N('Mul', [o('sentence'), n.beams], 'first'),
-    N('Unsqueeze', [o('first'), o('one1')], 'first2'),
-    N('Add', [o('first2'), o('beam')], 'cand_from'),
     // Exact unless a live, unforced row's k-th logit, unbanned, reaches the 2 × beams-th score kept.
     N('Shape', [n.candValues], 'cand_shape'),
     N('Slice', [o('cand_shape'), o('two1'), o('three1')], 'k'),
@@ -165,48 +154,55 @@ function rankedOutputs([values, from, ids]: string[]): Uint8Array[] {
   ];
 }
 
-/** The same ranking over every logit of every row: the If's branch for a step the candidates cannot decide. */
-function fullRankGraph(p: string, n: RankNames & { keep: string }, outputs: string[]): Uint8Array {
+/**
+ * The same ranking over every logit of every row: the If's branch for a step the candidates cannot decide. It reads
+ * rankNodes' names (`o`): its constants, `keep`, the vocabulary, each row's beam score as `base`, and `k2`.
+ */
+function fullRankGraph(p: string, o: (name: string) => string, n: RankNames, outputs: string[]): Uint8Array {
   const [values, from, ids] = outputs as [string, string, string];
-  const node = (op: string, ins: string[], out: string, attrs: Uint8Array[] = []) => nodeField(op, ins, [out], `${p}${out}`, attrs);
-  const at = (name: string) => `${p}${name}`;
+  const q = (name: string) => `${p}${name}`;
+  const N = (op: string, ins: string[], out: string, attrs: Uint8Array[] = []) => nodeField(op, ins, [q(out)], q(out), attrs);
   return concat([
     lenField(GRAPH.name, 'whole_rows'),
-    scalarInitializer(at('zero_f'), FLOAT, new Uint8Array(4)),
-    int64InitializerField(at('axes12'), [1, 2]),
-    int64InitializerField(at('minus1'), [-1]),
-    int64InitializerField(at('zero1'), [0]),
-    int64InitializerField(at('one1'), [1]),
-    int64InitializerField(at('two1'), [2]),
-    int64InitializerField(at('three1'), [3]),
-    int64Scalar(at('zero'), 0),
-    int64Scalar(at('one'), 1),
-    node('Sub', [n.logits, n.max], at('shifted')),
-    node('Sub', [at('shifted'), n.logSum], at('logprob')),
-    node('Where', [n.keep, at('logprob'), at('zero_f')], at('kept')),
-    node('Add', [at('kept'), n.mask], at('ruled')),
-    node('Unsqueeze', [n.scores, at('axes12')], at('base')),
-    node('Add', [at('ruled'), at('base')], at('score')),
-    // Per sentence, its beams' rows side by side [sentences, beams × vocab]: flat index = beam × vocab + token.
-    node('Shape', [n.logits], at('shape')),
-    node('Slice', [at('shape'), at('two1'), at('three1')], at('vocab')),
-    node('Mul', [n.beams, at('vocab')], at('width')),
-    node('Concat', [at('minus1'), at('width')], at('flat_shape'), [intAttribute('axis', 0)]),
-    node('Reshape', [at('score'), at('flat_shape')], at('flat')),
-    node('Mul', [n.beams, at('two1')], at('k')),
-    nodeField('TopK', [at('flat'), at('k')], [values, at('top')], at('topk'), [intAttribute('axis', 1), intAttribute('largest', 1), intAttribute('sorted', 1)]),
-    node('Div', [at('top'), at('vocab')], at('beam')),
-    node('Mul', [at('beam'), at('vocab')], at('beam_start')),
-    node('Sub', [at('top'), at('beam_start')], ids),
-    node('Shape', [at('flat')], at('flat_dims')),
-    node('Slice', [at('flat_dims'), at('zero1'), at('one1')], at('sentences1')),
-    node('Squeeze', [at('sentences1'), at('zero1')], at('sentences')),
-    node('Range', [at('zero'), at('sentences'), at('one')], at('sentence')),
-    node('Mul', [at('sentence'), n.beams], at('first')),
-    node('Unsqueeze', [at('first'), at('one1')], at('first2')),
-    node('Add', [at('first2'), at('beam')], from),
+    scalarInitializer(q('zero_f'), FLOAT, new Uint8Array(4)),
+    N('Sub', [n.logits, n.max], 'shifted'),
+    N('Sub', [q('shifted'), n.logSum], 'logprob'),
+    N('Where', [o('keep'), q('logprob'), q('zero_f')], 'kept'),
+    N('Add', [q('kept'), n.mask], 'ruled'),
+    N('Add', [q('ruled'), o('base')], 'score'),
+    ...bestPerSentence(p, o, q('score'), o('vocab'), n.beams, { values, from }),
+    N('Mul', [q('beam'), o('vocab')], 'beam_start'),
+    nodeField('Sub', [q('top'), q('beam_start')], [ids], q('ids')),
     ...rankedOutputs(outputs),
   ]);
+}
+
+/**
+ * Each sentence's 2 × beams best of `score` [rows, 1, width], its beams' rows side by side (flat index = beam × width
+ * + position; TopK's ties go to the lower one): the scores into `out.values`, the row each continues into `out.from`,
+ * and under `p` the flat positions `top`, the beam of each `beam`, and the flat shape `flat_shape`. Constants and `k2`
+ * are rankNodes' (`o`).
+ */
+function bestPerSentence(
+  p: string, o: (name: string) => string, score: string, width: string, beams: string, out: { values: string; from: string },
+): Uint8Array[] {
+  const q = (name: string) => `${p}${name}`;
+  const N = (op: string, ins: string[], name: string, attrs: Uint8Array[] = []) => nodeField(op, ins, [q(name)], q(name), attrs);
+  return [
+    N('Mul', [beams, width], 'flat_width'),
+    N('Concat', [o('minus1'), q('flat_width')], 'flat_shape', [intAttribute('axis', 0)]),
+    N('Reshape', [score, q('flat_shape')], 'flat'),
+    nodeField('TopK', [q('flat'), o('k2')], [out.values, q('top')], q('topk'), [intAttribute('axis', 1), intAttribute('largest', 1), intAttribute('sorted', 1)]),
+    N('Div', [q('top'), width], 'beam'),
+    // The row a candidate continues: its sentence's first row plus its beam.
+    N('Shape', [q('flat')], 'flat_dims'),
+    N('Slice', [q('flat_dims'), o('zero1'), o('one1')], 'sentences1'),
+    N('Squeeze', [q('sentences1'), o('zero1')], 'sentences'),
+    N('Range', [o('zero'), q('sentences'), o('one')], 'sentence'),
+    N('Mul', [q('sentence'), beams], 'first'),
+    N('Unsqueeze', [q('first'), o('one1')], 'first2'),
+    nodeField('Add', [q('first2'), q('beam')], [out.from], q('from')),
+  ];
 }
 
 /** The ranking as a model of its own: the log-softmax statistics and the k best of the logits, then rankNodes. */
