@@ -4,7 +4,7 @@
 import ort from 'onnxruntime-node';
 import { BEAM_LOOP } from '../graph/beam-loop.ts';
 import { LOOP } from '../graph/greedy-loop.ts';
-import { beamLoopInputs, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength } from '../graph/loop-io.ts';
+import { beamLoopInputs, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength, type RuleTensors } from '../graph/loop-io.ts';
 import { SEARCH, TOP_IDS } from '../graph/top-candidates.ts';
 import type { DecoderDims } from '../model/family.ts';
 import type { LoadedRuntime } from '../types.ts';
@@ -20,6 +20,12 @@ export type { DecoderState, Encoded } from './kv-cache.ts';
 type Result = 'logits' | typeof TOP_IDS;
 
 const NONE_I64 = new BigInt64Array(0);
+
+/** What a beam Loop run needs of the decoder: the step model's session holding the Loop, and the logits' length. */
+interface BeamLoop {
+  withPast: ort.InferenceSession;
+  vocab: number;
+}
 
 export class Seq2SeqModel implements SearchDecoder {
   private readonly selfNames: string[] = [];
@@ -75,7 +81,7 @@ export class Seq2SeqModel implements SearchDecoder {
     const split = this.decoder.kind === 'split' ? this.decoder : undefined;
     return {
       threads: this.threads, decoder: this.decoder.kind, signedWeights: !!split?.signedWeights, fusedAttention: split?.fusedAttention ?? 0,
-      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop, beamLoop: this.beamLoop,
+      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop, beamLoop: !!this.beamLoop,
     };
   }
 
@@ -203,41 +209,42 @@ export class Seq2SeqModel implements SearchDecoder {
     return { out, feeds: used, session: usedSession };
   }
 
-  /** The step model holds beam search's Loop (beam-loop.ts's withSearchLoops). */
-  private get beamLoop(): boolean {
-    return this.decoder.kind === 'split' && this.decoder.beamLoop;
+  /** The step model's session and vocabulary when it holds beam search's Loop (beam-loop.ts's withSearchLoops). */
+  private get beamLoop(): BeamLoop | undefined {
+    const d = this.decoder;
+    return d.kind === 'split' && d.beamLoop && d.loop ? { withPast: d.withPast, vocab: d.loop.vocab } : undefined;
   }
 
   /** One beam step: in beam-loop.ts's Loop when the step model has it, else a step then beam-rank.ts's model. */
   async beamStep(state: DecoderState, tokens: readonly number[], req: BeamStepRequest): Promise<RankedStep> {
-    if (this.decoder.kind === 'split' && this.decoder.beamLoop && this.decoder.loop) {
-      return (await this.beamLoopRun(state, tokens, req, 1, this.ranking.tensors(req.rules, req.beams, this.decoder.loop.vocab)))[0]!;
-    }
+    const loop = this.beamLoop;
+    if (loop) return (await this.beamLoopRun(loop, state, tokens, req, 1, this.ranking.tensors(req.rules, req.beams, loop.vocab)))[0]!;
     if (req.from.some((f, i) => f !== i)) this.reorder(state, req.from);
     return this.ranking.rank(await this.logitsStep(state, tokens), req);
   }
 
   /** Beam steps in one onnxruntime run of beam-loop.ts's Loop (SearchDecoder.beamRun). */
   async beamRun(state: DecoderState, tokens: readonly number[], req: BeamRunRequest): Promise<RankedStep[] | undefined> {
-    if (this.decoder.kind !== 'split' || !this.decoder.beamLoop || !this.decoder.loop) return undefined;
-    const rules = this.ranking.tensors([{ forced: undefined, banned: new Set(req.banned) }], req.beams, this.decoder.loop.vocab);
-    return this.beamLoopRun(state, tokens, req, req.steps, rules);
+    const loop = this.beamLoop;
+    if (!loop) return undefined;
+    const rules = this.ranking.tensors([{ forced: undefined, banned: new Set(req.banned) }], req.beams, loop.vocab);
+    return this.beamLoopRun(loop, state, tokens, req, req.steps, rules);
   }
 
   private async beamLoopRun(
-    state: DecoderState, tokens: readonly number[], req: Omit<BeamStepRequest, 'rules'>, steps: number, rules: ReturnType<BeamRanking['tensors']>,
+    loop: BeamLoop, state: DecoderState, tokens: readonly number[], req: Omit<BeamStepRequest, 'rules'>, steps: number, rules: RuleTensors,
   ): Promise<RankedStep[]> {
     const { done, beams, scores, from } = req;
     await this.splitCross(state);
     const rows = state.rows;
     const own: Record<string, ort.Tensor> = {
       // The Loop ranks from each row's best logits and its log-softmax statistics over the whole row.
-      ...searchFeeds(Math.min(req.candidates, (this.decoder as { loop: { vocab: number } }).loop.vocab), WHOLE_ROW),
+      ...searchFeeds(Math.min(req.candidates, loop.vocab), WHOLE_ROW),
       ...beamLoopInputs(steps, beams, new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [rows, 1]),
         BigInt64Array.from(from, (f) => BigInt(f)), Float32Array.from(scores), Uint8Array.from(done, Number), rules),
       encoder_attention_mask: state.encoded.mask,
     };
-    const session = this.steps?.pick() ?? (this.decoder as { withPast: ort.InferenceSession }).withPast;
+    const session = this.steps?.pick() ?? loop.withPast;
     const run = loopRun(session, own, state.past, BEAM_LOOP.prefix, this.dims);
     const fetches = [BEAM_LOOP.values, BEAM_LOOP.rankedFrom, BEAM_LOOP.rankedIds];
     const out = await session.run(run, [...fetches, ...this.selfPresent.map((n) => BEAM_LOOP.prefix + n)]);
