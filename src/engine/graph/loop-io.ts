@@ -115,9 +115,30 @@ export interface RuleTensors {
   forced: ort.Tensor;
 }
 
-/** The rules of beam-rank.ts for every row alike: nothing forced, `ban` (−∞ for a banned token) added to each row. */
-export function sharedRules(ban: Float32Array): RuleTensors {
-  return { mask: new ort.Tensor('float32', ban, [1, 1, ban.length]), forced: noneForced };
+/** What the rules leave of a row's next token at one step, as beam-rank.ts's tensors encode it. */
+export interface RankRules {
+  forced: number | undefined;
+  banned: Iterable<number>;
+}
+
+/**
+ * beam-rank.ts's rule tensors, a row each (undefined: no rules, a finished sentence's row): the mask is applyRules
+ * on zeros (a forced row −∞ but its token, then the bans), and `forced` the token each row is forced to (−1: none).
+ */
+export function ruleTensors(rules: readonly (RankRules | undefined)[], vocab: number): RuleTensors {
+  const mask = new Float32Array(rules.length * vocab);
+  const forced = new BigInt64Array(rules.length).fill(-1n);
+  rules.forEach((rule, r) => {
+    if (!rule) return;
+    const row = mask.subarray(r * vocab, (r + 1) * vocab);
+    if (rule.forced !== undefined) {
+      row.fill(-Infinity);
+      row[rule.forced] = 0;
+      forced[r] = BigInt(rule.forced);
+    }
+    for (const id of rule.banned) if (id >= 0 && id < vocab) row[id] = -Infinity;
+  });
+  return { mask: new ort.Tensor('float32', mask, [rules.length, 1, vocab]), forced: new ort.Tensor('int64', forced, [rules.length, 1, 1]) };
 }
 
 /** Beam search's Loop's own inputs (beam-loop.ts): one row per score, each continuing cache row `from`. */
@@ -139,7 +160,6 @@ export function beamLoopInputs(
 
 /** Beam search's Loop's own inputs for one sentence of two beams (rows 0 and 1), only the first live yet, `banned` banned. */
 export function twoBeams(steps: number, ids: ort.Tensor, vocab: number, ...banned: number[]): Record<string, ort.Tensor> {
-  const ban = new Float32Array(vocab);
-  for (const id of banned) ban[id] = -Infinity;
-  return beamLoopInputs(steps, 2, ids, BigInt64Array.of(0n, 1n), Float32Array.of(0, -1e9), new Uint8Array(2), sharedRules(ban));
+  const rules = ruleTensors([{ forced: undefined, banned }], vocab);
+  return beamLoopInputs(steps, 2, ids, BigInt64Array.of(0n, 1n), Float32Array.of(0, -1e9), new Uint8Array(2), rules);
 }

@@ -2,7 +2,7 @@
 // own session for a step of a decoder without beam search's Loop (the Loop ranks its steps itself).
 import ort from 'onnxruntime-node';
 import { BEAM_RANK, beamRankModel } from '../graph/beam-rank.ts';
-import type { RuleTensors } from '../graph/loop-io.ts';
+import { ruleTensors, type RuleTensors } from '../graph/loop-io.ts';
 import type { BeamStepRequest, RankedStep, StepRules } from './search-decoder.ts';
 
 export class BeamRanking {
@@ -23,12 +23,12 @@ export class BeamRanking {
       const key = `${vocab}/${keyOf(rule)}`;
       let tensors = this.shared.get(key);
       if (!tensors) {
-        tensors = ruleRows([rule], vocab);
+        tensors = ruleTensors([rule], vocab);
         this.shared.set(key, tensors);
       }
       return tensors;
     }
-    return ruleRows(rules.flatMap((r) => Array.from({ length: beams }, () => r)), vocab);
+    return ruleTensors(rules.flatMap((r) => Array.from({ length: beams }, () => r)), vocab);
   }
 
   /** Ranks one step's logits [rows, 1, vocab] with the ranking model. */
@@ -56,21 +56,4 @@ export class BeamRanking {
   async release(): Promise<void> {
     await (await this.session)?.release();
   }
-}
-
-/** applyRules on zeros, a row each (a finished sentence's rows: no rules), and the token each row is forced to (−1: none). */
-function ruleRows(rules: readonly (StepRules | undefined)[], vocab: number): RuleTensors {
-  const mask = new Float32Array(rules.length * vocab);
-  const forced = new BigInt64Array(rules.length).fill(-1n);
-  rules.forEach((rule, r) => {
-    if (!rule) return;
-    const row = mask.subarray(r * vocab, (r + 1) * vocab);
-    if (rule.forced !== undefined) {
-      row.fill(-Infinity);
-      row[rule.forced] = 0;
-      forced[r] = BigInt(rule.forced);
-    }
-    for (const id of rule.banned) if (id >= 0 && id < vocab) row[id] = -Infinity;
-  });
-  return { mask: new ort.Tensor('float32', mask, [rules.length, 1, vocab]), forced: new ort.Tensor('int64', forced, [rules.length, 1, 1]) };
 }
