@@ -89,6 +89,39 @@ export interface Config {
   maxZipEntries: number;
   /** Most uncompressed/compressed ratio of one zip entry (a zip bomb's is in the thousands). */
   maxCompressionRatio: number;
+  /** Bytes of documents (uploads and results) one key may keep, per plan; null = no limit. */
+  storageBytes: PlanStorage;
+}
+
+/** A figure per plan (the plan names of src/accounts/types.ts). */
+export interface PlanStorage {
+  free: number | null;
+  basic: number | null;
+  pro: number | null;
+  enterprise: number | null;
+}
+
+/**
+ * Each plan's storage setting and default. The free plan's holds two of the largest uploads, so a key can keep one
+ * upload of DRAGOMAN_MAX_DOCUMENT_BYTES and its result (a job holds room for its result as large as its upload).
+ */
+const STORAGE_SETTINGS: Record<keyof PlanStorage, [string, number]> = {
+  free: ['DRAGOMAN_STORAGE_BYTES_FREE', 100_000_000],
+  basic: ['DRAGOMAN_STORAGE_BYTES_BASIC', 1_000_000_000],
+  pro: ['DRAGOMAN_STORAGE_BYTES_PRO', 10_000_000_000],
+  enterprise: ['DRAGOMAN_STORAGE_BYTES_ENTERPRISE', 100_000_000_000],
+};
+
+/** The setting a plan's storage limit is read from (named in the refusal). */
+export const storageSetting = (plan: keyof PlanStorage): string => STORAGE_SETTINGS[plan][0];
+
+/** DRAGOMAN_STORAGE_BYTES_<PLAN>: bytes, or unlimited. */
+function storageBytes(env: NodeJS.ProcessEnv): PlanStorage {
+  const out = {} as PlanStorage;
+  for (const [plan, [name, fallback]] of Object.entries(STORAGE_SETTINGS) as [keyof PlanStorage, [string, number]][]) {
+    out[plan] = /^\s*unlimited\s*$/i.test(env[name] ?? '') ? null : int(env, name, fallback, 0);
+  }
+  return out;
 }
 
 /** A duration setting: seconds, or a number with s, m, h or d. */
@@ -249,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxDocumentUncompressedBytes: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES', 300 * 1024 * 1024, 1),
     maxZipEntries: int(env, 'DRAGOMAN_MAX_ZIP_ENTRIES', 10_000, 1),
     maxCompressionRatio: int(env, 'DRAGOMAN_MAX_COMPRESSION_RATIO', 200, 1),
+    storageBytes: storageBytes(env),
   };
 }
 

@@ -41,6 +41,12 @@ export class JobFiles {
     return stat(this.resultPath(id)).then((s) => s.size, () => undefined);
   }
 
+  /** Bytes of the job's files on disk (upload and result). */
+  async size(id: string): Promise<number> {
+    const sizes = await Promise.all(['source', 'result'].map((f) => stat(join(this.dir(id), f)).then((s) => s.size, () => 0)));
+    return sizes[0]! + sizes[1]!;
+  }
+
   async remove(id: string): Promise<void> {
     await rm(this.dir(id), { recursive: true, force: true });
   }

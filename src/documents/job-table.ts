@@ -27,10 +27,25 @@ export function createJobTable({ integer, real }: NumericTypes): string {
   charge_state TEXT NOT NULL,
   charge TEXT NOT NULL,
   lease_until ${integer} NOT NULL DEFAULT 0,
-  glossary TEXT
+  glossary TEXT,
+  stored_bytes ${integer} NOT NULL DEFAULT 0,
+  download_token TEXT
 );
 CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);`;
 }
+
+/** Columns added after the table's first version: each added where missing (by each backend's own means). */
+export function laterColumns({ integer }: NumericTypes): [name: string, definition: string][] {
+  return [
+    ['glossary', 'TEXT'],
+    ['stored_bytes', `${integer} NOT NULL DEFAULT 0`],
+    ['download_token', 'TEXT'],
+  ];
+}
+
+/** Indexes over the later columns (made once the columns exist): a key's stored bytes, a download by its token. */
+export const LATER_INDEXES = `CREATE INDEX IF NOT EXISTS document_jobs_key ON document_jobs (key_id);
+CREATE UNIQUE INDEX IF NOT EXISTS document_jobs_download ON document_jobs (download_token);`;
 
 export interface JobRow {
   id: string;
@@ -50,6 +65,8 @@ export interface JobRow {
   charge: string;
   lease_until: number | string;
   glossary?: string | null;
+  stored_bytes?: number | string;
+  download_token?: string | null;
 }
 
 export function fromRow(r: JobRow): JobRecord {
@@ -71,13 +88,16 @@ export function fromRow(r: JobRow): JobRecord {
     charge: r.charge,
     leaseUntil: Number(r.lease_until),
     glossary: r.glossary ?? undefined,
+    storedBytes: Number(r.stored_bytes ?? 0),
+    downloadToken: r.download_token ?? undefined,
   };
 }
 
 export const COLUMNS =
-  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary';
+  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, stored_bytes, download_token';
 
 export function rowValues(j: JobRecord): unknown[] {
   return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
-    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null];
+    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null,
+    j.storedBytes, j.downloadToken ?? null];
 }

@@ -33,6 +33,16 @@ export interface JobRecord {
   charge: string;
   /** Until when (wall clock ms) a server works on it; a job past its lease and not finished is taken over. */
   leaseUntil: number;
+  /**
+   * The bytes the job keeps, as its key's storage limit counts them: its upload and, until its result is written,
+   * room for a result as large as the upload; then the upload and the result as written.
+   */
+  storedBytes: number;
+  /**
+   * A LibreTranslate translate_file job: the SHA-256 (hex) of the token its download URL carries. Only such jobs
+   * can be downloaded without a key, and only by that token.
+   */
+  downloadToken: string | undefined;
 }
 
 /** The document object of the API. */

@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { Admission, Gate } from '../accounts/gate.ts';
 import type { Clock } from '../accounts/clock.ts';
 import { QuotaExceeded } from '../accounts/errors.ts';
+import type { KeyRecord } from '../accounts/types.ts';
+import type { PlanStorage } from '../config/env.ts';
 import { ApiError } from '../service/errors.ts';
 import type { Service } from '../service/index.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
@@ -17,6 +19,7 @@ import { formatById } from './formats/index.ts';
 import type { OpenedDocument } from './formats/types.ts';
 import type { JobRecord } from './job.ts';
 import type { JobStore } from './store.ts';
+import { reservedBytes, storageFull, storageLimitOf, type StorageUsage } from './storage.ts';
 import { translateUnits } from './units.ts';
 
 /** How long a server holds a job without renewing, how often it renews and looks for orphans and expired jobs. */
@@ -38,7 +41,7 @@ export interface JobLog {
 }
 
 export interface DocumentJobsDeps {
-  settings: DocumentSettings & { dataDir: string; documentTtlMs: number };
+  settings: DocumentSettings & { dataDir: string; documentTtlMs: number; storageBytes: PlanStorage };
   service: Service;
   gate: Gate;
   store: JobStore;
@@ -54,6 +57,8 @@ export interface Submission {
   source: unknown;
   /** The id of one of the submitting key's glossaries (undefined or empty: none). */
   glossary?: unknown;
+  /** LibreTranslate's translate_file: the SHA-256 (hex) of the token its download URL carries (JobRecord.downloadToken). */
+  downloadToken?: string;
 }
 
 export const notFound = (id: string) =>
@@ -88,6 +93,15 @@ export class DocumentJobs {
       throw new ApiError(400, 'invalid_request', "Field 'glossary' must be the id of one of this key's glossaries.");
     }
     const glossary = s.glossary ? { owner: s.admission.key.id, id: s.glossary } : undefined;
+    // What the key keeps is read first, so a key at its storage limit costs no opening of the file; the insert
+    // below checks it again, atomically.
+    const { plan } = s.admission.key;
+    const storageLimit = storageLimitOf(settings.storageBytes, plan);
+    const storedBytes = reservedBytes(s.bytes.length);
+    if (storageLimit !== null) {
+      const used = await store.storedBytes(s.admission.key.id);
+      if (used + storedBytes > storageLimit) throw storageFull(plan, storageLimit, used, storedBytes);
+    }
     const checked = await checkDocument(service, { ...s, glossary }, settings);
     const id = randomBytes(16).toString('hex');
     const now = clock.now();
@@ -109,15 +123,22 @@ export class DocumentJobs {
       chargeState: 'pending',
       charge: '',
       leaseUntil: Date.now() + LEASE_MS,
+      storedBytes,
+      downloadToken: s.downloadToken,
     };
     const planned = plannedCharge(job, settings.documentTtlMs);
     job.charge = planned.charge;
     await this.files.writeSource(id, s.bytes);
+    let stored: { inserted: boolean; used: number };
     try {
-      await store.insert(job);
+      stored = await store.insertWithin(job, storageLimit);
     } catch (err) {
       await this.files.remove(id);
       throw err;
+    }
+    if (!stored.inserted) {
+      await this.files.remove(id);
+      throw storageFull(plan, storageLimit!, stored.used, storedBytes);
     }
     try {
       job.charge = JSON.stringify((await gate.charge(s.admission, checked.characters, planned.named)).charge);
@@ -153,8 +174,13 @@ export class DocumentJobs {
   }
 
   /** The finished job's file: where it is, its type and its download name. 409 while it is not done. */
-  async result(keyId: string | undefined, id: string): Promise<{ job: JobRecord; path: string; mediaType: string; filename: string }> {
-    const job = keyId === undefined ? await this.byId(id) : await this.find(keyId, id);
+  async result(keyId: string, id: string): Promise<{ job: JobRecord; path: string; mediaType: string; filename: string }> {
+    return this.resultOf(await this.find(keyId, id));
+  }
+
+  /** The file of a job already found (its owner's, or by its download token). */
+  resultOf(job: JobRecord): { job: JobRecord; path: string; mediaType: string; filename: string } {
+    const { id } = job;
     if (job.status !== 'done') {
       throw new ApiError(409, 'invalid_request', job.status === 'error'
         ? `The document's translation failed: ${job.error ?? 'see GET /v1/documents/' + id}.`
@@ -164,9 +190,15 @@ export class DocumentJobs {
     return { job, path: this.files.resultPath(id), mediaType: format.mediaType, filename: resultName(job.filename, job.target, format.extension) };
   }
 
-  private async byId(id: string): Promise<JobRecord> {
-    const job = /^[0-9a-f]{32}$/.test(id) ? await this.deps.store.get(id) : undefined;
-    if (!job || job.expiresAt <= this.deps.clock.now()) throw notFound(id);
+  /** The bytes the key's documents keep, and its plan's limit. */
+  async storage(key: KeyRecord): Promise<StorageUsage> {
+    return { storageBytesUsed: await this.deps.store.storedBytes(key.id), storageBytesLimit: storageLimitOf(this.deps.settings.storageBytes, key.plan) };
+  }
+
+  /** The job whose download token (LibreTranslate's translatedFileUrl) hashes to `tokenHash`; 404 for any other. */
+  async byDownloadToken(tokenHash: string): Promise<JobRecord> {
+    const job = await this.deps.store.byDownloadToken(tokenHash);
+    if (!job || job.expiresAt <= this.deps.clock.now()) throw notFound(tokenHash);
     return job;
   }
 
@@ -284,6 +316,8 @@ export class DocumentJobs {
             await store.update(id, { progress: done / total });
           }, stopped, fresh.glossary ? { glossary: { owner: fresh.keyId, id: fresh.glossary } } : {});
       await this.files.writeResult(id, await document.write(translations, target.code));
+      // The room held for the result becomes the result's own size (set, not added: a job run again counts once).
+      await store.setStoredBytes(id, await this.files.size(id));
       await store.update(id, { status: 'done', progress: 1 });
       log.info({ document: id, format: fresh.format, characters: fresh.characters, ms: Date.now() - started }, 'document translated');
     } catch (err) {
@@ -306,6 +340,8 @@ export class DocumentJobs {
     // Failed first, so that no server runs it again; then refunded once (a refund cut short is finished by the sweep).
     await store.update(job.id, { status: 'error', error: message });
     await refundJob(store, gate, job).catch((e: unknown) => log.error({ err: e, document: job.id }, 'refund failed: retried by the sweep'));
+    // No result will be written: the room held for it is given back (the upload stays until the job expires).
+    await this.files.size(job.id).then((bytes) => store.setStoredBytes(job.id, bytes)).catch(() => undefined);
   }
 }
 

@@ -3,14 +3,18 @@
 import pg from 'pg';
 import { databaseUnavailable, isUnavailable } from '../accounts/postgres/unavailable.ts';
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
-import { COLUMNS, createJobTable, fromRow, rowValues, type JobRow } from './job-table.ts';
+import { COLUMNS, createJobTable, fromRow, LATER_INDEXES, laterColumns, rowValues, type JobRow } from './job-table.ts';
 import type { JobStore } from './store.ts';
 
 // One implicit transaction under an advisory lock: replicas starting together do not race on CREATE TABLE.
 const SCHEMA = `SELECT pg_advisory_xact_lock(hashtext('dragoman.document_jobs'));
 ${createJobTable({ integer: 'BIGINT', real: 'DOUBLE PRECISION' })}
--- a table made before jobs could carry a glossary gets the column
-ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS glossary TEXT;`;
+-- a table made before a column existed gets it
+${laterColumns({ integer: 'BIGINT', real: 'DOUBLE PRECISION' }).map(([name, definition]) => `ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS ${name} ${definition};`).join('\n')}
+${LATER_INDEXES}`;
+
+/** The advisory lock two inserts of one key's jobs take in turn (its storage sum is read and written under it). */
+const STORAGE_LOCK = "SELECT pg_advisory_xact_lock(hashtext('dragoman.document_storage'), hashtext($1))";
 
 export class PgJobStore implements JobStore {
   private readonly pool: pg.Pool;
@@ -21,18 +25,65 @@ export class PgJobStore implements JobStore {
     this.pool.on('error', () => undefined); // an idle connection dropped by the server; the next query reconnects
   }
 
+  private schema(): Promise<void> {
+    this.ready ??= this.pool.query(SCHEMA).then(() => undefined, (err: unknown) => {
+      this.ready = undefined;
+      throw err;
+    });
+    return this.ready;
+  }
+
   /** A database that cannot be reached is the 503 the accounts answer too (a retry is safe: nothing was done). */
   private async query(sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
     try {
-      this.ready ??= this.pool.query(SCHEMA).then(() => undefined, (err: unknown) => {
-        this.ready = undefined;
-        throw err;
-      });
-      await this.ready;
+      await this.schema();
       return await this.pool.query(sql, values);
     } catch (err) {
       throw isUnavailable(err) ? databaseUnavailable() : err;
     }
+  }
+
+  async insertWithin(job: JobRecord, limit: number | null): Promise<{ inserted: boolean; used: number }> {
+    let client: pg.PoolClient | undefined;
+    try {
+      await this.schema();
+      client = await this.pool.connect();
+      await client.query('BEGIN');
+      try {
+        await client.query(STORAGE_LOCK, [job.keyId]);
+        const sum = await client.query('SELECT COALESCE(SUM(stored_bytes), 0) AS bytes FROM document_jobs WHERE key_id = $1', [job.keyId]);
+        const used = Number((sum.rows[0] as { bytes: string }).bytes);
+        if (limit !== null && used + job.storedBytes > limit) {
+          await client.query('ROLLBACK');
+          return { inserted: false, used };
+        }
+        const params = COLUMNS.split(',').map((_c, i) => `$${i + 1}`).join(', ');
+        await client.query(`INSERT INTO document_jobs (${COLUMNS}) VALUES (${params})`, rowValues(job));
+        await client.query('COMMIT');
+        return { inserted: true, used };
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    } catch (err) {
+      throw isUnavailable(err) ? databaseUnavailable() : err;
+    } finally {
+      client?.release();
+    }
+  }
+
+  async storedBytes(keyId: string): Promise<number> {
+    const r = await this.query('SELECT COALESCE(SUM(stored_bytes), 0) AS bytes FROM document_jobs WHERE key_id = $1', [keyId]);
+    return Number((r.rows[0] as { bytes: string }).bytes);
+  }
+
+  async setStoredBytes(id: string, bytes: number): Promise<void> {
+    await this.query('UPDATE document_jobs SET stored_bytes = $1 WHERE id = $2', [bytes, id]);
+  }
+
+  async byDownloadToken(tokenHash: string): Promise<JobRecord | undefined> {
+    const r = await this.query('SELECT * FROM document_jobs WHERE download_token = $1', [tokenHash]);
+    return r.rows[0] ? fromRow(r.rows[0] as JobRow) : undefined;
   }
 
   async insert(job: JobRecord): Promise<void> {

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import { openDatabase } from '../accounts/sqlite/open.ts';
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 import type { JobStore } from './store.ts';
-import { COLUMNS, createJobTable, fromRow, rowValues, type JobRow } from './job-table.ts';
+import { COLUMNS, createJobTable, fromRow, LATER_INDEXES, laterColumns, rowValues, type JobRow } from './job-table.ts';
 
 const SCHEMA = `${createJobTable({ integer: 'INTEGER', real: 'REAL' })}
 CREATE INDEX IF NOT EXISTS document_jobs_open ON document_jobs (status, lease_until);`;
@@ -23,9 +23,12 @@ export class SqliteJobStore implements JobStore {
     this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA busy_timeout = 5000');
     this.db.exec(SCHEMA);
-    // A database made before jobs could carry a glossary gets the column (SQLite has no ADD COLUMN IF NOT EXISTS).
+    // A table made before a column existed gets it (SQLite has no ADD COLUMN IF NOT EXISTS).
     const columns = this.statement('PRAGMA table_info(document_jobs)').all() as { name: string }[];
-    if (!columns.some((c) => c.name === 'glossary')) this.db.exec('ALTER TABLE document_jobs ADD COLUMN glossary TEXT');
+    for (const [name, definition] of laterColumns({ integer: 'INTEGER', real: 'REAL' })) {
+      if (!columns.some((c) => c.name === name)) this.db.exec(`ALTER TABLE document_jobs ADD COLUMN ${name} ${definition}`);
+    }
+    this.db.exec(LATER_INDEXES);
   }
 
   private statement(sql: string): Database.Statement {
@@ -36,6 +39,34 @@ export class SqliteJobStore implements JobStore {
 
   async insert(job: JobRecord): Promise<void> {
     this.statement(`INSERT INTO document_jobs (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`).run(...rowValues(job));
+  }
+
+  async insertWithin(job: JobRecord, limit: number | null): Promise<{ inserted: boolean; used: number }> {
+    // IMMEDIATE: the write lock is taken before the sum is read, so no other process inserts in between.
+    return this.db.transaction(() => {
+      const used = this.sum(job.keyId);
+      if (limit !== null && used + job.storedBytes > limit) return { inserted: false, used };
+      this.statement(`INSERT INTO document_jobs (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`).run(...rowValues(job));
+      return { inserted: true, used };
+    }).immediate();
+  }
+
+  private sum(keyId: string): number {
+    const row = this.statement('SELECT COALESCE(SUM(stored_bytes), 0) AS bytes FROM document_jobs WHERE key_id = ?').get(keyId) as { bytes: number };
+    return Number(row.bytes);
+  }
+
+  async storedBytes(keyId: string): Promise<number> {
+    return this.sum(keyId);
+  }
+
+  async setStoredBytes(id: string, bytes: number): Promise<void> {
+    this.statement('UPDATE document_jobs SET stored_bytes = ? WHERE id = ?').run(bytes, id);
+  }
+
+  async byDownloadToken(tokenHash: string): Promise<JobRecord | undefined> {
+    const row = this.statement('SELECT * FROM document_jobs WHERE download_token = ?').get(tokenHash) as JobRow | undefined;
+    return row ? fromRow(row) : undefined;
   }
 
   async get(id: string): Promise<JobRecord | undefined> {

@@ -5,6 +5,16 @@ import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 
 export interface JobStore {
   insert(job: JobRecord): Promise<void>;
+  /**
+   * Inserts the job if its key's jobs keep, with it, at most `limit` bytes (null: no limit); atomic against every
+   * other insert of the key, on any replica. `used`: the bytes the key's other jobs keep.
+   */
+  insertWithin(job: JobRecord, limit: number | null): Promise<{ inserted: boolean; used: number }>;
+  /** The bytes the key's jobs keep (JobRecord.storedBytes, summed). */
+  storedBytes(keyId: string): Promise<number>;
+  setStoredBytes(id: string, bytes: number): Promise<void>;
+  /** The job whose download token hashes to `tokenHash` (JobRecord.downloadToken). */
+  byDownloadToken(tokenHash: string): Promise<JobRecord | undefined>;
   get(id: string): Promise<JobRecord | undefined>;
   /** Moves the charge from `from` to `to`; false when it was not in `from` (someone else moved it). */
   setChargeState(id: string, from: ChargeState, to: ChargeState, charge?: string): Promise<boolean>;

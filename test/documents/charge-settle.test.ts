@@ -36,7 +36,7 @@ function record(id: string, fields: Partial<JobRecord>): JobRecord {
   const job: JobRecord = {
     id, keyId: key.id, status: 'queued', filename: 'a.txt', format: 'txt', source: 'en', detectedSource: undefined, target: 'de', glossary: undefined,
     characters: 100, progress: 0, createdAt: now, expiresAt: now + 86_400_000, error: undefined, chargeState: 'pending', charge: '',
-    leaseUntil: 0, ...fields,
+    leaseUntil: 0, storedBytes: 0, downloadToken: undefined, ...fields,
   };
   return { ...job, charge: plannedCharge(job, 86_400_000).charge };
 }

@@ -110,6 +110,8 @@ export const usageSchema = {
       charactersRemaining: limit,
       requests: { type: 'integer' },
       requestsPerMinute: limit,
+      storageBytesUsed: { type: 'integer' },
+      storageBytesLimit: limit,
     }),
     ...errors,
   },

@@ -1,5 +1,5 @@
-// GET /v1/usage: the calling key's plan, limits and characters used this month. Needs the key; counts against the
-// key's rate limit like every keyed endpoint, so it
+// GET /v1/usage: the calling key's plan, limits and characters used this month, and the bytes its documents keep
+// against its storage limit. Needs the key; counts against the key's rate limit like every keyed endpoint, so it
 // answers with the X-RateLimit-* headers, and costs no characters.
 import type { FastifyInstance } from 'fastify';
 import { usageSchema } from './schemas.ts';
@@ -7,6 +7,7 @@ import { usageSchema } from './schemas.ts';
 export async function usageRoutes(app: FastifyInstance): Promise<void> {
   app.get('/usage', { schema: usageSchema }, async (request) => {
     const key = request.metering!.admission!.key;
-    return { data: await app.dragoman.accounts.usage(key) };
+    const [usage, storage] = await Promise.all([app.dragoman.accounts.usage(key), app.dragoman.documents.storage(key)]);
+    return { data: { ...usage, ...storage } };
   });
 }
