@@ -8,11 +8,14 @@ import type { FastifyRequest } from 'fastify';
 
 const KEY_NAMES = new Set(['key', 'apikey', 'authkey']);
 
+/** Whether a parameter or form field name is a known name for an API key (key, api_key, apiKey, auth-key...). */
+export const isKeyName = (name: string): boolean => KEY_NAMES.has(name.toLowerCase().replace(/[-_]/g, ''));
+
 /** Query parameters of `request` whose name is a known name for an API key, in the order given. */
 export function keyNamesInQuery(request: FastifyRequest): string[] {
   const query = request.query as Record<string, unknown> | undefined;
   if (!query || typeof query !== 'object') return [];
-  return Object.keys(query).filter((name) => KEY_NAMES.has(name.toLowerCase().replace(/[-_]/g, '')));
+  return Object.keys(query).filter(isKeyName);
 }
 
 /** Every non-empty value of a header (a repeated header arrives joined by ", "; keys hold no comma), trimmed. */

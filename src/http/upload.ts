@@ -1,8 +1,11 @@
 // A document upload: a multipart/form-data body (read whole under the route's body limit) with one file part
-// and text fields. The file's bytes are kept as they came; only its name is taken from the part's header.
+// and text fields. The file's bytes are kept as they came; only its name is taken from the part's header. A field
+// sent twice counts with its first value, except a key field (api_key, apiKey...): two different keys are refused,
+// as on every surface (presented-keys.ts), rather than the first one charged.
 import { Busboy } from '@fastify/busboy';
 import { ApiError, invalidRequest } from '../service/errors.ts';
 import { toApiError } from './errors.ts';
+import { isKeyName } from './presented-keys.ts';
 
 export interface Upload {
   fields: Record<string, string>;
@@ -31,8 +34,15 @@ export function readUpload(contentType: string, body: Buffer, fileField = 'file'
       malformed(err);
       return;
     }
+    let twoKeys = false;
     parser.on('field', (name, value) => {
       if (!(name in fields)) fields[name] = value;
+      else if (isKeyName(name)) {
+        // An empty key field is no key (the libretranslate npm client sends api_key="" when it has none).
+        const [kept, more] = [fields[name]!.trim(), value.trim()];
+        if (kept === '') fields[name] = value;
+        else if (more !== '' && more !== kept) twoKeys = true;
+      }
     });
     parser.on('file', (name, stream, filename) => {
       const chunks: Buffer[] = [];
@@ -47,7 +57,10 @@ export function readUpload(contentType: string, body: Buffer, fileField = 'file'
     parser.on('filesLimit', tooMany);
     parser.on('partsLimit', tooMany);
     parser.on('error', malformed);
-    parser.on('finish', () => resolve({ fields, ...(file ? { file } : {}) }));
+    parser.on('finish', () => {
+      if (twoKeys) reject(invalidRequest('The request presents two different API keys (a key field given twice with different values): send one.'));
+      else resolve({ fields, ...(file ? { file } : {}) });
+    });
     parser.end(body);
   });
 }
