@@ -73,13 +73,15 @@ export class FormCollector {
   constructor(
     private readonly limits: FormLimits,
     private readonly lists: (name: string) => boolean,
+    /** What the surface calls its batch of strings, for the messages (DeepL: text). */
+    private readonly stringsField = 'q',
   ) {}
 
   add(name: string, value: string): void {
     const { maxStrings, maxChars } = this.limits;
     if (++this.count > maxStrings + EXTRA_FORM_FIELDS) {
       throw invalidRequest(
-        `The form has more than ${maxStrings + EXTRA_FORM_FIELDS} fields: at most ${maxStrings} strings in 'q' ` +
+        `The form has more than ${maxStrings + EXTRA_FORM_FIELDS} fields: at most ${maxStrings} strings in '${this.stringsField}' ` +
           `and a few other fields. Split the strings over several requests.`,
       );
     }

@@ -26,9 +26,9 @@ export function prepareTranslate(
   options: TranslateOptions = {},
 ): TranslateRequest {
   // Order of checks = order a client fixes them in: missing fields first, then their values.
-  if (input.q === undefined || input.q === null) validateQ(input.q, deps.config);
+  if (input.q === undefined || input.q === null) validateQ(input.q, deps.config, input.stringsField);
   const target = validateLanguage('target', input.target, true)!;
-  const { strings, single, chars } = validateQ(input.q, deps.config);
+  const { strings, single, chars } = validateQ(input.q, deps.config, input.stringsField);
   const source = validateLanguage('source', input.source, false);
   const format = validateFormat(input.format);
   return { strings, single, target, source, format, chars, options };

@@ -34,6 +34,8 @@ export interface TranslateInput {
   target: unknown;
   source?: unknown;
   format?: unknown;
+  /** What the surface calls the strings, for its messages (DeepL: text); 'q' when not given. */
+  stringsField?: string;
 }
 
 export interface TranslateOptions {

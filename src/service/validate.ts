@@ -25,9 +25,10 @@ export function codePoints(s: string): number {
   return n;
 }
 
-export function validateQ(q: unknown, limits: RequestLimits): { strings: string[]; single: boolean; chars: number } {
+/** The strings of a request; `field` is what the surface calls them (its messages name it). */
+export function validateQ(q: unknown, limits: RequestLimits, field = 'q'): { strings: string[]; single: boolean; chars: number } {
   if (q === undefined || q === null) {
-    throw invalidRequest(`Missing required field 'q': a string or an array of up to ${limits.maxStrings} strings.`);
+    throw invalidRequest(`Missing required field '${field}': a string or an array of up to ${limits.maxStrings} strings.`);
   }
   let strings: string[];
   let single = false;
@@ -36,25 +37,25 @@ export function validateQ(q: unknown, limits: RequestLimits): { strings: string[
     single = true;
   } else if (Array.isArray(q)) {
     if (q.length === 0) {
-      throw invalidRequest(`Field 'q' is an empty array: send 1 to ${limits.maxStrings} strings.`);
+      throw invalidRequest(`Field '${field}' is an empty array: send 1 to ${limits.maxStrings} strings.`);
     }
     if (q.length > limits.maxStrings) {
       throw invalidRequest(
-        `Too many strings in 'q': ${q.length} were sent, the maximum is ${limits.maxStrings} per request. ` +
+        `Too many strings in '${field}': ${q.length} were sent, the maximum is ${limits.maxStrings} per request. ` +
           `Split them over several requests.`,
       );
     }
     const bad = q.findIndex((s) => typeof s !== 'string');
-    if (bad >= 0) throw invalidRequest(`Field 'q[${bad}]' must be a string, got ${describe(q[bad])}.`);
+    if (bad >= 0) throw invalidRequest(`Field '${field}[${bad}]' must be a string, got ${describe(q[bad])}.`);
     strings = q as string[];
   } else {
-    throw invalidRequest(`Field 'q' must be a string or an array of strings, got ${describe(q)}.`);
+    throw invalidRequest(`Field '${field}' must be a string or an array of strings, got ${describe(q)}.`);
   }
   let chars = 0;
   for (const s of strings) chars += codePoints(s);
   if (chars > limits.maxChars) {
     throw invalidRequest(
-      `Request too long: 'q' has ${chars} characters, the maximum is ${limits.maxChars} characters per request. ` +
+      `Request too long: '${field}' has ${chars} characters, the maximum is ${limits.maxChars} characters per request. ` +
         `Split the text over several requests.`,
     );
   }

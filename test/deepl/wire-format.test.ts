@@ -79,6 +79,27 @@ describe('/v2/translate by hand', () => {
     expect(await bad({ ...base, glossary_id: 'x' })).toMatch(/source_lang/);
   });
 
+  it("messages name DeepL's parameters and paths, never /v1's or the q of other surfaces", async () => {
+    const many = await post('/v2/translate', { text: Array.from({ length: 20_000 }, () => 'a'), target_lang: 'DE' });
+    expect(many.status).toBe(400);
+    expect(many.body.message).toBe("Too many strings in 'text': 20000 were sent, the maximum is 128 per request. Split them over several requests.");
+    const long = await post('/v2/translate', { text: ['a'.repeat(100_001)], target_lang: 'DE' });
+    expect(long.body.message).toMatch(/^Request too long: 'text' has 100001 characters/);
+    // As a form: more fields than any request may have.
+    const form = await post('/v2/translate', new URLSearchParams([['target_lang', 'DE'], ...Array.from({ length: 300 }, (_, i) => [`f${i}`, 'a'])]));
+    expect(form.status).toBe(400);
+    expect(form.body.message).toMatch(/strings in 'text'/);
+    const wrongKey = await post('/v2/translate', { text: ['Hi.'], target_lang: 'DE' }, 'dk_wrong_key_0000000000000000');
+    expect(wrongKey.status).toBe(403);
+    expect(wrongKey.body.message).toMatch(/DeepL-Auth-Key/);
+    const typed = await fetch(`${server.url}/v2/translate`, { method: 'POST', headers: { authorization: `DeepL-Auth-Key ${secret}`, 'content-type': 'text/csv' }, body: 'a,b' });
+    expect(typed.status).toBe(415);
+    expect(((await typed.json()) as { message: string }).message).toMatch(/application\/x-www-form-urlencoded/);
+    for (const r of [many, long, form, wrongKey]) {
+      expect(r.body.message).not.toMatch(/'q'|\bq\[|\/v1\/|X-API-Key|\bsource\b(?!_lang)/);
+    }
+  });
+
   it('errors: 403 without a key, 456 over quota, 404 for an unknown path, all as {"message"}', async () => {
     const none = await post('/v2/translate', { text: ['Hi.'], target_lang: 'DE' }, null);
     expect(none.status).toBe(403);

@@ -14,8 +14,24 @@ export function deeplStatus(e: ApiError): number {
   return e.status;
 }
 
+/** Messages of the service, the documents and the accounts name /v1's parameters and paths; here they are DeepL's. */
+export function localize(message: string): string {
+  return message
+    .replaceAll('GET /v1/languages', 'GET /v2/languages')
+    .replaceAll('Pass a valid API key in the X-API-Key header.', 'Send a valid key as "Authorization: DeepL-Auth-Key <key>".')
+    .replaceAll('batch strings in the q array', 'send several text values in one request')
+    .replace(/\bq\[(\d+)\] was detected/g, 'text[$1] was detected')
+    .replaceAll('Pass source if the detection is wrong.', 'Pass source_lang if the detection is wrong.')
+    .replaceAll('could not be detected: pass source.', 'could not be detected: pass source_lang.')
+    .replace('such as {"q": "Hello", "target": "de"}', 'such as {"text": ["Hello"], "target_lang": "DE"}')
+    .replace(
+      /^Unsupported Content-Type: .*/,
+      'Unsupported Content-Type: send JSON (Content-Type: application/json) or a form (Content-Type: application/x-www-form-urlencoded).',
+    );
+}
+
 export function deeplBody(e: ApiError): { message: string; detail?: string } {
-  return { message: e.message };
+  return { message: localize(e.message) };
 }
 
 /** Answers whatever a route throws with DeepL's status and body; `toError` reads framework errors. */

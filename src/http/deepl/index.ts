@@ -21,7 +21,7 @@ function common(app: FastifyInstance): void {
   const { config, gate } = app.dragoman;
   // Form bodies with repeated fields as lists (text=a&text=b), as DeepL reads them.
   const limits = formLimits(config);
-  registerFormParser(app, () => new FormCollector(limits, () => true));
+  registerFormParser(app, () => new FormCollector(limits, () => true, 'text'));
 
   setDeepLErrors(app, (error) => toApiError(error, config.maxBodyBytes));
 

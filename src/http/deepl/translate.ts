@@ -47,7 +47,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     handler: async (request, reply) => {
       const fields = requestFields(request.query, request.body);
       const p = translateOptions(fields, request.metering!.admission!.key.id);
-      const req = service.prepareTranslate({ q: p.text, target: p.target.code, source: p.source?.code, format: p.format }, p.options);
+      const req = service.prepareTranslate({ q: p.text, target: p.target.code, source: p.source?.code, format: p.format, stringsField: 'text' }, p.options);
       await charge(gate, request, req.chars);
       const result = await service.translate(req, clientGone(request));
       reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
