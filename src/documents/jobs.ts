@@ -304,6 +304,8 @@ export class DocumentJobs {
     const started = Date.now();
     try {
       await store.update(id, { status: 'translating' });
+      const glossary = fresh.glossary ? { owner: fresh.keyId, id: fresh.glossary } : undefined;
+      await this.glossaryKept(glossary);
       const document = kept ?? (await openDocument(await this.files.readSource(id), fresh.filename, settings)).document;
       const source = resolveLanguage(fresh.source ?? fresh.detectedSource ?? 'und');
       const target = resolveLanguage(fresh.target)!;
@@ -314,7 +316,12 @@ export class DocumentJobs {
             if (Date.now() - lastWrite < 250 && done < total) return;
             lastWrite = Date.now();
             await store.update(id, { progress: done / total });
-          }, stopped, fresh.glossary ? { glossary: { owner: fresh.keyId, id: fresh.glossary } } : {});
+          }, stopped, glossary ? { glossary } : {}).catch(async (err: unknown) => {
+            await this.glossaryKept(glossary); // a batch that found the glossary gone: said as such
+            throw err;
+          });
+      // Deleted while the job ran (its last batches may have read it just before): the job fails all the same.
+      await this.glossaryKept(glossary);
       await this.files.writeResult(id, await document.write(translations, target.code));
       // The room held for the result becomes the result's own size (set, not added: a job run again counts once).
       await store.setStoredBytes(id, await this.files.size(id));
@@ -329,6 +336,19 @@ export class DocumentJobs {
       await this.fail(fresh, err);
     } finally {
       clearInterval(renew);
+    }
+  }
+
+  /** Throws the job's failure when the glossary it was accepted with has been deleted since. */
+  private async glossaryKept(glossary: { owner: string; id: string } | undefined): Promise<void> {
+    if (!glossary) return;
+    const glossaries = this.deps.service.deps.glossaries;
+    const gone = glossaries ? await glossaries.get(glossary.owner, glossary.id).then(() => false, (err: unknown) => {
+      if (err instanceof ApiError && err.status === 404) return true;
+      throw err;
+    }) : true;
+    if (gone) {
+      throw new ApiError(404, 'invalid_request', `The glossary '${glossary.id}' was deleted before the document was translated: the job failed and its characters were refunded.`);
     }
   }
 

@@ -96,6 +96,35 @@ describe('documents with a glossary', () => {
   });
 });
 
+describe('a glossary deleted while its job waits', () => {
+  it('fails the job with a message that says so, and refunds it', async () => {
+    const owner = await t.key({ rpm: null });
+    const id = await makeGlossary(t.url, owner.secret);
+    const usedNow = async () => (await t.call('GET', '/v1/usage', { key: owner.secret })).body.data.charactersUsed as number;
+    // Two long jobs hold this server's two job slots: the third, with the glossary, waits its turn.
+    const long = await docxOf(Array.from({ length: 150 }, (_, i) => `${PLAIN_SENTENCE} The dog number ${i} runs in the park.`));
+    const busy = [];
+    for (const name of ['one.docx', 'two.docx']) {
+      const up = await upload(t.url, owner.secret, name, long, { source: 'en', target: 'de' });
+      expect(up.status).toBe(202);
+      busy.push(up.body.data.document);
+    }
+    const charged = busy.reduce((n, d) => n + (d.characters as number), 0);
+    const up = await upload(t.url, owner.secret, 'terms.docx', await docxOf([TERM_SENTENCE]), { source: 'en', target: 'de', glossary: id });
+    expect(up.status, JSON.stringify(up.body)).toBe(202);
+    expect(await usedNow()).toBe(charged + up.body.data.document.characters);
+    expect((await t.call('DELETE', `/v1/glossaries/${id}`, { key: owner.secret })).status).toBe(204);
+
+    const failed = await waitForJob(t.url, owner.secret, up.body.data.document.id);
+    expect(failed.status).toBe('error');
+    expect(failed.error.message).toBe(`The glossary '${id}' was deleted before the document was translated: the job failed and its characters were refunded.`);
+    // Refunded: only the two long jobs stay charged; they finish as usual.
+    for (const d of busy) expect((await waitForJob(t.url, owner.secret, d.id)).status).toBe('done');
+    expect(await usedNow()).toBe(charged);
+    expect((await download(t.url, owner.secret, up.body.data.document.id)).status).toBe(409);
+  });
+});
+
 describe('a job taken over after a restart', () => {
   it('still applies the glossary its record names', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-doc-glossary-'));
