@@ -9,6 +9,7 @@ import type { Clock } from '../accounts/clock.ts';
 import { QuotaExceeded } from '../accounts/errors.ts';
 import type { KeyRecord } from '../accounts/types.ts';
 import type { PlanStorage } from '../config/env.ts';
+import { TooManyTerms } from '../engine/errors.ts';
 import { ApiError } from '../service/errors.ts';
 import type { Service } from '../service/index.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
@@ -354,9 +355,11 @@ export class DocumentJobs {
 
   private async fail(job: JobRecord, err: unknown): Promise<void> {
     const { store, gate, log } = this.deps;
-    // A service refusal says what is wrong (a model gone since acceptance: 400/503); anything else is ours to hide.
-    const message = err instanceof ApiError ? err.message : 'The translation failed on the server; the characters were refunded. Sending the file again is safe.';
-    log.error({ document: job.id, err: err instanceof ApiError ? { status: err.status } : err }, 'document translation failed');
+    // A service or engine refusal says what is wrong (a model gone since acceptance, a sentence with more glossary
+    // terms than fit); anything else is ours to hide.
+    const refused = err instanceof ApiError || err instanceof TooManyTerms;
+    const message = refused ? `${err.message}${err instanceof TooManyTerms ? ' The characters were refunded.' : ''}` : 'The translation failed on the server; the characters were refunded. Sending the file again is safe.';
+    log.error({ document: job.id, err: err instanceof ApiError ? { status: err.status } : refused ? { refused: (err as Error).name } : err }, 'document translation failed');
     // Failed first, so that no server runs it again; then refunded once (a refund cut short is finished by the sweep).
     await store.update(job.id, { status: 'error', error: message });
     await refundJob(store, gate, job).catch((e: unknown) => log.error({ err: e, document: job.id }, 'refund failed: retried by the sweep'));

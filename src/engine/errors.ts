@@ -19,6 +19,20 @@ export class NoLanguageToken extends EngineError {
   }
 }
 
+/**
+ * A sentence holds more glossary terms than the model can write in one output: the terms' own tokens (and the end of
+ * the sentence) do not fit in the model's longest output. The request's fault, refused before any decoding.
+ */
+export class TooManyTerms extends EngineError {
+  constructor(readonly terms: number, readonly tokens: number, readonly limit: number) {
+    super(
+      `A sentence holds ${terms} glossary terms whose translations take ${tokens} tokens, more than the model can write ` +
+        `in one sentence (${limit} tokens): split the sentence or use fewer of the glossary's terms in it.`,
+    );
+    this.name = 'TooManyTerms';
+  }
+}
+
 /** Why the engine cannot take work right now; each is safe to retry later. */
 export type UnavailableReason = 'shuttingDown' | 'modelsUnloadable' | 'noWorker' | 'clientGone';
 

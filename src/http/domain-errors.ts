@@ -2,7 +2,7 @@
 // shapes the ApiError into its own body (errors.ts for /v1 and the page, google/errors.ts, libretranslate/errors.ts).
 import { AccountsUnavailable, AuthenticationFailed, InvalidFreeText, QuotaExceeded, RateLimited, SharedKeyUnusable } from '../accounts/errors.ts';
 import type { RateOutcome } from '../accounts/types.ts';
-import { EngineUnavailable, NoLanguageToken, NoRoute, WorkerDied } from '../engine/errors.ts';
+import { EngineUnavailable, NoLanguageToken, NoRoute, TooManyTerms, WorkerDied } from '../engine/errors.ts';
 import { ApiError } from '../service/errors.ts';
 
 /** How a client passes a key: said with every authentication failure. */
@@ -23,6 +23,7 @@ type Mapping = [new (...args: never[]) => Error, (err: never) => ApiError];
 const TABLE: Mapping[] = [
   [NoRoute, (e: NoRoute) => new ApiError(400, 'invalid_request', e.message)],
   [NoLanguageToken, (e: NoLanguageToken) => new ApiError(400, 'invalid_request', e.message)],
+  [TooManyTerms, (e: TooManyTerms) => new ApiError(400, 'invalid_request', e.message)],
   [EngineUnavailable, (e: EngineUnavailable) => new ApiError(503, 'server_error',
     e.reason === 'clientGone' ? e.message
       : `${e.message}${e.reason === 'modelsUnloadable' ? ' Nothing was charged.' : ''} Retrying later is safe.`)],

@@ -127,7 +127,11 @@ export function maxSourceTokens(rules: GenerationRules): number {
  */
 export const MIN_TOKEN_LIMIT = 128;
 
+/** The most tokens any row may generate: the model's max_length - 1, within its position table. */
+export function outputCap(rules: GenerationRules): number {
+  return Math.max(1, Math.min(rules.maxLength, rules.maxPositions) - 1);
+}
+
 export function maxNewTokens(rules: GenerationRules, sourceTokens: number): number {
-  const cap = Math.min(rules.maxLength, rules.maxPositions) - 1;
-  return Math.max(1, Math.min(cap, Math.max(MIN_TOKEN_LIMIT, 3 * sourceTokens + 10)));
+  return Math.min(outputCap(rules), Math.max(MIN_TOKEN_LIMIT, 3 * sourceTokens + 10));
 }

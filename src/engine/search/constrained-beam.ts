@@ -28,8 +28,12 @@ export async function searchWithConstraints(
   plain: PlainSearch, decoder: SearchDecoder, rules: GenerationRules, processors: readonly LogitsProcessor[],
   rows: readonly GenerationRow[], beams: number, nBest: number,
 ): Promise<number[][][]> {
-  // The usual search sees each row as it would without constraints (its own length limit included).
-  const first = await plain(rows.map(({ constraints, ...row }) => ({ ...row, maxNewTokens: row.maxNewTokens - extraRoom(constraints?.phrases ?? []) })));
+  // The usual search sees each row as it would without constraints (its own length limit included, less where the
+  // phrases' room met the model's limit; never below one token).
+  const first = await plain(rows.map(({ constraints, ...row }) => {
+    const maxNewTokens = Math.max(1, row.maxNewTokens - extraRoom(constraints?.phrases ?? []));
+    return { ...row, maxNewTokens, minNewTokens: Math.min(row.minNewTokens, maxNewTokens) };
+  }));
   const again = rows.map((_, i) => i).filter((i) => {
     const best = first[i]![0];
     return !best || !satisfies(rows[i]!.constraints ?? { phrases: [], joiners: [] }, best);

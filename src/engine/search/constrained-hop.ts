@@ -2,7 +2,8 @@
 // (the worker runs them through constrained-beam.ts), decoded and written back. Not cached: the same sentence with
 // other terms is another translation, and a glossary's terms change when it is replaced.
 import type { Batcher, Cancellation } from '../batching/batcher.ts';
-import { maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
+import { TooManyTerms } from '../errors.ts';
+import { maxNewTokens, maxSourceTokens, outputCap, type GenerationRules } from '../model/family.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { SegmentConstraint } from '../types.ts';
@@ -26,12 +27,19 @@ export async function translateConstrained(hop: ConstrainedHop, texts: readonly 
   const joiners = joinerIds(hop.tokenizer);
   const prepared = texts.map((text, i) => prepareRow(hop.tokenizer, text, constraints[i]!));
   const limit = maxSourceTokens(hop.rules);
+  const cap = outputCap(hop.rules);
   const rows: GenerationRow[] = prepared.map((p) => {
     // The source is cut to the position table (a longer sentence is rare: the service cuts text into sentences first).
     const full = hop.tokenizer.encode(p.source, hop.openingToken);
     const ids = full.length > limit ? [...full.slice(0, limit - 1), full[full.length - 1]!] : full;
-    const max = (hop.fixedNewTokens ?? maxNewTokens(hop.rules, ids.length)) + extraRoom(p.phrases);
-    return { ids, maxNewTokens: max, minNewTokens: hop.fixedNewTokens ?? 0, forcedFirstId: hop.forcedFirstId, constraints: { phrases: p.phrases, joiners } };
+    // The phrases' room comes on top of the usual limit, but no output may pass the model's own (its positions): a
+    // row whose phrases alone do not fit is refused, before anything is decoded.
+    const room = extraRoom(p.phrases);
+    const forced = hop.forcedFirstId === undefined ? 0 : 1; // the target's language token comes first
+    if (room + forced > cap) throw new TooManyTerms(p.phrases.length, room - 1, cap - 1 - forced);
+    const max = Math.min(cap, (hop.fixedNewTokens ?? maxNewTokens(hop.rules, ids.length)) + room);
+    const min = Math.min(hop.fixedNewTokens ?? 0, max);
+    return { ids, maxNewTokens: max, minNewTokens: min, forcedFirstId: hop.forcedFirstId, constraints: { phrases: p.phrases, joiners } };
   });
   // The requested beams: the worker's first, usual search uses them, and the constrained one raises them to
   // MIN_CONSTRAINED_BEAMS itself (the batcher's token budget then undercounts those rows; they are few).
