@@ -76,7 +76,7 @@ const edges = sourceFiles(SRC).flatMap((file) => {
 describe('architecture: imports between the parts of src/', () => {
   it('finds the imports it checks (the scan itself works)', () => {
     expect(edges.length).toBeGreaterThan(200);
-    expect(edges).toContainEqual({ from: 'http/server.ts', to: 'engine/types.ts' });
+    expect(edges).toContainEqual({ from: 'app.ts', to: 'http/server.ts' });
   });
 
   it('every top-level part of src/ has a rule', () => {
@@ -97,6 +97,14 @@ describe('architecture: imports between the parts of src/', () => {
     for (const target of ['http/server.ts', 'accounts/gate.ts', 'service/errors.ts']) expect(allows('engine', target), target).toBe(false);
     for (const target of ['http/errors.ts', 'service/errors.ts']) expect(allows('accounts', target), target).toBe(false);
     expect(allows('http', 'engine/errors.ts')).toBe(true);
+  });
+
+  it('one composition root: src/app.ts builds the parts, http/server.ts only receives them and wires routes', () => {
+    const builders = ['accounts/accounts.ts', 'accounts/gate.ts', 'accounts/index.ts', 'service/index.ts', 'documents/index.ts', 'glossaries/index.ts', 'engine/index.ts', 'detect/index.ts'];
+    const fromServer = edges.filter((e) => e.from === 'http/server.ts' && builders.includes(e.to));
+    expect(fromServer).toEqual([]);
+    const fromRoot = edges.filter((e) => e.from === 'app.ts').map((e) => e.to);
+    for (const builder of builders) expect(fromRoot, builder).toContain(builder);
   });
 
   it('no catch-all module: no file or folder named utils, helpers, misc or common in src/', () => {
