@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { KEY_PREFIX } from '../accounts/keys.ts';
-import { ApiError } from '../service/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { DragomanContext } from './context.ts';
 import { badUrl, clientError, trackRequestPaths } from './connection-errors.ts';
 import { errorBody, logServerFailure, toApiError } from './errors.ts';

@@ -13,7 +13,7 @@ import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
 import type { AccountStore } from '../../src/accounts/store.ts';
 import { AccountsError } from '../../src/accounts/errors.ts';
 import { fromDomainError, rateLimitHeaders } from '../../src/http/domain-errors.ts';
-import type { ApiError } from '../../src/service/errors.ts';
+import type { ApiError } from '../../src/errors/api-error.ts';
 import { type FreshDatabase, freshDatabase } from '../postgres/pg-helpers.ts';
 
 let dir: string;
