@@ -1,5 +1,5 @@
 // The composition root: configuration in, a listening server out. Everything the process is made of is built
-// here, once (logger, account, glossary and job stores, engine, detector, planners, then accounts, gate,
+// here, once (logger, the database (src/storage) and the account, glossary and job stores over it, engine, detector, planners, then accounts, gate,
 // glossaries, service and document jobs over them) and handed to buildServer (src/http/server.ts), which only
 // wires routes. Used by `dragoman serve` and by black-box tests (which pass port 0, a temp data dir and a clock
 // they control).
@@ -7,12 +7,12 @@ import type { FastifyInstance } from 'fastify';
 import { Accounts } from './accounts/accounts.ts';
 import { type Clock, systemClock } from './accounts/clock.ts';
 import { Gate, type GateOptions } from './accounts/gate.ts';
-import { openAccountStore } from './accounts/index.ts';
+import { accountStore } from './accounts/index.ts';
 import type { AccountStore } from './accounts/store.ts';
 import type { Config } from './config/env.ts';
 import { createDetector } from './detect/index.ts';
 import type { LanguageDetector } from './detect/types.ts';
-import { DocumentJobs, openJobStore, type JobStore } from './documents/index.ts';
+import { DocumentJobs, jobStore, type JobStore } from './documents/index.ts';
 import { createEngine } from './engine/index.ts';
 import type { Engine } from './engine/types.ts';
 import { buildServer, type ServerDeps } from './http/server.ts';
@@ -20,7 +20,8 @@ import { createLogger, type LoggerSetting } from './observability/logger.ts';
 import { createService } from './service/index.ts';
 import type { Planners } from './service/types.ts';
 import { offloadedPlanners } from './text/offload/index.ts';
-import { glossaryBook, openGlossaryStore, type GlossaryStore } from './glossaries/index.ts';
+import { glossaryBook, glossaryStore, type GlossaryStore } from './glossaries/index.ts';
+import { openStorage, type Storage } from './storage/index.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -39,6 +40,8 @@ export interface RunningApp {
   url: string;
   engine: Engine;
   store: AccountStore;
+  /** The database the stores are on (closed after them). */
+  storage: Storage;
   close(): Promise<void>;
 }
 
@@ -76,13 +79,13 @@ export function assemble(f: Foundations): ServerDeps {
 }
 
 export async function startApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
-  const store = await openAccountStore(config);
+  const storage = await openStorage(config);
+  const store = accountStore(storage, config);
+  const glossaries = glossaryStore(storage);
   let engine: Engine | undefined;
   // Long texts are planned and assembled on a worker thread, off the event loop (text/offload).
   const planners = offloadedPlanners();
-  let glossaries: GlossaryStore | undefined;
   try {
-    glossaries = openGlossaryStore(config);
     const real = await createEngine(config);
     engine = options.wrapEngine ? options.wrapEngine(real) : real;
     const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
@@ -92,7 +95,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       detector,
       store,
       planners: { text: planners.text, html: planners.html },
-      jobStore: openJobStore(config),
+      jobStore: jobStore(storage),
       glossaries,
       clock: options.clock,
       gate: options.gate,
@@ -127,27 +130,29 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const eng = engine;
-    const glossaryStore = glossaries;
     let closed: Promise<void> | undefined;
     return {
       server,
       url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
       engine: eng,
       store,
+      storage,
       close: () =>
         (closed ??= (async () => {
           await server.close();
           await planners.close();
           await eng.close();
-          await glossaryStore.close();
+          await glossaries.close();
           await store.close();
+          await storage.close();
         })()),
     };
   } catch (err) {
     await planners.close();
     await engine?.close().catch(() => undefined);
-    await glossaries?.close().catch(() => undefined);
+    await glossaries.close().catch(() => undefined);
     await store.close();
+    await storage.close();
     throw err;
   }
 }

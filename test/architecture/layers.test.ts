@@ -20,13 +20,15 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   detect: ['languages'],
   // The engine and accounts throw their own errors (engine/errors.ts, accounts/errors.ts); http maps them.
   engine: ['config', 'languages'],
-  accounts: ['config'],
+  // The database: connections and the one numbered migration series of every table; the stores sit in their concerns.
+  storage: ['config'],
+  accounts: ['config', 'storage'],
   service: ['config', 'errors', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries'],
-  glossaries: ['config', 'errors', 'languages', 'text/terms.ts', 'accounts/postgres/connection.ts', 'accounts/postgres/unavailable.ts', 'accounts/sqlite/open.ts'],
+  glossaries: ['config', 'errors', 'languages', 'text/terms.ts', 'storage', 'accounts/errors.ts'],
   observability: ['config', 'languages', 'engine/types.ts'],
   models: ['config', 'languages', 'engine'],
   // Document jobs sit on the service layer (units go through it as format=html) and charge through accounts.
-  documents: ['config', 'errors', 'languages', 'text', 'service', 'accounts', 'engine/types.ts'],
+  documents: ['config', 'errors', 'storage', 'languages', 'text', 'service', 'accounts', 'engine/types.ts'],
   http: [
     'errors',
     'service',
@@ -118,6 +120,15 @@ describe('architecture: imports between the parts of src/', () => {
     expect(cycles).toEqual([]);
     expect(graph.get('service')?.has('glossaries')).toBe(true);
     expect(graph.get('glossaries')?.has('service') ?? false).toBe(false);
+  });
+
+  it('only src/storage opens database connections or makes tables', () => {
+    const opening = /new\s+(?:pg\.)?Pool\s*\(|new\s+Database\s*\(|\bopenDatabase\s*\(|\bCREATE\s+(?:TABLE|INDEX)\b/;
+    const outside = sourceFiles(SRC)
+      .map((file) => relative(SRC, file).split('\\').join('/'))
+      .filter((file) => partOf(file) !== 'storage' && opening.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(outside).toEqual([]);
+    expect(opening.test('const pool = new pg.Pool({})')).toBe(true);
   });
 
   it('one composition root: src/app.ts builds the parts, http/server.ts only receives them and wires routes', () => {

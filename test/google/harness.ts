@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/accounts/clock.ts';
 import { assemble, type AppOptions, type RunningApp } from '../../src/app.ts';
 import type { Config } from '../../src/config/env.ts';
 import { createDetector } from '../../src/detect/index.ts';
-import { openJobStore } from '../../src/documents/index.ts';
+import { jobStore } from '../../src/documents/index.ts';
 import { buildServer, loggerOptions } from '../../src/http/server.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { Service } from '../../src/service/index.ts';
@@ -61,7 +61,7 @@ export async function serverWith(server: CompatServer, changed: Partial<Config>)
       detector: await createDetector(),
       store: server.app.store,
       planners: { text: planText, html: planHtml },
-      jobStore: openJobStore(config),
+      jobStore: jobStore(server.app.storage),
       log: createLogger(config, false),
     }),
   );

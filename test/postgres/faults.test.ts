@@ -10,9 +10,10 @@ import { AccountsUnavailable } from '../../src/accounts/errors.ts';
 import { fromDomainError } from '../../src/http/domain-errors.ts';
 import { type FreshDatabase, freshDatabase, sql, TEST_DATABASE_URL } from './pg-helpers.ts';
 import { FlakyProxy } from './tcp-proxy.ts';
+import { pgAccountStore } from '../stores.ts';
 
 const open = async (url: string) => {
-  const s = new PgAccountStore(url, defaultPlanLimits('A'), { connectTimeoutMs: 500 });
+  const s = pgAccountStore(url, defaultPlanLimits('A'), { connectTimeoutMs: 500 });
   await s.start();
   return s;
 };
