@@ -1,6 +1,6 @@
 // The storage layer's one numbered migration series (src/storage): a fresh database gets every table, a database
-// made by the earlier layout (numbered account migrations, glossary and job tables made by their stores on first
-// use) opens with its rows kept, and a series with two files of one number is refused. Real SQLite files in a temp
+// whose glossary and job tables exist outside the series (only the account migrations recorded, the other tables
+// made by their stores on first use) opens with its rows kept, and a series with two files of one number is refused. Real SQLite files in a temp
 // dir, and a fresh PostgreSQL database when DRAGOMAN_TEST_DATABASE_URL is set.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ const SERIES = {
   postgres: fileURLToPath(new URL('../../src/storage/postgres/migrations/', import.meta.url)),
 };
 
-// The tables as the glossary and job stores made them on first use, before the series held them.
+// The glossary and job tables as their stores make them on first use when the series does not hold them.
 const OLD_GLOSSARIES = (integer: string) => `CREATE TABLE IF NOT EXISTS glossaries (
   id TEXT PRIMARY KEY, owner TEXT NOT NULL, name TEXT NOT NULL, created_at ${integer} NOT NULL, dictionaries TEXT NOT NULL);
   CREATE INDEX IF NOT EXISTS glossaries_owner ON glossaries (owner, created_at)`;
@@ -56,7 +56,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A copy of the series' first `count` files: the account migrations as the earlier layout had them. */
+/** A copy of the series' first `count` files: only the account migrations. */
 function firstMigrations(series: string, count: number): string {
   const copy = join(dir, `series-${count}`) + '/';
   mkdirSync(copy);
@@ -100,7 +100,7 @@ describe('SQLite', () => {
   });
 
   for (const glossaryColumn of [true, false]) {
-    it(`a database of the earlier layout (job table ${glossaryColumn ? 'with' : 'without'} its glossary column) opens with its rows kept`, async () => {
+    it(`a database with tables outside the series (job table ${glossaryColumn ? 'with' : 'without'} its glossary column) opens with its rows kept`, async () => {
       const file = join(dir, 'dragoman.db');
       const old = openDatabase(file);
       expect(migrateSqlite(old, firstMigrations(SERIES.sqlite, 2))).toEqual(['001_init.sql', '002_charge_ledger.sql']);
@@ -130,7 +130,7 @@ describe('SQLite', () => {
 });
 
 describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL', () => {
-  it('a database of the earlier layout opens with its rows kept, the series recorded whole', async () => {
+  it('a database with tables outside the series opens with its rows kept, the series recorded whole', async () => {
     const db = await freshDatabase();
     const old = new pg.Pool({ connectionString: db.url, max: 1 });
     try {
