@@ -262,7 +262,7 @@ describe('ops routes with models and a metrics token', () => {
   });
 
   it('/ready turns 503 when the database stops accepting writes', async () => {
-    await s.app.store.close();
+    await s.app.storage.close(); // the connection every store writes through
     const res = await get('/ready');
     expect(res.status).toBe(503);
     const body = (await res.json()) as { status: string; checks: { database: { ok: boolean } } };
