@@ -1,7 +1,7 @@
 // The composition root: configuration in, a listening server out. Everything the process is made of is built
-// here, once (logger, the database (src/storage) and the account, glossary and job stores over it, engine, detector, planners, then accounts, gate,
-// glossaries, service and document jobs over them) and handed to buildServer (src/http/server.ts), which only
-// wires routes. Used by `dragoman serve` and by black-box tests (which pass port 0, a temp data dir and a clock
+// here, once (the logger, the database (src/storage) and the account, glossary and job stores on it, the engine,
+// detector and planners, then accounts, gate, glossaries, service and document jobs over them) and handed to
+// buildServer (src/http/server.ts), which only wires routes. Used by `dragoman serve` and by black-box tests (which pass port 0, a temp data dir and a clock
 // they control).
 import type { FastifyInstance } from 'fastify';
 import { Accounts } from './accounts/accounts.ts';
