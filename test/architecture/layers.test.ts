@@ -131,6 +131,13 @@ describe('architecture: imports between the parts of src/', () => {
     expect(opening.test('const pool = new pg.Pool({})')).toBe(true);
   });
 
+  it('the service is used through its public calls: no part reads its planners from service.deps', () => {
+    const reaching = sourceFiles(SRC)
+      .map((file) => relative(SRC, file).split('\\').join('/'))
+      .filter((file) => partOf(file) !== 'service' && /\.deps\.planners\b/.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(reaching).toEqual([]);
+  });
+
   it('one composition root: src/app.ts builds the parts, http/server.ts only receives them and wires routes', () => {
     const builders = ['accounts/accounts.ts', 'accounts/gate.ts', 'accounts/index.ts', 'service/index.ts', 'documents/index.ts', 'glossaries/index.ts', 'engine/index.ts', 'detect/index.ts'];
     const fromServer = edges.filter((e) => e.from === 'http/server.ts' && builders.includes(e.to));
