@@ -14,6 +14,8 @@ export class DocumentError extends Error {
 export interface DocumentLimits {
   /** Most code points of text sent to translation. */
   maxCharacters: number;
+  /** Most units (paragraphs, cells, cues, strings). */
+  maxUnits: number;
   /** Most bytes of all zip entries together, uncompressed. */
   maxUncompressedBytes: number;
   /** Most entries in a zip container. */
