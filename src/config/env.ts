@@ -257,7 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxDocumentUncompressedBytes: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES', 300 * 1024 * 1024, 1),
     maxZipEntries: int(env, 'DRAGOMAN_MAX_ZIP_ENTRIES', 10_000, 1),
     maxCompressionRatio: int(env, 'DRAGOMAN_MAX_COMPRESSION_RATIO', 200, 1),
-    maxDocumentUnits: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNITS', 250_000, 1),
+    maxDocumentUnits: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNITS', 100_000, 1),
     documentWorkers: int(env, 'DRAGOMAN_DOCUMENT_WORKERS', 2, 1, 64),
     documentWorkerMemoryMb: int(env, 'DRAGOMAN_DOCUMENT_WORKER_MEMORY_MB', 512, 32, 65_536),
     documentWorkerTimeoutMs: duration(env, 'DRAGOMAN_DOCUMENT_WORKER_TIMEOUT', 60_000),

@@ -102,10 +102,10 @@ export const xliff: DocumentFormat = {
   extension: 'xlf',
   // The root element is <xliff> (a DOCTYPE before it is recognised here, to be refused by name when opened).
   sniff: (bytes) => XLIFF_ROOT.test(textHead(bytes)),
-  async open(bytes) {
+  async open(bytes, limits) {
     const file = decodeText(bytes, 'XLIFF');
     const { edits } = openXliff(file.text);
-    const out = new PieceWriter();
+    const out = new PieceWriter(limits.maxUnits);
     let at = 0;
     for (const e of edits) {
       out.keep(file.text.slice(at, e.start));

@@ -7,6 +7,7 @@ import { codePoints } from '../../service/validate.ts';
 import { planHtml } from '../../text/html/index.ts';
 import { fragmentText } from '../formats/fragment.ts';
 import { detectFormat, DocumentError, formatById, type DocumentLimits, type FormatId, type TextUnit } from '../formats/index.ts';
+import { tooManyUnits } from '../formats/types.ts';
 import { SegmentTableBuilder, SegmentTableReader, type SegmentTable } from '../segment-table.ts';
 
 export interface PlannedDocument {
@@ -32,11 +33,7 @@ export async function planDocument(
 ): Promise<PlannedDocument | OverQuota> {
   const format = detectFormat(bytes, filename);
   const { units } = await format.open(bytes, limits);
-  if (units.length > limits.maxUnits) {
-    throw new DocumentError(
-      `The document has ${units.length} pieces of text (paragraphs, cells, cues, strings), the maximum is ${limits.maxUnits} (DRAGOMAN_MAX_DOCUMENT_UNITS). Split it into smaller files.`,
-    );
-  }
+  if (units.length > limits.maxUnits) throw tooManyUnits(units.length, limits.maxUnits);
   const table = new SegmentTableBuilder();
   let characters = 0;
   for (const u of units) {
