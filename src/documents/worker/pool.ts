@@ -3,6 +3,7 @@
 // that exhausts either is ended with its worker (terminated, and a new one started for the next job) and fails
 // with a DocumentTooCostly naming the limit: the file's own request or job fails, the server goes on. Jobs beyond
 // DRAGOMAN_DOCUMENT_WORKERS wait their turn; a job's time counts from when a worker takes it.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { ApiError, invalidRequest } from '../../service/errors.ts';
 import type { DocumentLimits, FormatId } from '../formats/index.ts';
@@ -59,6 +60,7 @@ export class DocumentWorkers {
 
   /** The file's format, its units' sentences and characters; `charactersLeft`: planning stops past it. */
   async plan(bytes: Uint8Array, filename: string, limits: DocumentLimits, charactersLeft: number | null): Promise<PlannedDocument | OverQuota> {
+    await nextTurn(); // the copy (tens of ms for a large file) is a turn of its own, not added to the caller's
     const copy = new Uint8Array(bytes); // moved to the worker; the caller keeps its own
     const reply = await this.run({ op: 'plan', bytes: copy, filename, limits, charactersLeft }, [copy.buffer]);
     if ('error' in reply) {
@@ -71,6 +73,7 @@ export class DocumentWorkers {
 
   /** The translated file, from the original and each unit's translated sentences. */
   async write(bytes: Uint8Array, format: FormatId, limits: DocumentLimits, translations: SegmentTable, target: string): Promise<Uint8Array> {
+    await nextTurn();
     const copy = new Uint8Array(bytes);
     const reply = await this.run({ op: 'write', bytes: copy, format, limits, translations, target }, [copy.buffer, ...tableTransfer(translations)]);
     if ('error' in reply) throw new Error(`document worker: ${reply.error}`);
@@ -106,7 +109,7 @@ export class DocumentWorkers {
   private give(slot: Slot, job: Job): void {
     slot.job = job;
     slot.worker.ref(); // work in flight: its answer is awaited
-    const seconds = Math.round(this.settings.documentWorkerTimeoutMs / 1000);
+    const seconds = this.settings.documentWorkerTimeoutMs / 1000;
     slot.timer = setTimeout(() => {
       void this.end(slot, new DocumentTooCostly(
         `The document took longer than ${seconds} s to ${job.task.op === 'plan' ? 'read' : 'write'} (DRAGOMAN_DOCUMENT_WORKER_TIMEOUT), ` +
