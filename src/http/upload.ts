@@ -2,7 +2,7 @@
 // and text fields. The file's bytes are kept as they came; only its name is taken from the part's header.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Busboy } from '@fastify/busboy';
-import { ApiError, invalidRequest } from '../service/errors.ts';
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import { toApiError } from './errors.ts';
 
 export interface Upload {

@@ -46,7 +46,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const { translateUnits, untranslated } = await import('../../documents/units.ts');
   const { DocumentWorkers } = await import('../../documents/worker/pool.ts');
   const { resultName } = await import('../../documents/jobs.ts');
-  const { ApiError } = await import('../../service/errors.ts');
+  const { ApiError } = await import('../../errors/api-error.ts');
 
   const engine = await createEngine(config);
   const workers = new DocumentWorkers(config);

@@ -5,7 +5,7 @@
 // DRAGOMAN_DOCUMENT_WORKERS wait their turn; a job's time counts from when a worker takes it.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 import type { DocumentLimits, FormatId } from '../formats/index.ts';
 import { tableTransfer, type SegmentTable } from '../segment-table.ts';
 import type { DocumentTask, FromDocumentWorker, ToDocumentWorker } from './protocol.ts';
