@@ -18,10 +18,11 @@ import { gunzipSync } from 'node:zlib';
 import { AlignmentType, Document, ExternalHyperlink, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import { loadConfig } from '../src/config/env.ts';
 import { createDetector } from '../src/detect/index.ts';
-import { checkDocument } from '../src/documents/accept.ts';
+import { checkDocument, limitsOf } from '../src/documents/accept.ts';
 import { formatById } from '../src/documents/formats/index.ts';
-import { fragmentText } from '../src/documents/formats/fragment.ts';
+import { SegmentTableReader } from '../src/documents/segment-table.ts';
 import { translateUnits } from '../src/documents/units.ts';
+import { DocumentWorkers } from '../src/documents/worker/pool.ts';
 import { createEngine } from '../src/engine/index.ts';
 import { resolveLanguage } from '../src/languages/catalog.ts';
 import { createService } from '../src/service/index.ts';
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
   const engine = await createEngine(config);
   const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
   const service = createService({ config, engine, detector, planners: { text: planText, html: planHtml } });
+  const workers = new DocumentWorkers(config);
   const source = resolveLanguage(from)!;
   const target = resolveLanguage(to)!;
   if (!engine.route(source.flores, target.flores)) {
@@ -141,11 +143,12 @@ async function main(): Promise<void> {
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);
     const t0 = performance.now();
     const c0 = cpuMs();
-    const checked = await checkDocument(service, { bytes, filename: 'bench.docx', target: to, source: from }, config);
+    const checked = await checkDocument(service, workers, { bytes, filename: 'bench.docx', target: to, source: from }, config);
     const tOpened = performance.now();
-    const translations = await translateUnits(service, checked.document.units, source, target, () => undefined);
+    const units = new SegmentTableReader(checked.planned.segments);
+    const translations = await translateUnits(service, checked.planned.segments, source, target, () => undefined);
     const tTranslated = performance.now();
-    const out = await checked.document.write(translations, target.code);
+    const out = await workers.write(bytes, checked.planned.format, limitsOf(config), translations, target.code);
     const documentMs = performance.now() - t0;
     const documentCpu = cpuMs() - c0;
     clearInterval(sampler);
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
     const phases = `open and count ${((tOpened - t0) / 1000).toFixed(1)} s, translate ${((tTranslated - tOpened) / 1000).toFixed(1)} s, write ${((performance.now() - tTranslated) / 1000).toFixed(1)} s`;
 
     // 2. The same text as plain strings: each unit's text, its sentences, the same batches, straight to the engine.
-    const texts = checked.document.units.map((u) => fragmentText(u.html));
+    const texts = Array.from({ length: units.units }, (_, i) => (units.segmentsOf(i) ?? []).join(' '));
     const stringsSampler = setInterval(() => (stringsPeak = Math.max(stringsPeak, rss())), 50);
     const t1 = performance.now();
     const c1 = cpuMs();
@@ -170,7 +173,7 @@ async function main(): Promise<void> {
 
     if (round === 1) {
       const words = texts.join(' ').split(/\s+/).filter(Boolean).length;
-      summary = `DOCX: ${pages} pages, ${words} words, ${checked.document.units.length} units, ${checked.characters} characters, ${mb(bytes.length)} in, ${mb(out.length)} out`;
+      summary = `DOCX: ${pages} pages, ${words} words, ${units.units} units, ${checked.characters} characters, ${mb(bytes.length)} in, ${mb(out.length)} out`;
     }
     console.log(`round ${round}: document path ${phases} (engine: ${documentWork}); plain strings (engine: ${taken()})`);
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -186,6 +189,7 @@ async function main(): Promise<void> {
   console.log(`resident memory while translating the document: idle ${mb(idle)}, peak ${mb(peak)}, +${mb(peak - idle)} (target ≤ +200 MB)`);
   // The engine's own buffers grow with the largest batch it has run, whatever sent it: the plain strings' peak shows that part.
   console.log(`resident memory while translating the plain strings: peak ${mb(stringsPeak)}, +${mb(stringsPeak - idle)}`);
+  await workers.close();
   await engine.close();
 }
 

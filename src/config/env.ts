@@ -87,8 +87,16 @@ export interface Config {
   maxDocumentUncompressedBytes: number;
   /** Most entries in a zip-based document. */
   maxZipEntries: number;
-  /** Most uncompressed/compressed ratio of one zip entry (a zip bomb's is in the thousands). */
+  /** Most uncompressed/compressed ratio of one zip entry, and of all entries together (a zip bomb's is in the thousands). */
   maxCompressionRatio: number;
+  /** Most units (paragraphs, cells, cues, strings) in one document. */
+  maxDocumentUnits: number;
+  /** Threads that open, plan and write documents, away from the event loop. */
+  documentWorkers: number;
+  /** Heap limit of each document thread, in MB: a document that needs more fails alone. */
+  documentWorkerMemoryMb: number;
+  /** Longest a document thread may read (or write) one document. */
+  documentWorkerTimeoutMs: number;
 }
 
 /** A duration setting: seconds, or a number with s, m, h or d. */
@@ -249,6 +257,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxDocumentUncompressedBytes: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES', 300 * 1024 * 1024, 1),
     maxZipEntries: int(env, 'DRAGOMAN_MAX_ZIP_ENTRIES', 10_000, 1),
     maxCompressionRatio: int(env, 'DRAGOMAN_MAX_COMPRESSION_RATIO', 200, 1),
+    maxDocumentUnits: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNITS', 100_000, 1),
+    documentWorkers: int(env, 'DRAGOMAN_DOCUMENT_WORKERS', 2, 1, 64),
+    documentWorkerMemoryMb: int(env, 'DRAGOMAN_DOCUMENT_WORKER_MEMORY_MB', 512, 32, 65_536),
+    documentWorkerTimeoutMs: duration(env, 'DRAGOMAN_DOCUMENT_WORKER_TIMEOUT', 60_000),
   };
 }
 

@@ -10,14 +10,15 @@ import { QuotaExceeded } from '../accounts/errors.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Service } from '../service/index.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
-import { checkDocument, openDocument, type DocumentSettings } from './accept.ts';
+import { checkDocument, limitsOf, planDocumentFile, type DocumentSettings } from './accept.ts';
 import { chargeOf, plannedCharge, refundJob } from './charge.ts';
 import { JobFiles } from './files.ts';
 import { formatById } from './formats/index.ts';
-import type { OpenedDocument } from './formats/types.ts';
 import type { JobRecord } from './job.ts';
 import type { JobStore } from './store.ts';
-import { translateUnits } from './units.ts';
+import { translateUnits, untranslated } from './units.ts';
+import { DocumentWorkers, type DocumentWorkerSettings } from './worker/pool.ts';
+import type { PlannedDocument } from './worker/tasks.ts';
 
 /** How long a server holds a job without renewing, how often it renews and looks for orphans and expired jobs. */
 const LEASE_MS = 15_000;
@@ -26,8 +27,8 @@ const SWEEP_MS = 5_000;
 /** Jobs translated at once by one server (each sends a few batches at a time to the shared engine). */
 const CONCURRENT_JOBS = 2;
 /**
- * Accepted documents kept open, their units planned, for this server to translate without reading and planning
- * them again; beyond this many waiting, a job is opened again when its turn comes (memory stays bounded).
+ * Accepted documents kept planned, for this server to translate without planning them again; beyond this many
+ * waiting, a job is planned again (on a document worker) when its turn comes (memory stays bounded).
  */
 const KEPT_OPEN = CONCURRENT_JOBS + 2;
 
@@ -38,7 +39,7 @@ export interface JobLog {
 }
 
 export interface DocumentJobsDeps {
-  settings: DocumentSettings & { dataDir: string; documentTtlMs: number };
+  settings: DocumentSettings & DocumentWorkerSettings & { dataDir: string; documentTtlMs: number };
   service: Service;
   gate: Gate;
   store: JobStore;
@@ -61,18 +62,21 @@ export const notFound = (id: string) =>
 
 export class DocumentJobs {
   readonly files: JobFiles;
+  /** Where documents are opened, planned and written: never on the event loop. */
+  readonly workers: DocumentWorkers;
   private readonly queue: string[] = [];
   /** Jobs this server is translating, each with what stops it (a deletion, a shutdown). */
   private readonly running = new Map<string, AbortController>();
   private readonly waiters = new Map<string, (() => void)[]>();
-  /** Documents accepted here, opened and planned, until their run takes them. */
-  private readonly opened = new Map<string, OpenedDocument>();
+  /** Documents accepted here, planned, until their run takes them. */
+  private readonly opened = new Map<string, PlannedDocument>();
   private timer: NodeJS.Timeout | undefined;
   private closing = false;
   private readonly stop = new AbortController();
 
   constructor(private readonly deps: DocumentJobsDeps) {
     this.files = new JobFiles(deps.settings.dataDir);
+    this.workers = new DocumentWorkers(deps.settings);
   }
 
   /** Takes over orphaned jobs now and every few seconds; deletes expired ones. */
@@ -88,7 +92,7 @@ export class DocumentJobs {
       throw new ApiError(400, 'invalid_request', "Field 'glossary' must be the id of one of this key's glossaries.");
     }
     const glossary = s.glossary ? { owner: s.admission.key.id, id: s.glossary } : undefined;
-    const checked = await checkDocument(service, { ...s, glossary }, settings);
+    const checked = await checkDocument(service, this.workers, { ...s, glossary, quota: { gate, admission: s.admission } }, settings);
     const id = randomBytes(16).toString('hex');
     const now = clock.now();
     const job: JobRecord = {
@@ -140,7 +144,7 @@ export class DocumentJobs {
     await store.release(id).catch(() => undefined);
     job.leaseUntil = 0;
     this.deps.log.info({ document: id, format: job.format, characters: job.characters }, 'document accepted');
-    if (this.opened.size < KEPT_OPEN) this.opened.set(id, checked.document);
+    if (this.opened.size < KEPT_OPEN) this.opened.set(id, checked.planned);
     this.enqueue(id);
     return job;
   }
@@ -202,6 +206,7 @@ export class DocumentJobs {
     if (this.timer) clearInterval(this.timer);
     // Running jobs stop before their next batch and give their lease up, for the next start to finish them.
     while (this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
+    await this.workers.close();
     await this.deps.store.close();
   }
 
@@ -272,18 +277,19 @@ export class DocumentJobs {
     const started = Date.now();
     try {
       await store.update(id, { status: 'translating' });
-      const document = kept ?? (await openDocument(await this.files.readSource(id), fresh.filename, settings)).document;
+      const bytes = await this.files.readSource(id);
+      const planned = kept ?? (await planDocumentFile(this.workers, bytes, fresh.filename, settings)).planned;
       const source = resolveLanguage(fresh.source ?? fresh.detectedSource ?? 'und');
       const target = resolveLanguage(fresh.target)!;
       let lastWrite = 0;
       const translations = !source || fresh.characters === 0
-        ? document.units.map((u) => u.html)
-        : await translateUnits(service, document.units, source, target, async (done, total) => {
+        ? untranslated(planned.segments)
+        : await translateUnits(service, planned.segments, source, target, async (done, total) => {
             if (Date.now() - lastWrite < 250 && done < total) return;
             lastWrite = Date.now();
             await store.update(id, { progress: done / total });
           }, stopped, fresh.glossary ? { glossary: { owner: fresh.keyId, id: fresh.glossary } } : {});
-      await this.files.writeResult(id, await document.write(translations, target.code));
+      await this.files.writeResult(id, await this.workers.write(bytes, planned.format, limitsOf(settings), translations, target.code));
       await store.update(id, { status: 'done', progress: 1 });
       log.info({ document: id, format: fresh.format, characters: fresh.characters, ms: Date.now() - started }, 'document translated');
     } catch (err) {

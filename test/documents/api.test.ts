@@ -11,7 +11,7 @@ import { SAMPLES } from './samples.ts';
 
 let t: TestApp;
 let key: { id: string; secret: string };
-const LIMITS = { maxCharacters: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
+const LIMITS = { maxCharacters: 1e6, maxUnits: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -105,7 +105,7 @@ describe('documents: jobs, keys and quota', () => {
     const folders = readdirSync(`${t.dataDir}/documents`).sort();
     const up = await upload(t.url, small.secret, 'notes.txt', SAMPLES[0]!.text);
     expect(up.status).toBe(403);
-    expect(up.body.error).toEqual({ code: 403, type: 'quota_exceeded', message: expect.stringMatching(/quota exceeded: this request has \d+ characters/) });
+    expect(up.body.error).toEqual({ code: 403, type: 'quota_exceeded', message: expect.stringMatching(/quota exceeded: this request has at least \d+ characters but only 10 of the 10/) });
     expect(await usedChars(small.id)).toBe(0);
     // No folder, no record: the job store has nothing of this key.
     expect(readdirSync(`${t.dataDir}/documents`).sort()).toEqual(folders);

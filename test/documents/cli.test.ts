@@ -12,7 +12,7 @@ import { coreModelsDir } from '../fixture-models.ts';
 import { SAMPLES } from './samples.ts';
 import { detectFormat } from '../../src/documents/formats/index.ts';
 
-const LIMITS = { maxCharacters: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
+const LIMITS = { maxCharacters: 1e6, maxUnits: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'dragoman.js');

@@ -6,7 +6,7 @@ import { detectFormat, FORMATS } from '../../src/documents/formats/index.ts';
 import { isWellFormed } from '../../src/documents/formats/xml-scan.ts';
 import { SAMPLES } from './samples.ts';
 
-const LIMITS = { maxCharacters: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
+const LIMITS = { maxCharacters: 1e6, maxUnits: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
 
 async function roundTrip(name: string, text: string, translate: (html: string) => string = (h) => h, target = 'de'): Promise<{ units: string[]; out: string }> {
   const bytes = Buffer.from(text);

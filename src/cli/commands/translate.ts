@@ -42,12 +42,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const { createService } = await import('../../service/index.ts');
   const { planHtml } = await import('../../text/html/index.ts');
   const { planText } = await import('../../text/segment.ts');
-  const { checkDocument } = await import('../../documents/accept.ts');
-  const { translateUnits } = await import('../../documents/units.ts');
+  const { checkDocument, limitsOf } = await import('../../documents/accept.ts');
+  const { translateUnits, untranslated } = await import('../../documents/units.ts');
+  const { DocumentWorkers } = await import('../../documents/worker/pool.ts');
   const { resultName } = await import('../../documents/jobs.ts');
   const { ApiError } = await import('../../errors/api-error.ts');
 
   const engine = await createEngine(config);
+  const workers = new DocumentWorkers(config);
   try {
     if (!engine.models().some((m) => m.status === 'ok')) {
       throw new CliError(`no model is installed in ${config.modelsDir}: install one with \`dragoman models pull\``);
@@ -55,14 +57,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
     const service = createService({ config, engine, detector, planners: { text: planText, html: planHtml } });
     const translate = async (bytes: Uint8Array, name: string, bar: ProgressBar | undefined) => {
-      const checked = await checkDocument(service, { bytes, filename: name, target: values.to, source: values.from }, config).catch((err: unknown) => {
+      const checked = await checkDocument(service, workers, { bytes, filename: name, target: values.to, source: values.from }, config).catch((err: unknown) => {
         throw err instanceof ApiError ? new CliError(`${name}: ${err.message}`) : err;
       });
-      const { document, source, target } = checked;
+      const { planned, source, target } = checked;
       const translations = !source || checked.characters === 0
-        ? document.units.map((u) => u.html)
-        : await translateUnits(service, document.units, source, target, (done, total) => bar?.update(done, total));
-      return { bytes: await document.write(translations, target.code), checked };
+        ? untranslated(planned.segments)
+        : await translateUnits(service, planned.segments, source, target, (done, total) => bar?.update(done, total));
+      const out = await workers.write(bytes, planned.format, limitsOf(config), translations, target.code).catch((err: unknown) => {
+        throw err instanceof ApiError ? new CliError(`${name}: ${err.message}`) : err;
+      });
+      return { bytes: out, checked };
     };
 
     if (fromStdin) {
@@ -83,7 +88,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         const name = resultName(basename(file), checked.target.code, checked.format.extension);
         const to = values.output ?? join(values['out-dir'] ?? dirname(file), name);
         await writeFile(to, out);
-        bar.finish(`${file} → ${to} (${checked.format.id}, ${checked.document.units.length} segments, ${checked.characters} characters, ${bar.seconds.toFixed(1)} s)`);
+        bar.finish(`${file} → ${to} (${checked.format.id}, ${checked.planned.segments.counts.length} segments, ${checked.characters} characters, ${bar.seconds.toFixed(1)} s)`);
       } catch (err) {
         if (!(err instanceof CliError)) throw err;
         bar.finish(`dragoman: ${err.message}`);
@@ -92,6 +97,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     }
     return failed > 0 ? 1 : 0;
   } finally {
+    await workers.close();
     await engine.close();
   }
 }

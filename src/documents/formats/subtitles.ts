@@ -74,8 +74,8 @@ function renderCue(html: string, escaped: boolean, kept: readonly string[], newl
     .join('');
 }
 
-function cues(text: string, escaped: boolean, timingLine: (lines: readonly string[]) => number): PieceWriter {
-  const out = new PieceWriter();
+function cues(text: string, escaped: boolean, timingLine: (lines: readonly string[]) => number, maxUnits: number): PieceWriter {
+  const out = new PieceWriter(maxUnits);
   for (const b of blocksOf(text)) {
     if (typeof b === 'string') {
       out.keep(b);
@@ -102,10 +102,10 @@ export const srt: DocumentFormat = {
     const lines = textHead(bytes, 1024).split(/\r?\n/).filter((l) => l.trim() !== '');
     return /^\s*\d+\s*$/.test(lines[0] ?? '') && SRT_TIMING.test(lines[1] ?? '');
   },
-  async open(bytes) {
+  async open(bytes, limits) {
     const file = decodeText(bytes, 'SRT');
     // A cue: its number, its timing line, then text. A block without a timing line is kept whole.
-    return cues(file.text, false, (lines) => (SRT_TIMING.test(lines[1] ?? '') ? 1 : SRT_TIMING.test(lines[0] ?? '') ? 0 : -1)).document(file.encoding);
+    return cues(file.text, false, (lines) => (SRT_TIMING.test(lines[1] ?? '') ? 1 : SRT_TIMING.test(lines[0] ?? '') ? 0 : -1), limits.maxUnits).document(file.encoding);
   },
 };
 
@@ -114,14 +114,14 @@ export const vtt: DocumentFormat = {
   mediaType: 'text/vtt; charset=utf-8',
   extension: 'vtt',
   sniff: (bytes) => /^WEBVTT(?:[ \t]|\r?\n|$)/.test(textHead(bytes, 64)),
-  async open(bytes) {
+  async open(bytes, limits) {
     const file = decodeText(bytes, 'WebVTT');
     // A cue is a block with a timing line (its identifier may come first); the header and NOTE, STYLE and
     // REGION blocks have none and are kept.
     return cues(file.text, true, (lines) => {
       if (/^(WEBVTT|NOTE|STYLE|REGION)\b/.test(lines[0] ?? '')) return -1;
       return lines.findIndex((l) => TIMING.test(l));
-    }).document(file.encoding);
+    }, limits.maxUnits).document(file.encoding);
   },
 };
 

@@ -10,10 +10,19 @@ export class DocumentError extends Error {
   }
 }
 
+/** The refusal of a document with more units than `max` (`count`: how many it has, or how many were counted before it stopped). */
+export function tooManyUnits(count: number, max: number, counted = false): DocumentError {
+  return new DocumentError(
+    `The document has ${counted ? 'more than ' : ''}${count} pieces of text (paragraphs, cells, cues, strings), the maximum is ${max} (DRAGOMAN_MAX_DOCUMENT_UNITS). Split it into smaller files.`,
+  );
+}
+
 /** Bounds on the work one file may cause, checked while it is opened (each a documented setting). */
 export interface DocumentLimits {
   /** Most code points of text sent to translation. */
   maxCharacters: number;
+  /** Most units (paragraphs, cells, cues, strings). */
+  maxUnits: number;
   /** Most bytes of all zip entries together, uncompressed. */
   maxUncompressedBytes: number;
   /** Most entries in a zip container. */
