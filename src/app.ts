@@ -10,6 +10,7 @@ import { createDetector } from './detect/index.ts';
 import { createEngine } from './engine/index.ts';
 import type { Engine } from './engine/types.ts';
 import { buildServer } from './http/server.ts';
+import type { DemoInfo } from './models/demo.ts';
 import { offloadedPlanners } from './text/offload/index.ts';
 import { glossaryBook, openGlossaryStore, type GlossaryStore } from './glossaries/index.ts';
 
@@ -21,6 +22,8 @@ export interface AppOptions {
   wrapEngine?: (engine: Engine) => Engine;
   /** Tests only: how long a request may take to arrive whole (60 s). */
   requestTimeoutMs?: number;
+  /** The models served are the demo ones (src/models/demo.ts): said in /health, /v1/languages and on the page. */
+  demo?: DemoInfo;
 }
 
 export interface RunningApp {
@@ -54,6 +57,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       logger: options.logger,
       gate: options.gate,
       requestTimeoutMs: options.requestTimeoutMs,
+      demo: options.demo,
     });
     await server.listen({ host: config.host, port: config.port });
     // Every folder the engine found, once: a model that did not load says where and why (the reason names files and

@@ -12,6 +12,8 @@ export interface Config {
   port: number;
   dataDir: string;
   modelsDir: string;
+  /** auto: serve the repository's small test models, labelled as a demo, when modelsDir holds no model (src/models/demo.ts). */
+  demoModels: 'auto' | 'off';
   /** Preferred weights: int8 uses the *_quantized.onnx files where present, fp32 the full ones. */
   precision: Precision;
   /** Beam size override; undefined = the model's generation_config.json num_beams (1 when absent). */
@@ -207,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'DRAGOMAN_PORT', 8080, 0, 65535),
     dataDir: resolve(env.DRAGOMAN_DATA_DIR || './data'),
     modelsDir: resolve(env.DRAGOMAN_MODELS_DIR || './models'),
+    demoModels: oneOf(env, 'DRAGOMAN_DEMO_MODELS', ['auto', 'off'] as const, 'auto'),
     precision: oneOf(env, 'DRAGOMAN_PRECISION', ['int8', 'fp32'] as const, 'int8'),
     beam,
     // Each worker holds a replica of every model: past 64 a start only runs out of memory.

@@ -7,6 +7,7 @@ import type { LanguageDetector } from '../detect/types.ts';
 import type { Engine } from '../engine/types.ts';
 import type { DocumentJobs } from '../documents/index.ts';
 import type { Service } from '../service/index.ts';
+import type { DemoInfo } from '../models/demo.ts';
 
 export interface DragomanContext {
   config: Config;
@@ -18,6 +19,8 @@ export interface DragomanContext {
   clock: Clock;
   /** Document translation jobs (src/documents). */
   documents: DocumentJobs;
+  /** Set when the models served are the demo ones (src/models/demo.ts). */
+  demo: DemoInfo | undefined;
 }
 
 declare module 'fastify' {

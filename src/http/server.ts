@@ -13,7 +13,7 @@ import { DocumentJobs, openJobStore, type JobStore } from '../documents/index.ts
 import type { LanguageDetector } from '../detect/types.ts';
 import type { Engine } from '../engine/types.ts';
 import { ApiError } from '../service/errors.ts';
-import { createService } from '../service/index.ts';
+import { serviceFromConfig } from '../service/index.ts';
 import type { Planners } from '../service/types.ts';
 import type { DragomanContext } from './context.ts';
 import { badUrl, clientError, trackRequestPaths } from './connection-errors.ts';
@@ -28,6 +28,7 @@ import { uiRoutes } from './ui/index.ts';
 import { v1Routes } from './v1/index.ts';
 import { deeplV2Routes, deeplV3Routes } from './deepl/index.ts';
 import type { GlossaryBook } from '../glossaries/book.ts';
+import type { DemoInfo } from '../models/demo.ts';
 
 export interface ServerDeps {
   config: Config;
@@ -43,6 +44,8 @@ export interface ServerDeps {
   gate?: GateOptions;
   /** Tests only: how long a request may take to arrive whole (60 s). */
   requestTimeoutMs?: number;
+  /** The models served are the demo ones (src/models/demo.ts). */
+  demo?: DemoInfo;
   /** Where document jobs are recorded; by default the store the configuration selects (closed with the server). */
   jobStore?: JobStore;
 }
@@ -91,13 +94,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
 
   const accounts = new Accounts(deps.store, clock);
   const gate = new Gate(accounts, { keylessPerMinute: config.keylessPerMinute, ...deps.gate });
-  const service = createService({
+  const service = serviceFromConfig({
     config,
     engine: deps.engine,
     detector: deps.detector,
     planners: deps.planners,
     ...(deps.glossaries ? { glossaries: deps.glossaries } : {}),
-    keepSpans: config.keepSpans,
   });
   const documents = new DocumentJobs({
     settings: config,
@@ -116,6 +118,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     detector: deps.detector,
     clock,
     documents,
+    demo: deps.demo,
   };
   app.decorate('dragoman', context);
   // Unfinished jobs of a server that stopped are taken over once this one serves; running ones stop before

@@ -39,7 +39,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   // Loaded here: the engine takes seconds to import, which --help or a bad argument need not wait for.
   const { createEngine } = await import('../../engine/index.ts');
   const { createDetector } = await import('../../detect/index.ts');
-  const { createService } = await import('../../service/index.ts');
+  const { serviceFromConfig } = await import('../../service/index.ts');
   const { planHtml } = await import('../../text/html/index.ts');
   const { planText } = await import('../../text/segment.ts');
   const { checkDocument } = await import('../../documents/accept.ts');
@@ -53,7 +53,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       throw new CliError(`no model is installed in ${config.modelsDir}: install one with \`dragoman models pull\``);
     }
     const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
-    const service = createService({ config, engine, detector, planners: { text: planText, html: planHtml } });
+    const service = serviceFromConfig({ config, engine, detector, planners: { text: planText, html: planHtml } });
     const translate = async (bytes: Uint8Array, name: string, bar: ProgressBar | undefined) => {
       const checked = await checkDocument(service, { bytes, filename: name, target: values.to, source: values.from }, config).catch((err: unknown) => {
         throw err instanceof ApiError ? new CliError(`${name}: ${err.message}`) : err;
