@@ -28,7 +28,7 @@ export interface AppOptions {
 
 export interface RunningApp {
   server: FastifyInstance;
-  /** http://host:port actually bound (port 0 resolved). */
+  /** http://host:port (https:// with DRAGOMAN_TLS_*) actually bound (port 0 resolved). */
   url: string;
   engine: Engine;
   store: AccountStore;
@@ -91,7 +91,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     let closed: Promise<void> | undefined;
     return {
       server,
-      url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+      url: `${config.tls ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
       engine: eng,
       store,
       close: () =>

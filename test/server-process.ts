@@ -12,7 +12,7 @@ export interface Listening {
  * Resolves at the process's "listening on <url>" line (`line`'s first group is the URL); rejects with what it wrote
  * if it exits first.
  */
-export function listening(child: ChildProcess, line = /listening on (http:\/\/\S+)/): Promise<Listening> {
+export function listening(child: ChildProcess, line = /listening on (https?:\/\/\S+)/): Promise<Listening> {
   let log = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {

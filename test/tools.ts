@@ -1,4 +1,4 @@
-// Tools outside npm that some suites drive (EPUBCheck, LibreOffice, Chromium, a PostgreSQL server). On a machine
+// Tools outside npm that some suites drive (EPUBCheck, LibreOffice, Chromium, a PostgreSQL server, OpenSSL). On a machine
 // without one, its tests are skipped with a note naming the tool and how to install it, and the run's summary counts
 // them (test/skipped-tools-reporter.ts); under CI=true a missing tool fails instead, so CI never skips (.ci/run
 // installs them all).
@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { beforeEach, describe } from 'vitest';
 
-export type Tool = 'epubcheck' | 'soffice' | 'chromium' | 'postgresql';
+export type Tool = 'epubcheck' | 'soffice' | 'chromium' | 'postgresql' | 'openssl';
 
 const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;
 
@@ -17,6 +17,8 @@ const TOOLS: Record<Tool, { present: () => boolean; install: string }> = {
     present: () => has(process.env.DRAGOMAN_SOFFICE ?? 'soffice'),
     install: 'apt-get install libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui',
   },
+  // Makes the self-signed certificate of the HTTPS tests, as the README shows.
+  openssl: { present: () => has('openssl'), install: 'apt-get install openssl' },
   chromium: { present: () => existsSync('/usr/bin/chromium'), install: 'apt-get install chromium' },
   postgresql: {
     present: () => Boolean(process.env.DRAGOMAN_TEST_DATABASE_URL),

@@ -22,6 +22,7 @@ import { installJsonBodyParser, refuseContentEncodings } from './body-encoding.t
 import { opsPlugin } from './ops/index.ts';
 import { installMetering } from './metering.ts';
 import { loggerOptions } from '../observability/logger.ts';
+import { readTlsFiles } from './tls.ts';
 import { GOOGLE_PREFIX, googleRoutes } from './google/index.ts';
 import { LIBRETRANSLATE_PREFIX, libreTranslateRoutes } from './libretranslate/index.ts';
 import { uiRoutes } from './ui/index.ts';
@@ -63,7 +64,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const clock = deps.clock ?? systemClock;
   const requestTimeoutMs = deps.requestTimeoutMs ?? 60_000;
+  // Node's server settings; with DRAGOMAN_TLS_* the same settings on an HTTPS server.
+  const serverOptions = { connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs), headersTimeout: Math.min(60_000, requestTimeoutMs) };
   const app = Fastify({
+    ...(config.tls ? { https: { ...serverOptions, ...readTlsFiles(config.tls) } } : { http: serverOptions }),
     logger: deps.logger ?? loggerOptions(config),
     bodyLimit: config.maxBodyBytes,
     // request.ip (per-address throttles, logs) is the client's only when the proxy in front is trusted to say so.
@@ -84,7 +88,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     requestTimeout: requestTimeoutMs,
     // Node looks for late requests every 30 s by default (a stalled request was cut at 60-90 s), and its headers
     // timeout (60 s) must not exceed the request timeout for the latter to apply.
-    http: { connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs), headersTimeout: Math.min(60_000, requestTimeoutMs) },
     frameworkErrors: badUrl,
     clientErrorHandler: clientError,
     // A "__proto__" key in a body is dropped, not a 400 that calls valid JSON malformed.

@@ -3,7 +3,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { Accounts } from '../../accounts/accounts.ts';
 import { systemClock } from '../../accounts/clock.ts';
 import type { AccountStore } from '../../accounts/store.ts';
-import type { Config } from '../../config/env.ts';
+import { type Config, ConfigError } from '../../config/env.ts';
 import { DEMO_INSTALL_HINT, DEMO_MODELS, demoInfo, demoModelsDir } from '../../models/demo.ts';
 import { commandConfig } from '../command-config.ts';
 import { hugePageBytes } from '../../observability/huge-pages.ts';
@@ -45,9 +45,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.err(`dragoman: model ${m.name} (${m.path}) not loaded (${m.status}): ${m.problem ?? 'no reason given'}`);
   }
   // Bound to every address (0.0.0.0, ::), the line says so; app.url is how this machine itself reaches it.
-  const port = new URL(app.url).port;
-  const where = config.host === '0.0.0.0' ? `0.0.0.0:${port}, all addresses (http://127.0.0.1:${port} from this machine)`
-    : config.host === '::' ? `[::]:${port}, all addresses (http://[::1]:${port} from this machine)` : app.url;
+  const { port, protocol } = new URL(app.url);
+  const where = config.host === '0.0.0.0' ? `0.0.0.0:${port}, all addresses (${protocol}//127.0.0.1:${port} from this machine)`
+    : config.host === '::' ? `[::]:${port}, all addresses (${protocol}//[::1]:${port} from this machine)` : app.url;
   io.err(`dragoman: listening on ${where} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, ` +
     `${config.databaseUrl ? 'accounts: PostgreSQL (DRAGOMAN_DATABASE_URL)' : `data: ${config.dataDir}`}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
   let stopping = false;
@@ -107,6 +107,7 @@ async function printFirstKey(store: AccountStore, config: Config, io: CliIo): Pr
  * folder cannot be used, the database refuses) is one line saying what to change; only a bug keeps its stack.
  */
 function startFailure(err: unknown, config: Config): unknown {
+  if (err instanceof ConfigError) return new CliError(err.message, 2);
   const code = outsideFaultCode(err);
   if (code === undefined) return err;
   const message = (err as Error).message;
