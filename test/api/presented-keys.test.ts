@@ -84,3 +84,17 @@ describe('the same key twice is one key; two different keys are a 400', () => {
     expect((await post(LIBRE.path, [], form(key, other), 'application/x-www-form-urlencoded')).status).toBe(400);
   });
 });
+
+describe('Authorization: Bearer on /v1', () => {
+  it('is a 401 that says the header is ignored and names X-API-Key; nothing is translated or charged', async () => {
+    const r = await post(V1.path, [['authorization', `Bearer ${key}`]], V1.body);
+    expect(r.status).toBe(401);
+    const body = JSON.parse(r.body) as { error: { type: string; message: string } };
+    expect(body.error.type).toBe('authentication_error');
+    expect(body.error.message).toMatch(/ignores the Authorization header/);
+    expect(body.error.message).toMatch(/X-API-Key/);
+    expect(body.error.message).not.toContain(key);
+    // With the key where /v1 reads it, the same request translates (the Authorization header changes nothing).
+    expect((await post(V1.path, [['authorization', `Bearer ${key}`], ['x-api-key', key]], V1.body)).status).toBe(200);
+  });
+});

@@ -90,6 +90,13 @@ describe('npm start on a fresh clone', () => {
       expect(body.data.translations[0]!.translatedText).not.toBe('The cat sleeps.');
       // Printed, never logged: the JSON lines do not carry it.
       for (const line of stdout().split('\n').filter((l) => l.startsWith('{'))) expect(line).not.toContain(key);
+      // Log times are ISO 8601 in UTC.
+      const times = stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { time: unknown }).time);
+      expect(times.length).toBeGreaterThan(0);
+      for (const time of times) {
+        expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        expect(Math.abs(Date.parse(time as string) - Date.now())).toBeLessThan(600_000);
+      }
     });
     expect(await keysList(first)).toHaveLength(1);
   });
