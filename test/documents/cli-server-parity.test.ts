@@ -76,4 +76,30 @@ describe('dragoman translate and POST /v1/documents', () => {
       for (const p of PLACEHOLDERS) expect(text.split(p).length - 1, `${p} in ${text}`).toBe(copies * (FILES[name].split(p).length - 1));
     });
   }
+
+  it('with a glossary (a .tsv file to the command, the same terms as a /v1 glossary): the same bytes, the terms held', async () => {
+    const tsv = 'house\tGebäude\ncat\tKater\n';
+    writeFileSync(join(dir, 'terms.tsv'), tsv);
+    writeFileSync(join(dir, 'terms.txt'), FILES['notes.txt']);
+    await exec(process.execPath, [BIN, 'translate', join(dir, 'terms.txt'), '--from', 'en', '--to', 'de', '--glossary', join(dir, 'terms.tsv')], {
+      env: { ...process.env, ...env },
+      timeout: 120_000,
+    });
+    const local = readFileSync(join(dir, 'terms.de.txt')).toString();
+
+    const made = await fetch(`${url}/v1/glossaries`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'terms', source: 'en', target: 'de', entries: tsv }),
+    });
+    expect(made.status).toBe(201);
+    const glossary = ((await made.json()) as { data: { glossary: { id: string } } }).data.glossary.id;
+    const accepted = await upload(url, key, 'terms.txt', FILES['notes.txt'], { source: 'en', target: 'de', glossary });
+    expect(accepted.status).toBe(202);
+    const id = accepted.body.data.document.id as string;
+    expect((await waitForJob(url, key, id)).status).toBe('done');
+    expect(local).toBe((await download(url, key, id)).bytes.toString());
+    expect(local).toContain('Gebäude');
+    expect(local).toContain('Kater');
+  });
 });
