@@ -20,7 +20,7 @@ export interface DragomanContext {
   /** Document translation jobs (src/documents). */
   documents: DocumentJobs;
   /** Set when the models served are the demo ones (src/models/demo.ts). */
-  demo: DemoInfo | undefined;
+  demo?: DemoInfo;
 }
 
 declare module 'fastify' {
