@@ -7,7 +7,12 @@ import type { LanguageDetector } from '../detect/types.ts';
 import type { Engine } from '../engine/types.ts';
 import type { DocumentJobs } from '../documents/index.ts';
 import type { Service } from '../service/index.ts';
-import type { DemoInfo } from '../models/demo.ts';
+
+/** The demo models being served (src/models/demo.ts makes it): the `demo` field of /health, /v1/languages, /ui/settings. */
+export interface DemoInfo {
+  models: string[];
+  note: string;
+}
 
 export interface DragomanContext {
   config: Config;

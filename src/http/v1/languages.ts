@@ -1,7 +1,7 @@
 // GET /v1/languages[?target=xx]
 import type { FastifyInstance } from 'fastify';
 import type { Service } from '../../service/index.ts';
-import type { DemoInfo } from '../../models/demo.ts';
+import type { DemoInfo } from '../context.ts';
 import { languagesSchema } from './schemas.ts';
 
 /** The listing's body, `{"data":{"languages":[{language, name}]}}` (the web page's keyless copy adds Google's code: ui/index.ts). */
