@@ -4,6 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types.ts';
 import { type CompatServer, reference, send, serverWith, startCompatServer } from './harness.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const EN = 'The weather is very nice today and we are going to the park.';
 const EN2 = 'The house is small.';
@@ -247,7 +250,8 @@ describe('Google error bodies', () => {
 
 describe('key in the query string', () => {
   it('is refused with DRAGOMAN_GOOGLE_KEY_IN_QUERY=off, even a valid key, and nothing is translated', async () => {
-    const closed = await startCompatServer({ DRAGOMAN_GOOGLE_KEY_IN_QUERY: 'off' });
+    // Refused before any translation: a server without models (which start in a fraction of the time) shows it.
+    const closed = await startCompatServer({ DRAGOMAN_GOOGLE_KEY_IN_QUERY: 'off', DRAGOMAN_MODELS_DIR: mkdtempSync(join(tmpdir(), 'dragoman-no-models-')) });
     try {
       const { secret: k } = await closed.key();
       const url = `${closed.url}/language/translate/v2`;
