@@ -672,7 +672,7 @@ describe('no models installed', () => {
       expect((await e.call('GET', '/v1/languages', { key: k })).body.data.languages).toEqual([]);
       expect((await e.call('POST', '/v1/detect', { key: k, body: { q: EN[0] } })).body.data.detections[0].language).toBe('en');
       const r = await e.call('POST', '/v1/translate', { key: k, body: { q: EN[0], target: 'de' } });
-      expect(expectErrorShape(r, 503, 'server_error')).toMatch(/No translation model is installed.*`dragoman models pull opus-mt-en-de`/);
+      expect(expectErrorShape(r, 503, 'server_error')).toMatch(/No translation model is installed.*`dragoman models pull opus-mt-en-de`.*without network `dragoman models import FILE.tar`/);
       expect((await e.call('GET', '/v1/usage', { key: k })).body.data.charactersUsed).toBe(EN[0].length);
     } finally {
       await e.close();
