@@ -17,7 +17,8 @@ import { createEngine } from './engine/index.ts';
 import type { Engine } from './engine/types.ts';
 import { buildServer, type ServerDeps } from './http/server.ts';
 import { createLogger, type LoggerSetting } from './observability/logger.ts';
-import { createService } from './service/index.ts';
+import type { DemoInfo } from './models/demo.ts';
+import { serviceFromConfig } from './service/index.ts';
 import type { Planners } from './service/types.ts';
 import { offloadedPlanners } from './text/offload/index.ts';
 import { glossaryBook, glossaryStore, type GlossaryStore } from './glossaries/index.ts';
@@ -32,11 +33,13 @@ export interface AppOptions {
   wrapEngine?: (engine: Engine) => Engine;
   /** Tests only: how long a request may take to arrive whole (60 s). */
   requestTimeoutMs?: number;
+  /** The models served are the demo ones (src/models/demo.ts): said in /health, /v1/languages and on the page. */
+  demo?: DemoInfo;
 }
 
 export interface RunningApp {
   server: FastifyInstance;
-  /** http://host:port actually bound (port 0 resolved). */
+  /** http://host:port (https:// with DRAGOMAN_TLS_*) actually bound (port 0 resolved). */
   url: string;
   engine: Engine;
   store: AccountStore;
@@ -58,6 +61,8 @@ export interface Foundations {
   clock?: Clock;
   gate?: GateOptions;
   log: ServerDeps['log'];
+  /** The models are the demo ones (src/models/demo.ts). */
+  demo?: DemoInfo;
 }
 
 /** Accounts, gate, glossaries, service and document jobs over the foundations: everything buildServer is handed. */
@@ -66,16 +71,16 @@ export function assemble(f: Foundations): ServerDeps {
   const clock = f.clock ?? systemClock;
   const accounts = new Accounts(f.store, clock);
   const gate = new Gate(accounts, { keylessPerMinute: config.keylessPerMinute, ...f.gate });
-  const service = createService({
+  // The same settings as `dragoman translate` (serviceFromConfig): a document comes out the same both ways.
+  const service = serviceFromConfig({
     config,
     engine,
     detector,
     planners: f.planners,
     ...(f.glossaries ? { glossaries: glossaryBook(f.glossaries, config) } : {}),
-    keepSpans: config.keepSpans,
   });
   const documents = new DocumentJobs({ settings: config, service, gate, store: f.jobStore, clock, log });
-  return { config, service, accounts, gate, engine, detector, clock, documents, log };
+  return { config, service, accounts, gate, engine, detector, clock, documents, log, ...(f.demo && { demo: f.demo }) };
 }
 
 export async function startApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
@@ -100,6 +105,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       clock: options.clock,
       gate: options.gate,
       log: createLogger(config, options.logger),
+      demo: options.demo,
     });
     const server = await buildServer({ ...parts, requestTimeoutMs: options.requestTimeoutMs });
     await server.listen({ host: config.host, port: config.port });
@@ -133,7 +139,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     let closed: Promise<void> | undefined;
     return {
       server,
-      url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+      url: `${config.tls ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
       engine: eng,
       store,
       storage,

@@ -10,8 +10,12 @@ export type OnOff = boolean;
 export interface Config {
   host: string;
   port: number;
+  /** HTTPS: paths of the PEM certificate (chain) and private key; both or neither (undefined = plain HTTP). */
+  tls: { certFile: string; keyFile: string } | undefined;
   dataDir: string;
   modelsDir: string;
+  /** auto: serve the repository's small test models, labelled as a demo, when modelsDir holds no model (src/models/demo.ts). */
+  demoModels: 'auto' | 'off';
   /** Preferred weights: int8 uses the *_quantized.onnx files where present, fp32 the full ones. */
   precision: Precision;
   /** Beam size override; undefined = the model's generation_config.json num_beams (1 when absent). */
@@ -208,13 +212,25 @@ function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string[] {
   return entries.map((e) => (PROXY_RANGE_NAMES.includes(e.toLowerCase()) ? e.toLowerCase() : e));
 }
 
+function tls(env: NodeJS.ProcessEnv): Config['tls'] {
+  const certFile = env.DRAGOMAN_TLS_CERT?.trim();
+  const keyFile = env.DRAGOMAN_TLS_KEY?.trim();
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) {
+    throw new ConfigError(`HTTPS needs both DRAGOMAN_TLS_CERT and DRAGOMAN_TLS_KEY (PEM files); only ${certFile ? 'DRAGOMAN_TLS_CERT' : 'DRAGOMAN_TLS_KEY'} is set`);
+  }
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const beam = env.DRAGOMAN_BEAM ? int(env, 'DRAGOMAN_BEAM', 1, 1, MAX_BEAM) : undefined;
   return {
     host: env.DRAGOMAN_HOST || '127.0.0.1',
     port: int(env, 'DRAGOMAN_PORT', 8080, 0, 65535),
+    tls: tls(env),
     dataDir: resolve(env.DRAGOMAN_DATA_DIR || './data'),
     modelsDir: resolve(env.DRAGOMAN_MODELS_DIR || './models'),
+    demoModels: oneOf(env, 'DRAGOMAN_DEMO_MODELS', ['auto', 'off'] as const, 'auto'),
     precision: oneOf(env, 'DRAGOMAN_PRECISION', ['int8', 'fp32'] as const, 'int8'),
     beam,
     // Each worker holds a replica of every model: past 64 a start only runs out of memory.
@@ -234,7 +250,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signup: onOff(env, 'DRAGOMAN_SIGNUP', true),
     keylessPerMinute: /^\s*unlimited\s*$/i.test(env.DRAGOMAN_KEYLESS_RPM ?? '') ? null : int(env, 'DRAGOMAN_KEYLESS_RPM', 1200, 1),
     googleCompat: onOff(env, 'DRAGOMAN_GOOGLE_COMPAT', true),
-    googleKeyInQuery: onOff(env, 'DRAGOMAN_GOOGLE_KEY_IN_QUERY', false),
+    // On: `?key=` is how every Google client sends its key (docs/compatibility.md weighs it).
+    googleKeyInQuery: onOff(env, 'DRAGOMAN_GOOGLE_KEY_IN_QUERY', true),
     libreTranslateCompat: onOff(env, 'DRAGOMAN_LIBRETRANSLATE_COMPAT', true),
     deeplCompat: onOff(env, 'DRAGOMAN_DEEPL_COMPAT', true),
     keepSpans: onOff(env, 'DRAGOMAN_KEEP_SPANS', true),

@@ -100,7 +100,7 @@ export async function checkDocument(
   if (source && source.flores !== target.flores && characters > 0) {
     const engine = service.deps.engine;
     if (!engine.models().some((m) => m.status === 'ok')) {
-      throw new ApiError(503, 'server_error', 'No translation model is installed: install one with `dragoman models pull`, then restart the server.');
+      throw new ApiError(503, 'server_error', 'No translation model is installed: install one with `dragoman models pull opus-mt-en-de` (or, without network, `dragoman models import FILE.tar`), then restart the server.');
     }
     if (!engine.route(source.flores, target.flores)) {
       throw invalidRequest(

@@ -12,6 +12,7 @@ import { installJsonBodyParser, refuseContentEncodings } from './body-encoding.t
 import { opsPlugin } from './ops/index.ts';
 import { installMetering } from './metering.ts';
 import { loggerOptions } from '../observability/logger.ts';
+import { readTlsFiles } from './tls.ts';
 import { GOOGLE_PREFIX, googleRoutes } from './google/index.ts';
 import { LIBRETRANSLATE_PREFIX, libreTranslateRoutes } from './libretranslate/index.ts';
 import { uiRoutes } from './ui/index.ts';
@@ -38,7 +39,10 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const requestTimeoutMs = deps.requestTimeoutMs ?? 60_000;
+  // Node's server settings; with DRAGOMAN_TLS_* the same settings on an HTTPS server.
+  const serverOptions = { connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs), headersTimeout: Math.min(60_000, requestTimeoutMs) };
   const app = Fastify({
+    ...(config.tls ? { https: { ...serverOptions, ...readTlsFiles(config.tls) } } : { http: serverOptions }),
     loggerInstance: deps.log,
     bodyLimit: config.maxBodyBytes,
     // request.ip (per-address throttles, logs) is the client's only when the proxy in front is trusted to say so.
@@ -59,7 +63,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     requestTimeout: requestTimeoutMs,
     // Node looks for late requests every 30 s by default (a stalled request was cut at 60-90 s), and its headers
     // timeout (60 s) must not exceed the request timeout for the latter to apply.
-    http: { connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs), headersTimeout: Math.min(60_000, requestTimeoutMs) },
     frameworkErrors: badUrl,
     clientErrorHandler: clientError,
     // A "__proto__" key in a body is dropped, not a 400 that calls valid JSON malformed.
@@ -67,8 +70,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     onConstructorPoisoning: 'remove',
   });
 
-  const { service, accounts, gate, engine, detector, clock, documents } = deps;
-  const context: DragomanContext = { config, service, accounts, gate, engine, detector, clock, documents };
+  const { service, accounts, gate, engine, detector, clock, documents, demo } = deps;
+  const context: DragomanContext = { config, service, accounts, gate, engine, detector, clock, documents, ...(demo && { demo }) };
   app.decorate('dragoman', context);
   // Unfinished jobs of a server that stopped are taken over once this one serves; running ones stop before
   // their next batch when it closes (the next start finishes them).

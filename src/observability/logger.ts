@@ -44,6 +44,8 @@ function routeOf(request: FastifyRequest): string {
 export function loggerOptions(config: Pick<Config, 'logLevel'>): LoggerOptions {
   return {
     level: config.logLevel,
+    // ISO 8601 in UTC ("time":"2026-01-02T03:04:05.678Z"): read by people and log stores alike, unlike epoch ms.
+    timestamp: () => `,"time":"${new Date().toISOString()}"`,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
       req: (req: FastifyRequest) => ({

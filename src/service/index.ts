@@ -1,4 +1,5 @@
 // The service as one object, bound to its dependencies, for the wire formats.
+import type { Config } from '../config/env.ts';
 import { prepareDetect, runDetect } from './detect.ts';
 import { listLanguages } from './languages.ts';
 import { prepareTranslate, runTranslate } from './translate.ts';
@@ -43,6 +44,16 @@ export function createService(deps: ServiceDeps): Service {
     detect: (req) => runDetect(deps, req),
     languages: (display) => listLanguages(deps, display),
   };
+}
+
+/**
+ * The service as the settings make it: what `dragoman serve` answers with and what `dragoman translate` runs, so a
+ * document comes out the same both ways (DRAGOMAN_KEEP_SPANS, the limits; glossaries where there are some).
+ */
+export function serviceFromConfig(
+  deps: Omit<ServiceDeps, 'config' | 'keepSpans'> & { config: Pick<Config, 'maxStrings' | 'maxChars' | 'keepSpans'> },
+): Service {
+  return createService({ ...deps, keepSpans: deps.config.keepSpans });
 }
 
 export type * from './types.ts';

@@ -59,7 +59,7 @@ export function noModelsError(): ApiError {
     503,
     'server_error',
     `No translation model is installed. Copy a model folder into DRAGOMAN_MODELS_DIR, or install one with ` +
-      `\`dragoman models\` (e.g. \`dragoman models pull opus-mt-en-de\`), then restart the server.`,
+      `\`dragoman models\` (e.g. \`dragoman models pull opus-mt-en-de\`, or without network \`dragoman models import FILE.tar\`), then restart the server.`,
   );
 }
 

@@ -10,6 +10,7 @@ import { AccountsUnavailable } from '../../src/accounts/errors.ts';
 import { fromDomainError } from '../../src/http/domain-errors.ts';
 import { type FreshDatabase, freshDatabase, sql, TEST_DATABASE_URL } from './pg-helpers.ts';
 import { FlakyProxy } from './tcp-proxy.ts';
+import { describeNeeding } from '../tools.ts';
 import { pgAccountStore } from '../stores.ts';
 import { fileURLToPath } from 'node:url';
 import { migrationFiles } from '../../src/storage/migration-files.ts';
@@ -31,7 +32,7 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<boolean
   return check();
 }
 
-describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL store faults', () => {
+describeNeeding('postgresql')('PostgreSQL store faults', () => {
   let db: FreshDatabase;
   let proxy: FlakyProxy;
   const stores: PgAccountStore[] = [];

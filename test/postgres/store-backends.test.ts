@@ -14,6 +14,7 @@ import type { AccountStore } from '../../src/accounts/store.ts';
 import type { PlanName } from '../../src/accounts/types.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { freshDatabase, sql, TEST_DATABASE_URL } from './pg-helpers.ts';
+import { describeNeeding } from '../tools.ts';
 import { configuredAccountStore, pgAccountStore, sqliteAccountStore } from '../stores.ts';
 
 interface Backend {
@@ -53,7 +54,7 @@ const backends: Backend[] = [
 ];
 
 for (const backend of backends) {
-  describe.skipIf(!backend.enabled)(`account store on ${backend.name}`, () => {
+  (backend.name === 'sqlite' ? describe : describeNeeding('postgresql'))(`account store on ${backend.name}`, () => {
     let env: Awaited<ReturnType<Backend['setup']>>;
     let store: AccountStore;
     let other: AccountStore;
@@ -223,7 +224,7 @@ for (const backend of backends) {
   });
 }
 
-describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL ledger pruning', () => {
+describeNeeding('postgresql')('PostgreSQL ledger pruning', () => {
   it('a named charge is refunded more than an hour after it was made; an ordinary one is pruned with the hour', async () => {
     const db = await freshDatabase();
     const store = pgAccountStore(db.url, defaultPlanLimits('A'));
@@ -246,7 +247,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL ledger pruning', () => {
   });
 });
 
-describe.skipIf(!TEST_DATABASE_URL)('backend selection', () => {
+describeNeeding('postgresql')('backend selection', () => {
   it('the configured account store is PostgreSQL when DRAGOMAN_DATABASE_URL is set, and the data is shared', async () => {
     const db = await freshDatabase();
     const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-select-'));

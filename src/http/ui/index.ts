@@ -63,7 +63,7 @@ export async function uiRoutes(app: FastifyInstance): Promise<void> {
   app.get(UI_SETTINGS_PATH, async (request, reply) => {
     app.dragoman.gate.admitKeyless(request.ip);
     reply.headers(SECURITY_HEADERS);
-    return { data: { sharedKey: await sharedKeyInfo(app) } };
+    return { data: { sharedKey: await sharedKeyInfo(app), ...(app.dragoman.demo && { demo: app.dragoman.demo }) } };
   });
   const serve = (file: Asset, request: FastifyRequest, reply: FastifyReply) => {
     reply.headers(SECURITY_HEADERS).header('etag', file.etag);

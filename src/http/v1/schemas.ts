@@ -89,6 +89,11 @@ export const languagesSchema = {
         type: 'array',
         items: { type: 'object', properties: { language: { type: 'string' }, name: { type: 'string' } } },
       },
+      demo: {
+        type: 'object',
+        description: 'Only when the server runs its demo models (no model installed): which, and how to install real ones.',
+        properties: { models: { type: 'array', items: { type: 'string' } }, note: { type: 'string' } },
+      },
     }),
     ...errors,
   },

@@ -157,7 +157,7 @@ export interface SharedKey {
   requestsPerMinute: number | null;
   characterLimit: number | null;
 }
-/** GET /ui/settings: the key the page's requests without a key use (DRAGOMAN_UI_KEY), or null. */
+/** GET /ui/settings: the key the page's requests without a key use (DRAGOMAN_UI_KEY), or null; `demo` when the server runs its demo models. */
 export interface SettingsResponse {
-  data: { sharedKey: SharedKey | null };
+  data: { sharedKey: SharedKey | null; demo?: { models: string[]; note: string } };
 }

@@ -77,4 +77,11 @@ void run('Loading languages…', async () => {
   // translate without one (DRAGOMAN_UI_KEY).
   const [settings] = await Promise.all([callApi<SettingsResponse>('/ui/settings', null), loadLanguages()]);
   setSharedKey(settings.body.data.sharedKey);
+  // The demo models (no model installed) translate simple sentences only: said above everything, with how to install real ones.
+  const demo = settings.body.data.demo;
+  const banner = document.getElementById('demo-banner');
+  if (demo && banner) {
+    banner.textContent = demo.note;
+    banner.hidden = false;
+  }
 });
