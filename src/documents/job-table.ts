@@ -27,9 +27,18 @@ export function createJobTable({ integer, real }: NumericTypes): string {
   charge_state TEXT NOT NULL,
   charge TEXT NOT NULL,
   lease_until ${integer} NOT NULL DEFAULT 0,
-  glossary TEXT
+  glossary TEXT,
+  finished_at ${integer}
 );
 CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);`;
+}
+
+/** The index of a key's history (GET /v1/documents), made after the columns a database made earlier lacks. */
+export const HISTORY_INDEX = 'CREATE INDEX IF NOT EXISTS document_jobs_history ON document_jobs (key_id, created_at, id)';
+
+/** Columns added to the table after it was first made: name and type (added when an older table lacks them). */
+export function laterColumns({ integer }: NumericTypes): [string, string][] {
+  return [['glossary', 'TEXT'], ['finished_at', integer]];
 }
 
 export interface JobRow {
@@ -50,6 +59,7 @@ export interface JobRow {
   charge: string;
   lease_until: number | string;
   glossary?: string | null;
+  finished_at?: number | string | null;
 }
 
 export function fromRow(r: JobRow): JobRecord {
@@ -71,13 +81,14 @@ export function fromRow(r: JobRow): JobRecord {
     charge: r.charge,
     leaseUntil: Number(r.lease_until),
     glossary: r.glossary ?? undefined,
+    finishedAt: r.finished_at === null || r.finished_at === undefined ? undefined : Number(r.finished_at),
   };
 }
 
 export const COLUMNS =
-  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary';
+  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, finished_at';
 
 export function rowValues(j: JobRecord): unknown[] {
   return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
-    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null];
+    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null, j.finishedAt ?? null];
 }

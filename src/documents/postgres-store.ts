@@ -2,15 +2,16 @@
 // each transition is one conditional UPDATE, atomic across replicas.
 import pg from 'pg';
 import { databaseUnavailable, isUnavailable } from '../accounts/postgres/unavailable.ts';
-import type { ChargeState, JobRecord, JobStatus } from './job.ts';
-import { COLUMNS, createJobTable, fromRow, rowValues, type JobRow } from './job-table.ts';
-import type { JobStore } from './store.ts';
+import type { ChargeState, JobRecord } from './job.ts';
+import { COLUMNS, createJobTable, fromRow, HISTORY_INDEX, laterColumns, rowValues, type JobRow } from './job-table.ts';
+import type { JobPage, JobStore, JobUpdate } from './store.ts';
 
 // One implicit transaction under an advisory lock: replicas starting together do not race on CREATE TABLE.
 const SCHEMA = `SELECT pg_advisory_xact_lock(hashtext('dragoman.document_jobs'));
 ${createJobTable({ integer: 'BIGINT', real: 'DOUBLE PRECISION' })}
--- a table made before jobs could carry a glossary gets the column
-ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS glossary TEXT;`;
+-- a table made before a column existed gets it
+${laterColumns({ integer: 'BIGINT', real: 'DOUBLE PRECISION' }).map(([name, type]) => `ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS ${name} ${type};`).join('\n')}
+${HISTORY_INDEX};`;
 
 export class PgJobStore implements JobStore {
   private readonly pool: pg.Pool;
@@ -66,11 +67,23 @@ export class PgJobStore implements JobStore {
     await this.query('UPDATE document_jobs SET lease_until = 0 WHERE id = $1', [id]);
   }
 
-  async update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void> {
+  async update(id: string, fields: JobUpdate): Promise<void> {
     await this.query(
-      'UPDATE document_jobs SET status = COALESCE($1, status), progress = COALESCE($2, progress), error = COALESCE($3, error) WHERE id = $4',
-      [fields.status ?? null, fields.progress ?? null, fields.error ?? null, id],
+      'UPDATE document_jobs SET status = COALESCE($1, status), progress = COALESCE($2, progress), error = COALESCE($3, error), ' +
+        'finished_at = COALESCE($5, finished_at) WHERE id = $4',
+      [fields.status ?? null, fields.progress ?? null, fields.error ?? null, id, fields.finishedAt ?? null],
     );
+  }
+
+  async list(keyId: string, { nowMs, limit, after }: { nowMs: number; limit: number; after: { createdAt: number; id: string } | undefined }): Promise<JobPage> {
+    const r = after
+      ? await this.query(
+          'SELECT * FROM document_jobs WHERE key_id = $1 AND expires_at > $2 AND (created_at < $3 OR (created_at = $3 AND id < $4)) ' +
+            'ORDER BY created_at DESC, id DESC LIMIT $5',
+          [keyId, nowMs, after.createdAt, after.id, limit],
+        )
+      : await this.query('SELECT * FROM document_jobs WHERE key_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id DESC LIMIT $3', [keyId, nowMs, limit]);
+    return (r.rows as JobRow[]).map(fromRow);
   }
 
   async orphans(nowMs: number): Promise<JobRecord[]> {

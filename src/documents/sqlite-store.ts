@@ -4,9 +4,9 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase } from '../accounts/sqlite/open.ts';
-import type { ChargeState, JobRecord, JobStatus } from './job.ts';
-import type { JobStore } from './store.ts';
-import { COLUMNS, createJobTable, fromRow, rowValues, type JobRow } from './job-table.ts';
+import type { ChargeState, JobRecord } from './job.ts';
+import type { JobPage, JobStore, JobUpdate } from './store.ts';
+import { COLUMNS, createJobTable, fromRow, HISTORY_INDEX, laterColumns, rowValues, type JobRow } from './job-table.ts';
 
 const SCHEMA = `${createJobTable({ integer: 'INTEGER', real: 'REAL' })}
 CREATE INDEX IF NOT EXISTS document_jobs_open ON document_jobs (status, lease_until);`;
@@ -23,9 +23,12 @@ export class SqliteJobStore implements JobStore {
     this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA busy_timeout = 5000');
     this.db.exec(SCHEMA);
-    // A database made before jobs could carry a glossary gets the column (SQLite has no ADD COLUMN IF NOT EXISTS).
+    // A database made before a column existed gets it (SQLite has no ADD COLUMN IF NOT EXISTS).
     const columns = this.statement('PRAGMA table_info(document_jobs)').all() as { name: string }[];
-    if (!columns.some((c) => c.name === 'glossary')) this.db.exec('ALTER TABLE document_jobs ADD COLUMN glossary TEXT');
+    for (const [name, type] of laterColumns({ integer: 'INTEGER', real: 'REAL' })) {
+      if (!columns.some((c) => c.name === name)) this.db.exec(`ALTER TABLE document_jobs ADD COLUMN ${name} ${type}`);
+    }
+    this.db.exec(HISTORY_INDEX);
   }
 
   private statement(sql: string): Database.Statement {
@@ -61,10 +64,25 @@ export class SqliteJobStore implements JobStore {
     this.statement('UPDATE document_jobs SET lease_until = 0 WHERE id = ?').run(id);
   }
 
-  async update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void> {
+  async update(id: string, fields: JobUpdate): Promise<void> {
     this
-      .statement('UPDATE document_jobs SET status = COALESCE(?, status), progress = COALESCE(?, progress), error = COALESCE(?, error) WHERE id = ?')
-      .run(fields.status ?? null, fields.progress ?? null, fields.error ?? null, id);
+      .statement(
+        'UPDATE document_jobs SET status = COALESCE(?, status), progress = COALESCE(?, progress), error = COALESCE(?, error), ' +
+          'finished_at = COALESCE(?, finished_at) WHERE id = ?',
+      )
+      .run(fields.status ?? null, fields.progress ?? null, fields.error ?? null, fields.finishedAt ?? null, id);
+  }
+
+  async list(keyId: string, { nowMs, limit, after }: { nowMs: number; limit: number; after: { createdAt: number; id: string } | undefined }): Promise<JobPage> {
+    const rows = after
+      ? this
+          .statement(
+            'SELECT * FROM document_jobs WHERE key_id = ? AND expires_at > ? AND (created_at < ? OR (created_at = ? AND id < ?)) ' +
+              'ORDER BY created_at DESC, id DESC LIMIT ?',
+          )
+          .all(keyId, nowMs, after.createdAt, after.createdAt, after.id, limit)
+      : this.statement('SELECT * FROM document_jobs WHERE key_id = ? AND expires_at > ? ORDER BY created_at DESC, id DESC LIMIT ?').all(keyId, nowMs, limit);
+    return (rows as JobRow[]).map(fromRow);
   }
 
   async orphans(nowMs: number): Promise<JobRecord[]> {
