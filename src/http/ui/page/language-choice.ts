@@ -75,7 +75,7 @@ export async function loadLanguages(): Promise<void> {
   const sets = targetSets.map((codes) => new Set(codes));
   reachable.clear();
   for (const l of languages) if (l.reach !== undefined && sets[l.reach]) reachable.set(l.language, sets[l.reach]!);
-  // A server older than the reach fields: every language both ways, as before.
+  // A server without the reach fields: every language both ways.
   const known = languages.some((l) => l.writes !== undefined || l.reach !== undefined);
   writable = new Set(languages.filter((l) => !known || l.writes).map((l) => l.language));
   if (!known) for (const l of languages) reachable.set(l.language, writable);
