@@ -138,6 +138,8 @@ describe('document history on the page', () => {
       await page.getByLabel('Choose a document').setInputFiles({ name, mimeType: 'text/plain', buffer: Buffer.from(`${EN.src}\n`) });
       await page.getByRole('button', { name: 'Translate document' }).click();
       await expect.poll(() => page.locator('#jobs li').first().getAttribute('data-status'), POLL).toBe('done');
+      // The server's clock is the test's: one job a second later than the other, as two uploads are.
+      server.clock.advance(1000);
     }
     // The job's end refreshed the usage panel: both documents' characters, as GET /v1/usage says.
     const listed0 = (await (await fetch(`${server.url}/v1/documents`, { headers: { 'x-api-key': key } })).json()) as { data: { documents: { characters: number }[] } };
