@@ -1,5 +1,6 @@
 // The page's first view and document history, in Debian's Chromium against the real app: the target is a
-// language the installed models reach (on an en→de server, German, never the source); a translation that comes
+// language the installed models reach (on an en→de server, German, never the source; with detection, text in the
+// language the page targeted goes into the next reachable one); a translation that comes
 // back as the text, in the same language, is said so; "Get a free key" asks before replacing a key; after a
 // reload the key's documents are listed with their real result name and a delete button, and the usage panel
 // reads the month again when a job ends.
@@ -18,23 +19,31 @@ const POLL = { timeout: 60_000, interval: 200 };
 
 let server: UiServer;
 let enDe: UiServer;
+let enDeBoth: UiServer;
 let models: string;
 let browser: Browser;
 
 beforeAll(async () => {
   // A server with one model, English → German, as a newcomer installs it.
+  // And one with English → German and German → English.
   models = mkdtempSync(join(tmpdir(), 'dragoman-ui-en-de-'));
-  mkdirSync(join(models, 'tiny-marian-en-de'));
-  for (const f of readdirSync(join(FIXTURE_MODELS, 'tiny-marian-en-de'))) {
-    symlinkSync(join(FIXTURE_MODELS, 'tiny-marian-en-de', f), join(models, 'tiny-marian-en-de', f));
+  for (const [folder, names] of [['one', ['tiny-marian-en-de']], ['both', ['tiny-marian-en-de', 'tiny-marian-de-en']]] as const) {
+    for (const name of names) {
+      mkdirSync(join(models, folder, name), { recursive: true });
+      for (const f of readdirSync(join(FIXTURE_MODELS, name))) symlinkSync(join(FIXTURE_MODELS, name, f), join(models, folder, name, f));
+    }
   }
-  [server, enDe] = await Promise.all([startUiServer(), startUiServer({ DRAGOMAN_MODELS_DIR: models })]);
+  [server, enDe, enDeBoth] = await Promise.all([
+    startUiServer(),
+    startUiServer({ DRAGOMAN_MODELS_DIR: join(models, 'one') }),
+    startUiServer({ DRAGOMAN_MODELS_DIR: join(models, 'both') }),
+  ]);
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([server?.close(), enDe?.close()]);
+  await Promise.all([server?.close(), enDe?.close(), enDeBoth?.close()]);
   if (models) rmSync(models, { recursive: true, force: true });
 });
 
@@ -75,9 +84,26 @@ describe('the first view', () => {
     await context.close();
   });
 
+  it('with detection, text in the language the page targeted is translated into the next one the models reach', async () => {
+    const { context, page, requests } = await openPage(browser, enDeBoth.url, { locale: 'en-US' });
+    await enterKey(page, enDeBoth.url, await enDeBoth.key());
+    // English and German both ways: the English browser's language is the first target.
+    expect(await chosen(page, 'To')).toBe('en');
+    await page.getByLabel('Text', { exact: true }).fill(EN.src);
+    await page.getByRole('button', { name: 'Translate', exact: true }).click();
+    await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).toBe(EN.beam4);
+    expect(await chosen(page, 'To')).toBe('de');
+    expect(await page.locator('#detected').textContent()).toMatch(/^Detected: English \(\d+\s?%\)$/);
+    expect(await page.locator('#result-note').isHidden()).toBe(true);
+    expect(requests.filter((u) => u.endsWith('/v1/translate'))).toHaveLength(2);
+    await context.close();
+  });
+
   it('a result that is the text itself, in the same language, gets a visible note', async () => {
     const { context, page } = await openPage(browser, server.url, { locale: 'en-US' });
     await enterKey(page, server.url, await server.key());
+    // Chosen by hand: the page keeps it.
+    await choose(page, 'To', 'en');
     expect(await chosen(page, 'To')).toBe('en');
     const text = 'The weather is very nice today and we are going to the beach.';
     await page.getByLabel('Text', { exact: true }).fill(text);

@@ -13,7 +13,7 @@ import {
 import { ui } from './dom.ts';
 import { clearError, isBusy, isWaiting, run, say, showError } from './feedback.ts';
 import { accepted, keyForRequest, setKey } from './key-field.ts';
-import { clearDetected, savePair, showDetected, sourcePicker, targetPicker } from './language-choice.ts';
+import { clearDetected, retargetFrom, savePair, showDetected, sourcePicker, targetPicker } from './language-choice.ts';
 import { learnRate } from './live-translate.ts';
 import { formatCount, formatPercent } from './messages.ts';
 import { UsagePanel } from './usage-panel.ts';
@@ -47,7 +47,7 @@ export async function translate(quiet = false): Promise<boolean> {
   const text = ui.text.value;
   const target = targetPicker.value;
   const source = sourcePicker.value;
-  const from = JSON.stringify([text, source, target, format()]);
+  let from = JSON.stringify([text, source, target, format()]);
   if (quiet && (text.trim() === '' || !target || from === shownFrom || isBusy() || isWaiting())) return false;
   const key = keyForRequest();
   if (key === undefined) return false;
@@ -64,15 +64,24 @@ export async function translate(quiet = false): Promise<boolean> {
   return run('Translating…', async () => {
     const body: Record<string, string> = { q: text, target, format: format() };
     if (source) body.source = source;
-    const answer = await callApi<TranslateResponse>('/v1/translate', key, body);
-    const item = answer.body.data.translations[0]!;
+    let answer = await callApi<TranslateResponse>('/v1/translate', key, body);
+    let item = answer.body.data.translations[0]!;
+    const confidence = answer.detectedConfidence[0];
+    // Detected in the language the page itself had targeted: translated once more into the one it should be.
+    const retarget = !source && item.detectedSourceLanguage ? retargetFrom(item.detectedSourceLanguage) : undefined;
+    if (retarget) {
+      afterCharge(answer);
+      answer = await callApi<TranslateResponse>('/v1/translate', key, { ...body, target: retarget, source: item.detectedSourceLanguage! });
+      item = { ...answer.body.data.translations[0]!, detectedSourceLanguage: item.detectedSourceLanguage };
+      from = JSON.stringify([text, source, retarget, format()]);
+    }
     ui.result.value = item.translatedText;
-    noteSameText(text, item.translatedText, source || item.detectedSourceLanguage, target);
+    noteSameText(text, item.translatedText, source || item.detectedSourceLanguage, retarget ?? target);
     shownFrom = from;
     ui.copy.disabled = false;
     savePair();
     afterCharge(answer);
-    if (!source && item.detectedSourceLanguage) showDetected(item.detectedSourceLanguage, answer.detectedConfidence[0]);
+    if (!source && item.detectedSourceLanguage) showDetected(item.detectedSourceLanguage, confidence);
     else clearDetected();
   });
 }

@@ -131,6 +131,22 @@ export function showDetected(language: string, confidence: number | undefined): 
   ui.detected.textContent = `Detected: ${sourcePicker.nameOf(language)}${share}`;
 }
 
+/**
+ * With "Detect language", the text turned out to be in the language the page had put on the target side (the
+ * browser's own, usually): the target becomes the preferred one the models reach from the detected language. Not
+ * when the user chose the target. The new target, or undefined when it stays.
+ */
+export function retargetFrom(detected: string): string | undefined {
+  if (!targetByPage || sourcePicker.value !== '' || targetPicker.value !== detected) return undefined;
+  const reach = targetsFrom(detected);
+  const next =
+    [...preferredTargets, ...COMMON_TARGETS].map((c) => targetPicker.match(c)).find((c) => c !== undefined && reach.has(c)) ??
+    [...reach].sort()[0];
+  if (next === undefined) return undefined;
+  targetPicker.value = next;
+  return next;
+}
+
 /** The user chose this target: it is the one to come back to when another source makes it unreachable for a while. */
 export function targetChosen(code: string): void {
   targetByPage = false;

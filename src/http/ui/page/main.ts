@@ -60,8 +60,8 @@ sourcePicker.onChange(() => {
   savePair();
   live.changed();
 });
-targetPicker.onChange((code) => {
-  targetChosen(code);
+targetPicker.onPick(targetChosen);
+targetPicker.onChange(() => {
   savePair();
   live.changed();
 });
