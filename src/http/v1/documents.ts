@@ -39,8 +39,8 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
   });
 
   app.get('/documents', { schema: documentListSchema }, async (request) => {
-    const query = request.query as { limit?: string | string[]; cursor?: string | string[] };
-    if (Array.isArray(query.limit) || Array.isArray(query.cursor)) throw invalidRequest("Give 'limit' and 'cursor' once each.");
+    // Each a single string (the schema refuses a repeated one).
+    const query = request.query as { limit?: string; cursor?: string };
     const limit = query.limit === undefined ? DOCUMENT_PAGE_DEFAULT : /^\d{1,4}$/.test(query.limit) ? Number(query.limit) : NaN;
     if (!(limit >= 1 && limit <= DOCUMENT_PAGE_MAX)) {
       throw invalidRequest(`Query parameter 'limit' must be a whole number from 1 to ${DOCUMENT_PAGE_MAX} (default ${DOCUMENT_PAGE_DEFAULT}).`);
