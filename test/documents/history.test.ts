@@ -97,6 +97,7 @@ describe('GET /v1/documents', () => {
       expect(expectErrorShape(await list(key.secret, q), 400, 'invalid_request'), q).toMatch(/'limit' must be a whole number from 1 to 100/);
     }
     expect(expectErrorShape(await list(key.secret, '?cursor=abc'), 400, 'invalid_request')).toMatch(/'cursor' is not one this server gave/);
+    expect(expectErrorShape(await list(key.secret, '?limit=1&limit=2'), 400, 'invalid_request')).toMatch(/'limit' must be a string/);
     expect((await t.call('GET', '/v1/documents')).status).toBe(401);
   });
 
