@@ -95,6 +95,7 @@ class JobRow {
   drop(): void {
     this.li.remove();
     rows.delete(this.job.id);
+    ui.jobsEmpty.hidden = rows.size > 0;
   }
 
   /** The server's newer view of the job (listed again). */
@@ -114,8 +115,7 @@ class JobRow {
     this.remove.disabled = true;
     try {
       await deleteDocument(this.key, this.job.id);
-      this.li.remove();
-      rows.delete(this.job.id);
+      this.drop();
       ui.status.textContent = `${this.job.filename} deleted.`;
     } catch (err) {
       ui.status.textContent = describe(err instanceof ApiFailure ? err : new ApiFailure('network', String(err), 0, 0));
