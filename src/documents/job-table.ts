@@ -21,6 +21,7 @@ export interface JobRow {
   charge: string;
   lease_until: number | string;
   glossary?: string | null;
+  finished_at?: number | string | null;
 }
 
 export function fromRow(r: JobRow): JobRecord {
@@ -42,13 +43,14 @@ export function fromRow(r: JobRow): JobRecord {
     charge: r.charge,
     leaseUntil: Number(r.lease_until),
     glossary: r.glossary ?? undefined,
+    finishedAt: r.finished_at === null || r.finished_at === undefined ? undefined : Number(r.finished_at),
   };
 }
 
 export const COLUMNS =
-  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary';
+  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, finished_at';
 
 export function rowValues(j: JobRecord): unknown[] {
   return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
-    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null];
+    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null, j.finishedAt ?? null];
 }

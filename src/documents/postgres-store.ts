@@ -5,9 +5,9 @@ import type pg from 'pg';
 import { AccountsUnavailable } from '../accounts/errors.ts';
 import type { PgStorage } from '../storage/index.ts';
 import { isUnavailable } from '../storage/postgres/unavailable.ts';
-import type { ChargeState, JobRecord, JobStatus } from './job.ts';
+import type { ChargeState, JobRecord } from './job.ts';
 import { COLUMNS, fromRow, rowValues, type JobRow } from './job-table.ts';
-import type { JobStore } from './store.ts';
+import type { JobPage, JobStore, JobUpdate } from './store.ts';
 
 export class PgJobStore implements JobStore {
   constructor(private readonly storage: PgStorage) {}
@@ -53,11 +53,23 @@ export class PgJobStore implements JobStore {
     await this.query('UPDATE document_jobs SET lease_until = 0 WHERE id = $1', [id]);
   }
 
-  async update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void> {
+  async update(id: string, fields: JobUpdate): Promise<void> {
     await this.query(
-      'UPDATE document_jobs SET status = COALESCE($1, status), progress = COALESCE($2, progress), error = COALESCE($3, error) WHERE id = $4',
-      [fields.status ?? null, fields.progress ?? null, fields.error ?? null, id],
+      'UPDATE document_jobs SET status = COALESCE($1, status), progress = COALESCE($2, progress), error = COALESCE($3, error), ' +
+        'finished_at = COALESCE($5, finished_at) WHERE id = $4',
+      [fields.status ?? null, fields.progress ?? null, fields.error ?? null, id, fields.finishedAt ?? null],
     );
+  }
+
+  async list(keyId: string, { nowMs, limit, after }: { nowMs: number; limit: number; after: { createdAt: number; id: string } | undefined }): Promise<JobPage> {
+    const r = after
+      ? await this.query(
+          'SELECT * FROM document_jobs WHERE key_id = $1 AND expires_at > $2 AND (created_at < $3 OR (created_at = $3 AND id < $4)) ' +
+            'ORDER BY created_at DESC, id DESC LIMIT $5',
+          [keyId, nowMs, after.createdAt, after.id, limit],
+        )
+      : await this.query('SELECT * FROM document_jobs WHERE key_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id DESC LIMIT $3', [keyId, nowMs, limit]);
+    return (r.rows as JobRow[]).map(fromRow);
   }
 
   async orphans(nowMs: number): Promise<JobRecord[]> {

@@ -2,8 +2,8 @@
 // made by the storage layer's migrations.
 import type Database from 'better-sqlite3';
 import type { SqliteStorage } from '../storage/index.ts';
-import type { ChargeState, JobRecord, JobStatus } from './job.ts';
-import type { JobStore } from './store.ts';
+import type { ChargeState, JobRecord } from './job.ts';
+import type { JobPage, JobStore, JobUpdate } from './store.ts';
 import { COLUMNS, fromRow, rowValues, type JobRow } from './job-table.ts';
 
 export class SqliteJobStore implements JobStore {
@@ -48,10 +48,25 @@ export class SqliteJobStore implements JobStore {
     this.statement('UPDATE document_jobs SET lease_until = 0 WHERE id = ?').run(id);
   }
 
-  async update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void> {
+  async update(id: string, fields: JobUpdate): Promise<void> {
     this
-      .statement('UPDATE document_jobs SET status = COALESCE(?, status), progress = COALESCE(?, progress), error = COALESCE(?, error) WHERE id = ?')
-      .run(fields.status ?? null, fields.progress ?? null, fields.error ?? null, id);
+      .statement(
+        'UPDATE document_jobs SET status = COALESCE(?, status), progress = COALESCE(?, progress), error = COALESCE(?, error), ' +
+          'finished_at = COALESCE(?, finished_at) WHERE id = ?',
+      )
+      .run(fields.status ?? null, fields.progress ?? null, fields.error ?? null, fields.finishedAt ?? null, id);
+  }
+
+  async list(keyId: string, { nowMs, limit, after }: { nowMs: number; limit: number; after: { createdAt: number; id: string } | undefined }): Promise<JobPage> {
+    const rows = after
+      ? this
+          .statement(
+            'SELECT * FROM document_jobs WHERE key_id = ? AND expires_at > ? AND (created_at < ? OR (created_at = ? AND id < ?)) ' +
+              'ORDER BY created_at DESC, id DESC LIMIT ?',
+          )
+          .all(keyId, nowMs, after.createdAt, after.createdAt, after.id, limit)
+      : this.statement('SELECT * FROM document_jobs WHERE key_id = ? AND expires_at > ? ORDER BY created_at DESC, id DESC LIMIT ?').all(keyId, nowMs, limit);
+    return (rows as JobRow[]).map(fromRow);
   }
 
   async orphans(nowMs: number): Promise<JobRecord[]> {

@@ -48,7 +48,9 @@ const job: JobRecord = {
   target: 'de', glossary: undefined, characters: 42, progress: 1, createdAt: 1_700_000_000_000, expiresAt: 4_000_000_000_000,
   error: undefined, chargeState: 'charged', charge: '{"keyId":"key-1","period":"2026-11","chars":42}', leaseUntil: 0,
 };
-const JOB_COLUMNS_WITHOUT_GLOSSARY = COLUMNS.replace(/, glossary$/, '');
+/** The job table's columns in the earlier layout: without the finishing time, with and without the glossary. */
+const OLD_JOB_COLUMNS = COLUMNS.replace(/, finished_at$/, '');
+const JOB_COLUMNS_WITHOUT_GLOSSARY = OLD_JOB_COLUMNS.replace(/, glossary$/, '');
 
 let dir: string;
 beforeEach(() => {
@@ -108,7 +110,7 @@ describe('SQLite', () => {
       old.exec(OLD_JOBS('INTEGER', 'REAL', glossaryColumn));
       old.prepare(`INSERT INTO api_keys (id, prefix, hash, plan, created_at) VALUES ('key-1', 'dk_old', 'hash-1', 'free', 1)`).run();
       old.prepare('INSERT INTO glossaries (id, owner, name, created_at, dictionaries) VALUES (@id, @owner, @name, @created_at, @dictionaries)').run(toRow(glossary));
-      const columns = glossaryColumn ? COLUMNS : JOB_COLUMNS_WITHOUT_GLOSSARY;
+      const columns = glossaryColumn ? OLD_JOB_COLUMNS : JOB_COLUMNS_WITHOUT_GLOSSARY;
       const values = rowValues(job).slice(0, columns.split(',').length);
       old.prepare(`INSERT INTO document_jobs (${columns}) VALUES (${values.map(() => '?').join(', ')})`).run(...values);
       old.close();
@@ -124,6 +126,12 @@ describe('SQLite', () => {
       const withGlossary = { ...job, id: 'b'.repeat(32), glossary: 'g-1' };
       await jobs.insert(withGlossary);
       expect(await jobs.get(withGlossary.id)).toEqual(withGlossary);
+      // So is the finishing time, and the key's history lists the jobs newest first.
+      const finished = { ...job, id: 'c'.repeat(32), createdAt: job.createdAt + 1, finishedAt: job.createdAt + 5_000 };
+      await jobs.insert(finished);
+      expect(await jobs.get(finished.id)).toEqual(finished);
+      const listed = await jobs.list('key-1', { nowMs: job.createdAt, limit: 10, after: undefined });
+      expect(listed.map((j) => j.id)).toEqual([finished.id, withGlossary.id, job.id]);
       await storage.close();
     });
   }
@@ -138,7 +146,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL', () => {
       await old.query(OLD_GLOSSARIES('BIGINT'));
       await old.query(OLD_JOBS('BIGINT', 'DOUBLE PRECISION', false));
       await old.query('INSERT INTO glossaries (id, owner, name, created_at, dictionaries) VALUES ($1, $2, $3, $4, $5)', Object.values(toRow(glossary)));
-      const values = rowValues(job).slice(0, -1);
+      const values = rowValues(job).slice(0, JOB_COLUMNS_WITHOUT_GLOSSARY.split(',').length);
       await old.query(`INSERT INTO document_jobs (${JOB_COLUMNS_WITHOUT_GLOSSARY}) VALUES (${values.map((_v, i) => `$${i + 1}`).join(', ')})`, values);
       await old.end();
 

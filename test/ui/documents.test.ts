@@ -56,7 +56,7 @@ describe('the page: Documents', () => {
     expect(await row.locator('progress').evaluate((p: HTMLProgressElement) => p.value)).toBe(1);
     await page.screenshot({ path: join(RESULTS_DIR, 'ui-files.png'), fullPage: true });
     const downloading = page.waitForEvent('download');
-    await page.getByRole('button', { name: 'Download note.txt' }).click();
+    await page.getByRole('button', { name: 'Download note.de.txt' }).click();
     const download = await downloading;
     expect(download.suggestedFilename()).toBe('note.de.txt');
     const bytes = readFileSync((await download.path())!, 'utf8');

@@ -1,6 +1,8 @@
-// SRT and WebVTT: a cue's text lines are one unit (lines joined with <br>); cue numbers, identifiers, timings,
-// the WEBVTT header and NOTE/STYLE/REGION blocks are kept byte for byte. Inline tags the fragment knows (<i>, <b>,
+// SRT and WebVTT: a cue's text lines are one unit, translated as one sentence and broken again into at most as
+// many lines, balanced (cue-lines.ts); a dialogue cue ("- Hi." / "- Hello.") keeps a line per speaker. Cue
+// numbers, identifiers, timings, the WEBVTT header and NOTE/STYLE/REGION blocks are kept byte for byte. Inline tags the fragment knows (<i>, <b>,
 // <u>) pass as themselves; every other cue tag (<font>, <c.x>, <v Name>, timestamps) is an opaque token put back.
+import { balanceLines, isDialogue } from './cue-lines.ts';
 import { decodeText as decodeFragment, escapeText, tokenizeFragment } from './fragment.ts';
 import { PieceWriter } from './pieces.ts';
 import { decodeText, extensionOf, textHead } from './text-file.ts';
@@ -41,8 +43,11 @@ function blocksOf(text: string): (Block | string)[] {
   return out;
 }
 
-/** Cue text lines as a fragment: `escaped` says whether the text is already HTML-escaped (VTT) or raw (SRT). */
-function cueFragment(lines: readonly string[], escaped: boolean, kept: string[]): string {
+/**
+ * Cue text lines as a fragment: `escaped` says whether the text is already HTML-escaped (VTT) or raw (SRT);
+ * `joiner` goes between the lines (a space: one sentence; <br>: a line each).
+ */
+function cueFragment(lines: readonly string[], escaped: boolean, kept: string[], joiner: string): string {
   return lines
     .map((line) => {
       let out = '';
@@ -60,7 +65,8 @@ function cueFragment(lines: readonly string[], escaped: boolean, kept: string[])
       const rest = line.slice(at);
       return out + (escaped ? rest.replace(/&(?![a-zA-Z]+;|#\d+;|#x[0-9a-fA-F]+;)/g, '&amp;') : escapeText(rest));
     })
-    .join('<br>');
+    .map((line) => (joiner === ' ' ? line.trim() : line))
+    .join(joiner);
 }
 
 function renderCue(html: string, escaped: boolean, kept: readonly string[], newline: string): string {
@@ -88,7 +94,13 @@ function cues(text: string, escaped: boolean, timingLine: (lines: readonly strin
     if (textLines.length === 0) continue;
     const kept: string[] = [];
     const newline = b.ends[head] || '\n';
-    out.unit(cueFragment(textLines, escaped, kept), (tr) => renderCue(tr, escaped, kept, newline));
+    if (textLines.length === 1 || isDialogue(textLines)) {
+      out.unit(cueFragment(textLines, escaped, kept, '<br>'), (tr) => renderCue(tr, escaped, kept, newline));
+    } else {
+      // One sentence over several lines: translated whole, then set again on as many lines, balanced.
+      out.unit(cueFragment(textLines, escaped, kept, ' '), (tr) =>
+        balanceLines(renderCue(tr, escaped, kept, ' '), textLines.length).join(newline));
+    }
     out.keep(b.ends[b.lines.length - 1]!);
   }
   return out;

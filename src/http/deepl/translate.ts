@@ -44,6 +44,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['GET', 'POST'],
     url: '/translate',
+    schema: { summary: 'Translate text (DeepL: text, target_lang, source_lang, tag_handling, glossary_id)' },
     handler: async (request, reply) => {
       const fields = requestFields(request.query, request.body);
       const p = translateOptions(fields, request.metering!.admission!.key.id);

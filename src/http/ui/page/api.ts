@@ -116,9 +116,14 @@ export interface LanguageEntry {
   name: string;
   /** Google's code where it differs (`fa-AF` for `prs`); only in the page's copy, /ui/languages. */
   google?: string;
+  /** Some installed model writes it (only in /ui/languages). */
+  writes?: boolean;
+  /** Some installed model reads it: the index in `targetSets` of what it reaches (only in /ui/languages). */
+  reach?: number;
 }
 export interface LanguagesResponse {
-  data: { languages: LanguageEntry[] };
+  /** `targetSets`: only in /ui/languages. */
+  data: { languages: LanguageEntry[]; targetSets?: string[][] };
 }
 export interface TranslateResponse {
   data: { translations: { translatedText: string; detectedSourceLanguage?: string; input: string }[] };
