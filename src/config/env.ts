@@ -89,6 +89,12 @@ export interface Config {
   maxZipEntries: number;
   /** Most uncompressed/compressed ratio of one zip entry (a zip bomb's is in the thousands). */
   maxCompressionRatio: number;
+  /** Most pages of a PDF document. */
+  maxPdfPages: number;
+  /** Heap cap of the worker thread reading or writing one PDF, in MB. */
+  pdfMemoryMb: number;
+  /** Longest a PDF may take to read or to write, in ms. */
+  pdfTimeoutMs: number;
 }
 
 /** A duration setting: seconds, or a number with s, m, h or d. */
@@ -249,6 +255,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxDocumentUncompressedBytes: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES', 300 * 1024 * 1024, 1),
     maxZipEntries: int(env, 'DRAGOMAN_MAX_ZIP_ENTRIES', 10_000, 1),
     maxCompressionRatio: int(env, 'DRAGOMAN_MAX_COMPRESSION_RATIO', 200, 1),
+    maxPdfPages: int(env, 'DRAGOMAN_MAX_PDF_PAGES', 500, 1),
+    pdfMemoryMb: int(env, 'DRAGOMAN_PDF_MEMORY_MB', 512, 64),
+    pdfTimeoutMs: int(env, 'DRAGOMAN_PDF_TIMEOUT_MS', 120_000, 1000),
   };
 }
 

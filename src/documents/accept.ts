@@ -15,6 +15,9 @@ export interface DocumentSettings {
   maxDocumentUncompressedBytes: number;
   maxZipEntries: number;
   maxCompressionRatio: number;
+  maxPdfPages: number;
+  pdfMemoryMb: number;
+  pdfTimeoutMs: number;
 }
 
 export function limitsOf(s: DocumentSettings): DocumentLimits {
@@ -23,6 +26,9 @@ export function limitsOf(s: DocumentSettings): DocumentLimits {
     maxUncompressedBytes: s.maxDocumentUncompressedBytes,
     maxZipEntries: s.maxZipEntries,
     maxCompressionRatio: s.maxCompressionRatio,
+    maxPdfPages: s.maxPdfPages,
+    pdfMemoryMb: s.pdfMemoryMb,
+    pdfTimeoutMs: s.pdfTimeoutMs,
   };
 }
 
