@@ -8,6 +8,7 @@ import { isWellFormed } from '../../src/documents/formats/xml-scan.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
 import { download, upload, waitForJob } from './jobs-client.ts';
 import { SAMPLES } from './samples.ts';
+import { makeScannedPdf } from './pdf-fixtures.ts';
 
 let t: TestApp;
 let key: { id: string; secret: string };
@@ -160,6 +161,14 @@ describe('documents: bad and hostile files are 4xx with a message', () => {
       expect(await usedChars(key.id)).toBe(before);
     });
   }
+
+  it('a scanned PDF (an image-only page): the named 400, nothing charged', async () => {
+    const before = await usedChars(key.id);
+    const up = await upload(t.url, key.secret, 'scan.pdf', await makeScannedPdf());
+    expect(up.status, JSON.stringify(up.body)).toBe(400);
+    expect(up.body.error).toEqual({ code: 400, type: 'invalid_request', message: expect.stringMatching(/PDF has no text layer/) });
+    expect(await usedChars(key.id)).toBe(before);
+  }, 60_000);
 
   it('missing file or target', async () => {
     const form = new FormData();
