@@ -132,4 +132,40 @@ describe.skipIf(missing.length > 0)('PDF documents', () => {
     const e2 = await format.open(broken, LIMITS).then(() => undefined, (e: unknown) => e);
     expect((e2 as Error).message).toMatch(/cross-reference table is broken/);
   });
+
+  it('mutated PDFs (cut short, bytes flipped, stream bytes flipped): each read refused by name or read and written, never a crash', async () => {
+    let x = 0x5eed;
+    const next = () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) / 2 ** 32;
+    };
+    const format = detectFormat(source, 'a.pdf');
+    const outcomes: Record<string, number> = {};
+    const streamAt = Buffer.from(source).indexOf('stream');
+    for (let k = 0; k < 24; k++) {
+      const bytes = Buffer.from(source);
+      let mutated: Buffer;
+      if (k % 3 === 0) mutated = bytes.subarray(0, 5 + Math.floor(next() * (bytes.length - 5)));
+      else {
+        const from = k % 3 === 1 ? 5 : streamAt;
+        for (let f = 0; f < 1 + Math.floor(next() * 8); f++) bytes[from + Math.floor(next() * (bytes.length - from))] = Math.floor(next() * 256);
+        mutated = bytes;
+      }
+      const opened = await format.open(mutated, LIMITS).then((d) => d, (e: unknown) => e);
+      if (opened instanceof Error) {
+        expect(opened, `#${k}: ${opened.message}`).toBeInstanceOf(DocumentError);
+        outcomes[opened.message.slice(0, 40)] = (outcomes[opened.message.slice(0, 40)] ?? 0) + 1;
+        continue;
+      }
+      const doc = opened as Awaited<ReturnType<typeof format.open>>;
+      const out = await doc.write(doc.units.map((u) => u.html), 'de').then((b) => b, (e: unknown) => e);
+      if (out instanceof Error) expect(out, `#${k} write: ${out.message}`).toBeInstanceOf(DocumentError);
+      else expect(Buffer.from(out.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+      outcomes.written = (outcomes.written ?? 0) + 1;
+    }
+    console.log(JSON.stringify({ pdfFuzz: outcomes }));
+    expect(Object.values(outcomes).reduce((a, b) => a + b, 0)).toBe(24);
+  }, 300_000);
 });
