@@ -1,7 +1,7 @@
 // Everything a document is checked for before it is accepted (and charged): the languages, the size, the format
 // (from the content), the file itself (opened by its format under the limits), its characters, its source
 // language and a route between the two. Each refusal is an ApiError with a message naming the problem.
-import { ApiError, invalidRequest } from '../service/errors.ts';
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import type { Service } from '../service/index.ts';
 import { validateLanguage } from '../service/validate.ts';
 import { resolveLanguage } from '../languages/catalog.ts';

@@ -1,36 +1,7 @@
-// The document_jobs table, whichever database holds it: its columns, and how a job record maps to a row and back.
+// The document_jobs table, whichever database holds it (made by src/storage's migrations): its columns, and how a
+// job record maps to a row and back.
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 import type { FormatId } from './formats/types.ts';
-
-/** The SQL types of the numeric columns, which the two databases name differently. */
-export interface NumericTypes {
-  integer: string;
-  real: string;
-}
-
-/** CREATE TABLE IF NOT EXISTS for document_jobs and its expiry index. */
-export function createJobTable({ integer, real }: NumericTypes): string {
-  return `CREATE TABLE IF NOT EXISTS document_jobs (
-  id TEXT PRIMARY KEY,
-  key_id TEXT NOT NULL,
-  status TEXT NOT NULL,
-  filename TEXT NOT NULL,
-  format TEXT NOT NULL,
-  source TEXT,
-  detected_source TEXT,
-  target TEXT NOT NULL,
-  characters ${integer} NOT NULL,
-  progress ${real} NOT NULL DEFAULT 0,
-  created_at ${integer} NOT NULL,
-  expires_at ${integer} NOT NULL,
-  error TEXT,
-  charge_state TEXT NOT NULL,
-  charge TEXT NOT NULL,
-  lease_until ${integer} NOT NULL DEFAULT 0,
-  glossary TEXT
-);
-CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);`;
-}
 
 export interface JobRow {
   id: string;

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Admission, Gate } from '../accounts/gate.ts';
 import type { Clock } from '../accounts/clock.ts';
 import { QuotaExceeded } from '../accounts/errors.ts';
-import { ApiError } from '../service/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Service } from '../service/index.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import { checkDocument, openDocument, type DocumentSettings } from './accept.ts';

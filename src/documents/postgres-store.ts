@@ -1,37 +1,24 @@
-// Job records in PostgreSQL (DRAGOMAN_DATABASE_URL), shared by every replica. The table is created on first use;
-// each transition is one conditional UPDATE, atomic across replicas.
-import pg from 'pg';
-import { databaseUnavailable, isUnavailable } from '../accounts/postgres/unavailable.ts';
+// Job records on the process's PostgreSQL pool (src/storage/postgres, DRAGOMAN_DATABASE_URL), shared by every
+// replica; the table is made by the storage layer's migrations. Each transition is one conditional UPDATE, atomic
+// across replicas.
+import type pg from 'pg';
+import { AccountsUnavailable } from '../accounts/errors.ts';
+import type { PgStorage } from '../storage/index.ts';
+import { isUnavailable } from '../storage/postgres/unavailable.ts';
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
-import { COLUMNS, createJobTable, fromRow, rowValues, type JobRow } from './job-table.ts';
+import { COLUMNS, fromRow, rowValues, type JobRow } from './job-table.ts';
 import type { JobStore } from './store.ts';
 
-// One implicit transaction under an advisory lock: replicas starting together do not race on CREATE TABLE.
-const SCHEMA = `SELECT pg_advisory_xact_lock(hashtext('dragoman.document_jobs'));
-${createJobTable({ integer: 'BIGINT', real: 'DOUBLE PRECISION' })}
--- a table made before jobs could carry a glossary gets the column
-ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS glossary TEXT;`;
-
 export class PgJobStore implements JobStore {
-  private readonly pool: pg.Pool;
-  private ready: Promise<void> | undefined;
-
-  constructor(url: string) {
-    this.pool = new pg.Pool({ connectionString: url, max: 4 });
-    this.pool.on('error', () => undefined); // an idle connection dropped by the server; the next query reconnects
-  }
+  constructor(private readonly storage: PgStorage) {}
 
   /** A database that cannot be reached is the 503 the accounts answer too (a retry is safe: nothing was done). */
   private async query(sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
     try {
-      this.ready ??= this.pool.query(SCHEMA).then(() => undefined, (err: unknown) => {
-        this.ready = undefined;
-        throw err;
-      });
-      await this.ready;
-      return await this.pool.query(sql, values);
+      await this.storage.ready();
+      return await this.storage.pool.query(sql, values);
     } catch (err) {
-      throw isUnavailable(err) ? databaseUnavailable() : err;
+      throw isUnavailable(err) ? new AccountsUnavailable() : err;
     }
   }
 
@@ -95,7 +82,6 @@ export class PgJobStore implements JobStore {
     await this.query('DELETE FROM document_jobs WHERE id = $1', [id]);
   }
 
-  async close(): Promise<void> {
-    await this.pool.end();
-  }
+  /** Nothing of its own to release: the pool belongs to the storage layer. */
+  async close(): Promise<void> {}
 }

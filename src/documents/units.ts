@@ -35,7 +35,7 @@ export async function planUnits(service: Service, units: readonly TextUnit[]): P
   const slices = new Slices();
   const pending: (AnyPlan | Promise<AnyPlan>)[] = [];
   for (const u of units) {
-    pending.push(isPlanned(u) ? u.plan : service.deps.planners.html(u.html));
+    pending.push(isPlanned(u) ? u.plan : service.plan(u.html, 'html'));
     await slices.next();
   }
   const plans = await Promise.all(pending);

@@ -2,19 +2,9 @@
 // /v1 body (a surface with another body shape sets its own inside its plugin), every response carries
 // X-Request-Id, and each surface is an encapsulated plugin from its own folder, registered below.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { Accounts } from '../accounts/accounts.ts';
-import { type Clock, systemClock } from '../accounts/clock.ts';
-import { Gate, type GateOptions } from '../accounts/gate.ts';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { KEY_PREFIX } from '../accounts/keys.ts';
-import type { AccountStore } from '../accounts/store.ts';
-import type { Config } from '../config/env.ts';
-import { DocumentJobs, openJobStore, type JobStore } from '../documents/index.ts';
-import type { LanguageDetector } from '../detect/types.ts';
-import type { Engine } from '../engine/types.ts';
-import { ApiError } from '../service/errors.ts';
-import { createService } from '../service/index.ts';
-import type { Planners } from '../service/types.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { DragomanContext } from './context.ts';
 import { badUrl, clientError, trackRequestPaths } from './connection-errors.ts';
 import { errorBody, logServerFailure, toApiError } from './errors.ts';
@@ -27,24 +17,13 @@ import { LIBRETRANSLATE_PREFIX, libreTranslateRoutes } from './libretranslate/in
 import { uiRoutes } from './ui/index.ts';
 import { v1Routes } from './v1/index.ts';
 import { deeplV2Routes, deeplV3Routes } from './deepl/index.ts';
-import type { GlossaryBook } from '../glossaries/book.ts';
 
-export interface ServerDeps {
-  config: Config;
-  engine: Engine;
-  detector: LanguageDetector;
-  store: AccountStore;
-  planners: Planners;
-  /** A key's glossaries (src/glossaries); without them, glossary endpoints answer that none are kept. */
-  glossaries?: GlossaryBook;
-  clock?: Clock;
-  /** Fastify logger options; false in tests. Defaults to JSON lines at config.logLevel. */
-  logger?: FastifyServerOptions['logger'];
-  gate?: GateOptions;
+/** What the server is handed, built by the composition root (src/app.ts): the context its routes find, and how it logs. */
+export interface ServerDeps extends DragomanContext {
+  /** The process's logger (src/observability/logger.ts); the server's request lines go through it. */
+  log: FastifyBaseLogger;
   /** Tests only: how long a request may take to arrive whole (60 s). */
   requestTimeoutMs?: number;
-  /** Where document jobs are recorded; by default the store the configuration selects (closed with the server). */
-  jobStore?: JobStore;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -58,10 +37,9 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  const clock = deps.clock ?? systemClock;
   const requestTimeoutMs = deps.requestTimeoutMs ?? 60_000;
   const app = Fastify({
-    logger: deps.logger ?? loggerOptions(config),
+    loggerInstance: deps.log,
     bodyLimit: config.maxBodyBytes,
     // request.ip (per-address throttles, logs) is the client's only when the proxy in front is trusted to say so.
     // (n hops as proxy-addr's trust function, as Fastify builds it: its types leave the number out).
@@ -89,34 +67,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     onConstructorPoisoning: 'remove',
   });
 
-  const accounts = new Accounts(deps.store, clock);
-  const gate = new Gate(accounts, { keylessPerMinute: config.keylessPerMinute, ...deps.gate });
-  const service = createService({
-    config,
-    engine: deps.engine,
-    detector: deps.detector,
-    planners: deps.planners,
-    ...(deps.glossaries ? { glossaries: deps.glossaries } : {}),
-    keepSpans: config.keepSpans,
-  });
-  const documents = new DocumentJobs({
-    settings: config,
-    service,
-    gate,
-    store: deps.jobStore ?? openJobStore(config),
-    clock,
-    log: app.log,
-  });
-  const context: DragomanContext = {
-    config,
-    service,
-    accounts,
-    gate,
-    engine: deps.engine,
-    detector: deps.detector,
-    clock,
-    documents,
-  };
+  const { service, accounts, gate, engine, detector, clock, documents } = deps;
+  const context: DragomanContext = { config, service, accounts, gate, engine, detector, clock, documents };
   app.decorate('dragoman', context);
   // Unfinished jobs of a server that stopped are taken over once this one serves; running ones stop before
   // their next batch when it closes (the next start finishes them).

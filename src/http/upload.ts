@@ -1,7 +1,7 @@
 // A document upload: a multipart/form-data body (read whole under the route's body limit) with one file part
 // and text fields. The file's bytes are kept as they came; only its name is taken from the part's header.
 import { Busboy } from '@fastify/busboy';
-import { ApiError, invalidRequest } from '../service/errors.ts';
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import { toApiError } from './errors.ts';
 
 export interface Upload {

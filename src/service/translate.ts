@@ -1,7 +1,7 @@
 // Translation: validate, detect each string's language when no source was given, group the strings by
 // source language, and make ONE engine call per (source, target) group carrying every segment of every string
 // of the group, so the engine can batch them. Results come back in the order of q with the input echoed.
-import { ApiError, invalidRequest } from './errors.ts';
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
 import { Slices } from './slices.ts';

@@ -3,7 +3,7 @@
 // their key; a document over the quota is refused with nothing charged; hostile XML is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/documents/formats/index.ts';
-import { openJobStore } from '../../src/documents/index.ts';
+import { configuredJobStore } from '../stores.ts';
 import { isWellFormed } from '../../src/documents/formats/xml-scan.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
 import { download, upload, waitForJob } from './jobs-client.ts';
@@ -110,7 +110,7 @@ describe('documents: jobs, keys and quota', () => {
     expect(await usedChars(small.id)).toBe(0);
     // No folder, no record: the job store has nothing of this key.
     expect(readdirSync(`${t.dataDir}/documents`).sort()).toEqual(folders);
-    const store = openJobStore(t.app.server.dragoman.config);
+    const store = await configuredJobStore(t.app.server.dragoman.config);
     try {
       expect(await store.orphans(Number.MAX_SAFE_INTEGER).then((jobs) => jobs.filter((j) => j.keyId === small.id))).toEqual([]);
       expect(await store.expired(Number.MAX_SAFE_INTEGER).then((jobs) => jobs.filter((j) => j.keyId === small.id))).toEqual([]);

@@ -9,6 +9,7 @@ import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
 import { main } from '../../src/cli/dispatch.ts';
 import { runCli } from '../cli/in-process.ts';
 import { type FreshDatabase, freshDatabase, TEST_DATABASE_URL } from './pg-helpers.ts';
+import { pgAccountStore } from '../stores.ts';
 
 describe.skipIf(!TEST_DATABASE_URL)('dragoman keys/plans/usage on PostgreSQL', () => {
   let db: FreshDatabase;
@@ -23,7 +24,7 @@ describe.skipIf(!TEST_DATABASE_URL)('dragoman keys/plans/usage on PostgreSQL', (
 
   beforeEach(async () => {
     db = await freshDatabase();
-    store = new PgAccountStore(db.url, defaultPlanLimits('A'));
+    store = pgAccountStore(db.url, defaultPlanLimits('A'));
   });
   afterEach(async () => {
     await store.close();

@@ -45,7 +45,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const { checkDocument } = await import('../../documents/accept.ts');
   const { translateUnits } = await import('../../documents/units.ts');
   const { resultName } = await import('../../documents/jobs.ts');
-  const { ApiError } = await import('../../service/errors.ts');
+  const { ApiError } = await import('../../errors/api-error.ts');
 
   const engine = await createEngine(config);
   try {

@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { detectFormat, type JobRecord } from '../../documents/index.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 import { attachment } from '../download.ts';
 import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload.ts';
 import { deeplKey } from './auth-key.ts';

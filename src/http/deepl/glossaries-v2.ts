@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { languageByFlores } from '../../languages/catalog.ts';
 import { parseEntries, toTsv, type Glossary } from '../../glossaries/index.ts';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { glossaryCode } from './languages.ts';
 import { oneOf, requestFields, single } from './params.ts';
 

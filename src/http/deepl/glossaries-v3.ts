@@ -3,7 +3,7 @@
 // .entries_format); a JSON body gives `dictionaries` as a list. Same store and limits as every other surface.
 import type { FastifyInstance } from 'fastify';
 import { parseEntries, toTsv, type Glossary, type GlossaryBook, type NewDictionary } from '../../glossaries/index.ts';
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 import { fromDeepL, glossaryCode } from './languages.ts';
 import { oneOf, requestFields, single, type Fields } from './params.ts';
 import { bookOf, ownerOf } from './glossaries-v2.ts';

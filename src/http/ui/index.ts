@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { languageByFlores } from '../../languages/catalog.ts';
 import type { Service } from '../../service/index.ts';
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 import { type Asset, loadAssets, SCRIPT_PATH, scriptAsset } from './assets.ts';
 
 export const CONTENT_SECURITY_POLICY = [

@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { viewOf } from '../../documents/index.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 import { errorBody, logServerFailure } from '../errors.ts';
 import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload.ts';
 import { attachment } from '../download.ts';

@@ -3,7 +3,7 @@
 // Glossaries of other keys are answered 404 like unknown ids. Not metered in characters: no translation is made.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseEntries, toTsv, type Glossary } from '../../glossaries/index.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 
 export function glossaryView(g: Glossary) {
   const d = g.dictionaries[0];

@@ -2,7 +2,7 @@
 // in the query string and admits the request (key + rate limit) before the body is even parsed, so every
 // /v1 call but signup is authenticated and counted.
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { admit } from '../metering.ts';
 import { isPageRequest } from '../page-key.ts';
 import { headerValues, keyNamesInQuery, oneKey } from '../presented-keys.ts';
