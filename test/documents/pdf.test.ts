@@ -162,7 +162,7 @@ describe.skipIf(missing.length > 0)('PDF documents', () => {
       const doc = opened as Awaited<ReturnType<typeof format.open>>;
       const out = await doc.write(doc.units.map((u) => u.html), 'de').then((b) => b, (e: unknown) => e);
       if (out instanceof Error) expect(out, `#${k} write: ${out.message}`).toBeInstanceOf(DocumentError);
-      else expect(Buffer.from(out.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+      else expect(Buffer.from((out as Uint8Array).subarray(0, 5)).toString('latin1')).toBe('%PDF-');
       outcomes.written = (outcomes.written ?? 0) + 1;
     }
     console.log(JSON.stringify({ pdfFuzz: outcomes }));
