@@ -176,21 +176,25 @@ export function typeset(block: Block, html: string): { placed: Placed[]; size: n
     let x = align === 'right' || (justify && rtl && extra === 0) ? right - w : align === 'center' ? left + (width - w) / 2 : left;
     if (align === 'justify' && !justify && rtl) x = right - w;
     const order = visual(line, rtl);
+    // Whether the next piece continues the last one on this line (same face, right after it): drawn as one string.
+    let joinable = false;
     order.forEach((a, k) => {
       for (const p of a.parts) {
         const lastPiece = placed[placed.length - 1];
         // Pieces that follow each other in one face on one line are drawn as one string.
-        if (!justify && lastPiece && lastPiece.face === p.face && lastPiece.y === y && Math.abs(lastPiece.x + widthOf(p.face, lastPiece.text) * size - x) < 0.01) {
+        if (!justify && lastPiece && lastPiece.face === p.face && lastPiece.y === y && joinable) {
           lastPiece.text += p.text;
         } else placed.push({ text: p.text, face: p.face, x, y, size });
         x += p.width * size;
+        joinable = true;
       }
       const next = order[k + 1];
       const spaced = rtl ? next?.space : a.space;
       if (next && spaced) {
         const sw = a.spaceWidth * size + extra;
         const lastPiece = placed[placed.length - 1]!;
-        if (!justify && next.parts[0]?.face === lastPiece.face) lastPiece.text += ' ';
+        joinable = !justify && next.parts[0]?.face === lastPiece.face;
+        if (joinable) lastPiece.text += ' ';
         x += sw;
       }
     });
