@@ -182,9 +182,13 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
     const page = pages[index];
     if (!page) continue;
     removePageText(doc, page, list.map((l) => l.block), limits, forms);
+    // The page's font is set only when it changes: pdf-lib adds a resource entry each time a font is set.
+    let current: PDFFont | undefined;
     for (const { block, html } of list) {
       for (const piece of typeset(block, html).placed) {
-        page.drawText(piece.text, { x: piece.x, y: piece.y, size: piece.size, font: await fontFor(piece.face), color: rgb(0, 0, 0) });
+        const font = await fontFor(piece.face);
+        if (font !== current) page.setFont((current = font));
+        page.drawText(piece.text, { x: piece.x, y: piece.y, size: piece.size, color: rgb(0, 0, 0) });
       }
     }
   }
