@@ -26,13 +26,17 @@ export interface Face {
 
 export const faceKey = (f: Face): string => `${f.family}${f.bold ? '-bold' : ''}${f.italic ? '-italic' : ''}`;
 
+let known: Record<string, string> | undefined;
+
+/** The face files by key, resolved once. */
 function files(): Record<string, string> {
+  if (known) return known;
   const latin = join(packageDir('@embedpdf/fonts-latin'), '..', 'fonts');
   const arabic = join(packageDir('@embedpdf/fonts-arabic'), '..', 'fonts');
   const hebrew = join(packageDir('@embedpdf/fonts-hebrew'), '..', 'fonts');
   const cjk = join(packageDir('@embedpdf/fonts-sc'), '..', 'fonts');
   const deva = packageDir('@expo-google-fonts/noto-sans-devanagari');
-  return {
+  known = {
     latin: join(latin, 'NotoSans-Regular.ttf'),
     'latin-bold': join(latin, 'NotoSans-Bold.ttf'),
     'latin-italic': join(latin, 'NotoSans-Italic.ttf'),
@@ -46,6 +50,7 @@ function files(): Record<string, string> {
     cjk: join(cjk, 'NotoSansHans-Regular.otf'),
     'cjk-bold': join(cjk, 'NotoSansHans-Bold.otf'),
   };
+  return known;
 }
 
 /** Every face file the PDF format may read (the container image keeps these and no other weights). */

@@ -36,6 +36,7 @@ interface Atom {
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/u;
 const CJK = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;
 const familyCache = new Map<number, Family | undefined>();
+const widths = new Map<string, number>();
 
 function familyFor(cp: number): Family | undefined {
   if (!familyCache.has(cp)) familyCache.set(cp, familyOf(cp));
@@ -44,8 +45,15 @@ function familyFor(cp: number): Family | undefined {
 
 /** Width of `text` in `key`'s face at size 1. */
 function widthOf(key: string, text: string): number {
-  const f = face(key).font;
-  return f.layout(text).advanceWidth / f.unitsPerEm;
+  const id = `${key}\u0000${text}`;
+  let w = widths.get(id);
+  if (w === undefined) {
+    const f = face(key).font;
+    w = f.layout(text).advanceWidth / f.unitsPerEm;
+    // Words repeat: a layout through the font's OpenType tables is the costly part of setting text.
+    if (widths.size < 100_000) widths.set(id, w);
+  }
+  return w;
 }
 
 /** Styled runs of a translated fragment (<b>, <strong>, <i>, <em> as the filter wrote them). */
