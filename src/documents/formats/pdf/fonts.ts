@@ -2,7 +2,7 @@
 // one family per script, tried in order for each character: Noto Sans (Latin, Greek, Cyrillic; regular, bold,
 // italic, bold italic), Noto Naskh Arabic, Noto Sans Hebrew, Noto Sans Devanagari, Noto Sans Hans (CJK ideographs
 // and kana). Bold has its own face in every family; italic only in Noto Sans. Fonts are read from disk once per
-// worker; the PDF embeds a subset of each face it uses (fontkit subsets), never the whole face.
+// worker; the PDF embeds each face it uses whole (fontkit's subsets of these faces lose glyph outlines).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -1,6 +1,6 @@
 // Writing the translated PDF (on the PDF worker): on each page the text-showing operators inside the blocks are
 // cut out of the content stream (and of the forms it draws), the translations set in the blocks' boxes in the
-// Noto faces (subsets embedded), the title and outline translated, /Lang set to the target, JavaScript dropped.
+// Noto faces (embedded whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
 // Pages, images, vector drawings, annotations and links stay as they were.
 import { inflateSync } from 'node:zlib';
 import fontkit from '@pdf-lib/fontkit';
@@ -107,24 +107,6 @@ function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits
   page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(bytes)));
 }
 
-/**
- * The subset tag (six capitals and '+') on an embedded subset's names, as PDF asks of subsets: tools such as
- * pdffonts tell a subset by it.
- */
-function markSubset(doc: PDFDocument, font: PDFFont): void {
-  const tag = Array.from({ length: 6 }, (_, i) => String.fromCharCode(65 + ((font.ref.objectNumber * 7 + i * 3) % 26))).join('') + '+';
-  const type0 = doc.context.lookup(font.ref, PDFDict);
-  const rename = (dict: PDFDict | undefined, key: string) => {
-    const name = dict?.lookup(PDFName.of(key));
-    if (name instanceof PDFName && !/^[A-Z]{6}\+/.test(name.decodeText())) dict!.set(PDFName.of(key), PDFName.of(tag + name.decodeText()));
-  };
-  rename(type0, 'BaseFont');
-  const descendants = type0.lookupMaybe(PDFName.of('DescendantFonts'), PDFArray);
-  const cid = descendants?.lookupMaybe(0, PDFDict);
-  rename(cid, 'BaseFont');
-  rename(cid?.lookupMaybe(PDFName.of('FontDescriptor'), PDFDict), 'FontName');
-}
-
 /** JavaScript in any form dropped: document-level scripts, open actions, additional actions, script links. */
 function dropJavaScript(doc: PDFDocument): void {
   const JS = PDFName.of('JavaScript');
@@ -172,7 +154,8 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
     const f = face(key);
     let font = fonts.get(f.key);
     if (!font) {
-      font = await doc.embedFont(f.bytes, { subset: true });
+      // Whole faces: fontkit's subsets of these faces lose glyph outlines (letters render blank), so none is made.
+      font = await doc.embedFont(f.bytes, { subset: false });
       fonts.set(f.key, font);
     }
     return font;
@@ -192,7 +175,5 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
       }
     }
   }
-  await doc.flush();
-  for (const font of fonts.values()) markSubset(doc, font);
   return doc.save({ updateFieldAppearances: false });
 }
