@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/documents/formats/index.ts';
@@ -187,5 +188,29 @@ describe.skipIf(missing.length > 0)('PDF documents', () => {
     }
     console.log(JSON.stringify({ pdfFuzz: outcomes }));
     expect(Object.values(outcomes).reduce((a, b) => a + b, 0)).toBe(24);
+  }, 300_000);
+
+  it('hostile PDFs: more pages than the limit, arrays nested 100,000 deep, a 200 MB compression bomb: each refused by name or read, on its worker', async () => {
+    const refusedOrRead = async (bytes: Uint8Array, limits = LIMITS) => {
+      const out = await detectFormat(bytes, 'a.pdf').open(bytes, limits).then((d) => d, (e: unknown) => e);
+      if (out instanceof Error) expect(out, out.message).toBeInstanceOf(DocumentError);
+      return out;
+    };
+    // More pages than the limit: refused from the page tree's count, before any page is read.
+    const many = await PDFDocument.load(source);
+    for (let i = 0; i < 600; i++) many.addPage([200, 200]);
+    const tooMany = await refusedOrRead(await many.save());
+    expect((tooMany as Error).message).toMatch(/601 pages; at most 500 .*DRAGOMAN_MAX_PDF_PAGES/);
+    // Content nested 100,000 arrays deep, and a stream of 200 MB of zeros compressed to a few hundred kB.
+    for (const content of [Buffer.from('BT /F1 12 Tf 10 10 Td ' + '['.repeat(100_000) + ' ET'), Buffer.alloc(200 * 1024 * 1024, 0x20)]) {
+      const doc = await PDFDocument.load(source);
+      const page = doc.getPage(0);
+      page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(content.length > 1e6 ? new Uint8Array(0) : content)));
+      if (content.length > 1e6) {
+        const raw = doc.context.stream(deflateSync(content), { Filter: 'FlateDecode' });
+        page.node.set(PDFName.of('Contents'), doc.context.register(raw));
+      }
+      await refusedOrRead(await doc.save({ useObjectStreams: false }), { ...LIMITS, pdfMemoryMb: 256, pdfTimeoutMs: 60_000 });
+    }
   }, 300_000);
 });
