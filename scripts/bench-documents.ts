@@ -4,7 +4,11 @@
 // by side with the same text sent to the engine as plain strings (its sentences, the same batches). Resident memory
 // is sampled every 50 ms while the document is translated and compared with the idle process's.
 //
-//   npm run bench:documents [-- --pages 100] [--from en] [--to de] [--rounds 1] [--text distinct|repeated] [--out bench.docx]
+//   npm run bench:documents [-- --pages 100] [--from en] [--to de] [--rounds 1] [--text distinct|repeated] [--out bench.docx] [--pdf-pages 20]
+//
+// The PDF row: the same kind of document, --pdf-pages long, printed to PDF by LibreOffice (skipped without soffice),
+// read and written by the PDF format (its worker threads) with each unit's own text as its translation: the time
+// per page beyond translation. Target: ≤ 50 ms per page.
 //
 // --text distinct (default): English captions, each used once (Multi30k's training captions from ../shared when
 // present, else the tiny en-de fixture's 500 dev sources, cycled), so the engine translates about as many sentences
@@ -13,7 +17,10 @@
 //
 // Models come from DRAGOMAN_MODELS_DIR (e.g. opus-mt-en-de); the translation cache is off so neither run helps the
 // other. Targets: the document at most 10 % slower than the plain strings, at most 200 MB above idle.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { AlignmentType, Document, ExternalHyperlink, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import { loadConfig } from '../src/config/env.ts';
@@ -191,6 +198,36 @@ async function main(): Promise<void> {
   console.log(`resident memory while translating the plain strings: peak ${mb(stringsPeak)}, +${mb(stringsPeak - idle)}`);
   await workers.close();
   await engine.close();
+  await pdfRow();
+}
+
+/** The PDF row (see the header): LibreOffice prints the document, the PDF format reads and writes it. */
+async function pdfRow(): Promise<void> {
+  const pdfPages = Number(opt('pdf-pages', '20'));
+  const dir = mkdtempSync(join(tmpdir(), 'dragoman-bench-pdf-'));
+  try {
+    writeFileSync(join(dir, 'bench.docx'), await Packer.toBuffer(makeDocument(pdfPages)));
+    const run = spawnSync('soffice', [`-env:UserInstallation=file://${join(dir, 'profile')}`, '--headless', '--convert-to', 'pdf', '--outdir', dir, join(dir, 'bench.docx')], { encoding: 'utf8', timeout: 600_000, env: { ...process.env, HOME: dir } });
+    if (run.error || run.status !== 0 || !existsSync(join(dir, 'bench.pdf'))) {
+      console.log(`PDF row skipped: LibreOffice (soffice) could not print the document (${run.error?.message ?? run.stderr}).`);
+      return;
+    }
+    const bytes = new Uint8Array(readFileSync(join(dir, 'bench.pdf')));
+    const format = formatById('pdf')!;
+    const limits = { maxCharacters: 10_000_000, maxUncompressedBytes: 300 * 1024 * 1024, maxZipEntries: 10_000, maxCompressionRatio: 200 };
+    const t0 = performance.now();
+    const doc = await format.open(bytes, limits);
+    const t1 = performance.now();
+    const out = await doc.write(doc.units.map((u) => u.html), to);
+    const t2 = performance.now();
+    const count = Number(/\/Type\s*\/Pages[^>]*?\/Count\s+(\d+)/.exec(Buffer.from(bytes).toString('latin1'))?.[1] ?? pdfPages);
+    console.log('');
+    console.log('| PDF | pages | units | read (worker start included) | write (worker start included) | per page, beyond translation |');
+    console.log('|---|---|---|---|---|---|');
+    console.log(`| LibreOffice PDF, ${mb(bytes.length)} in, ${mb(out.length)} out | ${count} | ${doc.units.length} | ${(t1 - t0).toFixed(0)} ms | ${(t2 - t1).toFixed(0)} ms | ${((t2 - t0) / count).toFixed(1)} ms (target ≤ 50 ms) |`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 await main();

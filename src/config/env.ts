@@ -101,6 +101,12 @@ export interface Config {
   documentWorkerMemoryMb: number;
   /** Longest a document thread may read (or write) one document. */
   documentWorkerTimeoutMs: number;
+  /** Most pages of a PDF document. */
+  maxPdfPages: number;
+  /** Heap cap of the worker thread reading or writing one PDF, in MB. */
+  pdfMemoryMb: number;
+  /** Longest a PDF may take to read or to write, in ms. */
+  pdfTimeoutMs: number;
 }
 
 /** A duration setting: seconds, or a number with s, m, h or d. */
@@ -278,6 +284,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentWorkers: int(env, 'DRAGOMAN_DOCUMENT_WORKERS', 2, 1, 64),
     documentWorkerMemoryMb: int(env, 'DRAGOMAN_DOCUMENT_WORKER_MEMORY_MB', 512, 32, 65_536),
     documentWorkerTimeoutMs: duration(env, 'DRAGOMAN_DOCUMENT_WORKER_TIMEOUT', 60_000),
+    maxPdfPages: int(env, 'DRAGOMAN_MAX_PDF_PAGES', 500, 1),
+    pdfMemoryMb: int(env, 'DRAGOMAN_PDF_MEMORY_MB', 512, 64),
+    pdfTimeoutMs: int(env, 'DRAGOMAN_PDF_TIMEOUT_MS', 120_000, 1000),
   };
 }
 

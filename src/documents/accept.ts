@@ -19,6 +19,9 @@ export interface DocumentSettings {
   maxZipEntries: number;
   maxCompressionRatio: number;
   maxDocumentUnits: number;
+  maxPdfPages: number;
+  pdfMemoryMb: number;
+  pdfTimeoutMs: number;
 }
 
 export function limitsOf(s: DocumentSettings): DocumentLimits {
@@ -28,6 +31,9 @@ export function limitsOf(s: DocumentSettings): DocumentLimits {
     maxUncompressedBytes: s.maxDocumentUncompressedBytes,
     maxZipEntries: s.maxZipEntries,
     maxCompressionRatio: s.maxCompressionRatio,
+    maxPdfPages: s.maxPdfPages,
+    pdfMemoryMb: s.pdfMemoryMb,
+    pdfTimeoutMs: s.pdfTimeoutMs,
   };
 }
 

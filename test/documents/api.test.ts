@@ -8,6 +8,7 @@ import { isWellFormed } from '../../src/documents/formats/xml-scan.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
 import { download, upload, waitForJob } from './jobs-client.ts';
 import { SAMPLES } from './samples.ts';
+import { makeScannedPdf } from './pdf-fixtures.ts';
 
 let t: TestApp;
 let key: { id: string; secret: string };
@@ -144,7 +145,7 @@ describe('documents: bad and hostile files are 4xx with a message', () => {
     ['x.xlf', '<?xml version="1.0"?><!DOCTYPE xliff [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><xliff version="1.2"><file><body><trans-unit id="1"><source>&xxe;</source></trans-unit></body></file></xliff>', /DOCTYPE/],
     ['bomb.xlf', '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><xliff version="1.2"><file><body><trans-unit id="1"><source>&lol2;</source></trans-unit></body></file></xliff>', /DOCTYPE/],
     ['broken.xlf', '<?xml version="1.0"?><xliff version="1.2"><file><body><trans-unit id="1"><source>Hi</trans-unit></body></file></xliff>', /not well-formed/],
-    ['a.pdf', '%PDF-1.7\n1 0 obj\n', /PDF.*Supported formats: DOCX/],
+    ['a.pdf', '%PDF-1.7\n1 0 obj\n', /PDF's cross-reference table is broken/],
     ['a.png', Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]), /PNG image.*Supported formats/],
     ['a.doc', Uint8Array.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0, 0, 0]), /old binary Office format/],
     ['a.docx', Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(100), Buffer.from('EncryptionInfo', 'utf16le')]), /encrypted \(password-protected\)/],
@@ -160,6 +161,14 @@ describe('documents: bad and hostile files are 4xx with a message', () => {
       expect(await usedChars(key.id)).toBe(before);
     });
   }
+
+  it('a scanned PDF (an image-only page): the named 400, nothing charged', async () => {
+    const before = await usedChars(key.id);
+    const up = await upload(t.url, key.secret, 'scan.pdf', await makeScannedPdf());
+    expect(up.status, JSON.stringify(up.body)).toBe(400);
+    expect(up.body.error).toEqual({ code: 400, type: 'invalid_request', message: expect.stringMatching(/PDF has no text layer/) });
+    expect(await usedChars(key.id)).toBe(before);
+  }, 60_000);
 
   it('missing file or target', async () => {
     const form = new FormData();

@@ -29,6 +29,12 @@ export interface DocumentLimits {
   maxZipEntries: number;
   /** Most uncompressed/compressed ratio of one zip entry. */
   maxCompressionRatio: number;
+  /** Most pages of a PDF (default 500). */
+  maxPdfPages?: number;
+  /** Heap of the worker thread that reads or writes one PDF, in MB (default 512). */
+  pdfMemoryMb?: number;
+  /** Longest one PDF may take to read or to write, in ms (default 120000). */
+  pdfTimeoutMs?: number;
 }
 
 export type FormatId =
@@ -38,7 +44,8 @@ export type FormatId =
   | 'html' | 'xhtml'
   | 'srt' | 'vtt'
   | 'txt' | 'markdown'
-  | 'xliff' | 'po';
+  | 'xliff' | 'po'
+  | 'pdf';
 
 /**
  * One translatable piece, in document order. `html` is an HTML fragment: text escaped as in HTML, inline
