@@ -214,7 +214,7 @@ async function pdfRow(): Promise<void> {
     }
     const bytes = new Uint8Array(readFileSync(join(dir, 'bench.pdf')));
     const format = formatById('pdf')!;
-    const limits = { maxCharacters: 10_000_000, maxUncompressedBytes: 300 * 1024 * 1024, maxZipEntries: 10_000, maxCompressionRatio: 200 };
+    const limits = { maxCharacters: 10_000_000, maxUnits: 100_000, maxUncompressedBytes: 300 * 1024 * 1024, maxZipEntries: 10_000, maxCompressionRatio: 200 };
     const t0 = performance.now();
     const doc = await format.open(bytes, limits);
     const t1 = performance.now();

@@ -7,7 +7,7 @@ import { detectFormat } from '../../src/documents/formats/index.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
 import { download, upload, waitForJob } from './jobs-client.ts';
 
-const LIMITS = { maxCharacters: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
+const LIMITS = { maxCharacters: 1e6, maxUnits: 1e5, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
 const visible = (line: string) => [...line.replace(/<[^<>]*>/g, '')].length;
 
 /** The smallest longest line any split of `text`'s words into `n` lines can have (all splits tried). */
