@@ -1,51 +1,7 @@
-// The document_jobs table, whichever database holds it: its columns, and how a job record maps to a row and back.
+// The document_jobs table, whichever database holds it (made by src/storage's migrations): its columns, and how a
+// job record maps to a row and back.
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 import type { FormatId } from './formats/types.ts';
-
-/** The SQL types of the numeric columns, which the two databases name differently. */
-export interface NumericTypes {
-  integer: string;
-  real: string;
-}
-
-/** CREATE TABLE IF NOT EXISTS for document_jobs and its expiry index. */
-export function createJobTable({ integer, real }: NumericTypes): string {
-  return `CREATE TABLE IF NOT EXISTS document_jobs (
-  id TEXT PRIMARY KEY,
-  key_id TEXT NOT NULL,
-  status TEXT NOT NULL,
-  filename TEXT NOT NULL,
-  format TEXT NOT NULL,
-  source TEXT,
-  detected_source TEXT,
-  target TEXT NOT NULL,
-  characters ${integer} NOT NULL,
-  progress ${real} NOT NULL DEFAULT 0,
-  created_at ${integer} NOT NULL,
-  expires_at ${integer} NOT NULL,
-  error TEXT,
-  charge_state TEXT NOT NULL,
-  charge TEXT NOT NULL,
-  lease_until ${integer} NOT NULL DEFAULT 0,
-  glossary TEXT,
-  stored_bytes ${integer} NOT NULL DEFAULT 0,
-  download_token TEXT
-);
-CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);`;
-}
-
-/** Columns added after the table's first version: each added where missing (by each backend's own means). */
-export function laterColumns({ integer }: NumericTypes): [name: string, definition: string][] {
-  return [
-    ['glossary', 'TEXT'],
-    ['stored_bytes', `${integer} NOT NULL DEFAULT 0`],
-    ['download_token', 'TEXT'],
-  ];
-}
-
-/** Indexes over the later columns (made once the columns exist): a key's stored bytes, a download by its token. */
-export const LATER_INDEXES = `CREATE INDEX IF NOT EXISTS document_jobs_key ON document_jobs (key_id);
-CREATE UNIQUE INDEX IF NOT EXISTS document_jobs_download ON document_jobs (download_token);`;
 
 export interface JobRow {
   id: string;
@@ -67,6 +23,7 @@ export interface JobRow {
   glossary?: string | null;
   stored_bytes?: number | string;
   download_token?: string | null;
+  finished_at?: number | string | null;
 }
 
 export function fromRow(r: JobRow): JobRecord {
@@ -90,14 +47,15 @@ export function fromRow(r: JobRow): JobRecord {
     glossary: r.glossary ?? undefined,
     storedBytes: Number(r.stored_bytes ?? 0),
     downloadToken: r.download_token ?? undefined,
+    finishedAt: r.finished_at === null || r.finished_at === undefined ? undefined : Number(r.finished_at),
   };
 }
 
 export const COLUMNS =
-  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, stored_bytes, download_token';
+  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, finished_at, stored_bytes, download_token';
 
 export function rowValues(j: JobRecord): unknown[] {
   return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
-    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null,
+    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null, j.finishedAt ?? null,
     j.storedBytes, j.downloadToken ?? null];
 }

@@ -1,5 +1,6 @@
 // A document job as stored and as the API shows it. A job is charged once, when it is accepted; `chargeState`
 // records where that charge stands so that a restart never charges or refunds it twice.
+import { formatById } from './formats/index.ts';
 import type { FormatId } from './formats/types.ts';
 
 export type JobStatus = 'queued' | 'translating' | 'done' | 'error';
@@ -27,6 +28,8 @@ export interface JobRecord {
   progress: number;
   createdAt: number;
   expiresAt: number;
+  /** When it became done or failed (the service clock), undefined while it runs. */
+  finishedAt?: number | undefined;
   error: string | undefined;
   chargeState: ChargeState;
   /** The charge as the account store made it (JSON): what a refund gives back. */
@@ -50,6 +53,8 @@ export interface DocumentView {
   id: string;
   status: JobStatus;
   filename: string;
+  /** The name the result downloads under (`report.de.docx`). */
+  resultFilename: string;
   format: FormatId;
   source?: string;
   detectedSourceLanguage?: string;
@@ -59,6 +64,8 @@ export interface DocumentView {
   /** 0 to 1. */
   progress: number;
   createdAt: string;
+  /** When it became done or failed. */
+  finishedAt?: string;
   expiresAt: string;
   error?: { message: string };
 }
@@ -68,6 +75,7 @@ export function viewOf(job: JobRecord): DocumentView {
     id: job.id,
     status: job.status,
     filename: job.filename,
+    resultFilename: resultFilenameOf(job),
     format: job.format,
     ...(job.source ? { source: job.source } : { detectedSourceLanguage: job.detectedSource ?? 'und' }),
     target: job.target,
@@ -75,7 +83,20 @@ export function viewOf(job: JobRecord): DocumentView {
     characters: job.characters,
     progress: Math.round(job.progress * 1000) / 1000,
     createdAt: new Date(job.createdAt).toISOString(),
+    ...(job.finishedAt !== undefined ? { finishedAt: new Date(job.finishedAt).toISOString() } : {}),
     expiresAt: new Date(job.expiresAt).toISOString(),
     ...(job.status === 'error' ? { error: { message: job.error ?? 'The translation failed.' } } : {}),
   };
+}
+
+/** The result's download name: the name without its extension, the target, the format's extension. */
+export function resultFilenameOf(job: Pick<JobRecord, 'filename' | 'target' | 'format'>): string {
+  return resultName(job.filename, job.target, formatById(job.format)?.extension ?? job.filename.split('.').pop() ?? 'txt');
+}
+
+/** `<name>.<target>.<ext>`: the name without its extension, the target, the format's extension. */
+export function resultName(filename: string, target: string, extension: string): string {
+  const dot = filename.lastIndexOf('.');
+  const stem = dot > 0 ? filename.slice(0, dot) : filename;
+  return `${stem}.${target}.${extension}`;
 }

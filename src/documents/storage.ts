@@ -4,7 +4,7 @@
 // upload, so a key is refused before its files are written, not after.
 import { storageSetting, type PlanStorage } from '../config/env.ts';
 import type { PlanName } from '../accounts/types.ts';
-import { ApiError } from '../service/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 /** The bytes a job is counted for while its result is not written: the upload, and as much again for the result. */
 export const reservedBytes = (uploadBytes: number): number => 2 * uploadBytes;

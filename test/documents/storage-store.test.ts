@@ -9,6 +9,8 @@ import type { JobRecord } from '../../src/documents/job.ts';
 import { PgJobStore } from '../../src/documents/postgres-store.ts';
 import { SqliteJobStore } from '../../src/documents/sqlite-store.ts';
 import type { JobStore } from '../../src/documents/store.ts';
+import { openPostgres } from '../../src/storage/postgres/storage.ts';
+import { openSqlite } from '../../src/storage/sqlite/storage.ts';
 import { freshDatabase, TEST_DATABASE_URL } from '../postgres/pg-helpers.ts';
 
 interface Backend {
@@ -25,7 +27,16 @@ const backends: Backend[] = [
     async open() {
       const dir = mkdtempSync(join(tmpdir(), 'dragoman-storage-'));
       const file = join(dir, 'dragoman.db');
-      return { stores: [new SqliteJobStore(file), new SqliteJobStore(file)], cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+      // Two connections on one file: two processes on the same data directory.
+      const [one, two] = [openSqlite(file), openSqlite(file)];
+      return {
+        stores: [new SqliteJobStore(one), new SqliteJobStore(two)],
+        cleanup: async () => {
+          await one.close();
+          await two.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
     },
   },
   {
@@ -33,7 +44,16 @@ const backends: Backend[] = [
     enabled: TEST_DATABASE_URL !== undefined,
     async open() {
       const db = await freshDatabase();
-      return { stores: [new PgJobStore(db.url), new PgJobStore(db.url)], cleanup: () => db.drop() };
+      // Two pools on one database: two replicas.
+      const [one, two] = [openPostgres(db.url), openPostgres(db.url)];
+      return {
+        stores: [new PgJobStore(one), new PgJobStore(two)],
+        cleanup: async () => {
+          await one.close();
+          await two.close();
+          await db.drop();
+        },
+      };
     },
   },
 ];

@@ -1,6 +1,6 @@
 // A text format's file as pieces in order: kept source text, and units whose translation is written in their
 // place. Writing is concatenation, so everything that is not a unit comes back as it was.
-import type { OpenedDocument, TextUnit } from './types.ts';
+import { tooManyUnits, type OpenedDocument, type TextUnit } from './types.ts';
 import { encodeText, type TextEncoding } from './text-file.ts';
 
 /** Kept text, a unit, or text that depends only on the target (a language attribute). */
@@ -10,12 +10,16 @@ export class PieceWriter {
   readonly pieces: Piece[] = [];
   readonly units: TextUnit[] = [];
 
+  /** `maxUnits`: refused (DocumentError) at the first unit past it, before the rest of the file is read. */
+  constructor(private readonly maxUnits = Infinity) {}
+
   keep(text: string): void {
     if (text !== '') this.pieces.push(text);
   }
 
   /** A unit with `html` as its fragment, written back by `render` from its translation. */
   unit(html: string, render: (translation: string, target: string) => string): void {
+    if (this.units.length >= this.maxUnits) throw tooManyUnits(this.maxUnits, this.maxUnits, true);
     this.pieces.push({ unit: this.units.length, render });
     this.units.push({ html });
   }

@@ -61,9 +61,9 @@ interface Field {
   value: string;
 }
 
-export function openPo(text: string, nl: string): PieceWriter {
+export function openPo(text: string, nl: string, maxUnits = Infinity): PieceWriter {
   const lines = text.split(/(?<=\n)/);
-  const out = new PieceWriter();
+  const out = new PieceWriter(maxUnits);
   // Entries: runs of non-blank lines. Fields: a keyword line and its "..." continuation lines.
   let i = 0;
   let headerPlural: number | undefined;
@@ -144,8 +144,8 @@ export const po: DocumentFormat = {
   extension: 'po',
   sniff: (bytes, filename) =>
     ['po', 'pot'].includes(extensionOf(filename)) || (/^msgid\s+"/m.test(textHead(bytes)) && /^msgstr(\[\d+\])?\s+"/m.test(textHead(bytes))),
-  async open(bytes) {
+  async open(bytes, limits) {
     const file = decodeText(bytes, 'PO');
-    return openPo(file.text, file.newline).document(file.encoding);
+    return openPo(file.text, file.newline, limits.maxUnits).document(file.encoding);
   },
 };

@@ -82,10 +82,13 @@ export function openXliff(text: string): { edits: Edit[] } {
       const open = target.openTag.replace(/\s*\/>$/, '>');
       edits.push({ start: target.start, end: target.end, unit: { ...inline, before: open, after: '</target>' } });
     } else {
-      // The new <target> goes on its own line with <source>'s indentation when <source> has one.
-      const lineStart = text.lastIndexOf('\n', source!.openStart - 1);
-      const indent = text.slice(lineStart + 1, source!.openStart);
-      const before = /^[ \t]*$/.test(indent) && lineStart >= 0 ? `${text[lineStart - 1] === '\r' ? '\r\n' : '\n'}${indent}<target>` : '<target>';
+      // The new <target> goes on its own line with <source>'s indentation when <source> starts its line: only the
+      // blanks before it are looked at (a search back for the line's start would read the whole file on every unit
+      // of a file that is one long line).
+      let lineStart = source!.openStart;
+      while (lineStart > 0 && (text[lineStart - 1] === ' ' || text[lineStart - 1] === '\t')) lineStart--;
+      const indent = text.slice(lineStart, source!.openStart);
+      const before = text[lineStart - 1] === '\n' ? `${text[lineStart - 2] === '\r' ? '\r\n' : '\n'}${indent}<target>` : '<target>';
       edits.push({ start: sourceEnd, end: sourceEnd, unit: { ...inline, before, after: '</target>' } });
     }
   }
@@ -99,10 +102,10 @@ export const xliff: DocumentFormat = {
   extension: 'xlf',
   // The root element is <xliff> (a DOCTYPE before it is recognised here, to be refused by name when opened).
   sniff: (bytes) => XLIFF_ROOT.test(textHead(bytes)),
-  async open(bytes) {
+  async open(bytes, limits) {
     const file = decodeText(bytes, 'XLIFF');
     const { edits } = openXliff(file.text);
-    const out = new PieceWriter();
+    const out = new PieceWriter(limits.maxUnits);
     let at = 0;
     for (const e of edits) {
       out.keep(file.text.slice(at, e.start));

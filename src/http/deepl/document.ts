@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { detectFormat, type JobRecord } from '../../documents/index.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 import { attachment } from '../download.ts';
 import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload.ts';
 import { deeplKey } from './auth-key.ts';
@@ -45,7 +45,7 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
     return job;
   }
 
-  app.post('/document', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes) }, async (request) => {
+  app.post('/document', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (DeepL: multipart file, target_lang)' } }, async (request) => {
     const upload = request.body as Upload | undefined;
     if (!upload || typeof upload !== 'object' || !('fields' in upload) || !upload.file) {
       throw invalidRequest('Invalid file data: send the document as multipart/form-data with a file part named "file".');
@@ -73,6 +73,7 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['GET', 'POST'],
     url: '/document/:document_id',
+    schema: { summary: "A document's status (DeepL: document_key)" },
     handler: async (request) => {
       const job = await owned(request);
       const remaining = secondsRemaining(job, clock.now());
@@ -89,6 +90,7 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['GET', 'POST'],
     url: '/document/:document_id/result',
+    schema: { summary: 'The translated document (DeepL: document_key)' },
     handler: async (request, reply) => {
       const job = await owned(request);
       if (job.status !== 'done') {

@@ -1,0 +1,3 @@
+-- The SHA-256 of a LibreTranslate translate_file job's download token, and the index a download finds it by.
+ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS download_token TEXT;
+CREATE UNIQUE INDEX IF NOT EXISTS document_jobs_download ON document_jobs (download_token);
