@@ -12,6 +12,7 @@ import type { Engine } from './engine/types.ts';
 import { buildServer } from './http/server.ts';
 import { offloadedPlanners } from './text/offload/index.ts';
 import { glossaryBook, openGlossaryStore, type GlossaryStore } from './glossaries/index.ts';
+import { memoryBook, openMemoryStore, type MemoryStore } from './memories/index.ts';
 
 export interface AppOptions {
   clock?: Clock;
@@ -38,8 +39,13 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   // Long texts are planned and assembled on a worker thread, off the event loop (text/offload).
   const planners = offloadedPlanners();
   let glossaries: GlossaryStore | undefined;
+  let memoryStore: MemoryStore | undefined;
   try {
     glossaries = openGlossaryStore(config);
+    memoryStore = openMemoryStore(config);
+    const memories = memoryBook(memoryStore, config);
+    // What imports killed mid-way left behind (never visible to a key) is removed once it is surely abandoned.
+    await memories.sweep();
     const real = await createEngine(config);
     engine = options.wrapEngine ? options.wrapEngine(real) : real;
     const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
@@ -50,6 +56,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       store,
       planners: { text: planners.text, html: planners.html },
       glossaries: glossaryBook(glossaries, config),
+      memories,
       clock: options.clock,
       logger: options.logger,
       gate: options.gate,
@@ -84,6 +91,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const eng = engine;
     const glossaryStore = glossaries;
+    const memStore = memoryStore;
     let closed: Promise<void> | undefined;
     return {
       server,
@@ -96,6 +104,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
           await planners.close();
           await eng.close();
           await glossaryStore.close();
+          await memStore.close();
           await store.close();
         })()),
     };
@@ -103,6 +112,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await planners.close();
     await engine?.close().catch(() => undefined);
     await glossaries?.close().catch(() => undefined);
+    await memoryStore?.close().catch(() => undefined);
     await store.close();
     throw err;
   }

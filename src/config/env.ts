@@ -60,13 +60,12 @@ export interface Config {
   glossariesPerKey: number;
   /**
    * Translation memory limits (src/memories): memories per key, segments per memory, characters per segment, bytes
-   * per imported file; and whether characters served from a memory are charged to the quota (as DeepL charges them).
+   * per imported file.
    */
   memoriesPerKey: number;
   memoryMaxSegments: number;
   memoryMaxSegmentChars: number;
   memoryMaxFileBytes: number;
-  memoryCharsCharged: OnOff;
   ui: OnOff;
   /**
    * The id (`k_…`) of the key the web page's requests without a key are metered against (plan, quota, rate limit);
@@ -246,7 +245,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     memoryMaxSegments: int(env, 'DRAGOMAN_MEMORY_MAX_SEGMENTS', 2_000_000, 1),
     memoryMaxSegmentChars: int(env, 'DRAGOMAN_MEMORY_MAX_SEGMENT_CHARS', 5000, 1),
     memoryMaxFileBytes: int(env, 'DRAGOMAN_MEMORY_MAX_FILE_BYTES', 1024 * 1024 * 1024, 1),
-    memoryCharsCharged: onOff(env, 'DRAGOMAN_MEMORY_CHARS_CHARGED', true),
     ui: onOff(env, 'DRAGOMAN_UI', true),
     uiKey: uiKey(env),
     detectSecondOpinion: onOff(env, 'DRAGOMAN_DETECT_SECOND_OPINION', true),

@@ -28,6 +28,7 @@ import { uiRoutes } from './ui/index.ts';
 import { v1Routes } from './v1/index.ts';
 import { deeplV2Routes, deeplV3Routes } from './deepl/index.ts';
 import type { GlossaryBook } from '../glossaries/book.ts';
+import type { MemoryBook } from '../memories/book.ts';
 
 export interface ServerDeps {
   config: Config;
@@ -37,6 +38,8 @@ export interface ServerDeps {
   planners: Planners;
   /** A key's glossaries (src/glossaries); without them, glossary endpoints answer that none are kept. */
   glossaries?: GlossaryBook;
+  /** A key's translation memories (src/memories); without them, memory endpoints answer that none are kept. */
+  memories?: MemoryBook;
   clock?: Clock;
   /** Fastify logger options; false in tests. Defaults to JSON lines at config.logLevel. */
   logger?: FastifyServerOptions['logger'];
@@ -97,6 +100,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     detector: deps.detector,
     planners: deps.planners,
     ...(deps.glossaries ? { glossaries: deps.glossaries } : {}),
+    ...(deps.memories ? { memories: deps.memories } : {}),
+    now: () => clock.now(),
     keepSpans: config.keepSpans,
   });
   const documents = new DocumentJobs({

@@ -2,6 +2,7 @@
 // service's translation): a key's memories made, imported, exported, listed, edited and deleted, and looked up.
 // Another key's memory does not exist for a caller (404, as an unknown id).
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { periodOf } from '../accounts/period.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import { ApiError, invalidRequest } from '../service/errors.ts';
 import { readDelimited } from './delimited.ts';
@@ -309,6 +310,15 @@ export class MemoryBook {
     }
     if (!rows.length || m.segmentCount + rows.length > this.limits.maxSegments) return;
     await this.store.add(m.owner, m.id, rows, 'keep-reviewed');
+  }
+
+  /** Characters a key was served from its memories (exact segments), counted per quota period (YYYY-MM). */
+  async recordServed(owner: string, chars: number, now: number): Promise<void> {
+    if (chars > 0) await this.store.addServed(owner, periodOf(now), chars);
+  }
+
+  served(owner: string, period: string): Promise<number> {
+    return this.store.served(owner, period);
   }
 
   // ── DeepL's job model: an import declared, its file PUT to an upload URL, an export's file fetched from a download URL ──

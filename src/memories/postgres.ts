@@ -242,6 +242,14 @@ export class PgMemoryStore implements MemoryStore {
     return (await this.q<SegmentRecord>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND id = ANY($3::bigint[])', [m.num, targetLang, ids])).rows.map(segmentOf);
   }
 
+  async addServed(owner: string, period: string, chars: number): Promise<void> {
+    await this.q('INSERT INTO memory_usage (owner, period, chars) VALUES ($1, $2, $3) ON CONFLICT (owner, period) DO UPDATE SET chars = memory_usage.chars + excluded.chars', [owner, period, chars]);
+  }
+
+  async served(owner: string, period: string): Promise<number> {
+    return Number((await this.q<{ chars: string }>('SELECT chars FROM memory_usage WHERE owner = $1 AND period = $2', [owner, period])).rows[0]?.chars ?? 0);
+  }
+
   async insertJob(j: MemoryJob): Promise<void> {
     await this.q(`INSERT INTO memory_jobs (id, owner, kind, status, token, memory_id, display_name, file_name, content_type, content_length, error, skipped, created_at, updated_at)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,

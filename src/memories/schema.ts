@@ -8,6 +8,7 @@
 // memory_segments   one row per (memory, target language, exact key): the stored source and target, TMX inline
 //                   markup when the segment had codes, reviewed (1) or learned (0).
 // memory_words      the fuzzy index: (memory, word hash, segment), read as posting lists (text.ts indexWords).
+// memory_usage      characters served from memories (exact segments), per key and quota period.
 // memory_jobs       DeepL's import and export jobs: the file a key declared, the capability token of its upload or
 //                   download URL, the outcome.
 
@@ -29,6 +30,7 @@ CREATE TABLE IF NOT EXISTS memory_jobs (
   id TEXT PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, token TEXT NOT NULL,
   memory_id TEXT, display_name TEXT, file_name TEXT, content_type TEXT, content_length INTEGER, error TEXT,
   skipped INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS memory_usage (owner TEXT NOT NULL, period TEXT NOT NULL, chars INTEGER NOT NULL, PRIMARY KEY (owner, period));
 `;
 
 export const POSTGRES_SCHEMA = `
@@ -49,4 +51,5 @@ CREATE TABLE IF NOT EXISTS memory_jobs (
   id TEXT PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, token TEXT NOT NULL,
   memory_id TEXT, display_name TEXT, file_name TEXT, content_type TEXT, content_length BIGINT, error TEXT,
   skipped BIGINT NOT NULL DEFAULT 0, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS memory_usage (owner TEXT NOT NULL, period TEXT NOT NULL, chars BIGINT NOT NULL, PRIMARY KEY (owner, period));
 `;

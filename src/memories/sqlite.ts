@@ -26,6 +26,8 @@ export class SqliteMemoryStore implements MemoryStore {
     this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA busy_timeout = 5000');
     this.db.exec(SQLITE_SCHEMA);
+    // SQLite's lower() folds ASCII only: a filter on "Häuschen" must find "HÄUSCHEN".
+    this.db.function('memory_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
     const db = this.db;
     this.s = {
       insertMemory: db.prepare(`INSERT INTO memories (id, owner, name, source, targets, segment_count, state, into_num, heartbeat, created_at, updated_at)
@@ -233,7 +235,7 @@ export class SqliteMemoryStore implements MemoryStore {
     if (f.reviewed !== undefined) { where.push('reviewed = ?'); params.push(f.reviewed ? 1 : 0); }
     if (f.text) {
       if (f.caseSensitive) where.push('(instr(source, ?) > 0 OR instr(target, ?) > 0)');
-      else where.push('(instr(lower(source), lower(?)) > 0 OR instr(lower(target), lower(?)) > 0)');
+      else where.push('(instr(memory_fold(source), memory_fold(?)) > 0 OR instr(memory_fold(target), memory_fold(?)) > 0)');
       params.push(f.text, f.text);
     }
     const rows = this.db.prepare(`SELECT * FROM memory_segments WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params, f.limit + 1) as SegmentRecord[];
@@ -266,6 +268,14 @@ export class SqliteMemoryStore implements MemoryStore {
     const rows = this.db.prepare(`SELECT * FROM memory_segments WHERE mem = ? AND target_lang = ? AND id IN (${ids.map(() => '?').join(',')})`)
       .all(m.num, targetLang, ...ids) as SegmentRecord[];
     return rows.map(segmentOf);
+  }
+
+  async addServed(owner: string, period: string, chars: number): Promise<void> {
+    this.db.prepare('INSERT INTO memory_usage (owner, period, chars) VALUES (?, ?, ?) ON CONFLICT (owner, period) DO UPDATE SET chars = chars + excluded.chars').run(owner, period, chars);
+  }
+
+  async served(owner: string, period: string): Promise<number> {
+    return (this.db.prepare('SELECT chars FROM memory_usage WHERE owner = ? AND period = ?').get(owner, period) as { chars: number } | undefined)?.chars ?? 0;
   }
 
   async insertJob(job: MemoryJob): Promise<void> {

@@ -73,6 +73,10 @@ export interface MemoryStore {
   /** Segments by id, of the memory and target language. */
   byIds(memory: Memory, targetLang: string, ids: number[]): Promise<Segment[]>;
 
+  /** Characters served from a key's memories in a quota period (YYYY-MM), added to. */
+  addServed(owner: string, period: string, chars: number): Promise<void>;
+  served(owner: string, period: string): Promise<number>;
+
   insertJob(job: MemoryJob): Promise<void>;
   getJob(id: string): Promise<MemoryJob | undefined>;
   updateJob(id: string, patch: Partial<Omit<MemoryJob, 'id' | 'owner' | 'kind' | 'token'>>): Promise<void>;

@@ -19,8 +19,9 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   // The engine and accounts throw their own errors (engine/errors.ts, accounts/errors.ts); http maps them.
   engine: ['config', 'languages'],
   accounts: ['config'],
-  service: ['config', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries'],
+  service: ['config', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries', 'memories'],
   glossaries: ['config', 'languages', 'service/errors.ts', 'text/terms.ts', 'accounts/postgres/connection.ts', 'accounts/postgres/unavailable.ts', 'accounts/sqlite/open.ts'],
+  memories: ['config', 'languages', 'service/errors.ts', 'accounts/period.ts', 'accounts/postgres/connection.ts', 'accounts/postgres/unavailable.ts', 'accounts/sqlite/open.ts'],
   observability: ['config', 'languages', 'engine/types.ts'],
   models: ['config', 'languages', 'engine'],
   // Document jobs sit on the service layer (units go through it as format=html) and charge through accounts.
@@ -30,6 +31,7 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
     'accounts',
     'documents',
     'glossaries',
+    'memories',
     'config',
     'languages',
     'observability',

@@ -7,6 +7,9 @@ import { usageSchema } from './schemas.ts';
 export async function usageRoutes(app: FastifyInstance): Promise<void> {
   app.get('/usage', { schema: usageSchema }, async (request) => {
     const key = request.metering!.admission!.key;
-    return { data: await app.dragoman.accounts.usage(key) };
+    const usage = await app.dragoman.accounts.usage(key);
+    // Characters of exact segments served from the key's memories: counted apart, and charged like any others.
+    const memories = app.dragoman.service.deps.memories;
+    return { data: { ...usage, ...(memories ? { memoryCharactersServed: await memories.served(key.id, usage.period) } : {}) } };
   });
 }
