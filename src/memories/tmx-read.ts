@@ -198,7 +198,11 @@ export async function* readTmx(input: AsyncIterable<Uint8Array>, limits: TmxLimi
     try {
       text = decoder.decode(chunk, { stream: true });
     } catch {
-      throw new MemoryFileError(parser.line, 'the file is not valid UTF-8 (nor UTF-16 with a byte-order mark): its bytes cannot be read as text.');
+      // The line of the first bad byte: the lines of this chunk before it, after those already read.
+      const lenient = new TextDecoder(decoder.encoding).decode(chunk);
+      const before = lenient.slice(0, Math.max(0, lenient.indexOf('\uFFFD')));
+      const at = parser.line + (before.match(/\n/g)?.length ?? 0);
+      throw new MemoryFileError(at, 'the file is not valid UTF-8 (nor UTF-16 with a byte-order mark): its bytes cannot be read as text.');
     }
     // Read in slices, so an over-long segment or run is stopped within one slice of the limit.
     for (let at = 0; at < text.length; at += 65_536) {
