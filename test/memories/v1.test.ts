@@ -14,7 +14,7 @@ let memory: string;
 
 const post = (path: string, body: unknown, k = key) => call(server.url, 'POST', path, { key: k, body });
 const upload = (path: string, raw: string | Buffer, type = 'application/x-tmx+xml') =>
-  fetch(server.url + path, { method: 'POST', headers: { 'x-api-key': key, 'content-type': type }, body: raw })
+  fetch(server.url + path, { method: 'POST', headers: { 'x-api-key': key, 'content-type': type }, body: typeof raw === 'string' ? raw : new Uint8Array(raw) })
     .then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json() as any }));
 
 beforeAll(async () => {
