@@ -61,7 +61,7 @@ export async function openDocument(bytes: Uint8Array, filename: string, settings
 
 export async function checkDocument(
   service: Service,
-  input: { bytes: Uint8Array; filename: string; target: unknown; source: unknown; glossary?: GlossaryRef },
+  input: { bytes: Uint8Array; filename: string; target: unknown; source: unknown; glossary?: GlossaryRef; memory?: GlossaryRef | undefined },
   settings: DocumentSettings,
 ): Promise<Checked> {
   const target = validateLanguage('target', input.target, true)!;
@@ -70,6 +70,9 @@ export async function checkDocument(
   const glossaries = service.deps.glossaries;
   if (input.glossary && !glossaries) throw invalidRequest('This server keeps no glossaries.');
   if (input.glossary) await glossaries!.get(input.glossary.owner, input.glossary.id);
+  // So is an unknown translation memory.
+  if (input.memory && !service.deps.memories) throw invalidRequest('This server keeps no translation memories.');
+  const memory = input.memory && (await service.deps.memories!.get(input.memory.owner, input.memory.id));
   const { format, document } = await openDocument(input.bytes, input.filename, settings);
   const planned = await planUnits(service, document.units);
   document.units = planned.units;
@@ -103,6 +106,10 @@ export async function checkDocument(
   // (and charged) to run without the terms asked for would be worse than this 400.
   if (input.glossary && source && source.flores !== target.flores) {
     await glossaries!.dictionary(input.glossary.owner, input.glossary.id, source.code, target.code);
+  }
+  // A memory holds one source language: a document in another would be charged and then refused.
+  if (memory && source && source.code !== memory.source) {
+    throw invalidRequest(`Translation memory '${memory.id}' has source language '${memory.source}'; the document's is '${source.code}'.`);
   }
   return { format, document, target, source, detected, characters };
 }

@@ -27,7 +27,8 @@ export function createJobTable({ integer, real }: NumericTypes): string {
   charge_state TEXT NOT NULL,
   charge TEXT NOT NULL,
   lease_until ${integer} NOT NULL DEFAULT 0,
-  glossary TEXT
+  glossary TEXT,
+  memory TEXT
 );
 CREATE INDEX IF NOT EXISTS document_jobs_expiry ON document_jobs (expires_at);`;
 }
@@ -50,6 +51,7 @@ export interface JobRow {
   charge: string;
   lease_until: number | string;
   glossary?: string | null;
+  memory?: string | null;
 }
 
 export function fromRow(r: JobRow): JobRecord {
@@ -71,13 +73,15 @@ export function fromRow(r: JobRow): JobRecord {
     charge: r.charge,
     leaseUntil: Number(r.lease_until),
     glossary: r.glossary ?? undefined,
+    memory: r.memory ? (JSON.parse(r.memory) as JobRecord['memory']) : undefined,
   };
 }
 
 export const COLUMNS =
-  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary';
+  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, memory';
 
 export function rowValues(j: JobRecord): unknown[] {
   return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
-    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null];
+    j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null,
+    j.memory ? JSON.stringify(j.memory) : null];
 }

@@ -23,6 +23,8 @@ export interface JobRecord {
   target: string;
   /** The id of the key's glossary the job applies (kept so a job taken over after a restart still applies it). */
   glossary: string | undefined;
+  /** The key's translation memory the job applies, and the least similarity of the matches it reports. */
+  memory?: { id: string; threshold?: number | undefined } | undefined;
   characters: number;
   progress: number;
   createdAt: number;
@@ -45,6 +47,7 @@ export interface DocumentView {
   detectedSourceLanguage?: string;
   target: string;
   glossary?: string;
+  memory?: string;
   characters: number;
   /** 0 to 1. */
   progress: number;
@@ -62,6 +65,7 @@ export function viewOf(job: JobRecord): DocumentView {
     ...(job.source ? { source: job.source } : { detectedSourceLanguage: job.detectedSource ?? 'und' }),
     target: job.target,
     ...(job.glossary ? { glossary: job.glossary } : {}),
+    ...(job.memory ? { memory: job.memory.id } : {}),
     characters: job.characters,
     progress: Math.round(job.progress * 1000) / 1000,
     createdAt: new Date(job.createdAt).toISOString(),

@@ -14,7 +14,7 @@ import { checkDocument, openDocument, type DocumentSettings } from './accept.ts'
 import { chargeOf, plannedCharge, refundJob } from './charge.ts';
 import { JobFiles } from './files.ts';
 import { formatById } from './formats/index.ts';
-import type { OpenedDocument } from './formats/types.ts';
+import type { OpenedDocument, UnitNote } from './formats/types.ts';
 import type { JobRecord } from './job.ts';
 import type { JobStore } from './store.ts';
 import { translateUnits } from './units.ts';
@@ -54,6 +54,9 @@ export interface Submission {
   source: unknown;
   /** The id of one of the submitting key's glossaries (undefined or empty: none). */
   glossary?: unknown;
+  /** The id of one of the submitting key's translation memories, and the least similarity of reported matches. */
+  memory?: unknown;
+  memoryThreshold?: number | undefined;
 }
 
 export const notFound = (id: string) =>
@@ -88,7 +91,11 @@ export class DocumentJobs {
       throw new ApiError(400, 'invalid_request', "Field 'glossary' must be the id of one of this key's glossaries.");
     }
     const glossary = s.glossary ? { owner: s.admission.key.id, id: s.glossary } : undefined;
-    const checked = await checkDocument(service, { ...s, glossary }, settings);
+    if (s.memory !== undefined && s.memory !== '' && typeof s.memory !== 'string') {
+      throw new ApiError(400, 'invalid_request', "Field 'memory' must be the id of one of this key's translation memories.");
+    }
+    const memory = s.memory ? { owner: s.admission.key.id, id: s.memory, ...(s.memoryThreshold !== undefined ? { threshold: s.memoryThreshold } : {}) } : undefined;
+    const checked = await checkDocument(service, { ...s, glossary, memory }, settings);
     const id = randomBytes(16).toString('hex');
     const now = clock.now();
     const job: JobRecord = {
@@ -101,6 +108,7 @@ export class DocumentJobs {
       detectedSource: checked.detected,
       target: checked.target.code,
       glossary: glossary?.id,
+      memory: memory ? { id: memory.id, threshold: memory.threshold } : undefined,
       characters: checked.characters,
       progress: 0,
       createdAt: now,
@@ -276,14 +284,19 @@ export class DocumentJobs {
       const source = resolveLanguage(fresh.source ?? fresh.detectedSource ?? 'und');
       const target = resolveLanguage(fresh.target)!;
       let lastWrite = 0;
+      const notes: (UnitNote | undefined)[] = [];
       const translations = !source || fresh.characters === 0
         ? document.units.map((u) => u.html)
         : await translateUnits(service, document.units, source, target, async (done, total) => {
             if (Date.now() - lastWrite < 250 && done < total) return;
             lastWrite = Date.now();
             await store.update(id, { progress: done / total });
-          }, stopped, fresh.glossary ? { glossary: { owner: fresh.keyId, id: fresh.glossary } } : {});
-      await this.files.writeResult(id, await document.write(translations, target.code));
+          }, stopped, {
+            ...(fresh.glossary ? { glossary: { owner: fresh.keyId, id: fresh.glossary } } : {}),
+            // A memory's exact sentences are its own; every unit's outcome goes to the formats that record one (XLIFF, PO).
+            ...(fresh.memory ? { memory: { owner: fresh.keyId, id: fresh.memory.id, matches: true, ...(fresh.memory.threshold !== undefined ? { threshold: fresh.memory.threshold } : {}) } } : {}),
+          }, fresh.memory ? notes : undefined);
+      await this.files.writeResult(id, await document.write(translations, target.code, fresh.memory ? notes : undefined));
       await store.update(id, { status: 'done', progress: 1 });
       log.info({ document: id, format: fresh.format, characters: fresh.characters, ms: Date.now() - started }, 'document translated');
     } catch (err) {

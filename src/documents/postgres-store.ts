@@ -10,7 +10,8 @@ import type { JobStore } from './store.ts';
 const SCHEMA = `SELECT pg_advisory_xact_lock(hashtext('dragoman.document_jobs'));
 ${createJobTable({ integer: 'BIGINT', real: 'DOUBLE PRECISION' })}
 -- a table made before jobs could carry a glossary gets the column
-ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS glossary TEXT;`;
+ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS glossary TEXT;
+ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS memory TEXT;`;
 
 export class PgJobStore implements JobStore {
   private readonly pool: pg.Pool;

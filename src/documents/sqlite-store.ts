@@ -26,6 +26,7 @@ export class SqliteJobStore implements JobStore {
     // A database made before jobs could carry a glossary gets the column (SQLite has no ADD COLUMN IF NOT EXISTS).
     const columns = this.statement('PRAGMA table_info(document_jobs)').all() as { name: string }[];
     if (!columns.some((c) => c.name === 'glossary')) this.db.exec('ALTER TABLE document_jobs ADD COLUMN glossary TEXT');
+    if (!columns.some((c) => c.name === 'memory')) this.db.exec('ALTER TABLE document_jobs ADD COLUMN memory TEXT');
   }
 
   private statement(sql: string): Database.Statement {

@@ -8,7 +8,7 @@ import type { Service } from '../service/index.ts';
 import type { AnyPlan, TranslateOptions } from '../service/types.ts';
 import type { Language } from '../languages/types.ts';
 import { fragmentText } from './formats/fragment.ts';
-import type { TextUnit } from './formats/types.ts';
+import type { TextUnit, UnitNote } from './formats/types.ts';
 
 /**
  * Units per service call (one call is one engine request: the engine translates each distinct sentence of it once)
@@ -88,6 +88,8 @@ export async function translateUnits(
   onProgress: (done: number, total: number) => void | Promise<void>,
   signal?: AbortSignal,
   options: TranslateOptions = {},
+  /** Filled with what the memory did for each unit (when options name one). */
+  notes?: (UnitNote | undefined)[],
 ): Promise<string[]> {
   const planned = units.every(isPlanned) ? units : (await planUnits(service, units)).units;
   const out = new Array<string>(planned.length);
@@ -113,7 +115,15 @@ export async function translateUnits(
     const strings = batch.map((u) => u.html);
     const sent = service
       .translate({ strings, single: false, target, source, format: 'html', chars: 0, options, plans }, signal)
-      .then(() => sentences);
+      .then((result) => {
+        if (notes) {
+          for (const [k, t] of result.translations.entries()) {
+            const m = t.memory;
+            notes[from + k] = m && { origin: m.segments > 0 && m.exact === m.segments ? 'memory' : 'machine', matches: m.matches.map(({ source, target, similarity }) => ({ source, target, similarity })) };
+          }
+        }
+        return sentences;
+      });
     sent.catch(() => undefined); // awaited by its worker; it may fail while the worker puts the previous batch together
     return sent;
   };

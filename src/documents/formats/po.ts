@@ -2,6 +2,8 @@
 // msgid_plural into every other msgstr[n]); comments, flags, msgctxt, msgid lines and obsolete entries are kept
 // byte for byte. The header entry is kept but for its Language (and, when we know the target's rule,
 // Plural-Forms) field. \n in a message is a <br> in the unit, so line breaks stay where they were.
+// When a translation memory was used, an entry translated by the machine is flagged `fuzzy` (a reviewer checks it)
+// and one whose sentences all came from the memory is not.
 import { decodeText as decodeFragment, escapeText, tokenizeFragment } from './fragment.ts';
 import { PieceWriter } from './pieces.ts';
 import { decodeText, extensionOf, textHead } from './text-file.ts';
@@ -53,6 +55,24 @@ function msgstrLines(keyword: string, text: string, nl: string): string {
   return [`${keyword} ""`, ...parts.map(quote)].join(nl);
 }
 
+/** An entry's comment lines with the fuzzy flag added (machine) or removed (memory). */
+function flagged(head: string, fuzzy: boolean, nl: string): string {
+  const lines = head.split(/(?<=\n)/);
+  const at = lines.findIndex((l) => l.startsWith('#,'));
+  if (at >= 0) {
+    const end = /\r?\n$/.exec(lines[at]!)?.[0] ?? '';
+    const flags = lines[at]!.slice(2).trim().split(/\s*,\s*/).filter((f) => f && f !== 'fuzzy');
+    if (fuzzy) flags.unshift('fuzzy');
+    lines[at] = flags.length ? `#, ${flags.join(', ')}${end}` : '';
+    return lines.join('');
+  }
+  if (!fuzzy) return head;
+  // A new flags line goes after the comments, before msgctxt / msgid.
+  const first = lines.findIndex((l) => !l.startsWith('#'));
+  lines.splice(first < 0 ? lines.length : first, 0, `#, fuzzy${nl}`);
+  return lines.join('');
+}
+
 interface Field {
   keyword: string;
   /** Line indexes (keyword line and continuation lines). */
@@ -100,7 +120,8 @@ export function openPo(text: string, nl: string): PieceWriter {
     const head = entryLines.slice(0, firstStr).join('');
     const tail = entryLines.slice(lastStr + 1).join('');
     const lineEnd = /\r?\n$/.exec(entryLines[lastStr]!)?.[0] ?? '';
-    w.keep(head);
+    if (msgid.value === '') w.keep(head);
+    else w.note('next', (n) => flagged(head, n.origin === 'machine', nl), head);
     if (msgid.value === '') {
       // The header: Language set, Plural-Forms set for a target we know.
       let header = strs[0]!.value;

@@ -40,13 +40,21 @@ export interface TextUnit {
   html: string;
 }
 
+/** What a translation memory did for a unit, for the formats that record a segment's status and matches. */
+export interface UnitNote {
+  /** 'memory': every sentence of the unit is a memory's stored translation; 'machine': some were translated. */
+  origin: 'memory' | 'machine';
+  /** The memory's matches of the unit's sentences (similarity 0–100; 100 for the exact ones used). */
+  matches: { source: string; target: string; similarity: number }[];
+}
+
 export interface OpenedDocument {
   units: TextUnit[];
   /**
    * The translated file: `translations[i]` is units[i] translated (same tag vocabulary), `target` the target's
    * BCP-47 tag to set where the format has language tags. Everything that is not a unit comes back byte-identical.
    */
-  write(translations: string[], target: string): Promise<Uint8Array>;
+  write(translations: string[], target: string, notes?: readonly (UnitNote | undefined)[]): Promise<Uint8Array>;
 }
 
 export interface DocumentFormat {

@@ -14,7 +14,7 @@ import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload
 import { deeplKey } from './auth-key.ts';
 import { setDeepLErrors } from './errors.ts';
 import { fromDeepL } from './languages.ts';
-import { checkFormality, glossaryIdOf, requestFields, single, type Fields } from './params.ts';
+import { checkFormality, glossaryIdOf, memoryOf, requestFields, single, type Fields } from './params.ts';
 
 /** DeepL's document_key for a document: 64 hex digits only the uploading key's holder can compute. */
 export function documentKey(secret: string, documentId: string): string {
@@ -66,6 +66,8 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
       target: target.code,
       source: source?.code,
       glossary,
+      memory: memoryOf(fields, request.metering!.admission!.key.id)?.id,
+      memoryThreshold: memoryOf(fields, request.metering!.admission!.key.id)?.threshold,
     });
     return { document_id: job.id, document_key: documentKey(deeplKey(request)!, job.id) };
   });

@@ -33,6 +33,8 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
       target: upload.fields.target,
       source: upload.fields.source,
       glossary: upload.fields.glossary,
+      memory: upload.fields.memory,
+      memoryThreshold: upload.fields.memoryThreshold === undefined ? undefined : Number(upload.fields.memoryThreshold),
     });
     return reply.code(202).send({ data: { document: viewOf(job) } });
   });
