@@ -9,6 +9,8 @@ const common = {
 
 export default defineConfig({
   test: {
+    // The default report, then what was skipped for want of a tool (test/tools.ts) and how to install it.
+    reporters: ['default', './test/skipped-tools-reporter.ts'],
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,

@@ -16,6 +16,7 @@ import { defaultPlanLimits } from '../src/accounts/plans.ts';
 import { PgAccountStore } from '../src/accounts/postgres/store.ts';
 import { SqliteAccountStore } from '../src/accounts/sqlite/store.ts';
 import type { AccountStore } from '../src/accounts/store.ts';
+import { openPostgres, openSqlite } from '../src/storage/index.ts';
 
 const REQUESTS = Number(process.argv[2] ?? 3000);
 const KEYS = 50;
@@ -114,16 +115,20 @@ async function withPostgres<T>(fn: (url: string) => Promise<T>): Promise<T> {
 const rows: Row[] = [];
 const breakdown: { backend: string; step: string; p50: number; p99: number }[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'dragoman-bench-accounts-'));
-const sqlite = new SqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('A'));
+const sqliteStorage = openSqlite(join(dir, 'dragoman.db'));
+const sqlite = new SqliteAccountStore(sqliteStorage, defaultPlanLimits('A'));
 rows.push(...(await measure('SQLite (WAL, synchronous=NORMAL)', sqlite)));
 await sqlite.close();
+await sqliteStorage.close();
 rmSync(dir, { recursive: true, force: true });
 
 await withPostgres(async (url) => {
-  const store = new PgAccountStore(url, defaultPlanLimits('A'));
+  const storage = openPostgres(url);
+  const store = new PgAccountStore(storage, defaultPlanLimits('A'));
   await store.start();
   rows.push(...(await measure('PostgreSQL (loopback, pool 10)', store)));
   await store.close();
+  await storage.close();
 });
 
 const fmt = (ms: number) => ms.toFixed(3);

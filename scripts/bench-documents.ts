@@ -4,7 +4,11 @@
 // by side with the same text sent to the engine as plain strings (its sentences, the same batches). Resident memory
 // is sampled every 50 ms while the document is translated and compared with the idle process's.
 //
-//   npm run bench:documents [-- --pages 100] [--from en] [--to de] [--rounds 1] [--text distinct|repeated] [--out bench.docx]
+//   npm run bench:documents [-- --pages 100] [--from en] [--to de] [--rounds 1] [--text distinct|repeated] [--out bench.docx] [--pdf-pages 20]
+//
+// The PDF row: the same kind of document, --pdf-pages long, printed to PDF by LibreOffice (skipped without soffice),
+// read and written by the PDF format (its worker threads) with each unit's own text as its translation: the time
+// per page beyond translation. Target: ≤ 50 ms per page.
 //
 // --text distinct (default): English captions, each used once (Multi30k's training captions from ../shared when
 // present, else the tiny en-de fixture's 500 dev sources, cycled), so the engine translates about as many sentences
@@ -13,15 +17,19 @@
 //
 // Models come from DRAGOMAN_MODELS_DIR (e.g. opus-mt-en-de); the translation cache is off so neither run helps the
 // other. Targets: the document at most 10 % slower than the plain strings, at most 200 MB above idle.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { AlignmentType, Document, ExternalHyperlink, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import { loadConfig } from '../src/config/env.ts';
 import { createDetector } from '../src/detect/index.ts';
-import { checkDocument } from '../src/documents/accept.ts';
+import { checkDocument, limitsOf } from '../src/documents/accept.ts';
 import { formatById } from '../src/documents/formats/index.ts';
-import { fragmentText } from '../src/documents/formats/fragment.ts';
+import { SegmentTableReader } from '../src/documents/segment-table.ts';
 import { translateUnits } from '../src/documents/units.ts';
+import { DocumentWorkers } from '../src/documents/worker/pool.ts';
 import { createEngine } from '../src/engine/index.ts';
 import { resolveLanguage } from '../src/languages/catalog.ts';
 import { createService } from '../src/service/index.ts';
@@ -105,6 +113,7 @@ async function main(): Promise<void> {
   const engine = await createEngine(config);
   const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
   const service = createService({ config, engine, detector, planners: { text: planText, html: planHtml } });
+  const workers = new DocumentWorkers(config);
   const source = resolveLanguage(from)!;
   const target = resolveLanguage(to)!;
   if (!engine.route(source.flores, target.flores)) {
@@ -141,11 +150,12 @@ async function main(): Promise<void> {
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);
     const t0 = performance.now();
     const c0 = cpuMs();
-    const checked = await checkDocument(service, { bytes, filename: 'bench.docx', target: to, source: from }, config);
+    const checked = await checkDocument(service, workers, { bytes, filename: 'bench.docx', target: to, source: from }, config);
     const tOpened = performance.now();
-    const translations = await translateUnits(service, checked.document.units, source, target, () => undefined);
+    const units = new SegmentTableReader(checked.planned.segments);
+    const translations = await translateUnits(service, checked.planned.segments, source, target, () => undefined);
     const tTranslated = performance.now();
-    const out = await checked.document.write(translations, target.code);
+    const out = await workers.write(bytes, checked.planned.format, limitsOf(config), translations, target.code);
     const documentMs = performance.now() - t0;
     const documentCpu = cpuMs() - c0;
     clearInterval(sampler);
@@ -153,7 +163,7 @@ async function main(): Promise<void> {
     const phases = `open and count ${((tOpened - t0) / 1000).toFixed(1)} s, translate ${((tTranslated - tOpened) / 1000).toFixed(1)} s, write ${((performance.now() - tTranslated) / 1000).toFixed(1)} s`;
 
     // 2. The same text as plain strings: each unit's text, its sentences, the same batches, straight to the engine.
-    const texts = checked.document.units.map((u) => fragmentText(u.html));
+    const texts = Array.from({ length: units.units }, (_, i) => (units.segmentsOf(i) ?? []).join(' '));
     const stringsSampler = setInterval(() => (stringsPeak = Math.max(stringsPeak, rss())), 50);
     const t1 = performance.now();
     const c1 = cpuMs();
@@ -170,7 +180,7 @@ async function main(): Promise<void> {
 
     if (round === 1) {
       const words = texts.join(' ').split(/\s+/).filter(Boolean).length;
-      summary = `DOCX: ${pages} pages, ${words} words, ${checked.document.units.length} units, ${checked.characters} characters, ${mb(bytes.length)} in, ${mb(out.length)} out`;
+      summary = `DOCX: ${pages} pages, ${words} words, ${units.units} units, ${checked.characters} characters, ${mb(bytes.length)} in, ${mb(out.length)} out`;
     }
     console.log(`round ${round}: document path ${phases} (engine: ${documentWork}); plain strings (engine: ${taken()})`);
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -186,7 +196,38 @@ async function main(): Promise<void> {
   console.log(`resident memory while translating the document: idle ${mb(idle)}, peak ${mb(peak)}, +${mb(peak - idle)} (target ≤ +200 MB)`);
   // The engine's own buffers grow with the largest batch it has run, whatever sent it: the plain strings' peak shows that part.
   console.log(`resident memory while translating the plain strings: peak ${mb(stringsPeak)}, +${mb(stringsPeak - idle)}`);
+  await workers.close();
   await engine.close();
+  await pdfRow();
+}
+
+/** The PDF row (see the header): LibreOffice prints the document, the PDF format reads and writes it. */
+async function pdfRow(): Promise<void> {
+  const pdfPages = Number(opt('pdf-pages', '20'));
+  const dir = mkdtempSync(join(tmpdir(), 'dragoman-bench-pdf-'));
+  try {
+    writeFileSync(join(dir, 'bench.docx'), await Packer.toBuffer(makeDocument(pdfPages)));
+    const run = spawnSync('soffice', [`-env:UserInstallation=file://${join(dir, 'profile')}`, '--headless', '--convert-to', 'pdf', '--outdir', dir, join(dir, 'bench.docx')], { encoding: 'utf8', timeout: 600_000, env: { ...process.env, HOME: dir } });
+    if (run.error || run.status !== 0 || !existsSync(join(dir, 'bench.pdf'))) {
+      console.log(`PDF row skipped: LibreOffice (soffice) could not print the document (${run.error?.message ?? run.stderr}).`);
+      return;
+    }
+    const bytes = new Uint8Array(readFileSync(join(dir, 'bench.pdf')));
+    const format = formatById('pdf')!;
+    const limits = { maxCharacters: 10_000_000, maxUnits: 100_000, maxUncompressedBytes: 300 * 1024 * 1024, maxZipEntries: 10_000, maxCompressionRatio: 200 };
+    const t0 = performance.now();
+    const doc = await format.open(bytes, limits);
+    const t1 = performance.now();
+    const out = await doc.write(doc.units.map((u) => u.html), to);
+    const t2 = performance.now();
+    const count = Number(/\/Type\s*\/Pages[^>]*?\/Count\s+(\d+)/.exec(Buffer.from(bytes).toString('latin1'))?.[1] ?? pdfPages);
+    console.log('');
+    console.log('| PDF | pages | units | read (worker start included) | write (worker start included) | per page, beyond translation |');
+    console.log('|---|---|---|---|---|---|');
+    console.log(`| LibreOffice PDF, ${mb(bytes.length)} in, ${mb(out.length)} out | ${count} | ${doc.units.length} | ${(t1 - t0).toFixed(0)} ms | ${(t2 - t1).toFixed(0)} ms | ${((t2 - t0) / count).toFixed(1)} ms (target ≤ 50 ms) |`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 await main();

@@ -8,6 +8,7 @@ import { createDetector } from '../src/detect/index.ts';
 import { createEngine } from '../src/engine/index.ts';
 import { GlossaryBook } from '../src/glossaries/book.ts';
 import { SqliteGlossaryStore } from '../src/glossaries/sqlite.ts';
+import { openSqlite } from '../src/storage/index.ts';
 import { createService, type TranslateOptions } from '../src/service/index.ts';
 import { planHtml } from '../src/text/html/index.ts';
 import { planText } from '../src/text/segment.ts';
@@ -17,7 +18,7 @@ const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3'
 const rounds = Number(values.rounds);
 
 const engine = await createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: FIXTURES, DRAGOMAN_PRECISION: 'fp32', DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '1', DRAGOMAN_CACHE_SIZE: '0' }));
-const book = new GlossaryBook(new SqliteGlossaryStore(':memory:'), { maxEntries: 10_000, maxTermChars: 200, perKey: 100 });
+const book = new GlossaryBook(new SqliteGlossaryStore(openSqlite(':memory:')), { maxEntries: 10_000, maxTermChars: 200, perKey: 100 });
 const service = createService({
   config: { maxStrings: 1000, maxChars: 1_000_000 }, engine, detector: await createDetector({ secondOpinion: false }),
   planners: { text: planText, html: planHtml }, glossaries: book, keepSpans: true,

@@ -1,27 +1,34 @@
-// npm run bench:hostile [-- --cap 60] [--only name,name]
+// npm run bench:hostile [-- --cap 60] [--after 20] [--only name,name]
 //
 // One hostile request at a time against the real server (`dragoman serve` in a child process, the fixture
-// models, one engine worker), each on a fresh server, while a prober asks GET /health back to back. For each
-// case: the status and time of the hostile request, and the /health stall (the slowest /health answer while it
-// ran) and p99. A case still running after --cap seconds is abandoned (its server killed) and shown as "> cap".
-// Not a test: a table for the before/after comparison of the request-size hardening (docs/hardening.md).
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+// models, one engine worker), each on a fresh server, while a prober asks GET /health every 50 ms, during the
+// request and --after seconds after its answer (an accepted document is translated meanwhile). For each case: the
+// status and time of the hostile request, the slowest /health answer and the p99, and the server's resident memory
+// before the request and at the end of the after-window. A case still running after --cap seconds is abandoned
+// (its server killed) and shown as "> cap". Not a test: the table of docs/hardening.md.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { docxOf, docxPadded, docxTwice, srtOf, xliffOneLine, xlsxStrings } from '../test/documents/hostile-files.ts';
 import { CORE_MODELS, FIXTURE_MODELS_DIR } from '../test/fixture-models.ts';
+import { ROOT } from './bench-model-folder.ts';
 import { benchEnv, enterpriseKey, startServer } from './bench-server.ts';
 
-const { values } = parseArgs({ options: { cap: { type: 'string', default: '60' }, only: { type: 'string' } } });
+const { values } = parseArgs({ options: { cap: { type: 'string', default: '60' }, after: { type: 'string', default: '20' }, only: { type: 'string' } } });
 const CAP_MS = Number(values.cap) * 1000;
+const AFTER_MS = Number(values.after) * 1000;
 
 interface Case {
   name: string;
   path: string;
-  /** Send the key (x-api-key) with it. */
-  keyed: boolean;
-  contentType: string;
-  body: () => string;
+  /** Send the key (x-api-key) with it: the enterprise key, or a free one with no characters or 9 characters left. */
+  keyed: boolean | 'spent' | 'nine';
+  /** Undefined: a multipart form (a document upload). */
+  contentType?: string;
+  body: () => string | Promise<FormData>;
   /** Also time a small translation that starts 1 s after the hostile request (fairness). */
   small?: boolean;
 }
@@ -43,6 +50,16 @@ const rand = () => {
 };
 const letters = (n: number) => Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(rand() * 26))).join('');
 const html = (q: string) => JSON.stringify({ q, source: 'en', target: 'de', format: 'html' });
+/** POST /v1/documents of the file, en to de. */
+const documentForm = async (name: string, file: Uint8Array | string | Promise<Uint8Array>): Promise<FormData> => {
+  const bytes = await file;
+  const form = new FormData();
+  form.set('file', new Blob([typeof bytes === 'string' ? Buffer.from(bytes) : Buffer.from(bytes)]), name);
+  form.set('source', 'en');
+  form.set('target', 'de');
+  return form;
+};
+const DOCS = '/v1/documents';
 
 const CASES: Case[] = [
   { name: 'libre form 20k fields', path: '/libretranslate/translate', keyed: false, contentType: FORM, body: () => repeat('q=a&', 20_000) + 'source=en&target=de' },
@@ -62,6 +79,17 @@ const CASES: Case[] = [
   { name: 'detect 100k words', path: '/v1/detect', keyed: true, contentType: JSON_TYPE, body: () => JSON.stringify({ q: repeat('the cat sat ', 8_333) }) },
   { name: 'translate 100k random letters', path: '/v1/translate', keyed: true, contentType: JSON_TYPE, small: true, body: () => JSON.stringify({ q: letters(100_000), source: 'en', target: 'de' }) },
   { name: 'json nested 100k deep', path: '/v1/translate', keyed: true, contentType: JSON_TYPE, body: () => `{"q":${'['.repeat(100_000)}${']'.repeat(100_000)},"target":"de"}` },
+  { name: 'XLIFF 1.1 MB: 20k units on one line, no targets', path: DOCS, keyed: true, body: () => documentForm('one-line.xlf', xliffOneLine(20_000)) },
+  { name: 'XLIFF 2.3 MB: 40k units on one line, no targets', path: DOCS, keyed: true, body: () => documentForm('one-line.xlf', xliffOneLine(40_000)) },
+  { name: 'XLIFF 1.1 MB, free key with 9 characters left', path: DOCS, keyed: 'nine', body: () => documentForm('one-line.xlf', xliffOneLine(20_000)) },
+  { name: 'XLSX with 1M <si> (192 KB)', path: DOCS, keyed: true, body: () => documentForm('strings.xlsx', xlsxStrings(1_000_000)) },
+  { name: 'XLSX with 1M <si>, key with no characters left', path: DOCS, keyed: 'spent', body: () => documentForm('strings.xlsx', xlsxStrings(1_000_000)) },
+  { name: 'DOCX: 4,600 entries under 64 KB (300 MB unpacked)', path: DOCS, keyed: true, body: () => documentForm('padded.docx', docxPadded(4_600, 65_000)) },
+  { name: 'DOCX: 190k paragraphs', path: DOCS, keyed: true, body: () => documentForm('paragraphs.docx', docxOf(190_000)) },
+  { name: 'DOCX: 150k runs (1,500 paragraphs of 100)', path: DOCS, keyed: true, body: () => documentForm('runs.docx', docxOf(1_500, 100)) },
+  { name: 'DOCX: word/document.xml twice', path: DOCS, keyed: true, body: () => documentForm('twice.docx', docxTwice()) },
+  { name: 'SRT: 780k cues (31 MB)', path: DOCS, keyed: true, body: () => documentForm('cues.srt', srtOf(780_000)) },
+  { name: 'HTML: 400k empty elements (2.8 MB)', path: DOCS, keyed: true, body: () => documentForm('deep.html', `<html><body>${'<i></i>'.repeat(400_000)}<p>The house is small.</p></body></html>`) },
 ];
 
 const only = values.only?.split(',');
@@ -71,6 +99,40 @@ mkdirSync(join(work, 'models'));
 for (const m of CORE_MODELS) symlinkSync(join(FIXTURE_MODELS_DIR, m), join(work, 'models', m));
 const env = benchEnv(work, join(work, 'models'), { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '1' });
 const secret = enterpriseKey(env);
+/** `dragoman keys create --plan free --monthly-chars N`: the new key's secret. */
+function freeKey(monthlyChars: number): string {
+  const created = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'create', '--plan', 'free', '--monthly-chars', String(monthlyChars), '--json'], { cwd: ROOT, env, encoding: 'utf8' });
+  if (created.status !== 0) throw new Error(`keys create failed: ${created.stderr}`);
+  return (JSON.parse(created.stdout) as { key: string }).key;
+}
+const secrets = { spent: freeKey(0), nine: freeKey(9) };
+/** Resident memory of a process, in MB (Linux). */
+const rssMb = (pid: number | undefined): string => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? (Number(m[1]) / 1024).toFixed(0) : '?';
+};
+
+/** GET /health every 50 ms until told to stop; then the latencies, a probe still waiting counted as long as it waited. */
+const PROBER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const health = [];
+let running = true;
+let probeStart;
+parentPort.on('message', () => {
+  running = false;
+  if (probeStart !== undefined) health.push(performance.now() - probeStart);
+  parentPort.postMessage(health);
+});
+(async () => {
+  while (running) {
+    const t0 = (probeStart = performance.now());
+    await fetch(workerData.url, { signal: AbortSignal.timeout(workerData.capMs) }).then((r) => r.text()).catch(() => {});
+    probeStart = undefined;
+    if (running) health.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+})();
+`;
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -82,33 +144,26 @@ async function timed(url: string, init: RequestInit): Promise<{ ms: number; stat
   try {
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(CAP_MS) });
     const text = await res.text();
-    const message = res.status === 200 ? '' : ` ${text.slice(0, 90).replace(/\|/g, '/')}`;
+    const message = res.status < 300 ? '' : ` ${text.slice(0, 90).replace(/\|/g, '/')}`;
     return { ms: performance.now() - t0, status: `${res.status}${message}` };
   } catch (err) {
     return { ms: performance.now() - t0, status: (err as Error).name === 'TimeoutError' ? 'abandoned' : (err as Error).message };
   }
 }
 
-console.log(`one hostile request at a time, fresh server each, cap ${CAP_MS / 1000} s; /health probed back to back\n`);
-console.log('| case | status | time ms | /health max ms | /health p99 ms | small request ms |');
-console.log('|---|---|---|---|---|---|');
+console.log(`one hostile request at a time, fresh server each, cap ${CAP_MS / 1000} s; /health probed every 50 ms, during and ${AFTER_MS / 1000} s after\n`);
+console.log('| case | status | time ms | /health max ms | /health p99 ms | RSS before → after MB | small request ms |');
+console.log('|---|---|---|---|---|---|---|');
 for (const c of CASES) {
   if (only && !only.some((o) => c.name.includes(o))) continue;
   const { url, child } = await startServer(env);
-  const headers: Record<string, string> = { 'content-type': c.contentType, ...(c.keyed ? { 'x-api-key': secret } : {}) };
-  const body = c.body();
-  let running = true;
-  const health: number[] = [];
-  let probeStart: number | undefined;
-  const prober = (async () => {
-    while (running) {
-      const t0 = (probeStart = performance.now());
-      await fetch(`${url}/health`, { signal: AbortSignal.timeout(CAP_MS + 5000) }).then((r) => r.text()).catch(() => {});
-      probeStart = undefined;
-      health.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
+  const key = c.keyed === true ? secret : c.keyed === false ? undefined : secrets[c.keyed];
+  const headers: Record<string, string> = { ...(c.contentType ? { 'content-type': c.contentType } : {}), ...(key ? { 'x-api-key': key } : {}) };
+  const body = await c.body();
+  const rssBefore = rssMb(child.pid);
+  // The prober has a thread of its own: the hostile client's own work (making and sending a 30 MB form) must not
+  // delay the probes and be counted as the server's.
+  const prober = new Worker(PROBER, { eval: true, workerData: { url: `${url}/health`, capMs: CAP_MS + 5000 } });
   const small = c.small
     ? new Promise((r) => setTimeout(r, 1000)).then(() => timed(`${url}/v1/translate`, {
         method: 'POST', headers: { 'content-type': JSON_TYPE, 'x-api-key': secret }, body: JSON.stringify({ q: 'A small dog runs.', source: 'en', target: 'de' }),
@@ -116,11 +171,15 @@ for (const c of CASES) {
     : undefined;
   const result = await timed(`${url}${c.path}`, { method: 'POST', headers, body });
   const smallResult = await small;
-  running = false;
-  await Promise.race([prober, new Promise((r) => setTimeout(r, 2000))]);
-  if (probeStart !== undefined) health.push(performance.now() - probeStart); // still waiting: a stall that never ended
+  await new Promise((r) => setTimeout(r, AFTER_MS));
+  const rssAfter = rssMb(child.pid);
+  const health = await new Promise<number[]>((resolve) => {
+    prober.once('message', resolve);
+    prober.postMessage('stop');
+  });
+  await prober.terminate();
   const time = result.status === 'abandoned' ? `> ${CAP_MS}` : result.ms.toFixed(0);
-  console.log(`| ${c.name} | ${result.status} | ${time} | ${Math.max(...health).toFixed(0)} | ${pct(health, 99).toFixed(0)} | ` +
+  console.log(`| ${c.name} | ${result.status} | ${time} | ${Math.max(...health).toFixed(0)} | ${pct(health, 99).toFixed(0)} | ${rssBefore} → ${rssAfter} | ` +
     `${smallResult ? `${smallResult.ms.toFixed(0)} (${smallResult.status.slice(0, 3)})` : ''} |`);
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));

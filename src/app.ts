@@ -1,68 +1,126 @@
-// startApp(config): config → account store → engine → detector → HTTP server, listening. Used by
-// `dragoman serve` and by black-box tests (which pass port 0, a temp data dir and a clock they control).
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import type { Clock } from './accounts/clock.ts';
-import type { GateOptions } from './accounts/gate.ts';
-import { openAccountStore } from './accounts/index.ts';
+// The composition root: configuration in, a listening server out. Everything the process is made of is built
+// here, once (the logger, the database (src/storage) and the account, glossary, memory and job stores on it, the engine,
+// detector and planners, then accounts, gate, glossaries, service and document jobs over them) and handed to
+// buildServer (src/http/server.ts), which only wires routes. Used by `dragoman serve` and by black-box tests (which pass port 0, a temp data dir and a clock
+// they control).
+import type { FastifyInstance } from 'fastify';
+import { Accounts } from './accounts/accounts.ts';
+import { type Clock, systemClock } from './accounts/clock.ts';
+import { Gate, type GateOptions } from './accounts/gate.ts';
+import { accountStore } from './accounts/index.ts';
 import type { AccountStore } from './accounts/store.ts';
 import type { Config } from './config/env.ts';
 import { createDetector } from './detect/index.ts';
+import type { LanguageDetector } from './detect/types.ts';
+import { DocumentJobs, jobStore, type JobStore } from './documents/index.ts';
 import { createEngine } from './engine/index.ts';
 import type { Engine } from './engine/types.ts';
-import { buildServer } from './http/server.ts';
+import { buildServer, type ServerDeps } from './http/server.ts';
+import { createLogger, type LoggerSetting } from './observability/logger.ts';
+import type { DemoInfo } from './models/demo.ts';
+import { serviceFromConfig } from './service/index.ts';
+import type { Planners } from './service/types.ts';
 import { offloadedPlanners } from './text/offload/index.ts';
-import { glossaryBook, openGlossaryStore, type GlossaryStore } from './glossaries/index.ts';
-import { memoryBook, openMemoryStore, type MemoryStore } from './memories/index.ts';
+import { glossaryBook, glossaryStore, type GlossaryStore } from './glossaries/index.ts';
+import { memoryBook, memoryStore, type MemoryBook, type MemoryStore } from './memories/index.ts';
+import { openStorage, type Storage } from './storage/index.ts';
 
 export interface AppOptions {
   clock?: Clock;
-  logger?: FastifyServerOptions['logger'];
+  /** JSON lines at DRAGOMAN_LOG_LEVEL by default; false: none (tests), or the same options to a stream of the test's. */
+  logger?: LoggerSetting;
   gate?: GateOptions;
   /** Tests only: wrap the real engine (e.g. to make one call fail and check the 500 path). */
   wrapEngine?: (engine: Engine) => Engine;
   /** Tests only: how long a request may take to arrive whole (60 s). */
   requestTimeoutMs?: number;
+  /** The models served are the demo ones (src/models/demo.ts): said in /health, /v1/languages and on the page. */
+  demo?: DemoInfo;
 }
 
 export interface RunningApp {
   server: FastifyInstance;
-  /** http://host:port actually bound (port 0 resolved). */
+  /** http://host:port (https:// with DRAGOMAN_TLS_*) actually bound (port 0 resolved). */
   url: string;
   engine: Engine;
   store: AccountStore;
+  /** The database the stores are on (closed after them). */
+  storage: Storage;
   close(): Promise<void>;
 }
 
+/** What the domain parts are made of: the opened stores, the engine, the detector, the planners and the logger. */
+export interface Foundations {
+  config: Config;
+  engine: Engine;
+  detector: LanguageDetector;
+  store: AccountStore;
+  planners: Planners;
+  jobStore: JobStore;
+  /** Without it, glossary endpoints answer that none are kept. */
+  glossaries?: GlossaryStore;
+  /** A key's translation memories over their store; without them, memory endpoints answer that none are kept. */
+  memories?: MemoryBook;
+  clock?: Clock;
+  gate?: GateOptions;
+  log: ServerDeps['log'];
+  /** The models are the demo ones (src/models/demo.ts). */
+  demo?: DemoInfo;
+}
+
+/** Accounts, gate, glossaries, service and document jobs over the foundations: everything buildServer is handed. */
+export function assemble(f: Foundations): ServerDeps {
+  const { config, engine, detector, log } = f;
+  const clock = f.clock ?? systemClock;
+  const accounts = new Accounts(f.store, clock);
+  const gate = new Gate(accounts, { keylessPerMinute: config.keylessPerMinute, ...f.gate });
+  // The same settings as `dragoman translate` (serviceFromConfig): a document comes out the same both ways.
+  const service = serviceFromConfig({
+    config,
+    engine,
+    detector,
+    planners: f.planners,
+    ...(f.glossaries ? { glossaries: glossaryBook(f.glossaries, config) } : {}),
+    ...(f.memories ? { memories: f.memories } : {}),
+    // Memory characters are counted in the quota period of the accounts' clock.
+    now: () => clock.now(),
+  });
+  const documents = new DocumentJobs({ settings: config, service, gate, store: f.jobStore, clock, log });
+  return { config, service, accounts, gate, engine, detector, clock, documents, log, ...(f.demo && { demo: f.demo }) };
+}
+
 export async function startApp(config: Config, options: AppOptions = {}): Promise<RunningApp> {
-  const store = await openAccountStore(config);
+  const storage = await openStorage(config);
+  const store = accountStore(storage, config);
+  const glossaries = glossaryStore(storage);
+  const memories: MemoryStore = memoryStore(storage);
   let engine: Engine | undefined;
   // Long texts are planned and assembled on a worker thread, off the event loop (text/offload).
   const planners = offloadedPlanners();
-  let glossaries: GlossaryStore | undefined;
-  let memoryStore: MemoryStore | undefined;
   try {
-    glossaries = openGlossaryStore(config);
-    memoryStore = openMemoryStore(config);
-    const memories = memoryBook(memoryStore, config);
-    // What imports killed mid-way left behind (never visible to a key) is removed once it is surely abandoned.
-    await memories.sweep();
+    const book = memoryBook(memories, config);
     const real = await createEngine(config);
     engine = options.wrapEngine ? options.wrapEngine(real) : real;
     const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
-    const server = await buildServer({
+    const parts = assemble({
       config,
       engine,
       detector,
       store,
       planners: { text: planners.text, html: planners.html },
-      glossaries: glossaryBook(glossaries, config),
-      memories,
+      jobStore: jobStore(storage),
+      glossaries,
+      memories: book,
       clock: options.clock,
-      logger: options.logger,
       gate: options.gate,
-      requestTimeoutMs: options.requestTimeoutMs,
+      log: createLogger(config, options.logger),
+      demo: options.demo,
     });
+    const server = await buildServer({ ...parts, requestTimeoutMs: options.requestTimeoutMs });
     await server.listen({ host: config.host, port: config.port });
+    // What memory imports killed mid-way left behind (never visible to a key) is removed once it is surely abandoned;
+    // a database away at start does not stop the server (the next start sweeps).
+    await book.sweep().catch((err: unknown) => server.log.warn({ err }, 'memory imports left by a stopped server not swept'));
     // Every folder the engine found, once: a model that did not load says where and why (the reason names files and
     // onnxruntime's message, never request data).
     for (const m of engine.models()) {
@@ -90,30 +148,31 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     const port = typeof address === 'object' && address ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const eng = engine;
-    const glossaryStore = glossaries;
-    const memStore = memoryStore;
     let closed: Promise<void> | undefined;
     return {
       server,
-      url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+      url: `${config.tls ? 'https' : 'http'}://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
       engine: eng,
       store,
+      storage,
       close: () =>
         (closed ??= (async () => {
           await server.close();
           await planners.close();
           await eng.close();
-          await glossaryStore.close();
-          await memStore.close();
+          await glossaries.close();
+          await memories.close();
           await store.close();
+          await storage.close();
         })()),
     };
   } catch (err) {
     await planners.close();
     await engine?.close().catch(() => undefined);
-    await glossaries?.close().catch(() => undefined);
-    await memoryStore?.close().catch(() => undefined);
+    await glossaries.close().catch(() => undefined);
+    await memories.close().catch(() => undefined);
     await store.close();
+    await storage.close();
     throw err;
   }
 }

@@ -12,6 +12,16 @@ export const FIXTURE_MODELS_DIR = resolve(import.meta.dirname, 'fixtures/models'
 export const CORE_MODELS = ['tiny-marian-de-en', 'tiny-marian-en-de', 'tiny-nllb'] as const;
 /** Multi-target and multi-source OPUS-MT, M2M-100, mBART-50. */
 export const FAMILY_MODELS = ['opus-mt-tiny-en-mul', 'opus-mt-tiny-mul-en', 'tiny-m2m100', 'tiny-mbart50'] as const;
+/**
+ * Decoder-only translators (llama, qwen3, gemma3_text) in the optimum / transformers.js layout, and the llama one
+ * again in the onnxruntime-genai layout (int4 MatMulNBits, GroupQueryAttention). Their prompt is in dragoman.json;
+ * scripts/fixtures/README.md says how they were made.
+ */
+export const LLM_MODELS = ['tiny-gemma3-mt', 'tiny-llama-mt', 'tiny-qwen3-mt'] as const;
+export const LLM_GENAI_MODELS = ['tiny-llama-mt-genai'] as const;
+/** Every fixture folder that holds an encoder-decoder translation model. */
+export const isSeq2SeqFixture = (name: string): boolean =>
+  !(LLM_MODELS as readonly string[]).includes(name) && !(LLM_GENAI_MODELS as readonly string[]).includes(name);
 
 let core: string | undefined;
 
@@ -44,3 +54,34 @@ export interface ReferenceRow {
 export function familyReference(folder: string): ReferenceRow[] {
   return readFileSync(join(FIXTURE_MODELS_DIR, folder, 'reference.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ReferenceRow);
 }
+
+/** One row of a decoder-only fixture's dev.jsonl: a held-out Multi30k caption and the PyTorch greedy answer. */
+export interface LlmDevRow {
+  src: string;
+  src_lang: string;
+  tgt_lang: string;
+  /** dragoman.json's prompt filled with the pair's language names and the caption (the one user message) */
+  prompt: string;
+  output: string;
+  /** the answer's token ids, its end of turn last */
+  output_ids: number[];
+  ended: boolean;
+}
+
+/**
+ * One row of a decoder-only fixture's reference.jsonl: the greedy answer with each precision, by transformers.js
+ * (fp32, q8) or, in the onnxruntime-genai layout, by onnxruntime-node on the graph (fp32 weights, int4).
+ */
+export interface LlmReferenceRow {
+  src: string;
+  src_lang: string;
+  tgt_lang: string;
+  fp32: string;
+  q8?: string;
+  int4?: string;
+}
+
+const jsonl = <T>(folder: string, file: string): T[] =>
+  readFileSync(join(FIXTURE_MODELS_DIR, folder, file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+export const llmDev = (folder: string): LlmDevRow[] => jsonl<LlmDevRow>(folder, 'dev.jsonl');
+export const llmReference = (folder: string): LlmReferenceRow[] => jsonl<LlmReferenceRow>(folder, 'reference.jsonl');

@@ -8,13 +8,16 @@ export interface Listening {
   output(): string;
 }
 
-/** Resolves at the process's "listening on <url>" line; rejects with what it wrote if it exits first. */
-export function listening(child: ChildProcess): Promise<Listening> {
+/**
+ * Resolves at the process's "listening on <url>" line (`line`'s first group is the URL); rejects with what it wrote
+ * if it exits first.
+ */
+export function listening(child: ChildProcess, line = /listening on (https?:\/\/\S+)/): Promise<Listening> {
   let log = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(log);
+      const m = line.exec(log);
       if (m) resolve({ url: m[1]!, output: () => log });
     };
     child.stdout!.on('data', onData);

@@ -128,13 +128,37 @@ export class Gate {
     const period = periodOf(this.now());
     const outcome = await this.accounts.store.charge(admission.key.id, period, chars, named);
     if (outcome.ok) return { charge: outcome.charge, used: outcome.used, limit: outcome.limit };
-    const left = outcome.limit === null ? 0 : Math.max(0, outcome.limit - outcome.used);
+    throw this.exceeded(admission, `this request has ${chars} character${chars === 1 ? '' : 's'} but`, outcome.used, outcome.limit, period);
+  }
+
+  /**
+   * Refuses (QuotaExceeded) a request for which the key has no character left this month, and otherwise says how
+   * many it has (null: no limit): costly work (a document read and planned) is refused before it is done, and
+   * stopped as soon as its characters are more than this.
+   */
+  async charactersLeft(admission: Admission): Promise<number | null> {
+    const limit = admission.limits.monthlyChars;
+    if (limit === null) return null;
+    const period = periodOf(this.now());
+    const { chars: used } = await this.accounts.store.usage(admission.key.id, period);
+    if (used >= limit) throw this.exceeded(admission, 'nothing of this request was read:', used, limit, period);
+    return limit - used;
+  }
+
+  /** QuotaExceeded for a request found to have more than `chars` characters, more than the key has left. */
+  overQuota(admission: Admission, chars: number, left: number): QuotaExceeded {
+    const limit = admission.limits.monthlyChars ?? 0;
+    return this.exceeded(admission, `this request has at least ${chars} characters but`, limit - left, limit, periodOf(this.now()));
+  }
+
+  private exceeded(admission: Admission, lead: string, used: number, limit: Limit, period: string): QuotaExceeded {
+    const left = limit === null ? 0 : Math.max(0, limit - used);
     const resets = periodBounds(period).end.toISOString();
     // Whose figure it is: the key's own limit (keys create/set-limits --monthly-chars) or its plan's.
     const own = admission.key.overrides.monthlyChars !== undefined;
-    throw new QuotaExceeded(
-      `Monthly character quota exceeded: this request has ${chars} character${chars === 1 ? '' : 's'} but only ${left} of the ` +
-        `${outcome.limit} characters ${own ? `this key is allowed (its own limit, on the ${admission.key.plan} plan)` : `of the ${admission.key.plan} plan`} ` +
+    return new QuotaExceeded(
+      `Monthly character quota exceeded: ${lead} only ${left} of the ` +
+        `${limit} characters ${own ? `this key is allowed (its own limit, on the ${admission.key.plan} plan)` : `of the ${admission.key.plan} plan`} ` +
         `are left this month (resets ${resets}). ` +
         (own ? `Upgrade the plan or ask the operator to raise this key's limit to get more characters.` : `Upgrade the plan to get more characters.`),
     );

@@ -1,55 +1,13 @@
-// Opens the account store the configuration selects: SQLite at DRAGOMAN_DATA_DIR/dragoman.db, or PostgreSQL
-// when DRAGOMAN_DATABASE_URL is set (src/accounts/postgres/). The server and the CLI both open it here.
-import { AccountsUnavailable } from './errors.ts';
-import { join } from 'node:path';
+// The account store over the database the configuration selects (src/storage): SQLite in the data directory, or
+// PostgreSQL when DRAGOMAN_DATABASE_URL is set. The server and the CLI both build it here.
 import type { Config } from '../config/env.ts';
+import type { Storage } from '../storage/index.ts';
 import { defaultPlanLimits } from './plans.ts';
 import { PgAccountStore } from './postgres/store.ts';
 import { SqliteAccountStore } from './sqlite/store.ts';
 import type { AccountStore } from './store.ts';
 
-export function databaseFile(config: Pick<Config, 'dataDir'>): string {
-  return join(config.dataDir, 'dragoman.db');
-}
-
-export async function openAccountStore(config: Config): Promise<AccountStore> {
+export function accountStore(storage: Storage, config: Pick<Config, 'ratePreset'>): AccountStore {
   const defaults = defaultPlanLimits(config.ratePreset);
-  if (config.databaseUrl) {
-    const store = new PgAccountStore(config.databaseUrl, defaults);
-    try {
-      await store.start(); // migrations, under an advisory lock
-    } catch (err) {
-      // Unreachable: start anyway; /ready says so and the first call that reaches it migrates.
-      if (!(err instanceof AccountsUnavailable)) {
-        await store.close();
-        throw databaseRefusal(tlsAdvice(err as Error));
-      }
-    }
-    return store;
-  }
-  return new SqliteAccountStore(databaseFile(config), defaults);
-}
-
-/**
- * The database answered but refused the start (password, database name, TLS, rights): a setting to fix, said in one
- * line by `serve` like a port in use — an error with a code of its own (PostgreSQL's SQLSTATE when it gave one).
- */
-function databaseRefusal(err: Error): Error {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && !code.startsWith('ERR_')) return err;
-  return Object.assign(new Error(`the account database (DRAGOMAN_DATABASE_URL) refused: ${err.message}`), { code: 'EDATABASE' });
-}
-
-/**
- * A refused server certificate is a setting to fix, not an outage to wait out (so the start fails), and node-postgres
- * differs from libpq here: its sslmode=require verifies the certificate like verify-full.
- */
-function tlsAdvice(err: Error): Error {
-  const code = (err as NodeJS.ErrnoException).code ?? '';
-  if (!/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|HOSTNAME|ERR_TLS/.test(code)) return err;
-  return new Error(
-    `PostgreSQL's TLS certificate was refused (${err.message}). node-postgres verifies it for sslmode=require as for ` +
-      `verify-full: trust its CA with NODE_EXTRA_CA_CERTS=/path/to/ca.pem, or use sslmode=no-verify to encrypt without ` +
-      `checking the certificate (docs/scaling.md).`,
-  );
+  return storage.kind === 'postgres' ? new PgAccountStore(storage, defaults) : new SqliteAccountStore(storage, defaults);
 }

@@ -3,8 +3,9 @@ import { AccountsUnavailable } from '../accounts/errors.ts';
 import { Accounts } from '../accounts/accounts.ts';
 import { systemClock } from '../accounts/clock.ts';
 import { existsSync } from 'node:fs';
-import { databaseFile, openAccountStore } from '../accounts/index.ts';
+import { accountStore } from '../accounts/index.ts';
 import type { Config } from '../config/env.ts';
+import { databaseFile, openStorage } from '../storage/index.ts';
 import { commandConfig } from './command-config.ts';
 import { CliError, type CliIo } from './io.ts';
 
@@ -24,7 +25,8 @@ export async function withAccounts<T>(
       `no account database at ${databaseFile(config)}: check DRAGOMAN_DATA_DIR (the server creates the file when it first starts, as does "dragoman keys create")`,
     );
   }
-  const store = await openAccountStore(config);
+  const storage = await openStorage(config);
+  const store = accountStore(storage, config);
   try {
     return await fn(new Accounts(store, systemClock), config);
   } catch (err) {
@@ -35,5 +37,6 @@ export async function withAccounts<T>(
     throw err;
   } finally {
     await store.close();
+    await storage.close();
   }
 }

@@ -10,8 +10,12 @@ export type OnOff = boolean;
 export interface Config {
   host: string;
   port: number;
+  /** HTTPS: paths of the PEM certificate (chain) and private key; both or neither (undefined = plain HTTP). */
+  tls: { certFile: string; keyFile: string } | undefined;
   dataDir: string;
   modelsDir: string;
+  /** auto: serve the repository's small test models, labelled as a demo, when modelsDir holds no model (src/models/demo.ts). */
+  demoModels: 'auto' | 'off';
   /** Preferred weights: int8 uses the *_quantized.onnx files where present, fp32 the full ones. */
   precision: Precision;
   /** Beam size override; undefined = the model's generation_config.json num_beams (1 when absent). */
@@ -95,8 +99,22 @@ export interface Config {
   maxDocumentUncompressedBytes: number;
   /** Most entries in a zip-based document. */
   maxZipEntries: number;
-  /** Most uncompressed/compressed ratio of one zip entry (a zip bomb's is in the thousands). */
+  /** Most uncompressed/compressed ratio of one zip entry, and of all entries together (a zip bomb's is in the thousands). */
   maxCompressionRatio: number;
+  /** Most units (paragraphs, cells, cues, strings) in one document. */
+  maxDocumentUnits: number;
+  /** Threads that open, plan and write documents, away from the event loop. */
+  documentWorkers: number;
+  /** Heap limit of each document thread, in MB: a document that needs more fails alone. */
+  documentWorkerMemoryMb: number;
+  /** Longest a document thread may read (or write) one document. */
+  documentWorkerTimeoutMs: number;
+  /** Most pages of a PDF document. */
+  maxPdfPages: number;
+  /** Heap cap of the worker thread reading or writing one PDF, in MB. */
+  pdfMemoryMb: number;
+  /** Longest a PDF may take to read or to write, in ms. */
+  pdfTimeoutMs: number;
 }
 
 /** A duration setting: seconds, or a number with s, m, h or d. */
@@ -208,13 +226,25 @@ function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string[] {
   return entries.map((e) => (PROXY_RANGE_NAMES.includes(e.toLowerCase()) ? e.toLowerCase() : e));
 }
 
+function tls(env: NodeJS.ProcessEnv): Config['tls'] {
+  const certFile = env.DRAGOMAN_TLS_CERT?.trim();
+  const keyFile = env.DRAGOMAN_TLS_KEY?.trim();
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) {
+    throw new ConfigError(`HTTPS needs both DRAGOMAN_TLS_CERT and DRAGOMAN_TLS_KEY (PEM files); only ${certFile ? 'DRAGOMAN_TLS_CERT' : 'DRAGOMAN_TLS_KEY'} is set`);
+  }
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const beam = env.DRAGOMAN_BEAM ? int(env, 'DRAGOMAN_BEAM', 1, 1, MAX_BEAM) : undefined;
   return {
     host: env.DRAGOMAN_HOST || '127.0.0.1',
     port: int(env, 'DRAGOMAN_PORT', 8080, 0, 65535),
+    tls: tls(env),
     dataDir: resolve(env.DRAGOMAN_DATA_DIR || './data'),
     modelsDir: resolve(env.DRAGOMAN_MODELS_DIR || './models'),
+    demoModels: oneOf(env, 'DRAGOMAN_DEMO_MODELS', ['auto', 'off'] as const, 'auto'),
     precision: oneOf(env, 'DRAGOMAN_PRECISION', ['int8', 'fp32'] as const, 'int8'),
     beam,
     // Each worker holds a replica of every model: past 64 a start only runs out of memory.
@@ -234,7 +264,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signup: onOff(env, 'DRAGOMAN_SIGNUP', true),
     keylessPerMinute: /^\s*unlimited\s*$/i.test(env.DRAGOMAN_KEYLESS_RPM ?? '') ? null : int(env, 'DRAGOMAN_KEYLESS_RPM', 1200, 1),
     googleCompat: onOff(env, 'DRAGOMAN_GOOGLE_COMPAT', true),
-    googleKeyInQuery: onOff(env, 'DRAGOMAN_GOOGLE_KEY_IN_QUERY', false),
+    // On: `?key=` is how every Google client sends its key (docs/compatibility.md weighs it).
+    googleKeyInQuery: onOff(env, 'DRAGOMAN_GOOGLE_KEY_IN_QUERY', true),
     libreTranslateCompat: onOff(env, 'DRAGOMAN_LIBRETRANSLATE_COMPAT', true),
     deeplCompat: onOff(env, 'DRAGOMAN_DEEPL_COMPAT', true),
     keepSpans: onOff(env, 'DRAGOMAN_KEEP_SPANS', true),
@@ -261,6 +292,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxDocumentUncompressedBytes: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES', 300 * 1024 * 1024, 1),
     maxZipEntries: int(env, 'DRAGOMAN_MAX_ZIP_ENTRIES', 10_000, 1),
     maxCompressionRatio: int(env, 'DRAGOMAN_MAX_COMPRESSION_RATIO', 200, 1),
+    maxDocumentUnits: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNITS', 100_000, 1),
+    documentWorkers: int(env, 'DRAGOMAN_DOCUMENT_WORKERS', 2, 1, 64),
+    documentWorkerMemoryMb: int(env, 'DRAGOMAN_DOCUMENT_WORKER_MEMORY_MB', 512, 32, 65_536),
+    documentWorkerTimeoutMs: duration(env, 'DRAGOMAN_DOCUMENT_WORKER_TIMEOUT', 60_000),
+    maxPdfPages: int(env, 'DRAGOMAN_MAX_PDF_PAGES', 500, 1),
+    pdfMemoryMb: int(env, 'DRAGOMAN_PDF_MEMORY_MB', 512, 64),
+    pdfTimeoutMs: int(env, 'DRAGOMAN_PDF_TIMEOUT_MS', 120_000, 1000),
   };
 }
 

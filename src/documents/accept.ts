@@ -1,13 +1,16 @@
-// Everything a document is checked for before it is accepted (and charged): the languages, the size, the format
-// (from the content), the file itself (opened by its format under the limits), its characters, its source
-// language and a route between the two. Each refusal is an ApiError with a message naming the problem.
-import { ApiError, invalidRequest } from '../service/errors.ts';
+// Everything a document is checked for before it is accepted (and charged): the languages, the key's quota (none
+// left: refused before the file is read), the size, the format (from the content), the file itself (opened and
+// planned by its format under the limits, on a document worker), its characters, its source language and a route
+// between the two. Each refusal is an ApiError with a message naming the problem.
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import type { Service } from '../service/index.ts';
 import { validateLanguage } from '../service/validate.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
-import { detectFormat, DocumentError, type DocumentFormat, type DocumentLimits, type OpenedDocument } from './formats/index.ts';
-import { planUnits, textSample } from './units.ts';
+import type { Admission, Gate } from '../accounts/gate.ts';
+import { formatById, type DocumentFormat, type DocumentLimits } from './formats/index.ts';
+import type { DocumentWorkers } from './worker/pool.ts';
+import type { PlannedDocument } from './worker/tasks.ts';
 
 export interface DocumentSettings {
   maxDocumentBytes: number;
@@ -15,14 +18,22 @@ export interface DocumentSettings {
   maxDocumentUncompressedBytes: number;
   maxZipEntries: number;
   maxCompressionRatio: number;
+  maxDocumentUnits: number;
+  maxPdfPages: number;
+  pdfMemoryMb: number;
+  pdfTimeoutMs: number;
 }
 
 export function limitsOf(s: DocumentSettings): DocumentLimits {
   return {
     maxCharacters: s.maxDocumentChars,
+    maxUnits: s.maxDocumentUnits,
     maxUncompressedBytes: s.maxDocumentUncompressedBytes,
     maxZipEntries: s.maxZipEntries,
     maxCompressionRatio: s.maxCompressionRatio,
+    maxPdfPages: s.maxPdfPages,
+    pdfMemoryMb: s.pdfMemoryMb,
+    pdfTimeoutMs: s.pdfTimeoutMs,
   };
 }
 
@@ -32,10 +43,16 @@ export interface GlossaryRef {
   id: string;
 }
 
+/** Whose characters the document would be charged to: refused before it is read when none are left. */
+export interface QuotaRef {
+  gate: Gate;
+  admission: Admission;
+}
+
 export interface Checked {
   format: DocumentFormat;
-  /** Its units carry their plans (units.ts PlannedUnit): translating them does not plan them again. */
-  document: OpenedDocument;
+  /** Its units' sentences (translating them does not plan them again). */
+  planned: PlannedDocument;
   target: Language;
   /** Given by the client, or detected from the document's text (undefined: nothing to detect, nothing to translate). */
   source: Language | undefined;
@@ -43,50 +60,45 @@ export interface Checked {
   characters: number;
 }
 
-/** A file's format and its units, or a 400 that names the problem. */
-export async function openDocument(bytes: Uint8Array, filename: string, settings: DocumentSettings): Promise<{ format: DocumentFormat; document: OpenedDocument }> {
+/**
+ * A file's format and its units' sentences, planned on a document worker, or a 400/413 that names the problem.
+ * `charactersLeft`: the key's characters this month (null: no limit); planning stops as soon as the document has more.
+ */
+export async function planDocumentFile(
+  workers: DocumentWorkers,
+  bytes: Uint8Array,
+  filename: string,
+  settings: DocumentSettings,
+  quota?: QuotaRef & { left: number | null },
+): Promise<{ format: DocumentFormat; planned: PlannedDocument }> {
   if (bytes.length > settings.maxDocumentBytes) {
     throw new ApiError(413, 'invalid_request', `The file has ${bytes.length} bytes, the maximum is ${settings.maxDocumentBytes} (DRAGOMAN_MAX_DOCUMENT_BYTES).`);
   }
-  try {
-    const format = detectFormat(bytes, filename);
-    return { format, document: await format.open(bytes, limitsOf(settings)) };
-  } catch (err) {
-    if (err instanceof DocumentError) throw invalidRequest(err.message);
-    if (err instanceof ApiError) throw err;
-    // A parser's own exception on a damaged file: the file's problem, said without its content.
-    throw invalidRequest('The file could not be read: it is damaged or not what its content first looks like.');
-  }
+  const planned = await workers.plan(bytes, filename, limitsOf(settings), quota?.left ?? null);
+  if ('overQuota' in planned) throw quota!.gate.overQuota(quota!.admission, planned.overQuota, quota!.left ?? 0);
+  return { format: formatById(planned.format)!, planned };
 }
 
 export async function checkDocument(
   service: Service,
-  input: { bytes: Uint8Array; filename: string; target: unknown; source: unknown; glossary?: GlossaryRef; memory?: GlossaryRef | undefined },
+  workers: DocumentWorkers,
+  input: { bytes: Uint8Array; filename: string; target: unknown; source: unknown; glossary?: GlossaryRef; quota?: QuotaRef },
   settings: DocumentSettings,
 ): Promise<Checked> {
   const target = validateLanguage('target', input.target, true)!;
   const given = validateLanguage('source', input.source, false);
+  // A key with no characters left is refused before anything else is done for it.
+  const left = input.quota ? await input.quota.gate.charactersLeft(input.quota.admission) : null;
   // An unknown (or another key's) glossary is refused before the file is even opened, as /v1/translate does.
   const glossaries = service.deps.glossaries;
   if (input.glossary && !glossaries) throw invalidRequest('This server keeps no glossaries.');
   if (input.glossary) await glossaries!.get(input.glossary.owner, input.glossary.id);
-  // So is an unknown translation memory.
-  if (input.memory && !service.deps.memories) throw invalidRequest('This server keeps no translation memories.');
-  const memory = input.memory && (await service.deps.memories!.get(input.memory.owner, input.memory.id));
-  const { format, document } = await openDocument(input.bytes, input.filename, settings);
-  const planned = await planUnits(service, document.units);
-  document.units = planned.units;
+  const { format, planned } = await planDocumentFile(workers, input.bytes, input.filename, settings, input.quota && { ...input.quota, left });
   const characters = planned.characters;
-  if (characters > settings.maxDocumentChars) {
-    throw invalidRequest(
-      `The document has ${characters} characters of text, the maximum is ${settings.maxDocumentChars} per document (DRAGOMAN_MAX_DOCUMENT_CHARS). Split it into smaller files.`,
-    );
-  }
   let source = given;
   let detected: string | undefined;
   if (!given && characters > 0) {
-    const sample = textSample(document.units);
-    const [d] = await service.detect({ strings: [sample], single: true, chars: 0 });
+    const [d] = await service.detect({ strings: [planned.sample], single: true, chars: 0 });
     detected = d?.language ?? 'und';
     source = detected === 'und' ? undefined : resolveLanguage(detected);
     if (!source) throw invalidRequest("The document's language could not be detected: pass source.");
@@ -94,7 +106,7 @@ export async function checkDocument(
   if (source && source.flores !== target.flores && characters > 0) {
     const engine = service.deps.engine;
     if (!engine.models().some((m) => m.status === 'ok')) {
-      throw new ApiError(503, 'server_error', 'No translation model is installed: install one with `dragoman models pull`, then restart the server.');
+      throw new ApiError(503, 'server_error', 'No translation model is installed: install one with `dragoman models pull opus-mt-en-de` (or, without network, `dragoman models import FILE.tar`), then restart the server.');
     }
     if (!engine.route(source.flores, target.flores)) {
       throw invalidRequest(
@@ -107,9 +119,5 @@ export async function checkDocument(
   if (input.glossary && source && source.flores !== target.flores) {
     await glossaries!.dictionary(input.glossary.owner, input.glossary.id, source.code, target.code);
   }
-  // A memory holds one source language: a document in another would be charged and then refused.
-  if (memory && source && source.code !== memory.source) {
-    throw invalidRequest(`Translation memory '${memory.id}' has source language '${memory.source}'; the document's is '${source.code}'.`);
-  }
-  return { format, document, target, source, detected, characters };
+  return { format, planned, target, source, detected, characters };
 }

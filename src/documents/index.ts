@@ -1,6 +1,6 @@
-// Documents: the formats (./formats), the job engine and its store. The store is chosen like the accounts':
-// SQLite in the data directory's database, or PostgreSQL with DRAGOMAN_DATABASE_URL.
-import { join } from 'node:path';
+// Documents: the formats (./formats), the job engine and its store. The store is on the accounts' database
+// (src/storage): SQLite in the data directory, or PostgreSQL with DRAGOMAN_DATABASE_URL.
+import type { Storage } from '../storage/index.ts';
 import { PgJobStore } from './postgres-store.ts';
 import { SqliteJobStore } from './sqlite-store.ts';
 import type { JobStore } from './store.ts';
@@ -14,7 +14,6 @@ export { detectFormat, FORMATS, SUPPORTED_FORMATS } from './formats/index.ts';
 /** The file extensions of the formats, with the dot (LibreTranslate's supportedFilesFormat). */
 export const FILE_EXTENSIONS: readonly string[] = [...new Set(FORMATS.map((f) => `.${f.extension}`))];
 
-export function openJobStore(config: { dataDir: string; databaseUrl: string | undefined }): JobStore {
-  if (config.databaseUrl) return new PgJobStore(config.databaseUrl);
-  return new SqliteJobStore(join(config.dataDir, 'dragoman.db'));
+export function jobStore(storage: Storage): JobStore {
+  return storage.kind === 'postgres' ? new PgJobStore(storage) : new SqliteJobStore(storage);
 }

@@ -1,5 +1,6 @@
 // A document job as stored and as the API shows it. A job is charged once, when it is accepted; `chargeState`
 // records where that charge stands so that a restart never charges or refunds it twice.
+import { formatById } from './formats/index.ts';
 import type { FormatId } from './formats/types.ts';
 
 export type JobStatus = 'queued' | 'translating' | 'done' | 'error';
@@ -23,12 +24,12 @@ export interface JobRecord {
   target: string;
   /** The id of the key's glossary the job applies (kept so a job taken over after a restart still applies it). */
   glossary: string | undefined;
-  /** The key's translation memory the job applies, and the least similarity of the matches it reports. */
-  memory?: { id: string; threshold?: number | undefined } | undefined;
   characters: number;
   progress: number;
   createdAt: number;
   expiresAt: number;
+  /** When it became done or failed (the service clock), undefined while it runs. */
+  finishedAt?: number | undefined;
   error: string | undefined;
   chargeState: ChargeState;
   /** The charge as the account store made it (JSON): what a refund gives back. */
@@ -42,16 +43,19 @@ export interface DocumentView {
   id: string;
   status: JobStatus;
   filename: string;
+  /** The name the result downloads under (`report.de.docx`). */
+  resultFilename: string;
   format: FormatId;
   source?: string;
   detectedSourceLanguage?: string;
   target: string;
   glossary?: string;
-  memory?: string;
   characters: number;
   /** 0 to 1. */
   progress: number;
   createdAt: string;
+  /** When it became done or failed. */
+  finishedAt?: string;
   expiresAt: string;
   error?: { message: string };
 }
@@ -61,15 +65,28 @@ export function viewOf(job: JobRecord): DocumentView {
     id: job.id,
     status: job.status,
     filename: job.filename,
+    resultFilename: resultFilenameOf(job),
     format: job.format,
     ...(job.source ? { source: job.source } : { detectedSourceLanguage: job.detectedSource ?? 'und' }),
     target: job.target,
     ...(job.glossary ? { glossary: job.glossary } : {}),
-    ...(job.memory ? { memory: job.memory.id } : {}),
     characters: job.characters,
     progress: Math.round(job.progress * 1000) / 1000,
     createdAt: new Date(job.createdAt).toISOString(),
+    ...(job.finishedAt !== undefined ? { finishedAt: new Date(job.finishedAt).toISOString() } : {}),
     expiresAt: new Date(job.expiresAt).toISOString(),
     ...(job.status === 'error' ? { error: { message: job.error ?? 'The translation failed.' } } : {}),
   };
+}
+
+/** The result's download name: the name without its extension, the target, the format's extension. */
+export function resultFilenameOf(job: Pick<JobRecord, 'filename' | 'target' | 'format'>): string {
+  return resultName(job.filename, job.target, formatById(job.format)?.extension ?? job.filename.split('.').pop() ?? 'txt');
+}
+
+/** `<name>.<target>.<ext>`: the name without its extension, the target, the format's extension. */
+export function resultName(filename: string, target: string, extension: string): string {
+  const dot = filename.lastIndexOf('.');
+  const stem = dot > 0 ? filename.slice(0, dot) : filename;
+  return `${stem}.${target}.${extension}`;
 }

@@ -7,17 +7,18 @@ import { randomBytes } from 'node:crypto';
 import type { Admission, Gate } from '../accounts/gate.ts';
 import type { Clock } from '../accounts/clock.ts';
 import { QuotaExceeded } from '../accounts/errors.ts';
-import { ApiError } from '../service/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { Service } from '../service/index.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
-import { checkDocument, openDocument, type DocumentSettings } from './accept.ts';
+import { checkDocument, limitsOf, planDocumentFile, type DocumentSettings } from './accept.ts';
 import { chargeOf, plannedCharge, refundJob } from './charge.ts';
 import { JobFiles } from './files.ts';
 import { formatById } from './formats/index.ts';
-import type { OpenedDocument, UnitNote } from './formats/types.ts';
-import type { JobRecord } from './job.ts';
-import type { JobStore } from './store.ts';
-import { translateUnits } from './units.ts';
+import { resultFilenameOf, type JobRecord } from './job.ts';
+import type { JobPage, JobStore } from './store.ts';
+import { translateUnits, untranslated } from './units.ts';
+import { DocumentWorkers, type DocumentWorkerSettings } from './worker/pool.ts';
+import type { PlannedDocument } from './worker/tasks.ts';
 
 /** How long a server holds a job without renewing, how often it renews and looks for orphans and expired jobs. */
 const LEASE_MS = 15_000;
@@ -26,8 +27,8 @@ const SWEEP_MS = 5_000;
 /** Jobs translated at once by one server (each sends a few batches at a time to the shared engine). */
 const CONCURRENT_JOBS = 2;
 /**
- * Accepted documents kept open, their units planned, for this server to translate without reading and planning
- * them again; beyond this many waiting, a job is opened again when its turn comes (memory stays bounded).
+ * Accepted documents kept planned, for this server to translate without planning them again; beyond this many
+ * waiting, a job is planned again (on a document worker) when its turn comes (memory stays bounded).
  */
 const KEPT_OPEN = CONCURRENT_JOBS + 2;
 
@@ -38,7 +39,7 @@ export interface JobLog {
 }
 
 export interface DocumentJobsDeps {
-  settings: DocumentSettings & { dataDir: string; documentTtlMs: number };
+  settings: DocumentSettings & DocumentWorkerSettings & { dataDir: string; documentTtlMs: number };
   service: Service;
   gate: Gate;
   store: JobStore;
@@ -54,9 +55,12 @@ export interface Submission {
   source: unknown;
   /** The id of one of the submitting key's glossaries (undefined or empty: none). */
   glossary?: unknown;
-  /** The id of one of the submitting key's translation memories, and the least similarity of reported matches. */
-  memory?: unknown;
-  memoryThreshold?: number | undefined;
+}
+
+/** A job this server ran to its end: how it ended and how long its translation took. */
+export interface JobOutcome {
+  status: 'done' | 'error';
+  seconds: number;
 }
 
 export const notFound = (id: string) =>
@@ -64,18 +68,37 @@ export const notFound = (id: string) =>
 
 export class DocumentJobs {
   readonly files: JobFiles;
+  /** Where documents are opened, planned and written: never on the event loop. */
+  readonly workers: DocumentWorkers;
   private readonly queue: string[] = [];
   /** Jobs this server is translating, each with what stops it (a deletion, a shutdown). */
   private readonly running = new Map<string, AbortController>();
   private readonly waiters = new Map<string, (() => void)[]>();
-  /** Documents accepted here, opened and planned, until their run takes them. */
-  private readonly opened = new Map<string, OpenedDocument>();
+  /** Documents accepted here, planned, until their run takes them. */
+  private readonly opened = new Map<string, PlannedDocument>();
   private timer: NodeJS.Timeout | undefined;
+  private readonly outcomeListeners = new Set<(outcome: JobOutcome) => void>();
   private closing = false;
   private readonly stop = new AbortController();
 
   constructor(private readonly deps: DocumentJobsDeps) {
     this.files = new JobFiles(deps.settings.dataDir);
+    this.workers = new DocumentWorkers(deps.settings);
+  }
+
+  /** Jobs waiting for this server and jobs it is translating (the metrics read them when scraped). */
+  stats(): { queued: number; running: number } {
+    return { queued: this.queue.length, running: this.running.size };
+  }
+
+  /** Calls `listener` each time a job this server runs ends (done or failed); returns how to stop. */
+  onOutcome(listener: (outcome: JobOutcome) => void): () => void {
+    this.outcomeListeners.add(listener);
+    return () => this.outcomeListeners.delete(listener);
+  }
+
+  private ended(status: JobOutcome['status'], startedMs: number): void {
+    for (const listener of this.outcomeListeners) listener({ status, seconds: (Date.now() - startedMs) / 1000 });
   }
 
   /** Takes over orphaned jobs now and every few seconds; deletes expired ones. */
@@ -91,11 +114,7 @@ export class DocumentJobs {
       throw new ApiError(400, 'invalid_request', "Field 'glossary' must be the id of one of this key's glossaries.");
     }
     const glossary = s.glossary ? { owner: s.admission.key.id, id: s.glossary } : undefined;
-    if (s.memory !== undefined && s.memory !== '' && typeof s.memory !== 'string') {
-      throw new ApiError(400, 'invalid_request', "Field 'memory' must be the id of one of this key's translation memories.");
-    }
-    const memory = s.memory ? { owner: s.admission.key.id, id: s.memory, ...(s.memoryThreshold !== undefined ? { threshold: s.memoryThreshold } : {}) } : undefined;
-    const checked = await checkDocument(service, { ...s, glossary, memory }, settings);
+    const checked = await checkDocument(service, this.workers, { ...s, glossary, quota: { gate, admission: s.admission } }, settings);
     const id = randomBytes(16).toString('hex');
     const now = clock.now();
     const job: JobRecord = {
@@ -108,11 +127,11 @@ export class DocumentJobs {
       detectedSource: checked.detected,
       target: checked.target.code,
       glossary: glossary?.id,
-      memory: memory ? { id: memory.id, threshold: memory.threshold } : undefined,
       characters: checked.characters,
       progress: 0,
       createdAt: now,
       expiresAt: now + settings.documentTtlMs,
+      finishedAt: undefined,
       error: undefined,
       chargeState: 'pending',
       charge: '',
@@ -148,7 +167,7 @@ export class DocumentJobs {
     await store.release(id).catch(() => undefined);
     job.leaseUntil = 0;
     this.deps.log.info({ document: id, format: job.format, characters: job.characters }, 'document accepted');
-    if (this.opened.size < KEPT_OPEN) this.opened.set(id, checked.document);
+    if (this.opened.size < KEPT_OPEN) this.opened.set(id, checked.planned);
     this.enqueue(id);
     return job;
   }
@@ -160,6 +179,17 @@ export class DocumentJobs {
     return job;
   }
 
+  /** A page of the key's jobs, newest first; `cursor` continues after the previous page's last job. */
+  async list(keyId: string, limit: number, cursor: string | undefined): Promise<{ jobs: JobRecord[]; next: string | undefined }> {
+    const after = cursor === undefined ? undefined : readCursor(cursor);
+    if (cursor !== undefined && !after) {
+      throw new ApiError(400, 'invalid_request', "Query parameter 'cursor' is not one this server gave: pass the 'nextCursor' of the previous page.");
+    }
+    const page: JobPage = await this.deps.store.list(keyId, { nowMs: this.deps.clock.now(), limit: limit + 1, after });
+    const jobs = page.slice(0, limit);
+    return { jobs, next: page.length > limit ? cursorOf(jobs[jobs.length - 1]!) : undefined };
+  }
+
   /** The finished job's file: where it is, its type and its download name. 409 while it is not done. */
   async result(keyId: string | undefined, id: string): Promise<{ job: JobRecord; path: string; mediaType: string; filename: string }> {
     const job = keyId === undefined ? await this.byId(id) : await this.find(keyId, id);
@@ -169,7 +199,7 @@ export class DocumentJobs {
         : `The document is not translated yet (status ${job.status}, progress ${Math.round(job.progress * 100)} %): ask again when its status is done.`);
     }
     const format = formatById(job.format)!;
-    return { job, path: this.files.resultPath(id), mediaType: format.mediaType, filename: resultName(job.filename, job.target, format.extension) };
+    return { job, path: this.files.resultPath(id), mediaType: format.mediaType, filename: resultFilenameOf(job) };
   }
 
   private async byId(id: string): Promise<JobRecord> {
@@ -178,10 +208,16 @@ export class DocumentJobs {
     return job;
   }
 
-  /** Deletes the job and its files; a job being translated here stops before its next batch (not refunded). */
+  /** Deletes the job and its files; a job being translated here is stopped before its next batch first (not refunded). */
   async remove(keyId: string, id: string): Promise<void> {
     await this.find(keyId, id);
-    this.running.get(id)?.abort();
+    const running = this.running.get(id);
+    if (running) {
+      // Stopped first: a run still writing its result would otherwise write into the folder being removed.
+      const over = new Promise<void>((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]));
+      running.abort();
+      await over;
+    }
     this.opened.delete(id);
     await this.deps.store.delete(id);
     await this.files.remove(id);
@@ -210,6 +246,7 @@ export class DocumentJobs {
     if (this.timer) clearInterval(this.timer);
     // Running jobs stop before their next batch and give their lease up, for the next start to finish them.
     while (this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
+    await this.workers.close();
     await this.deps.store.close();
   }
 
@@ -253,7 +290,11 @@ export class DocumentJobs {
           // The server stopped between writing the job and recording its charge (the client had no answer): the
           // job fails and its named charge, if it was made, is given back; one not made yet can no longer be.
           if (await store.claim(job.id, Date.now(), LEASE_MS)) {
-            await store.update(job.id, { status: 'error', error: 'The server stopped while accepting this document; nothing was charged: send it again.' });
+            await store.update(job.id, {
+              status: 'error',
+              error: 'The server stopped while accepting this document; nothing was charged: send it again.',
+              finishedAt: clock.now(),
+            });
             await refundJob(store, gate, job);
           }
           continue;
@@ -280,25 +321,22 @@ export class DocumentJobs {
     const started = Date.now();
     try {
       await store.update(id, { status: 'translating' });
-      const document = kept ?? (await openDocument(await this.files.readSource(id), fresh.filename, settings)).document;
+      const bytes = await this.files.readSource(id);
+      const planned = kept ?? (await planDocumentFile(this.workers, bytes, fresh.filename, settings)).planned;
       const source = resolveLanguage(fresh.source ?? fresh.detectedSource ?? 'und');
       const target = resolveLanguage(fresh.target)!;
       let lastWrite = 0;
-      const notes: (UnitNote | undefined)[] = [];
       const translations = !source || fresh.characters === 0
-        ? document.units.map((u) => u.html)
-        : await translateUnits(service, document.units, source, target, async (done, total) => {
+        ? untranslated(planned.segments)
+        : await translateUnits(service, planned.segments, source, target, async (done, total) => {
             if (Date.now() - lastWrite < 250 && done < total) return;
             lastWrite = Date.now();
             await store.update(id, { progress: done / total });
-          }, stopped, {
-            ...(fresh.glossary ? { glossary: { owner: fresh.keyId, id: fresh.glossary } } : {}),
-            // A memory's exact sentences are its own; every unit's outcome goes to the formats that record one (XLIFF, PO).
-            ...(fresh.memory ? { memory: { owner: fresh.keyId, id: fresh.memory.id, matches: true, ...(fresh.memory.threshold !== undefined ? { threshold: fresh.memory.threshold } : {}) } } : {}),
-          }, fresh.memory ? notes : undefined);
-      await this.files.writeResult(id, await document.write(translations, target.code, fresh.memory ? notes : undefined));
-      await store.update(id, { status: 'done', progress: 1 });
+          }, stopped, fresh.glossary ? { glossary: { owner: fresh.keyId, id: fresh.glossary } } : {});
+      await this.files.writeResult(id, await this.workers.write(bytes, planned.format, limitsOf(settings), translations, target.code));
+      await store.update(id, { status: 'done', progress: 1, finishedAt: this.deps.clock.now() });
       log.info({ document: id, format: fresh.format, characters: fresh.characters, ms: Date.now() - started }, 'document translated');
+      this.ended('done', started);
     } catch (err) {
       if (this.closing) {
         await store.release(id).catch(() => undefined);
@@ -306,6 +344,7 @@ export class DocumentJobs {
       }
       if (stopped.aborted) return; // deleted while it ran: nothing left to mark
       await this.fail(fresh, err);
+      this.ended('error', started);
     } finally {
       clearInterval(renew);
     }
@@ -317,9 +356,20 @@ export class DocumentJobs {
     const message = err instanceof ApiError ? err.message : 'The translation failed on the server; the characters were refunded. Sending the file again is safe.';
     log.error({ document: job.id, err: err instanceof ApiError ? { status: err.status } : err }, 'document translation failed');
     // Failed first, so that no server runs it again; then refunded once (a refund cut short is finished by the sweep).
-    await store.update(job.id, { status: 'error', error: message });
+    await store.update(job.id, { status: 'error', error: message, finishedAt: this.deps.clock.now() });
     await refundJob(store, gate, job).catch((e: unknown) => log.error({ err: e, document: job.id }, 'refund failed: retried by the sweep'));
   }
+}
+
+/** The key's jobs not yet expired, newest first, `limit` of them after `cursor` (from the previous page). */
+export function cursorOf(job: Pick<JobRecord, 'createdAt' | 'id'>): string {
+  return Buffer.from(`${job.createdAt}.${job.id}`).toString('base64url');
+}
+
+/** The position a cursor names, or undefined when it is not one this server wrote. */
+export function readCursor(cursor: string): { createdAt: number; id: string } | undefined {
+  const m = /^(\d{1,16})\.([0-9a-f]{32})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  return m ? { createdAt: Number(m[1]), id: m[2]! } : undefined;
 }
 
 /** The client's file name as shown and used for the download: its last path part, printable, at most 200 characters. */
@@ -330,9 +380,4 @@ function cleanName(name: string): string {
   return clean || 'document';
 }
 
-/** `<name>.<target>.<ext>`: the name without its extension, the target, the format's extension. */
-export function resultName(filename: string, target: string, extension: string): string {
-  const dot = filename.lastIndexOf('.');
-  const stem = dot > 0 ? filename.slice(0, dot) : filename;
-  return `${stem}.${target}.${extension}`;
-}
+export { resultName } from './job.ts';

@@ -1,38 +1,24 @@
-// Job records in PostgreSQL (DRAGOMAN_DATABASE_URL), shared by every replica. The table is created on first use;
-// each transition is one conditional UPDATE, atomic across replicas.
-import pg from 'pg';
-import { databaseUnavailable, isUnavailable } from '../accounts/postgres/unavailable.ts';
-import type { ChargeState, JobRecord, JobStatus } from './job.ts';
-import { COLUMNS, createJobTable, fromRow, rowValues, type JobRow } from './job-table.ts';
-import type { JobStore } from './store.ts';
-
-// One implicit transaction under an advisory lock: replicas starting together do not race on CREATE TABLE.
-const SCHEMA = `SELECT pg_advisory_xact_lock(hashtext('dragoman.document_jobs'));
-${createJobTable({ integer: 'BIGINT', real: 'DOUBLE PRECISION' })}
--- a table made before jobs could carry a glossary gets the column
-ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS glossary TEXT;
-ALTER TABLE document_jobs ADD COLUMN IF NOT EXISTS memory TEXT;`;
+// Job records on the process's PostgreSQL pool (src/storage/postgres, DRAGOMAN_DATABASE_URL), shared by every
+// replica; the table is made by the storage layer's migrations. Each transition is one conditional UPDATE, atomic
+// across replicas.
+import type pg from 'pg';
+import { AccountsUnavailable } from '../accounts/errors.ts';
+import type { PgStorage } from '../storage/index.ts';
+import { isUnavailable } from '../storage/postgres/unavailable.ts';
+import type { ChargeState, JobRecord } from './job.ts';
+import { COLUMNS, fromRow, rowValues, type JobRow } from './job-table.ts';
+import type { JobPage, JobStore, JobUpdate } from './store.ts';
 
 export class PgJobStore implements JobStore {
-  private readonly pool: pg.Pool;
-  private ready: Promise<void> | undefined;
-
-  constructor(url: string) {
-    this.pool = new pg.Pool({ connectionString: url, max: 4 });
-    this.pool.on('error', () => undefined); // an idle connection dropped by the server; the next query reconnects
-  }
+  constructor(private readonly storage: PgStorage) {}
 
   /** A database that cannot be reached is the 503 the accounts answer too (a retry is safe: nothing was done). */
   private async query(sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
     try {
-      this.ready ??= this.pool.query(SCHEMA).then(() => undefined, (err: unknown) => {
-        this.ready = undefined;
-        throw err;
-      });
-      await this.ready;
-      return await this.pool.query(sql, values);
+      await this.storage.ready();
+      return await this.storage.pool.query(sql, values);
     } catch (err) {
-      throw isUnavailable(err) ? databaseUnavailable() : err;
+      throw isUnavailable(err) ? new AccountsUnavailable() : err;
     }
   }
 
@@ -67,11 +53,23 @@ export class PgJobStore implements JobStore {
     await this.query('UPDATE document_jobs SET lease_until = 0 WHERE id = $1', [id]);
   }
 
-  async update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void> {
+  async update(id: string, fields: JobUpdate): Promise<void> {
     await this.query(
-      'UPDATE document_jobs SET status = COALESCE($1, status), progress = COALESCE($2, progress), error = COALESCE($3, error) WHERE id = $4',
-      [fields.status ?? null, fields.progress ?? null, fields.error ?? null, id],
+      'UPDATE document_jobs SET status = COALESCE($1, status), progress = COALESCE($2, progress), error = COALESCE($3, error), ' +
+        'finished_at = COALESCE($5, finished_at) WHERE id = $4',
+      [fields.status ?? null, fields.progress ?? null, fields.error ?? null, id, fields.finishedAt ?? null],
     );
+  }
+
+  async list(keyId: string, { nowMs, limit, after }: { nowMs: number; limit: number; after: { createdAt: number; id: string } | undefined }): Promise<JobPage> {
+    const r = after
+      ? await this.query(
+          'SELECT * FROM document_jobs WHERE key_id = $1 AND expires_at > $2 AND (created_at < $3 OR (created_at = $3 AND id < $4)) ' +
+            'ORDER BY created_at DESC, id DESC LIMIT $5',
+          [keyId, nowMs, after.createdAt, after.id, limit],
+        )
+      : await this.query('SELECT * FROM document_jobs WHERE key_id = $1 AND expires_at > $2 ORDER BY created_at DESC, id DESC LIMIT $3', [keyId, nowMs, limit]);
+    return (r.rows as JobRow[]).map(fromRow);
   }
 
   async orphans(nowMs: number): Promise<JobRecord[]> {
@@ -96,7 +94,6 @@ export class PgJobStore implements JobStore {
     await this.query('DELETE FROM document_jobs WHERE id = $1', [id]);
   }
 
-  async close(): Promise<void> {
-    await this.pool.end();
-  }
+  /** Nothing of its own to release: the pool belongs to the storage layer. */
+  async close(): Promise<void> {}
 }

@@ -1,32 +1,18 @@
-// Job records in the data directory's SQLite database (dragoman.db, beside the accounts, on a connection of
-// their own).
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+// Job records on the process's SQLite connection (src/storage/sqlite: dragoman.db, beside the accounts); the table is
+// made by the storage layer's migrations.
 import type Database from 'better-sqlite3';
-import { openDatabase } from '../accounts/sqlite/open.ts';
-import type { ChargeState, JobRecord, JobStatus } from './job.ts';
-import type { JobStore } from './store.ts';
-import { COLUMNS, createJobTable, fromRow, rowValues, type JobRow } from './job-table.ts';
-
-const SCHEMA = `${createJobTable({ integer: 'INTEGER', real: 'REAL' })}
-CREATE INDEX IF NOT EXISTS document_jobs_open ON document_jobs (status, lease_until);`;
+import type { SqliteStorage } from '../storage/index.ts';
+import type { ChargeState, JobRecord } from './job.ts';
+import type { JobPage, JobStore, JobUpdate } from './store.ts';
+import { COLUMNS, fromRow, rowValues, type JobRow } from './job-table.ts';
 
 export class SqliteJobStore implements JobStore {
   private readonly db: Database.Database;
-  /** Each statement prepared once and kept: the database never leaves one to the collector (accounts/sqlite/open.ts). */
+  /** Each statement prepared once and kept: the database never leaves one to the collector (storage/sqlite/open.ts). */
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(file: string) {
-    mkdirSync(dirname(file), { recursive: true });
-    this.db = openDatabase(file);
-    this.db.exec('PRAGMA journal_mode = WAL');
-    this.db.exec('PRAGMA synchronous = NORMAL');
-    this.db.exec('PRAGMA busy_timeout = 5000');
-    this.db.exec(SCHEMA);
-    // A database made before jobs could carry a glossary gets the column (SQLite has no ADD COLUMN IF NOT EXISTS).
-    const columns = this.statement('PRAGMA table_info(document_jobs)').all() as { name: string }[];
-    if (!columns.some((c) => c.name === 'glossary')) this.db.exec('ALTER TABLE document_jobs ADD COLUMN glossary TEXT');
-    if (!columns.some((c) => c.name === 'memory')) this.db.exec('ALTER TABLE document_jobs ADD COLUMN memory TEXT');
+  constructor(storage: SqliteStorage) {
+    this.db = storage.db;
   }
 
   private statement(sql: string): Database.Statement {
@@ -62,10 +48,25 @@ export class SqliteJobStore implements JobStore {
     this.statement('UPDATE document_jobs SET lease_until = 0 WHERE id = ?').run(id);
   }
 
-  async update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void> {
+  async update(id: string, fields: JobUpdate): Promise<void> {
     this
-      .statement('UPDATE document_jobs SET status = COALESCE(?, status), progress = COALESCE(?, progress), error = COALESCE(?, error) WHERE id = ?')
-      .run(fields.status ?? null, fields.progress ?? null, fields.error ?? null, id);
+      .statement(
+        'UPDATE document_jobs SET status = COALESCE(?, status), progress = COALESCE(?, progress), error = COALESCE(?, error), ' +
+          'finished_at = COALESCE(?, finished_at) WHERE id = ?',
+      )
+      .run(fields.status ?? null, fields.progress ?? null, fields.error ?? null, fields.finishedAt ?? null, id);
+  }
+
+  async list(keyId: string, { nowMs, limit, after }: { nowMs: number; limit: number; after: { createdAt: number; id: string } | undefined }): Promise<JobPage> {
+    const rows = after
+      ? this
+          .statement(
+            'SELECT * FROM document_jobs WHERE key_id = ? AND expires_at > ? AND (created_at < ? OR (created_at = ? AND id < ?)) ' +
+              'ORDER BY created_at DESC, id DESC LIMIT ?',
+          )
+          .all(keyId, nowMs, after.createdAt, after.createdAt, after.id, limit)
+      : this.statement('SELECT * FROM document_jobs WHERE key_id = ? AND expires_at > ? ORDER BY created_at DESC, id DESC LIMIT ?').all(keyId, nowMs, limit);
+    return (rows as JobRow[]).map(fromRow);
   }
 
   async orphans(nowMs: number): Promise<JobRecord[]> {
@@ -87,7 +88,6 @@ export class SqliteJobStore implements JobStore {
     this.statement('DELETE FROM document_jobs WHERE id = ?').run(id);
   }
 
-  async close(): Promise<void> {
-    if (this.db.open) this.db.close();
-  }
+  /** Nothing of its own to release: the connection belongs to the storage layer. */
+  async close(): Promise<void> {}
 }

@@ -3,6 +3,15 @@
 // transition is one conditional UPDATE, so two servers can never both take a job or both refund it.
 import type { ChargeState, JobRecord, JobStatus } from './job.ts';
 
+export interface JobUpdate {
+  status?: JobStatus;
+  progress?: number;
+  error?: string;
+  finishedAt?: number;
+}
+
+export type JobPage = JobRecord[];
+
 export interface JobStore {
   insert(job: JobRecord): Promise<void>;
   get(id: string): Promise<JobRecord | undefined>;
@@ -14,7 +23,9 @@ export interface JobStore {
   renew(id: string, leaseUntil: number): Promise<void>;
   /** Gives the lease up (a shutdown: the next server takes the job at once). */
   release(id: string): Promise<void>;
-  update(id: string, fields: { status?: JobStatus; progress?: number; error?: string }): Promise<void>;
+  update(id: string, fields: JobUpdate): Promise<void>;
+  /** The key's jobs not expired at `nowMs`, newest first (then by id), after the position `after`. */
+  list(keyId: string, query: { nowMs: number; limit: number; after: { createdAt: number; id: string } | undefined }): Promise<JobPage>;
   /** Failed jobs whose charge was not given back yet (a crash or an outage interrupted the refund). */
   unrefunded(): Promise<JobRecord[]>;
   /** Unfinished jobs whose lease has passed (a server died or stopped while holding them). */

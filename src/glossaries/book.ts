@@ -3,7 +3,7 @@
 // glossary does not exist for a caller (404, as an unknown id).
 import { randomUUID } from 'node:crypto';
 import { resolveLanguage } from '../languages/catalog.ts';
-import { ApiError, invalidRequest } from '../service/errors.ts';
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import { TermMatcher } from '../text/terms.ts';
 import type { GlossaryStore } from './store.ts';
 import type { Dictionary, Glossary, GlossaryLimits } from './types.ts';

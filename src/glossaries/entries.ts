@@ -1,6 +1,6 @@
 // Glossary entries as clients send them: a JSON list of {source, target}, or text (TSV, DeepL's CSV), checked
 // against the limits. Every problem is a 400 naming the line or the entry.
-import { invalidRequest } from '../service/errors.ts';
+import { invalidRequest } from '../errors/api-error.ts';
 import type { GlossaryLimits } from './types.ts';
 
 export type EntriesFormat = 'tsv' | 'csv';

@@ -1,6 +1,6 @@
-// Opens the glossary store beside the accounts: the same SQLite file, or the same PostgreSQL database.
-import { join } from 'node:path';
+// The glossary store beside the accounts, on the same database (src/storage): the SQLite file or PostgreSQL.
 import type { Config } from '../config/env.ts';
+import type { Storage } from '../storage/index.ts';
 import { GlossaryBook } from './book.ts';
 import { PgGlossaryStore } from './postgres.ts';
 import { SqliteGlossaryStore } from './sqlite.ts';
@@ -11,8 +11,8 @@ export { parseEntries, toTsv, type EntriesFormat } from './entries.ts';
 export type { Dictionary, Glossary, GlossaryLimits } from './types.ts';
 export type { GlossaryStore } from './store.ts';
 
-export function openGlossaryStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>): GlossaryStore {
-  return config.databaseUrl ? new PgGlossaryStore(config.databaseUrl) : new SqliteGlossaryStore(join(config.dataDir, 'dragoman.db'));
+export function glossaryStore(storage: Storage): GlossaryStore {
+  return storage.kind === 'postgres' ? new PgGlossaryStore(storage) : new SqliteGlossaryStore(storage);
 }
 
 export function glossaryBook(store: GlossaryStore, config: Pick<Config, 'glossaryMaxEntries' | 'glossaryMaxTermChars' | 'glossariesPerKey'>): GlossaryBook {

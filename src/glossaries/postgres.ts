@@ -1,38 +1,22 @@
-// Glossaries in the PostgreSQL database the accounts use (DRAGOMAN_DATABASE_URL): replicas share them like keys.
-// The table is made on first use (CREATE ... IF NOT EXISTS is safe when replicas start together: a unique-violation
-// of the catalog is retried once).
-import pg from 'pg';
-import { withVerifiedSslMode } from '../accounts/postgres/connection.ts';
-import { databaseUnavailable, isUnavailable } from '../accounts/postgres/unavailable.ts';
+// Glossaries on the process's PostgreSQL pool (src/storage/postgres, DRAGOMAN_DATABASE_URL): replicas share them like
+// keys. The table is made by the storage layer's migrations.
+import type pg from 'pg';
+import { AccountsUnavailable } from '../accounts/errors.ts';
+import type { PgStorage } from '../storage/index.ts';
+import { isUnavailable } from '../storage/postgres/unavailable.ts';
 import { fromRow, toRow, type GlossaryRow, type GlossaryStore } from './store.ts';
 import type { Glossary } from './types.ts';
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS glossaries (
-  id TEXT PRIMARY KEY, owner TEXT NOT NULL, name TEXT NOT NULL, created_at BIGINT NOT NULL, dictionaries TEXT NOT NULL);
-  CREATE INDEX IF NOT EXISTS glossaries_owner ON glossaries (owner, created_at)`;
-
 export class PgGlossaryStore implements GlossaryStore {
-  private readonly pool: pg.Pool;
-  private ready: Promise<void> | undefined;
+  constructor(private readonly storage: PgStorage) {}
 
-  constructor(url: string) {
-    this.pool = new pg.Pool({ connectionString: withVerifiedSslMode(url), max: 4, connectionTimeoutMillis: 2000 });
-    this.pool.on('error', () => {}); // an idle connection lost: the next query reconnects
-  }
-
+  /** A database that cannot be reached is the 503 the accounts answer too. */
   private async query<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<T>> {
     try {
-      this.ready ??= this.pool.query(SCHEMA).then(() => undefined, async (err: unknown) => {
-        if ((err as { code?: string }).code === '23505') return void (await this.pool.query(SCHEMA));
-        throw err;
-      });
-      await this.ready.catch((err: unknown) => {
-        this.ready = undefined;
-        throw err;
-      });
-      return await this.pool.query<T>(sql, params);
+      await this.storage.ready();
+      return await this.storage.pool.query<T>(sql, params);
     } catch (err) {
-      if (isUnavailable(err)) throw databaseUnavailable();
+      if (isUnavailable(err)) throw new AccountsUnavailable();
       throw err;
     }
   }
@@ -64,7 +48,6 @@ export class PgGlossaryStore implements GlossaryStore {
     return ((await this.query('DELETE FROM glossaries WHERE owner = $1 AND id = $2', [owner, id])).rowCount ?? 0) > 0;
   }
 
-  async close(): Promise<void> {
-    await this.pool.end();
-  }
+  /** Nothing of its own to release: the pool belongs to the storage layer. */
+  async close(): Promise<void> {}
 }

@@ -1,8 +1,7 @@
-// Glossaries in the SQLite database file the accounts use (WAL, so the CLI and the server share it).
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+// Glossaries on the process's SQLite connection (src/storage/sqlite), which the accounts use too; the table is made
+// by the storage layer's migrations.
 import type Database from 'better-sqlite3';
-import { openDatabase } from '../accounts/sqlite/open.ts';
+import type { SqliteStorage } from '../storage/index.ts';
 import { fromRow, toRow, type GlossaryRow, type GlossaryStore } from './store.ts';
 import type { Glossary } from './types.ts';
 
@@ -10,16 +9,8 @@ export class SqliteGlossaryStore implements GlossaryStore {
   private readonly db: Database.Database;
   private readonly stmt;
 
-  constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    // Never freed by the collector, pragmas set with exec() (accounts/sqlite/open.ts says why).
-    this.db = openDatabase(file);
-    this.db.exec('PRAGMA journal_mode = WAL');
-    this.db.exec('PRAGMA synchronous = NORMAL');
-    this.db.exec('PRAGMA busy_timeout = 5000');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS glossaries (
-      id TEXT PRIMARY KEY, owner TEXT NOT NULL, name TEXT NOT NULL, created_at INTEGER NOT NULL, dictionaries TEXT NOT NULL);
-      CREATE INDEX IF NOT EXISTS glossaries_owner ON glossaries (owner, created_at)`);
+  constructor(storage: SqliteStorage) {
+    this.db = storage.db;
     const db = this.db;
     this.stmt = {
       insert: db.prepare('INSERT INTO glossaries (id, owner, name, created_at, dictionaries) VALUES (@id, @owner, @name, @created_at, @dictionaries)'),
@@ -56,7 +47,6 @@ export class SqliteGlossaryStore implements GlossaryStore {
     return this.stmt.delete.run(owner, id).changes > 0;
   }
 
-  async close(): Promise<void> {
-    this.db.close();
-  }
+  /** Nothing of its own to release: the connection belongs to the storage layer. */
+  async close(): Promise<void> {}
 }

@@ -3,7 +3,7 @@
 // A compressed body (Content-Encoding) is not decoded: 415 (RFC 9110 §15.5.16) instead of "malformed JSON", or of
 // a plain body labelled gzip being read as if the label were not there.
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../service/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../service/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { errorBody } from './errors.ts';
 import { googleError } from './google/errors.ts';
 import { GOOGLE_PREFIX } from './google/index.ts';

@@ -8,6 +8,12 @@ import type { Engine } from '../engine/types.ts';
 import type { DocumentJobs } from '../documents/index.ts';
 import type { Service } from '../service/index.ts';
 
+/** The demo models being served (src/models/demo.ts makes it): the `demo` field of /health, /v1/languages, /ui/settings. */
+export interface DemoInfo {
+  models: string[];
+  note: string;
+}
+
 export interface DragomanContext {
   config: Config;
   service: Service;
@@ -18,6 +24,8 @@ export interface DragomanContext {
   clock: Clock;
   /** Document translation jobs (src/documents). */
   documents: DocumentJobs;
+  /** Set when the models served are the demo ones (src/models/demo.ts). */
+  demo?: DemoInfo;
 }
 
 declare module 'fastify' {

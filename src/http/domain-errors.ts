@@ -3,7 +3,7 @@
 import { AccountsUnavailable, AuthenticationFailed, InvalidFreeText, QuotaExceeded, RateLimited, SharedKeyUnusable } from '../accounts/errors.ts';
 import type { RateOutcome } from '../accounts/types.ts';
 import { EngineUnavailable, NoLanguageToken, NoRoute, WorkerDied } from '../engine/errors.ts';
-import { ApiError } from '../service/errors.ts';
+import { ApiError } from '../errors/api-error.ts';
 
 /** How a client passes a key: said with every authentication failure. */
 export const AUTH_HINT = 'Pass a valid API key in the X-API-Key header.';

@@ -2,7 +2,7 @@
 // content type, body size, schema validation) get specific messages, anything else is a 500 that hides the
 // internal detail and says a retry is safe.
 import type { FastifyBaseLogger } from 'fastify';
-import { ApiError, serverError } from '../service/errors.ts';
+import { ApiError, serverError } from '../errors/api-error.ts';
 import { fromDomainError } from './domain-errors.ts';
 
 interface FastifyLikeError {

@@ -10,7 +10,7 @@
 // unauthenticated body gets.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/env.ts';
-import { ApiError, invalidRequest } from '../service/errors.ts';
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import { decodeUtf8 } from './body-encoding.ts';
 
 function notUtf8(): ApiError {

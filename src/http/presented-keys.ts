@@ -2,7 +2,7 @@
 // - a header sent twice arrives joined by Node as "K, K": each value counts, and the same key twice is one key;
 // - two different keys are refused (400): charging one of them would be a guess;
 // - a key in the query string under a known key name (key, api_key, apiKey, auth_key, any case, - or _) is
-//   refused unless the surface documents it (Google's ?key= with DRAGOMAN_GOOGLE_KEY_IN_QUERY): URLs end up in
+//   refused unless the surface documents it (Google's ?key=, unless DRAGOMAN_GOOGLE_KEY_IN_QUERY=off): URLs end up in
 //   proxy and access logs. A refused name is reported, so the caller learns where to put the key instead.
 import type { FastifyRequest } from 'fastify';
 

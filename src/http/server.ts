@@ -2,19 +2,9 @@
 // /v1 body (a surface with another body shape sets its own inside its plugin), every response carries
 // X-Request-Id, and each surface is an encapsulated plugin from its own folder, registered below.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { Accounts } from '../accounts/accounts.ts';
-import { type Clock, systemClock } from '../accounts/clock.ts';
-import { Gate, type GateOptions } from '../accounts/gate.ts';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { KEY_PREFIX } from '../accounts/keys.ts';
-import type { AccountStore } from '../accounts/store.ts';
-import type { Config } from '../config/env.ts';
-import { DocumentJobs, openJobStore, type JobStore } from '../documents/index.ts';
-import type { LanguageDetector } from '../detect/types.ts';
-import type { Engine } from '../engine/types.ts';
-import { ApiError } from '../service/errors.ts';
-import { createService } from '../service/index.ts';
-import type { Planners } from '../service/types.ts';
+import { ApiError } from '../errors/api-error.ts';
 import type { DragomanContext } from './context.ts';
 import { badUrl, clientError, trackRequestPaths } from './connection-errors.ts';
 import { errorBody, logServerFailure, toApiError } from './errors.ts';
@@ -22,32 +12,19 @@ import { installJsonBodyParser, refuseContentEncodings } from './body-encoding.t
 import { opsPlugin } from './ops/index.ts';
 import { installMetering } from './metering.ts';
 import { loggerOptions } from '../observability/logger.ts';
+import { readTlsFiles } from './tls.ts';
 import { GOOGLE_PREFIX, googleRoutes } from './google/index.ts';
 import { LIBRETRANSLATE_PREFIX, libreTranslateRoutes } from './libretranslate/index.ts';
 import { uiRoutes } from './ui/index.ts';
 import { v1Routes } from './v1/index.ts';
 import { deeplV2Routes, deeplV3Routes } from './deepl/index.ts';
-import type { GlossaryBook } from '../glossaries/book.ts';
-import type { MemoryBook } from '../memories/book.ts';
 
-export interface ServerDeps {
-  config: Config;
-  engine: Engine;
-  detector: LanguageDetector;
-  store: AccountStore;
-  planners: Planners;
-  /** A key's glossaries (src/glossaries); without them, glossary endpoints answer that none are kept. */
-  glossaries?: GlossaryBook;
-  /** A key's translation memories (src/memories); without them, memory endpoints answer that none are kept. */
-  memories?: MemoryBook;
-  clock?: Clock;
-  /** Fastify logger options; false in tests. Defaults to JSON lines at config.logLevel. */
-  logger?: FastifyServerOptions['logger'];
-  gate?: GateOptions;
+/** What the server is handed, built by the composition root (src/app.ts): the context its routes find, and how it logs. */
+export interface ServerDeps extends DragomanContext {
+  /** The process's logger (src/observability/logger.ts); the server's request lines go through it. */
+  log: FastifyBaseLogger;
   /** Tests only: how long a request may take to arrive whole (60 s). */
   requestTimeoutMs?: number;
-  /** Where document jobs are recorded; by default the store the configuration selects (closed with the server). */
-  jobStore?: JobStore;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -61,10 +38,12 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  const clock = deps.clock ?? systemClock;
   const requestTimeoutMs = deps.requestTimeoutMs ?? 60_000;
+  // Node's server settings; with DRAGOMAN_TLS_* the same settings on an HTTPS server.
+  const serverOptions = { connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs), headersTimeout: Math.min(60_000, requestTimeoutMs) };
   const app = Fastify({
-    logger: deps.logger ?? loggerOptions(config),
+    ...(config.tls ? { https: { ...serverOptions, ...readTlsFiles(config.tls) } } : { http: serverOptions }),
+    loggerInstance: deps.log,
     bodyLimit: config.maxBodyBytes,
     // request.ip (per-address throttles, logs) is the client's only when the proxy in front is trusted to say so.
     // (n hops as proxy-addr's trust function, as Fastify builds it: its types leave the number out).
@@ -84,7 +63,6 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     requestTimeout: requestTimeoutMs,
     // Node looks for late requests every 30 s by default (a stalled request was cut at 60-90 s), and its headers
     // timeout (60 s) must not exceed the request timeout for the latter to apply.
-    http: { connectionsCheckingInterval: Math.min(5_000, requestTimeoutMs), headersTimeout: Math.min(60_000, requestTimeoutMs) },
     frameworkErrors: badUrl,
     clientErrorHandler: clientError,
     // A "__proto__" key in a body is dropped, not a 400 that calls valid JSON malformed.
@@ -92,36 +70,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     onConstructorPoisoning: 'remove',
   });
 
-  const accounts = new Accounts(deps.store, clock);
-  const gate = new Gate(accounts, { keylessPerMinute: config.keylessPerMinute, ...deps.gate });
-  const service = createService({
-    config,
-    engine: deps.engine,
-    detector: deps.detector,
-    planners: deps.planners,
-    ...(deps.glossaries ? { glossaries: deps.glossaries } : {}),
-    ...(deps.memories ? { memories: deps.memories } : {}),
-    now: () => clock.now(),
-    keepSpans: config.keepSpans,
-  });
-  const documents = new DocumentJobs({
-    settings: config,
-    service,
-    gate,
-    store: deps.jobStore ?? openJobStore(config),
-    clock,
-    log: app.log,
-  });
-  const context: DragomanContext = {
-    config,
-    service,
-    accounts,
-    gate,
-    engine: deps.engine,
-    detector: deps.detector,
-    clock,
-    documents,
-  };
+  const { service, accounts, gate, engine, detector, clock, documents, demo } = deps;
+  const context: DragomanContext = { config, service, accounts, gate, engine, detector, clock, documents, ...(demo && { demo }) };
   app.decorate('dragoman', context);
   // Unfinished jobs of a server that stopped are taken over once this one serves; running ones stop before
   // their next batch when it closes (the next start finishes them).

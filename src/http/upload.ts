@@ -1,7 +1,8 @@
 // A document upload: a multipart/form-data body (read whole under the route's body limit) with one file part
 // and text fields. The file's bytes are kept as they came; only its name is taken from the part's header.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Busboy } from '@fastify/busboy';
-import { ApiError, invalidRequest } from '../service/errors.ts';
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import { toApiError } from './errors.ts';
 
 export interface Upload {
@@ -48,8 +49,20 @@ export function readUpload(contentType: string, body: Buffer, fileField = 'file'
     parser.on('partsLimit', tooMany);
     parser.on('error', malformed);
     parser.on('finish', () => resolve({ fields, ...(file ? { file } : {}) }));
-    parser.end(body);
+    void feed(parser, body);
   });
+}
+
+/** Bytes parsed before the event loop gets a turn: a 30 MB upload is parsed in slices, not in one stall. */
+const SLICE_BYTES = 1 << 20;
+
+async function feed(parser: ReturnType<typeof Busboy>, body: Buffer): Promise<void> {
+  for (let at = 0; at < body.length; at += SLICE_BYTES) {
+    if (at > 0) await nextTurn();
+    if (parser.destroyed) return;
+    parser.write(body.subarray(at, at + SLICE_BYTES));
+  }
+  parser.end();
 }
 
 /** The route body limit for a document upload: the file plus room for the other fields and the part headers. */

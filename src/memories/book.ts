@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { periodOf } from '../accounts/period.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
-import { ApiError, invalidRequest } from '../service/errors.ts';
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import { readDelimited } from './delimited.ts';
 import type { MemoryJob, MemoryStore, SegmentRow } from './store.ts';
 import { exactKey, indexWords, maxDistance, normalise, similarityOfTokens, tokenDistance, tokens } from './text.ts';

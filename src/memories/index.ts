@@ -1,6 +1,6 @@
-// Opens the memory store beside the accounts: the same SQLite file, or the same PostgreSQL database.
-import { join } from 'node:path';
+// The memory store beside the accounts, on the same database (src/storage): the SQLite file or PostgreSQL.
 import type { Config } from '../config/env.ts';
+import type { Storage } from '../storage/index.ts';
 import { MemoryBook } from './book.ts';
 import { PgMemoryStore } from './postgres.ts';
 import { SqliteMemoryStore } from './sqlite.ts';
@@ -11,8 +11,8 @@ export type { MemoryStore, MemoryJob } from './store.ts';
 export type { Memory, MemoryLimits, MemoryMatch, NewSegment, Segment, SegmentPage } from './types.ts';
 export { similarity, normalise } from './text.ts';
 
-export function openMemoryStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>): MemoryStore {
-  return config.databaseUrl ? new PgMemoryStore(config.databaseUrl) : new SqliteMemoryStore(join(config.dataDir, 'dragoman.db'));
+export function memoryStore(storage: Storage): MemoryStore {
+  return storage.kind === 'postgres' ? new PgMemoryStore(storage) : new SqliteMemoryStore(storage);
 }
 
 export function memoryBook(store: MemoryStore, config: Pick<Config, 'memoriesPerKey' | 'memoryMaxSegments' | 'memoryMaxSegmentChars' | 'memoryMaxFileBytes'>): MemoryBook {

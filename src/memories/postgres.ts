@@ -1,10 +1,10 @@
 // Memories in the PostgreSQL database the accounts use (DRAGOMAN_DATABASE_URL): replicas share them like keys.
-// Tables made on first use (schema.ts). An import's chunks are each one statement over arrays (unnest), under a
+// Tables made by the storage layer's migrations. An import's chunks are each one statement over arrays (unnest), under a
 // staging row; its last transaction makes them the memory's.
-import pg from 'pg';
-import { withVerifiedSslMode } from '../accounts/postgres/connection.ts';
-import { databaseUnavailable, isUnavailable } from '../accounts/postgres/unavailable.ts';
-import { POSTGRES_SCHEMA } from './schema.ts';
+import type pg from 'pg';
+import { AccountsUnavailable } from '../accounts/errors.ts';
+import type { PgStorage } from '../storage/index.ts';
+import { isUnavailable } from '../storage/postgres/unavailable.ts';
 import {
   JOB_COLUMNS, jobOf, lastOfEachKey, memoryOf, segmentOf,
   type AddMode, type JobRecord, type MemoryJob, type MemoryRecord, type MemoryStore, type SegmentRecord, type SegmentRow,
@@ -15,22 +15,14 @@ type Q = Pick<pg.PoolClient, 'query'>;
 
 export class PgMemoryStore implements MemoryStore {
   private readonly pool: pg.Pool;
-  private ready: Promise<void> | undefined;
 
-  constructor(url: string) {
-    this.pool = new pg.Pool({ connectionString: withVerifiedSslMode(url), max: 6, connectionTimeoutMillis: 2000 });
-    this.pool.on('error', () => {});
+  // The process's pool (src/storage/postgres); the tables are made by its migrations.
+  constructor(private readonly storage: PgStorage) {
+    this.pool = storage.pool;
   }
 
   private async schema(): Promise<void> {
-    this.ready ??= this.pool.query(POSTGRES_SCHEMA).then(() => undefined, async (err: unknown) => {
-      if ((err as { code?: string }).code === '23505' || (err as { code?: string }).code === '42P07') return void (await this.pool.query(POSTGRES_SCHEMA));
-      throw err;
-    });
-    await this.ready.catch((err: unknown) => {
-      this.ready = undefined;
-      throw err;
-    });
+    await this.storage.ready();
   }
 
   private async q<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T>> {
@@ -38,7 +30,7 @@ export class PgMemoryStore implements MemoryStore {
       await this.schema();
       return await this.pool.query<T>(sql, params);
     } catch (err) {
-      if (isUnavailable(err)) throw databaseUnavailable();
+      if (isUnavailable(err)) throw new AccountsUnavailable();
       throw err;
     }
   }
@@ -49,7 +41,7 @@ export class PgMemoryStore implements MemoryStore {
       await this.schema();
       client = await this.pool.connect();
     } catch (err) {
-      if (isUnavailable(err)) throw databaseUnavailable();
+      if (isUnavailable(err)) throw new AccountsUnavailable();
       throw err;
     }
     try {
@@ -59,7 +51,7 @@ export class PgMemoryStore implements MemoryStore {
       return out;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      if (isUnavailable(err)) throw databaseUnavailable();
+      if (isUnavailable(err)) throw new AccountsUnavailable();
       throw err;
     } finally {
       client.release();
@@ -81,7 +73,7 @@ export class PgMemoryStore implements MemoryStore {
     try {
       return await this.memory(owner, id);
     } catch (err) {
-      if (isUnavailable(err)) throw databaseUnavailable();
+      if (isUnavailable(err)) throw new AccountsUnavailable();
       throw err;
     }
   }
@@ -271,9 +263,8 @@ export class PgMemoryStore implements MemoryStore {
     await this.q(`UPDATE memory_jobs SET ${sets.join(', ')} WHERE id = $${params.push(id)}`, params);
   }
 
-  async close(): Promise<void> {
-    await this.pool.end();
-  }
+  /** Nothing of its own to release: the pool belongs to the storage layer. */
+  async close(): Promise<void> {}
 }
 
 async function drop(c: Q, num: number): Promise<void> {

@@ -1,11 +1,8 @@
-// Memories in the SQLite database file the accounts use (WAL: the CLI and the server share it). An import writes
+// Memories on the process's SQLite connection (src/storage/sqlite), which the accounts use too. An import writes
 // its chunks in short transactions under a staging row, so the accounts' writes are never held up for long, and
 // makes them the memory's in one last transaction.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openDatabase } from '../accounts/sqlite/open.ts';
-import { SQLITE_SCHEMA } from './schema.ts';
+import type { SqliteStorage } from '../storage/index.ts';
 import {
   JOB_COLUMNS, jobOf, lastOfEachKey, memoryOf, segmentOf,
   type AddMode, type JobRecord, type MemoryJob, type MemoryRecord, type MemoryStore, type SegmentRecord, type SegmentRow,
@@ -19,13 +16,9 @@ export class SqliteMemoryStore implements MemoryStore {
   private readonly s;
   private readonly wordInserts = new Map<number, Database.Statement>();
 
-  constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = openDatabase(file);
-    this.db.exec('PRAGMA journal_mode = WAL');
-    this.db.exec('PRAGMA synchronous = NORMAL');
-    this.db.exec('PRAGMA busy_timeout = 5000');
-    this.db.exec(SQLITE_SCHEMA);
+  constructor(storage: SqliteStorage) {
+    // The process's one connection (src/storage/sqlite); the tables are made by its migrations.
+    this.db = storage.db;
     // SQLite's lower() folds ASCII only: a filter on "Häuschen" must find "HÄUSCHEN".
     this.db.function('memory_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
     const db = this.db;
@@ -302,7 +295,6 @@ export class SqliteMemoryStore implements MemoryStore {
     this.db.prepare(`UPDATE memory_jobs SET ${sets.join(', ')} WHERE id = ?`).run(...params, id);
   }
 
-  async close(): Promise<void> {
-    this.db.close();
-  }
+  /** Nothing of its own to release: the connection belongs to the storage layer. */
+  async close(): Promise<void> {}
 }

@@ -1,4 +1,4 @@
-// Where memories live: the accounts database (SQLite file or PostgreSQL), in tables of their own (schema.ts).
+// Where memories live: the accounts database (SQLite file or PostgreSQL), in tables of their own (made by the migrations of src/storage).
 // The book (book.ts) computes keys and index words; a store only reads and writes rows.
 import type { Memory, Segment, SegmentFilter, SegmentPage } from './types.ts';
 

@@ -1,9 +1,10 @@
-// Fastify's pino options: JSON lines at DRAGOMAN_LOG_LEVEL. A request is logged twice by Fastify ("incoming
+// The process's pino logger: JSON lines at DRAGOMAN_LOG_LEVEL. A request is logged twice by Fastify ("incoming
 // request", "request completed"), both with the request id (reqId); the serializers below decide what else goes
 // in: route pattern, method, status, latency (responseTime), the key's public id. Never the key, a header, a query
 // string or a body: they can carry secrets and user text. Redaction covers objects that reach a log call by
 // another way (an error with a request attached, a debug line).
-import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../config/env.ts';
 
 export const REDACT_PATHS = [
@@ -40,9 +41,11 @@ function routeOf(request: FastifyRequest): string {
   return request.routeOptions?.url ?? 'unmatched';
 }
 
-export function loggerOptions(config: Pick<Config, 'logLevel'>): NonNullable<FastifyServerOptions['logger']> {
+export function loggerOptions(config: Pick<Config, 'logLevel'>): LoggerOptions {
   return {
     level: config.logLevel,
+    // ISO 8601 in UTC ("time":"2026-01-02T03:04:05.678Z"): read by people and log stores alike, unlike epoch ms.
+    timestamp: () => `,"time":"${new Date().toISOString()}"`,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
       req: (req: FastifyRequest) => ({
@@ -60,4 +63,17 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>): NonNullable<Fas
       },
     },
   };
+}
+
+/** How the process logs: the options above (optionally to a stream of their own), or not at all. */
+export type LoggerSetting = false | (LoggerOptions & { stream?: DestinationStream });
+
+/**
+ * The process's one logger: the HTTP server logs through it (Fastify's `loggerInstance`) and so do the parts
+ * that work beside requests (document jobs), so every line has the same shape, level and redaction.
+ */
+export function createLogger(config: Pick<Config, 'logLevel'>, setting?: LoggerSetting): Logger {
+  if (setting === false) return pino({ enabled: false });
+  const { stream, ...options }: Exclude<LoggerSetting, false> = setting ?? loggerOptions(config);
+  return stream ? pino(options, stream) : pino(options);
 }

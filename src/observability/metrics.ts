@@ -18,6 +18,12 @@ interface EngineExtras {
   cacheStats?: () => { size: number; hits: number; misses: number };
 }
 
+/** What the document jobs tell (src/documents/jobs.ts DocumentJobs), without importing them. */
+export interface JobSource {
+  stats(): { queued: number; running: number };
+  onOutcome(listener: (outcome: { status: 'done' | 'error'; seconds: number }) => void): () => void;
+}
+
 export interface DragomanMetrics {
   registry: Registry;
   /** One finished HTTP request. `route` is the route pattern (`/v1/translate`), never the URL. */
@@ -31,7 +37,10 @@ export interface DragomanMetrics {
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export function createMetrics(engine: Engine): DragomanMetrics {
+/** Document translations last seconds to many minutes. */
+const JOB_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
+
+export function createMetrics(engine: Engine, jobs?: JobSource): DragomanMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const extras = engine as Engine & EngineExtras;
@@ -193,6 +202,41 @@ export function createMetrics(engine: Engine): DragomanMetrics {
     },
   });
 
+  let stopJobs = (): void => undefined;
+  if (jobs) {
+    new Gauge({
+      name: 'dragoman_document_jobs',
+      help: 'Document jobs on this server by state: queued (waiting for it) or running (being translated)',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const s = jobs.stats();
+        this.set({ state: 'queued' }, s.queued);
+        this.set({ state: 'running' }, s.running);
+      },
+    });
+    const finished = new Counter({
+      name: 'dragoman_document_jobs_finished_total',
+      help: 'Document jobs this server ran to their end, by status (done or failed)',
+      labelNames: ['status'] as const,
+      registers: [registry],
+    });
+    const seconds = new Histogram({
+      name: 'dragoman_document_job_seconds',
+      help: 'Time to translate one document job, from its start on this server to done or failed',
+      labelNames: ['status'] as const,
+      buckets: JOB_BUCKETS,
+      registers: [registry],
+    });
+    // Both statuses exported from the start, so a rate() over them has a series before the first failure.
+    for (const status of ['done', 'failed']) finished.inc({ status }, 0);
+    stopJobs = jobs.onOutcome((o) => {
+      const status = o.status === 'done' ? 'done' : 'failed';
+      finished.inc({ status });
+      seconds.observe({ status }, o.seconds);
+    });
+  }
+
   const onBatch = (e: BatchObservation) => {
     batchRows.observe({ model: e.model }, e.rows);
     batchTokens.observe({ model: e.model }, e.sourceTokens);
@@ -219,6 +263,7 @@ export function createMetrics(engine: Engine): DragomanMetrics {
     },
     detach() {
       clearInterval(ticker);
+      stopJobs();
       extras.events?.off('batch', onBatch as (arg: never) => void);
       extras.events?.off('route', onRoute as (arg: never) => void);
     },

@@ -1,6 +1,6 @@
 // The languages this server can translate: catalog entries that some installed model reads or writes.
 // `displayLanguage` (Google's `?target=`) localizes the names and sorts by them.
-import { invalidRequest } from './errors.ts';
+import { invalidRequest } from '../errors/api-error.ts';
 import { languageByFlores, resolveLanguage } from '../languages/catalog.ts';
 import { localizedName } from '../languages/names.ts';
 import type { Language } from '../languages/types.ts';

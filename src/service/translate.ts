@@ -1,7 +1,7 @@
 // Translation: validate, detect each string's language when no source was given, group the strings by
 // source language, and make ONE engine call per (source, target) group carrying every segment of every string
 // of the group, so the engine can batch them. Results come back in the order of q with the input echoed.
-import { ApiError, invalidRequest } from './errors.ts';
+import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
 import { Slices } from './slices.ts';
@@ -72,7 +72,7 @@ export function noModelsError(): ApiError {
     503,
     'server_error',
     `No translation model is installed. Copy a model folder into DRAGOMAN_MODELS_DIR, or install one with ` +
-      `\`dragoman models\` (e.g. \`dragoman models pull opus-mt-en-de\`), then restart the server.`,
+      `\`dragoman models\` (e.g. \`dragoman models pull opus-mt-en-de\`, or without network \`dragoman models import FILE.tar\`), then restart the server.`,
   );
 }
 

@@ -1,6 +1,6 @@
 // Request validation shared by translate and detect. Messages name the field, the offending value and the
 // limit, so a client can fix the request without reading the documentation.
-import { invalidRequest } from './errors.ts';
+import { invalidRequest } from '../errors/api-error.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
 import type { Format } from './types.ts';

@@ -13,8 +13,9 @@ import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
 import type { AccountStore } from '../../src/accounts/store.ts';
 import { AccountsError } from '../../src/accounts/errors.ts';
 import { fromDomainError, rateLimitHeaders } from '../../src/http/domain-errors.ts';
-import type { ApiError } from '../../src/service/errors.ts';
+import type { ApiError } from '../../src/errors/api-error.ts';
 import { type FreshDatabase, freshDatabase } from '../postgres/pg-helpers.ts';
+import { pgAccountStore, sqliteAccountStore } from '../stores.ts';
 
 let dir: string;
 let store: AccountStore;
@@ -28,8 +29,8 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dragoman-gate-'));
   if (process.env.DRAGOMAN_TEST_BACKEND === 'postgres') {
     pgdb = await freshDatabase();
-    store = new PgAccountStore(pgdb.url, defaultPlanLimits('A'));
-  } else store = new SqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('A'));
+    store = pgAccountStore(pgdb.url, defaultPlanLimits('A'));
+  } else store = sqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('A'));
   clock = new ManualClock(Date.UTC(2026, 2, 31, 23, 59, 0));
   accounts = new Accounts(store, clock);
   gate = new Gate(accounts, { failedAuthPerMinute: 3 });

@@ -4,13 +4,14 @@
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { defaultPlanLimits } from '../../src/accounts/plans.ts';
-import { openDatabase } from '../../src/accounts/sqlite/open.ts';
+import { openDatabase } from '../../src/storage/sqlite/open.ts';
 import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
+import { sqliteAccountStore } from '../stores.ts';
 
 const dir = process.argv[2]!;
 for (let round = 0; round < 5; round++) {
   const file = join(dir, `churn-${round}.db`);
-  const store = new SqliteAccountStore(file, defaultPlanLimits('A'));
+  const store = sqliteAccountStore(file, defaultPlanLimits('A'));
   await store.insertKey({ id: `k${round}`, prefix: 'dk_abc', hash: String(round).padEnd(64, 'a'), plan: 'free', overrides: {}, createdAt: 1 });
   for (let i = 0; i < 20; i++) {
     await store.ping();

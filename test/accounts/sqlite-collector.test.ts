@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/accounts/sqlite/open.ts';
+import { openDatabase } from '../../src/storage/sqlite/open.ts';
 
 const exec = promisify(execFile);
 

@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultPlanLimits } from '../../src/accounts/plans.ts';
-import { openDatabase } from '../../src/accounts/sqlite/open.ts';
+import { openDatabase } from '../../src/storage/sqlite/open.ts';
 import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
+import { sqliteAccountStore } from '../stores.ts';
+import { fileURLToPath } from 'node:url';
+import { migrationFiles } from '../../src/storage/migration-files.ts';
 
 let dir: string;
 let file: string;
@@ -19,7 +22,7 @@ const newKey = (id: string, plan: 'free' | 'basic' | 'pro' | 'enterprise' = 'fre
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'dragoman-store-'));
   file = join(dir, 'dragoman.db');
-  store = new SqliteAccountStore(file, defaultPlanLimits('A'));
+  store = sqliteAccountStore(file, defaultPlanLimits('A'));
 });
 afterEach(async () => {
   await store.close();
@@ -28,12 +31,15 @@ afterEach(async () => {
 
 describe('schema', () => {
   it('runs in WAL mode and applies each migration once, also when reopened', async () => {
-    const second = new SqliteAccountStore(file, defaultPlanLimits('A'));
+    const second = sqliteAccountStore(file, defaultPlanLimits('A'));
     await second.close();
     const db = openDatabase(file, { readonly: true });
     expect(db.prepare('PRAGMA journal_mode').pluck().get()).toBe('wal');
     const rows = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all();
-    expect(rows).toEqual([{ version: 1, name: '001_init.sql' }, { version: 2, name: '002_charge_ledger.sql' }]);
+    // The storage layer's whole series (src/storage/sqlite/migrations), each file once; the accounts' tables first.
+    const series = migrationFiles(fileURLToPath(new URL('../../src/storage/sqlite/migrations/', import.meta.url)));
+    expect(rows).toEqual(series.map(({ version, name }) => ({ version, name })));
+    expect(rows.slice(0, 2)).toEqual([{ version: 1, name: '001_init.sql' }, { version: 2, name: '002_charge_ledger.sql' }]);
     db.close();
   });
 });
@@ -59,7 +65,7 @@ describe('plans and limits', () => {
       ['pro', 50_000_000, 300],
       ['enterprise', null, null],
     ]);
-    const b = new SqliteAccountStore(join(dir, 'b.db'), defaultPlanLimits('B'));
+    const b = sqliteAccountStore(join(dir, 'b.db'), defaultPlanLimits('B'));
     expect((await b.listPlans()).map((p) => p.rpm)).toEqual([100, 300, 1000, null]);
     await b.close();
   });
@@ -103,7 +109,7 @@ describe('quota', () => {
 
   it('two connections (server and CLI) never overspend together', async () => {
     await newKey('k1', 'free', { monthlyChars: 1000 });
-    const other = new SqliteAccountStore(file, defaultPlanLimits('A'));
+    const other = sqliteAccountStore(file, defaultPlanLimits('A'));
     let ok = 0;
     for (let i = 0; i < 60; i++) {
       const s = i % 2 ? store : other;

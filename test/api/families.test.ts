@@ -7,11 +7,11 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSyn
 import { join } from 'node:path';
 import { scanModels } from '../../src/engine/model/registry.ts';
 import { FIXTURES, linkModel, tempDir } from '../engine/helpers.ts';
-import { familyReference as reference } from '../fixture-models.ts';
+import { familyReference as reference, isSeq2SeqFixture } from '../fixture-models.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
-// every fixture model (the folder a user would have after pulling one of each)
-const ALL = readdirSync(FIXTURES);
+// every encoder-decoder fixture model (the folder a user would have after pulling one of each)
+const ALL = readdirSync(FIXTURES).filter(isSeq2SeqFixture);
 
 async function appWith(models: string[]): Promise<{ t: TestApp; key: string; remove: () => void }> {
   const dir = tempDir('dragoman-families-');

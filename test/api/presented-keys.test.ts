@@ -47,8 +47,8 @@ describe('a key in the query string', () => {
     expect((await post(`${V1.path}?keyboard=1`, [['x-api-key', key]], V1.body)).status).toBe(200);
   });
 
-  it('is refused on Google v2 (api_key, apiKey, auth_key always; key unless DRAGOMAN_GOOGLE_KEY_IN_QUERY)', async () => {
-    for (const name of ['key', 'api_key', 'apiKey', 'auth_key']) {
+  it("is refused on Google v2 under every name but Google's own ?key= (api_key, apiKey, auth_key)", async () => {
+    for (const name of ['api_key', 'apiKey', 'auth_key']) {
       const r = await post(`${GOOGLE.path}?${name}=${key}`, [['x-goog-api-key', key]], GOOGLE.body);
       expect(r.status, name).toBe(403);
       expect(JSON.parse(r.body).error.message).toMatch(/query string/);
@@ -82,5 +82,19 @@ describe('the same key twice is one key; two different keys are a 400', () => {
     const form = (a: string, b: string) => new URLSearchParams([['q', 'Hello.'], ['source', 'en'], ['target', 'de'], ['api_key', a], ['api_key', b]]).toString();
     expect((await post(LIBRE.path, [], form(key, key), 'application/x-www-form-urlencoded')).status).toBe(200);
     expect((await post(LIBRE.path, [], form(key, other), 'application/x-www-form-urlencoded')).status).toBe(400);
+  });
+});
+
+describe('Authorization: Bearer on /v1', () => {
+  it('is a 401 that says the header is ignored and names X-API-Key; nothing is translated or charged', async () => {
+    const r = await post(V1.path, [['authorization', `Bearer ${key}`]], V1.body);
+    expect(r.status).toBe(401);
+    const body = JSON.parse(r.body) as { error: { type: string; message: string } };
+    expect(body.error.type).toBe('authentication_error');
+    expect(body.error.message).toMatch(/ignores the Authorization header/);
+    expect(body.error.message).toMatch(/X-API-Key/);
+    expect(body.error.message).not.toContain(key);
+    // With the key where /v1 reads it, the same request translates (the Authorization header changes nothing).
+    expect((await post(V1.path, [['authorization', `Bearer ${key}`], ['x-api-key', key]], V1.body)).status).toBe(200);
   });
 });

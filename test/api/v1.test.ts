@@ -2,7 +2,13 @@
 // dir) on an ephemeral port. Time is driven through the app's clock, never slept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expectErrorShape, type Reply, startTestApp, type TestApp } from './helpers.ts';
+
+/** For the servers of tests that meter keys and addresses only: no model to load, so they start in a fraction of the time. */
+const METERING_ONLY = { DRAGOMAN_MODELS_DIR: mkdtempSync(join(tmpdir(), 'dragoman-metering-only-')) };
 
 const EN = [
   'A man in an orange hat starring at something.',
@@ -296,7 +302,7 @@ describe('authentication', () => {
   });
 
   it('repeated failed authentications from one address are rate limited', async () => {
-    const other = await startTestApp({}, {});
+    const other = await startTestApp(METERING_ONLY);
     try {
       const good = await other.key({ plan: 'enterprise' });
       let last;
@@ -320,7 +326,7 @@ describe('authentication', () => {
       }
       return last!;
     };
-    const proxied = await startTestApp({ DRAGOMAN_TRUST_PROXY: 'loopback' });
+    const proxied = await startTestApp({ ...METERING_ONLY, DRAGOMAN_TRUST_PROXY: 'loopback' });
     try {
       const good = await proxied.key({ plan: 'enterprise' });
       expect((await wrongKeys(proxied, '203.0.113.9')).status).toBe(429);
@@ -332,7 +338,7 @@ describe('authentication', () => {
       await proxied.close();
     }
     // Without it, X-Forwarded-For is the client's say-so and is ignored: every client of the proxy is one address.
-    const direct = await startTestApp({});
+    const direct = await startTestApp(METERING_ONLY);
     try {
       const good = await direct.key({ plan: 'enterprise' });
       expect((await wrongKeys(direct, '203.0.113.9')).status).toBe(429);
@@ -490,7 +496,7 @@ describe('rate limit (rolling 60 s)', () => {
   });
 
   it("the page's keyless GET /ui/languages is limited per client address (DRAGOMAN_KEYLESS_RPM)", async () => {
-    const limited = await startTestApp({ DRAGOMAN_KEYLESS_RPM: '2' });
+    const limited = await startTestApp({ ...METERING_ONLY, DRAGOMAN_KEYLESS_RPM: '2' });
     try {
       expect((await limited.call('GET', '/ui/languages')).status).toBe(200);
       expect((await limited.call('GET', '/ui/languages?target=de')).status).toBe(200);
@@ -666,7 +672,7 @@ describe('no models installed', () => {
       expect((await e.call('GET', '/v1/languages', { key: k })).body.data.languages).toEqual([]);
       expect((await e.call('POST', '/v1/detect', { key: k, body: { q: EN[0] } })).body.data.detections[0].language).toBe('en');
       const r = await e.call('POST', '/v1/translate', { key: k, body: { q: EN[0], target: 'de' } });
-      expect(expectErrorShape(r, 503, 'server_error')).toMatch(/No translation model is installed.*`dragoman models pull opus-mt-en-de`/);
+      expect(expectErrorShape(r, 503, 'server_error')).toMatch(/No translation model is installed.*`dragoman models pull opus-mt-en-de`.*without network `dragoman models import FILE.tar`/);
       expect((await e.call('GET', '/v1/usage', { key: k })).body.data.charactersUsed).toBe(EN[0].length);
     } finally {
       await e.close();

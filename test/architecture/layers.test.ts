@@ -13,20 +13,25 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   'app.ts': 'anything',
   cli: 'anything',
   config: [],
+  // ApiError, the one error type the service, glossaries, documents and http share: it imports nothing.
+  errors: [],
   languages: [],
   text: [],
   detect: ['languages'],
   // The engine and accounts throw their own errors (engine/errors.ts, accounts/errors.ts); http maps them.
   engine: ['config', 'languages'],
-  accounts: ['config'],
-  service: ['config', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries', 'memories'],
-  glossaries: ['config', 'languages', 'service/errors.ts', 'text/terms.ts', 'accounts/postgres/connection.ts', 'accounts/postgres/unavailable.ts', 'accounts/sqlite/open.ts'],
-  memories: ['config', 'languages', 'service/errors.ts', 'accounts/period.ts', 'accounts/postgres/connection.ts', 'accounts/postgres/unavailable.ts', 'accounts/sqlite/open.ts'],
+  // The database: connections and the one numbered migration series of every table; the stores sit in their concerns.
+  storage: ['config'],
+  accounts: ['config', 'storage'],
+  service: ['config', 'errors', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries', 'memories'],
+  glossaries: ['config', 'errors', 'languages', 'text/terms.ts', 'storage', 'accounts/errors.ts'],
+  memories: ['config', 'errors', 'languages', 'accounts/period.ts', 'storage', 'accounts/errors.ts'],
   observability: ['config', 'languages', 'engine/types.ts'],
   models: ['config', 'languages', 'engine'],
   // Document jobs sit on the service layer (units go through it as format=html) and charge through accounts.
-  documents: ['config', 'languages', 'text', 'service', 'accounts', 'engine/types.ts'],
+  documents: ['config', 'errors', 'storage', 'languages', 'text', 'service', 'accounts', 'engine/types.ts'],
   http: [
+    'errors',
     'service',
     'accounts',
     'documents',
@@ -78,7 +83,7 @@ const edges = sourceFiles(SRC).flatMap((file) => {
 describe('architecture: imports between the parts of src/', () => {
   it('finds the imports it checks (the scan itself works)', () => {
     expect(edges.length).toBeGreaterThan(200);
-    expect(edges).toContainEqual({ from: 'http/server.ts', to: 'engine/types.ts' });
+    expect(edges).toContainEqual({ from: 'app.ts', to: 'http/server.ts' });
   });
 
   it('every top-level part of src/ has a rule', () => {
@@ -96,9 +101,51 @@ describe('architecture: imports between the parts of src/', () => {
   it('the rules catch a forbidden import', () => {
     expect(allows('engine', 'http/server.ts')).toBe(false);
     expect(allows('service', 'engine/index.ts')).toBe(false);
-    for (const target of ['http/server.ts', 'accounts/gate.ts', 'service/errors.ts']) expect(allows('engine', target), target).toBe(false);
-    for (const target of ['http/errors.ts', 'service/errors.ts']) expect(allows('accounts', target), target).toBe(false);
+    for (const target of ['http/server.ts', 'accounts/gate.ts', 'errors/api-error.ts']) expect(allows('engine', target), target).toBe(false);
+    for (const target of ['http/errors.ts', 'errors/api-error.ts']) expect(allows('accounts', target), target).toBe(false);
+    for (const target of ['service/index.ts', 'service/types.ts', 'documents/index.ts']) expect(allows('glossaries', target), target).toBe(false);
     expect(allows('http', 'engine/errors.ts')).toBe(true);
+  });
+
+  it('the parts import each other without a cycle (glossaries never import the service that uses them)', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const { from, to } of edges) {
+      const [a, b] = [partOf(from), partOf(to)];
+      if (a !== b && ALLOWED[a] !== 'anything') graph.set(a, (graph.get(a) ?? new Set()).add(b));
+    }
+    const cycles: string[] = [];
+    const visit = (part: string, path: string[]): void => {
+      if (path.includes(part)) return void cycles.push([...path.slice(path.indexOf(part)), part].join(' → '));
+      for (const next of graph.get(part) ?? []) visit(next, [...path, part]);
+    };
+    for (const part of graph.keys()) visit(part, []);
+    expect(cycles).toEqual([]);
+    expect(graph.get('service')?.has('glossaries')).toBe(true);
+    expect(graph.get('glossaries')?.has('service') ?? false).toBe(false);
+  });
+
+  it('only src/storage opens database connections or makes tables', () => {
+    const opening = /new\s+(?:pg\.)?Pool\s*\(|new\s+Database\s*\(|\bopenDatabase\s*\(|\bCREATE\s+(?:TABLE|INDEX)\b/;
+    const outside = sourceFiles(SRC)
+      .map((file) => relative(SRC, file).split('\\').join('/'))
+      .filter((file) => partOf(file) !== 'storage' && opening.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(outside).toEqual([]);
+    expect(opening.test('const pool = new pg.Pool({})')).toBe(true);
+  });
+
+  it('the service is used through its public calls: no part reads its planners from service.deps', () => {
+    const reaching = sourceFiles(SRC)
+      .map((file) => relative(SRC, file).split('\\').join('/'))
+      .filter((file) => partOf(file) !== 'service' && /\.deps\.planners\b/.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(reaching).toEqual([]);
+  });
+
+  it('one composition root: src/app.ts builds the parts, http/server.ts only receives them and wires routes', () => {
+    const builders = ['accounts/accounts.ts', 'accounts/gate.ts', 'accounts/index.ts', 'service/index.ts', 'documents/index.ts', 'glossaries/index.ts', 'engine/index.ts', 'detect/index.ts'];
+    const fromServer = edges.filter((e) => e.from === 'http/server.ts' && builders.includes(e.to));
+    expect(fromServer).toEqual([]);
+    const fromRoot = edges.filter((e) => e.from === 'app.ts').map((e) => e.to);
+    for (const builder of builders) expect(fromRoot, builder).toContain(builder);
   });
 
   it('no catch-all module: no file or folder named utils, helpers, misc or common in src/', () => {

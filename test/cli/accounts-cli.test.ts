@@ -10,6 +10,7 @@ import { defaultPlanLimits } from '../../src/accounts/plans.ts';
 import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
 import { periodOf } from '../../src/accounts/period.ts';
 import { runCli } from './in-process.ts';
+import { sqliteAccountStore } from '../stores.ts';
 
 let dir: string;
 
@@ -18,7 +19,7 @@ function run(...args: string[]) {
 }
 
 async function withStore<T>(fn: (s: SqliteAccountStore) => Promise<T>): Promise<T> {
-  const s = new SqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('B'));
+  const s = sqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('B'));
   try {
     return await fn(s);
   } finally {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { withVerifiedSslMode } from '../../src/accounts/postgres/store.ts';
+import { withVerifiedSslMode } from '../../src/storage/postgres/connection.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'dragoman.js');
 const dir = mkdtempSync(join(tmpdir(), 'dragoman-dburl-'));

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/dispatch.ts';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(REPO_ROOT, 'bin', 'dragoman.js');
@@ -34,6 +35,18 @@ async function dragoman(...args: string[]): Promise<Ran> {
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: Ran) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
+}
+
+/**
+ * The same command through the dispatcher in this process (what bin/dragoman.js calls, with the output captured):
+ * each help is run once as the real process above and its other spellings here, which the process's start-up
+ * (seconds under tsx) need not be paid for again.
+ */
+async function inProcess(...args: string[]): Promise<Ran> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { env, out: (l) => void (stdout += `${l}\n`), err: (l) => void (stderr += `${l}\n`) });
+  return { code, stdout, stderr };
 }
 
 /** The flags of a usage line: `--plan`, `-o`, ... */
@@ -83,7 +96,7 @@ describe('dragoman <command> --help / -h', () => {
 
   for (const [command, flags] of Object.entries(COMMANDS)) {
     it(`${command}: --help and -h print its usage with every documented flag, exit 0`, async () => {
-      const [long, short] = [await dragoman(...command.split(' '), '--help'), await dragoman(...command.split(' '), '-h')];
+      const [long, short] = [await dragoman(...command.split(' '), '--help'), await inProcess(...command.split(' '), '-h')];
       for (const r of [long, short]) {
         expect(r.stderr).toBe('');
         expect(r.code).toBe(0);
@@ -100,15 +113,15 @@ describe('dragoman <command> --help / -h', () => {
   }
 
   it('the defaults README documents are in the help', async () => {
-    expect((await dragoman('models', 'pull', '--help')).stdout).toMatch(/--precision int8\|fp32 .*default: DRAGOMAN_PRECISION, int8/);
-    expect((await dragoman('usage', '-h')).stdout).toMatch(/--month YYYY-MM .*default: the current one, UTC/);
-    expect((await dragoman('serve', '-h')).stdout).toMatch(/DRAGOMAN_HOST:DRAGOMAN_PORT \(default 127\.0\.0\.1:8080\)/);
-    expect((await dragoman('models', 'pack', '-h')).stdout).toMatch(/^ {2}-o, --output FILE\.tar +the archive to write \(required\)$/m);
+    expect((await inProcess('models', 'pull', '--help')).stdout).toMatch(/--precision int8\|fp32 .*default: DRAGOMAN_PRECISION, int8/);
+    expect((await inProcess('usage', '-h')).stdout).toMatch(/--month YYYY-MM .*default: the current one, UTC/);
+    expect((await inProcess('serve', '-h')).stdout).toMatch(/DRAGOMAN_HOST:DRAGOMAN_PORT \(default 127\.0\.0\.1:8080\)/);
+    expect((await inProcess('models', 'pack', '-h')).stdout).toMatch(/^ {2}-o, --output FILE\.tar +the archive to write \(required\)$/m);
   });
 
   for (const group of ['keys', 'plans', 'models']) {
     it(`${group}: --help, -h and help list each subcommand's usage line, exit 0`, async () => {
-      const runs = [await dragoman(group, '--help'), await dragoman(group, '-h'), await dragoman(group, 'help'), await dragoman('help', group)];
+      const runs = [await dragoman(group, '--help'), await inProcess(group, '-h'), await inProcess(group, 'help'), await inProcess('help', group)];
       for (const r of runs) {
         expect(r.code).toBe(0);
         expect(r.stdout).toBe(runs[0]!.stdout);
@@ -119,13 +132,13 @@ describe('dragoman <command> --help / -h', () => {
         expect(flagsIn(line!), sub).toEqual(COMMANDS[sub]);
       }
       // Without a subcommand the help is still printed, but it is a usage error.
-      expect((await dragoman(group)).code).toBe(2);
+      expect((await inProcess(group)).code).toBe(2);
     });
   }
 
   it('the top level: --help, -h and help, exit 0; --version prints package.json version', async () => {
     for (const flag of ['--help', '-h', 'help']) {
-      const r = await dragoman(flag);
+      const r = flag === '--help' ? await dragoman(flag) : await inProcess(flag);
       expect(r.code).toBe(0);
       for (const c of ['serve', 'keys', 'plans', 'usage', 'models']) expect(r.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
       expect(r.stdout).toContain('dragoman --version');
@@ -134,7 +147,7 @@ describe('dragoman <command> --help / -h', () => {
     const v = await dragoman('--version');
     expect(v).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
     // Only the long form: -v stays an unknown command.
-    expect(await dragoman('-v')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "-v"') });
+    expect(await inProcess('-v')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "-v"') });
   });
 
   it('as a newcomer runs it from a clone: npx dragoman serve --help and npx dragoman --version', async () => {
@@ -147,10 +160,10 @@ describe('dragoman <command> --help / -h', () => {
     const serve = await dragoman('serve', '--bogus');
     expect(serve.code).toBe(2);
     expect(serve.stderr).toBe("dragoman: Unknown option '--bogus'\nusage: dragoman serve\n");
-    const create = await dragoman('keys', 'create', '--plan', 'free', '--bogus');
+    const create = await inProcess('keys', 'create', '--plan', 'free', '--bogus');
     expect(create.code).toBe(2);
     expect(create.stderr).toMatch(/^dragoman: Unknown option '--bogus'.*\nusage: dragoman keys create --plan /);
-    const pack = await dragoman('models', 'pack', 'x', '-x');
+    const pack = await inProcess('models', 'pack', 'x', '-x');
     expect(pack.code).toBe(2);
     expect(pack.stderr).toMatch(/^dragoman: Unknown option '-x'.*\nusage: dragoman models pack NAME\.\.\. -o FILE\.tar\n$/);
     expect(create.stdout + serve.stdout + pack.stdout).toBe('');

@@ -81,13 +81,14 @@ describe('README.md, the user guide', () => {
     expect(statSync(README).size).toBeLessThanOrEqual(25_000);
   });
 
-  it('leads from nothing to a first translation before anything else', () => {
+  it('leads from nothing to a first translation before anything else: two commands, then the rest', () => {
     const text = readFileSync(README, 'utf8');
     const sections = text.split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(3));
     expect(sections.slice(0, 3)).toEqual(['Quick start', 'API', 'Models']);
     const quickStart = text.slice(text.indexOf('## Quick start'), text.indexOf('## API'));
-    // A model, a key, a server and a translation, in that order.
-    const steps = ['models pull', 'test/fixtures/models/', 'keys create', 'npm start', '/v1/translate'].map((s) => quickStart.indexOf(s));
+    // The first block is the two commands; then the printed key, a translation, real models, more keys.
+    expect(/```sh\n([^`]*)```/.exec(quickStart)![1]!.split('\n').filter(Boolean).map((l) => l.split('#')[0]!.trim())).toEqual(['npm ci', 'npm start']);
+    const steps = ['npm ci', 'npm start', 'dk_', '/v1/translate', 'models pull', 'keys create'].map((s) => quickStart.indexOf(s));
     expect(steps.every((at) => at >= 0)).toBe(true);
     expect([...steps].sort((a, b) => a - b)).toEqual(steps);
   });

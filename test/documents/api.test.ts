@@ -3,15 +3,16 @@
 // their key; a document over the quota is refused with nothing charged; hostile XML is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/documents/formats/index.ts';
-import { openJobStore } from '../../src/documents/index.ts';
+import { configuredJobStore } from '../stores.ts';
 import { isWellFormed } from '../../src/documents/formats/xml-scan.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
 import { download, upload, waitForJob } from './jobs-client.ts';
 import { SAMPLES } from './samples.ts';
+import { makeScannedPdf } from './pdf-fixtures.ts';
 
 let t: TestApp;
 let key: { id: string; secret: string };
-const LIMITS = { maxCharacters: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
+const LIMITS = { maxCharacters: 1e6, maxUnits: 1e6, maxUncompressedBytes: 1e8, maxZipEntries: 1e4, maxCompressionRatio: 200 };
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -105,17 +106,25 @@ describe('documents: jobs, keys and quota', () => {
     const folders = readdirSync(`${t.dataDir}/documents`).sort();
     const up = await upload(t.url, small.secret, 'notes.txt', SAMPLES[0]!.text);
     expect(up.status).toBe(403);
-    expect(up.body.error).toEqual({ code: 403, type: 'quota_exceeded', message: expect.stringMatching(/quota exceeded: this request has \d+ characters/) });
+    expect(up.body.error).toEqual({ code: 403, type: 'quota_exceeded', message: expect.stringMatching(/quota exceeded: this request has at least \d+ characters but only 10 of the 10/) });
     expect(await usedChars(small.id)).toBe(0);
     // No folder, no record: the job store has nothing of this key.
     expect(readdirSync(`${t.dataDir}/documents`).sort()).toEqual(folders);
-    const store = openJobStore(t.app.server.dragoman.config);
+    const store = await configuredJobStore(t.app.server.dragoman.config);
     try {
       expect(await store.orphans(Number.MAX_SAFE_INTEGER).then((jobs) => jobs.filter((j) => j.keyId === small.id))).toEqual([]);
       expect(await store.expired(Number.MAX_SAFE_INTEGER).then((jobs) => jobs.filter((j) => j.keyId === small.id))).toEqual([]);
     } finally {
       await store.close();
     }
+  });
+
+  it('a document asking for a translation memory: 400 that says memories are not supported for documents, nothing charged', async () => {
+    const k = await t.key();
+    const up = await upload(t.url, k.secret, 'notes.txt', SAMPLES[0]!.text, { target: 'de', source: 'en', memory: 'tm_any' });
+    expect(up.status).toBe(400);
+    expect(up.body.error).toEqual({ code: 400, type: 'invalid_request', message: expect.stringMatching(/^memory is not supported for documents/) });
+    expect(await usedChars(k.id)).toBe(0);
   });
 
   it('DELETE while the job is translating: 204, it stops, its files do not come back', async () => {
@@ -144,7 +153,7 @@ describe('documents: bad and hostile files are 4xx with a message', () => {
     ['x.xlf', '<?xml version="1.0"?><!DOCTYPE xliff [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><xliff version="1.2"><file><body><trans-unit id="1"><source>&xxe;</source></trans-unit></body></file></xliff>', /DOCTYPE/],
     ['bomb.xlf', '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><xliff version="1.2"><file><body><trans-unit id="1"><source>&lol2;</source></trans-unit></body></file></xliff>', /DOCTYPE/],
     ['broken.xlf', '<?xml version="1.0"?><xliff version="1.2"><file><body><trans-unit id="1"><source>Hi</trans-unit></body></file></xliff>', /not well-formed/],
-    ['a.pdf', '%PDF-1.7\n1 0 obj\n', /PDF.*Supported formats: DOCX/],
+    ['a.pdf', '%PDF-1.7\n1 0 obj\n', /PDF's cross-reference table is broken/],
     ['a.png', Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]), /PNG image.*Supported formats/],
     ['a.doc', Uint8Array.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0, 0, 0]), /old binary Office format/],
     ['a.docx', Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(100), Buffer.from('EncryptionInfo', 'utf16le')]), /encrypted \(password-protected\)/],
@@ -160,6 +169,14 @@ describe('documents: bad and hostile files are 4xx with a message', () => {
       expect(await usedChars(key.id)).toBe(before);
     });
   }
+
+  it('a scanned PDF (an image-only page): the named 400, nothing charged', async () => {
+    const before = await usedChars(key.id);
+    const up = await upload(t.url, key.secret, 'scan.pdf', await makeScannedPdf());
+    expect(up.status, JSON.stringify(up.body)).toBe(400);
+    expect(up.body.error).toEqual({ code: 400, type: 'invalid_request', message: expect.stringMatching(/PDF has no text layer/) });
+    expect(await usedChars(key.id)).toBe(before);
+  }, 60_000);
 
   it('missing file or target', async () => {
     const form = new FormData();

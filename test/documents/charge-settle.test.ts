@@ -9,6 +9,7 @@ import { plannedCharge } from '../../src/documents/charge.ts';
 import type { JobRecord } from '../../src/documents/job.ts';
 import { SqliteJobStore } from '../../src/documents/sqlite-store.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
+import { sqliteJobStore } from '../stores.ts';
 
 let t: TestApp;
 let key: { id: string; secret: string };
@@ -17,7 +18,7 @@ let jobs: SqliteJobStore;
 beforeAll(async () => {
   t = await startTestApp();
   key = await t.key();
-  jobs = new SqliteJobStore(join(t.dataDir, 'dragoman.db'));
+  jobs = sqliteJobStore(join(t.dataDir, 'dragoman.db'));
 });
 
 afterAll(async () => {

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
 import { startApp } from '../../src/app.ts';
-import { openJobStore } from '../../src/documents/index.ts';
 import { SqliteJobStore } from '../../src/documents/sqlite-store.ts';
 import { call, fixtureConfig, startTestApp, type TestApp } from '../api/helpers.ts';
 import { docxOf, docxParagraphs } from './docx-text.ts';
 import { download, upload, waitForJob } from './jobs-client.ts';
+import { configuredJobStore, sqliteJobStore } from '../stores.ts';
 
 // "house" → "Vertrag": a target the fixture model never produces for this sentence on its own.
 const TERM_SENTENCE = 'The house is small.';
@@ -111,7 +111,7 @@ describe('a job taken over after a restart', () => {
       await waitForJob(a.url, secret, up.body.data.document.id);
       await a.close();
 
-      const store = openJobStore({ dataDir, databaseUrl: undefined });
+      const store = await configuredJobStore({ dataDir, databaseUrl: undefined });
       const record = (await store.get(up.body.data.document.id))!;
       expect(record.glossary).toBe(id);
       const orphan = { ...record, id: 'f'.repeat(32), status: 'queued' as const, progress: 0, leaseUntil: 0 };
@@ -148,7 +148,7 @@ describe('a job database made before jobs carried a glossary', () => {
         charge_state TEXT NOT NULL, charge TEXT NOT NULL, lease_until INTEGER NOT NULL DEFAULT 0)`);
       old.prepare(`INSERT INTO document_jobs VALUES (?, 'k', 'done', 'a.txt', 'txt', 'en', NULL, 'de', 5, 1, 0, 9, NULL, 'charged', '{}', 0)`).run('a'.repeat(32));
       old.close();
-      const store = new SqliteJobStore(file);
+      const store = sqliteJobStore(file);
       const kept = (await store.get('a'.repeat(32)))!;
       expect(kept).toMatchObject({ status: 'done', characters: 5, glossary: undefined });
       await store.insert({ ...kept, id: 'b'.repeat(32), glossary: 'g-1' });

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { Accounts } from '../../src/accounts/accounts.ts';
 import { systemClock } from '../../src/accounts/clock.ts';
-import { openAccountStore } from '../../src/accounts/index.ts';
+import { configuredAccountStore } from '../stores.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { download, upload, waitForJob } from './jobs-client.ts';
 import { listening } from '../server-process.ts';
@@ -51,7 +51,7 @@ export function killRestart(): KillRestart {
   }
 
   async function usage(keyId: string): Promise<{ chars: number; requests: number }> {
-    const store = await openAccountStore(loadConfig(env));
+    const store = await configuredAccountStore(loadConfig(env));
     try {
       const { chars, requests } = await store.usage(keyId, new Date().toISOString().slice(0, 7));
       return { chars, requests };
@@ -69,7 +69,7 @@ export function killRestart(): KillRestart {
   return {
     async run(databaseUrl) {
       if (databaseUrl) env.DRAGOMAN_DATABASE_URL = databaseUrl;
-      const store = await openAccountStore(loadConfig(env));
+      const store = await configuredAccountStore(loadConfig(env));
       const { key, secret } = await new Accounts(store, systemClock).createKey({ plan: 'pro', rpm: null });
       await store.close();
 

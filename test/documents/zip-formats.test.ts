@@ -24,6 +24,7 @@ import {
   type Translator,
   type XNode,
 } from './zip-helpers.ts';
+import { describeNeeding, missing } from '../tools.ts';
 
 const format = (id: string): DocumentFormat => zipFormats.find((f) => f.id === id)!;
 /** The format a test file is in, by its key ('lo-docx': a DOCX made by LibreOffice; 'epub2'). */
@@ -35,14 +36,22 @@ const results: Record<string, Uint8Array> = {};
 /** Each result's translated units as text, for what LibreOffice reads back. */
 const translatedTexts: Record<string, string[]> = {};
 
+// LibreOffice makes the OpenDocument files and reads every result back; EPUBCheck checks the e-books. Without them
+// (test/tools.ts) the suites that need them are skipped, and counted in the run's summary.
+const describeWithSoffice = describeNeeding('soffice');
+const describeWithEpubcheck = describeNeeding('epubcheck');
+const noSoffice = missing('soffice');
+
 beforeAll(async () => {
-  requireSoffice();
   translator = await startTranslator();
   sources.docx = await makeDocx();
   sources.pptx = await makePptx();
   sources.xlsx = await makeXlsx();
-  Object.assign(sources, makeOdf({ docx: sources.docx, pptx: sources.pptx, xlsx: sources.xlsx }));
-  Object.assign(sources, makeOoxmlByLibreOffice({ odt: sources.odt!, odp: sources.odp!, ods: sources.ods! }));
+  if (!noSoffice) {
+    requireSoffice();
+    Object.assign(sources, makeOdf({ docx: sources.docx, pptx: sources.pptx, xlsx: sources.xlsx }));
+    Object.assign(sources, makeOoxmlByLibreOffice({ odt: sources.odt!, odp: sources.odp!, ods: sources.ods! }));
+  }
   sources.epub3 = await makeEpub3();
   sources.epub2 = await makeEpub2();
 }, 600_000);
@@ -260,7 +269,7 @@ function checkOdfRuns(content: XNode): void {
   expect(squash(odfText(links[0]!))).not.toBe('');
 }
 
-describe('ODT (LibreOffice)', () => {
+describeWithSoffice('ODT (LibreOffice)', () => {
   it('translates body, list, table, footnote, header and footer; keeps spans, link and note; sets fo:language', async () => {
     const { parts, before, content } = await checkOdf('odt', ['content.xml', 'styles.xml']);
     checkOdfRuns(content);
@@ -270,7 +279,7 @@ describe('ODT (LibreOffice)', () => {
   });
 });
 
-describe('ODP (LibreOffice)', () => {
+describeWithSoffice('ODP (LibreOffice)', () => {
   it('translates slide text, table cells, shapes and notes; keeps spans and link', async () => {
     const { content } = await checkOdf('odp', ['content.xml', 'styles.xml']);
     checkOdfRuns(content);
@@ -279,7 +288,7 @@ describe('ODP (LibreOffice)', () => {
   });
 });
 
-describe('ODS (LibreOffice)', () => {
+describeWithSoffice('ODS (LibreOffice)', () => {
   it('translates string cells only; numbers, dates and formulas stay as they were', async () => {
     const { units, translations, content, before } = await checkOdf('ods', ['content.xml', 'styles.xml']);
     const cells = (tree: XNode) => descendants(tree, 'table:table-cell');
@@ -353,7 +362,7 @@ const OOXML_TEXT: Record<string, { parts: RegExp; paragraph: string; text: (p: X
 };
 const LANGUAGE_PARTS = /^word\/(styles|settings)\.xml$/;
 
-describe('DOCX, PPTX and XLSX made by LibreOffice', () => {
+describeWithSoffice('DOCX, PPTX and XLSX made by LibreOffice', () => {
   for (const id of ['docx', 'pptx', 'xlsx']) {
     it(`${id}: only text and language parts change, each paragraph as the html path translates it`, async () => {
       const key = `lo-${id}`;
@@ -443,7 +452,7 @@ describe('fuzz: truncated and byte-flipped real files of every zip format', () =
   }, 300_000);
 });
 
-describe('LibreOffice opens every result', () => {
+describeWithSoffice('LibreOffice opens every result', () => {
   // LibreOffice reads no EPUB; the e-books are checked above part by part (strict XML, container, manifest).
   it('converts each translated office file to a non-empty PDF (one soffice run for all)', () => {
     const office = ['docx', 'lo-docx', 'lo-pptx', 'lo-xlsx', 'odp', 'ods', 'odt', 'pptx', 'xlsx'];
@@ -473,7 +482,7 @@ describe('LibreOffice opens every result', () => {
   }, 300_000);
 });
 
-describe('EPUBCheck accepts the e-books', () => {
+describeWithEpubcheck('EPUBCheck accepts the e-books', () => {
   // One JVM a file (EPUBCheck reads one file a run): the translations only, the sources differ only in text.
   it('the translated EPUB 2 and 3: no errors, no warnings', async () => {
     expect(Object.keys(results).filter((k) => k.startsWith('epub')).sort()).toEqual(['epub2', 'epub3']);

@@ -14,7 +14,7 @@ import type { Engine } from '../../src/engine/types.ts';
 import type { DocumentFormat, DocumentLimits, TextUnit } from '../../src/documents/formats/types.ts';
 import { planHtml } from '../../src/text/html/index.ts';
 
-export const LIMITS: DocumentLimits = { maxCharacters: 1_000_000, maxUncompressedBytes: 200 * 1024 * 1024, maxZipEntries: 5000, maxCompressionRatio: 100 };
+export const LIMITS: DocumentLimits = { maxCharacters: 1_000_000, maxUnits: 1_000_000, maxUncompressedBytes: 200 * 1024 * 1024, maxZipEntries: 5000, maxCompressionRatio: 100 };
 
 const FIXTURE = resolve(import.meta.dirname, '../fixtures/models/tiny-marian-en-de');
 

@@ -12,6 +12,7 @@ import { createService, type Service } from '../../src/service/index.ts';
 import { planHtml } from '../../src/text/html/index.ts';
 import { planText } from '../../src/text/segment.ts';
 import { FIXTURES, devGlossary, devRows, padGlossary, splitByTerms } from './dev-glossary.ts';
+import { sqliteGlossaryStore } from '../stores.ts';
 
 let engine: DragomanEngine;
 let service: Service;
@@ -20,7 +21,7 @@ const OWNER = 'key-1';
 
 beforeAll(async () => {
   engine = await createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: FIXTURES, DRAGOMAN_PRECISION: 'fp32', DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '1' }));
-  book = new GlossaryBook(new SqliteGlossaryStore(':memory:'), { maxEntries: 10_000, maxTermChars: 200, perKey: 100 });
+  book = new GlossaryBook(sqliteGlossaryStore(':memory:'), { maxEntries: 10_000, maxTermChars: 200, perKey: 100 });
   service = createService({
     config: { maxStrings: 128, maxChars: 100_000 }, engine, detector: await createDetector({ secondOpinion: false }),
     planners: { text: planText, html: planHtml }, glossaries: book, keepSpans: true,

@@ -7,10 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Accounts, CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
-import type { AppOptions, RunningApp } from '../../src/app.ts';
+import { assemble, type AppOptions, type RunningApp } from '../../src/app.ts';
 import type { Config } from '../../src/config/env.ts';
 import { createDetector } from '../../src/detect/index.ts';
+import { jobStore } from '../../src/documents/index.ts';
 import { buildServer, loggerOptions } from '../../src/http/server.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import type { Service } from '../../src/service/index.ts';
 import { planHtml } from '../../src/text/html/index.ts';
 import { planText } from '../../src/text/segment.ts';
@@ -51,14 +53,18 @@ export async function startCompatServer(env: Record<string, string> = {}, option
  * settings changed: how a suite sees a setting that is read once at start.
  */
 export async function serverWith(server: CompatServer, changed: Partial<Config>): Promise<FastifyInstance> {
-  return buildServer({
-    config: { ...server.config, ...changed },
-    engine: server.app.engine,
-    detector: await createDetector(),
-    store: server.app.store,
-    planners: { text: planText, html: planHtml },
-    logger: false,
-  });
+  const config = { ...server.config, ...changed };
+  return buildServer(
+    assemble({
+      config,
+      engine: server.app.engine,
+      detector: await createDetector(),
+      store: server.app.store,
+      planners: { text: planText, html: planHtml },
+      jobStore: jobStore(server.app.storage),
+      log: createLogger(config, false),
+    }),
+  );
 }
 
 /** What the service itself answers for these fields: the reference a thin wire format must reproduce. */

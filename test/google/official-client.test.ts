@@ -1,6 +1,6 @@
 // The official @google-cloud/translate v2 client, pointed at a real Dragoman server with
 // GOOGLE_CLOUD_TRANSLATE_ENDPOINT, used only through its public API: this is what a migrating user runs.
-// The Node client sends the key as ?key=, so this server has DRAGOMAN_GOOGLE_KEY_IN_QUERY=on.
+// The Node client sends the key as ?key=, which the Google surface accepts by default.
 import { v2 } from '@google-cloud/translate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CompatServer, reference, startCompatServer } from './harness.ts';
@@ -19,7 +19,7 @@ function clientWith(key: string): v2.Translate {
 }
 
 beforeAll(async () => {
-  server = await startCompatServer({ DRAGOMAN_GOOGLE_KEY_IN_QUERY: 'on' });
+  server = await startCompatServer();
   server.app.server.server.on('request', () => requests++);
   process.env.GOOGLE_CLOUD_TRANSLATE_ENDPOINT = `${server.url}/language/translate/v2`;
   client = clientWith((await server.key()).secret);

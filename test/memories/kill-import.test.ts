@@ -10,7 +10,8 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/dispatch.ts';
-import { MemoryBook, openMemoryStore } from '../../src/memories/index.ts';
+import { MemoryBook, memoryStore } from '../../src/memories/index.ts';
+import { openStorage } from '../../src/storage/index.ts';
 import { STALE_IMPORT_MS } from '../../src/memories/book.ts';
 import { coreModelsDir } from '../fixture-models.ts';
 import { listening } from '../server-process.ts';
@@ -88,10 +89,12 @@ async function scenario(env: Record<string, string>, stagedRows: () => Promise<n
     await new Promise((r) => server.child.once('exit', r));
   }
   // What the killed import left is swept once it is surely abandoned.
-  const store = openMemoryStore({ dataDir: env.DRAGOMAN_DATA_DIR!, databaseUrl: env.DRAGOMAN_DATABASE_URL });
+  const storage = await openStorage({ dataDir: env.DRAGOMAN_DATA_DIR!, databaseUrl: env.DRAGOMAN_DATABASE_URL });
+  const store = memoryStore(storage);
   const book = new MemoryBook(store, { perKey: 1, maxSegments: 1, maxSegmentChars: 1, maxFileBytes: 1 });
   expect(await book.sweep(Date.now() + STALE_IMPORT_MS + 1000)).toBe(1);
   await store.close();
+  await storage.close();
   expect(await stagedRows()).toBe(0);
 }
 

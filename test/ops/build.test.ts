@@ -30,7 +30,7 @@ describe('npm run build', () => {
       },
     );
     await run(process.execPath, ['scripts/copy-build-assets.mjs', dist], { cwd: ROOT });
-    for (const f of ['cli/main.js', 'app.js', 'engine/pool/worker-entry.mjs', 'text/offload/worker-entry.mjs', 'accounts/sqlite/migrations/001_init.sql', 'models/pull.js']) {
+    for (const f of ['cli/main.js', 'app.js', 'engine/pool/worker-entry.mjs', 'text/offload/worker-entry.mjs', 'storage/sqlite/migrations/001_init.sql', 'models/pull.js']) {
       expect(existsSync(join(dist, f)), f).toBe(true);
     }
     // The AMX guard npm ci compiled (Linux x64), loadable from dist; its C source stays behind.

@@ -9,8 +9,10 @@ import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
 import { main } from '../../src/cli/dispatch.ts';
 import { runCli } from '../cli/in-process.ts';
 import { type FreshDatabase, freshDatabase, TEST_DATABASE_URL } from './pg-helpers.ts';
+import { describeNeeding } from '../tools.ts';
+import { pgAccountStore } from '../stores.ts';
 
-describe.skipIf(!TEST_DATABASE_URL)('dragoman keys/plans/usage on PostgreSQL', () => {
+describeNeeding('postgresql')('dragoman keys/plans/usage on PostgreSQL', () => {
   let db: FreshDatabase;
   let store: PgAccountStore;
 
@@ -23,7 +25,7 @@ describe.skipIf(!TEST_DATABASE_URL)('dragoman keys/plans/usage on PostgreSQL', (
 
   beforeEach(async () => {
     db = await freshDatabase();
-    store = new PgAccountStore(db.url, defaultPlanLimits('A'));
+    store = pgAccountStore(db.url, defaultPlanLimits('A'));
   });
   afterEach(async () => {
     await store.close();

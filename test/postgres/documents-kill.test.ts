@@ -5,8 +5,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { killRestart } from '../documents/kill-restart.ts';
 import { type FreshDatabase, freshDatabase, sql, TEST_DATABASE_URL } from './pg-helpers.ts';
+import { describeNeeding } from '../tools.ts';
 
-describe.skipIf(!TEST_DATABASE_URL)('documents on PostgreSQL: SIGKILL mid-job, then a restart', () => {
+describeNeeding('postgresql')('documents on PostgreSQL: SIGKILL mid-job, then a restart', () => {
   const scenario = killRestart();
   let db: FreshDatabase | undefined;
   afterAll(async () => {

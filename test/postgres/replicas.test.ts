@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { coreModelsDir } from '../fixture-models.ts';
 import { listening } from '../server-process.ts';
 import { type FreshDatabase, freshDatabase, type OwnCluster, sql, startOwnCluster, TEST_DATABASE_URL } from './pg-helpers.ts';
+import { describeNeeding } from '../tools.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURE_MODELS = coreModelsDir();
@@ -118,7 +119,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
+describeNeeding('postgresql')('two replicas on one PostgreSQL', () => {
   let db: FreshDatabase;
   let a: Server;
   let b: Server;
@@ -242,7 +243,7 @@ describe.skipIf(!TEST_DATABASE_URL)('two replicas on one PostgreSQL', () => {
   });
 });
 
-describe.skipIf(!TEST_DATABASE_URL)('database stopped and restarted under load', () => {
+describeNeeding('postgresql')('database stopped and restarted under load', () => {
   let cluster: OwnCluster;
   afterEach(() => cluster?.stop());
 

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
-import { openAccountStore } from '../../src/accounts/index.ts';
 import { defaultPlanLimits } from '../../src/accounts/plans.ts';
 import { PgAccountStore } from '../../src/accounts/postgres/store.ts';
 import { SqliteAccountStore } from '../../src/accounts/sqlite/store.ts';
@@ -15,6 +14,8 @@ import type { AccountStore } from '../../src/accounts/store.ts';
 import type { PlanName } from '../../src/accounts/types.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { freshDatabase, sql, TEST_DATABASE_URL } from './pg-helpers.ts';
+import { describeNeeding } from '../tools.ts';
+import { configuredAccountStore, pgAccountStore, sqliteAccountStore } from '../stores.ts';
 
 interface Backend {
   name: string;
@@ -30,7 +31,7 @@ const backends: Backend[] = [
     async setup() {
       const dir = mkdtempSync(join(tmpdir(), 'dragoman-backends-'));
       return {
-        open: async () => new SqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('A')),
+        open: async () => sqliteAccountStore(join(dir, 'dragoman.db'), defaultPlanLimits('A')),
         cleanup: async () => rmSync(dir, { recursive: true, force: true }),
       };
     },
@@ -42,7 +43,7 @@ const backends: Backend[] = [
       const db = await freshDatabase();
       return {
         open: async () => {
-          const s = new PgAccountStore(db.url, defaultPlanLimits('A'));
+          const s = pgAccountStore(db.url, defaultPlanLimits('A'));
           await s.start();
           return s;
         },
@@ -53,7 +54,7 @@ const backends: Backend[] = [
 ];
 
 for (const backend of backends) {
-  describe.skipIf(!backend.enabled)(`account store on ${backend.name}`, () => {
+  (backend.name === 'sqlite' ? describe : describeNeeding('postgresql'))(`account store on ${backend.name}`, () => {
     let env: Awaited<ReturnType<Backend['setup']>>;
     let store: AccountStore;
     let other: AccountStore;
@@ -223,10 +224,10 @@ for (const backend of backends) {
   });
 }
 
-describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL ledger pruning', () => {
+describeNeeding('postgresql')('PostgreSQL ledger pruning', () => {
   it('a named charge is refunded more than an hour after it was made; an ordinary one is pruned with the hour', async () => {
     const db = await freshDatabase();
-    const store = new PgAccountStore(db.url, defaultPlanLimits('A'));
+    const store = pgAccountStore(db.url, defaultPlanLimits('A'));
     try {
       await store.insertKey({ id: 'k1', prefix: 'dk_x', hash: 'h1', plan: 'free', createdAt: 1 });
       const named = await store.charge('k1', '2026-01', 30, { id: 'job-late', keepUntil: Date.now() + 86_400_000 });
@@ -246,20 +247,20 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL ledger pruning', () => {
   });
 });
 
-describe.skipIf(!TEST_DATABASE_URL)('backend selection', () => {
-  it('openAccountStore uses PostgreSQL when DRAGOMAN_DATABASE_URL is set, and the data is shared', async () => {
+describeNeeding('postgresql')('backend selection', () => {
+  it('the configured account store is PostgreSQL when DRAGOMAN_DATABASE_URL is set, and the data is shared', async () => {
     const db = await freshDatabase();
     const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-select-'));
     try {
       const config = loadConfig({ DRAGOMAN_DATABASE_URL: db.url, DRAGOMAN_DATA_DIR: dataDir });
-      const a = await openAccountStore(config);
-      const b = await openAccountStore(config);
+      const a = await configuredAccountStore(config);
+      const b = await configuredAccountStore(config);
       expect(a).toBeInstanceOf(PgAccountStore);
       await a.insertKey({ id: 'k1', prefix: 'dk_x', hash: 'h1', plan: 'free', createdAt: 1 });
       expect((await b.getKey('k1'))?.plan).toBe('free');
       await a.close();
       await b.close();
-      const c = await openAccountStore(loadConfig({ DRAGOMAN_DATA_DIR: dataDir }));
+      const c = await configuredAccountStore(loadConfig({ DRAGOMAN_DATA_DIR: dataDir }));
       expect(c).toBeInstanceOf(SqliteAccountStore);
       await c.close();
     } finally {

@@ -4,13 +4,18 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, openPage, startUiServer, type UiServer } from './harness.ts';
+import { everyTestNeeds } from '../tools.ts';
 
 const HOST = 'dragoman.test';
 
 let server: UiServer;
 let browser: Browser;
 
+// Without Chromium every test here is skipped, and counted in the run's summary (test/tools.ts).
+const noChromium = everyTestNeeds('chromium');
+
 beforeAll(async () => {
+  if (noChromium) return;
   server = await startUiServer();
   browser = await launchChromium([
     `--host-resolver-rules=MAP ${HOST} 127.0.0.1`,

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Accounts, type CreateKeyInput } from '../../src/accounts/accounts.ts';
 import { ManualClock } from '../../src/accounts/clock.ts';
-import { openAccountStore } from '../../src/accounts/index.ts';
+import { configuredAccountStore } from '../stores.ts';
 import type { AppOptions, RunningApp } from '../../src/app.ts';
 
 export { FIXTURE_MODELS } from '../api/helpers.ts';
@@ -32,7 +32,7 @@ export async function startUiServer(
   const clock = new ManualClock(Date.now());
   let sharedKeyId: string | undefined;
   if (sharedKey) {
-    const store = await openAccountStore(fixtureConfig(dataDir, env));
+    const store = await configuredAccountStore(fixtureConfig(dataDir, env));
     sharedKeyId = (await new Accounts(store, clock).createKey({ plan: 'pro', ...sharedKey })).key.id;
     await store.close();
   }

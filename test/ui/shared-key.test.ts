@@ -6,6 +6,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/accounts/accounts.ts';
 import { choose, FIXTURE_MODELS, launchChromium, openPage, ready, RESULTS_DIR, startUiServer, type UiServer } from './harness.ts';
+import { everyTestNeeds } from '../tools.ts';
 
 const EN = JSON.parse(readFileSync(join(FIXTURE_MODELS, 'tiny-marian-en-de', 'dev.jsonl'), 'utf8').split('\n')[0]!) as {
   src: string;
@@ -17,7 +18,11 @@ const MARKER = { 'x-dragoman-client': 'web-page' };
 let server: UiServer & { sharedKeyId?: string };
 let browser: Browser;
 
+// Without Chromium every test here is skipped, and counted in the run's summary (test/tools.ts).
+const noChromium = everyTestNeeds('chromium');
+
 beforeAll(async () => {
+  if (noChromium) return;
   // 40 requests a minute per address to what needs no key (the page's /ui/* and the shared key's calls).
   server = await startUiServer({ DRAGOMAN_KEYLESS_RPM: '40' }, {}, { plan: 'basic', name: 'Intranet page' });
   browser = await launchChromium();

@@ -1,25 +1,25 @@
 // PostgreSQL backend of AccountStore (node-postgres pool), for several replicas sharing keys, plans, usage
-// and rate limits. Every check-and-write is ONE call of a function from migrations/001_init.sql, so it is
+// and rate limits. Every check-and-write is ONE call of a function from src/storage/postgres/migrations/001_init.sql, so it is
 // atomic in the database and costs one round trip. Nothing is cached: a revocation or a plan change made by
 // any replica (or the CLI) is seen by the next request everywhere.
 //
-// Connection faults: a failure to reach the database becomes AccountsUnavailable (unavailable.ts). Reads are
+// Connection faults: a failure to reach the database becomes AccountsUnavailable (src/storage/postgres/unavailable.ts). Reads are
 // retried once (a pooled connection may have died with a database restart). A charge carries an id, so it
 // is repeated after a lost connection without charging twice (the ledger says "already"); if the database
 // stays away, the charge is cancelled in the background (a refund by id, which leaves a tombstone that a
 // copy still in flight collides with), so a request answered 503 costs nothing.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
+import type { PgStorage } from '../../storage/index.ts';
 import type { AccountStore, LimitFields } from '../store.ts';
 import type * as records from '../types.ts';
 import { AccountsUnavailable } from '../errors.ts';
 import { PLAN_NAMES } from '../types.ts';
-import { migrate } from './migrate.ts';
 import { decode, encode, toKey, toPlan, UNLIMITED, type KeyRow, type PlanRow, type Stored } from '../stored-row.ts';
-import { databaseUnavailable, isUnavailable } from './unavailable.ts';
-import { CHARGE_RETRIES, NO_RETRIES, READ_RETRIES, sleep, types, withVerifiedSslMode, type PgStoreOptions } from './connection.ts';
+import { isUnavailable } from '../../storage/postgres/unavailable.ts';
+import { CHARGE_RETRIES, NO_RETRIES, READ_RETRIES, sleep } from '../../storage/postgres/connection.ts';
 
-export { withVerifiedSslMode, type PgStoreOptions } from './connection.ts';
+const databaseUnavailable = () => new AccountsUnavailable();
 
 const WINDOW_MS = 60_000;
 /**
@@ -46,8 +46,6 @@ export interface PgCharge extends records.Charge {
 export class PgAccountStore implements AccountStore {
   private readonly pool: pg.Pool;
   private readonly monthlyDefaults: string;
-  private migrated = false;
-  private migrating: Promise<void> | null = null;
   /** Charges whose fate is unknown after the database went away: cancelled as soon as it is back. */
   private readonly toCancel = new Map<string, { charge: PgCharge; since: number }>();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -55,24 +53,12 @@ export class PgAccountStore implements AccountStore {
   /** Latest time a rate-limit hit was recorded with (the clock callers pass, which tests move by hand). */
   private lastHitAt = 0;
 
+  /** On the process's pool (src/storage/postgres), which owns the schema and is closed after the stores. */
   constructor(
-    url: string,
+    private readonly storage: PgStorage,
     private readonly defaults: Record<records.PlanName, records.Limits>,
-    options: PgStoreOptions = {},
   ) {
-    this.pool = new pg.Pool({
-      connectionString: withVerifiedSslMode(url),
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 2000,
-      query_timeout: options.queryTimeoutMs ?? 10_000,
-      idleTimeoutMillis: 30_000,
-      keepAlive: true,
-      application_name: 'dragoman',
-      types,
-    });
-    // An idle pooled connection that dies (database restart) is dropped by the pool; without a listener the
-    // 'error' event would crash the process.
-    this.pool.on('error', () => undefined);
+    this.pool = storage.pool;
     const monthly: Record<string, number> = {};
     for (const name of PLAN_NAMES) monthly[name] = encode(defaults[name].monthlyChars) ?? UNLIMITED;
     this.monthlyDefaults = JSON.stringify(monthly);
@@ -86,16 +72,8 @@ export class PgAccountStore implements AccountStore {
   }
 
   private async ensureSchema(): Promise<void> {
-    if (this.migrated) return;
-    this.migrating ??= migrate(this.pool)
-      .then(() => {
-        this.migrated = true;
-      })
-      .finally(() => {
-        this.migrating = null;
-      });
     try {
-      await this.migrating;
+      await this.storage.ready();
     } catch (err) {
       if (isUnavailable(err)) throw databaseUnavailable();
       throw err;
@@ -385,7 +363,7 @@ export class PgAccountStore implements AccountStore {
 
   /** Prune ledger rows and windows of keys that went quiet (each replica does it; it is cheap and idempotent). */
   private async maintain(): Promise<void> {
-    if (!this.migrated || this.closed) return;
+    if (!this.storage.migrated || this.closed) return;
     const now = Date.now();
     try {
       await this.pool.query('DELETE FROM charges WHERE at_ms < $1 AND (keep_until_ms IS NULL OR keep_until_ms < $2)', [now - LEDGER_TTL_MS, now]);
@@ -402,8 +380,7 @@ export class PgAccountStore implements AccountStore {
     if (this.closed) return;
     for (const t of this.timers) clearInterval(t);
     if (this.toCancel.size > 0) await this.cancelPending();
-    this.closed = true;
-    await this.pool.end();
+    this.closed = true; // the pool is the storage layer's, closed after the stores
   }
 }
 

@@ -1,14 +1,11 @@
-// SQLite backend of AccountStore (better-sqlite3). One connection per process, WAL so the CLI and the server
-// can use the same file at once, statements prepared once, and every check-and-write in one IMMEDIATE
+// SQLite backend of AccountStore (better-sqlite3), on the process's one connection (src/storage/sqlite: WAL, so the
+// CLI and the server can use the same file at once). Statements prepared once, and every check-and-write in one IMMEDIATE
 // transaction, which is what makes concurrent quota charges unable to overspend.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import type { SqliteStorage } from '../../storage/index.ts';
 import type { AccountStore, LimitFields } from '../store.ts';
 import type * as records from '../types.ts';
 import { PLAN_NAMES } from '../types.ts';
-import { migrate } from './migrate.ts';
-import { openDatabase } from './open.ts';
 import { encode, toKey, toPlan, type KeyRow, type PlanRow } from '../stored-row.ts';
 
 /** The SQLite header's application id of a Dragoman database: "DRGM". Written by ping(). */
@@ -32,20 +29,12 @@ export class SqliteAccountStore implements AccountStore {
   private readonly stmt;
   private readonly tx;
 
+  /** On the process's SQLite connection (src/storage/sqlite), which owns the schema and is closed after the stores. */
   constructor(
-    file: string,
+    storage: SqliteStorage,
     private readonly defaults: Record<records.PlanName, records.Limits>,
   ) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = openDatabase(file); // never freed by the collector (open.ts): pragmas set with exec()
-    this.db.exec('PRAGMA journal_mode = WAL');
-    // NORMAL (in WAL mode): a commit is in the OS once it returns, so it survives a process crash or SIGKILL;
-    // only a power loss / kernel crash can drop the last commits. FULL would fsync every charge and rate-limit
-    // hit on the event loop: measured ~10x fewer requests per second (npm run bench:api).
-    this.db.exec('PRAGMA synchronous = NORMAL');
-    this.db.exec('PRAGMA busy_timeout = 5000');
-    this.db.exec('PRAGMA foreign_keys = ON');
-    migrate(this.db);
+    this.db = storage.db;
     const db = this.db;
     this.stmt = {
       insertKey: db.prepare(`INSERT INTO api_keys (id, prefix, hash, name, email, plan, monthly_chars, rpm, created_at)
@@ -266,7 +255,6 @@ export class SqliteAccountStore implements AccountStore {
     this.db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
   }
 
-  async close() {
-    if (this.db.open) this.db.close();
-  }
+  /** Nothing of its own to release: the connection belongs to the storage layer. */
+  async close() {}
 }

@@ -1,6 +1,10 @@
 // dragoman serve: the HTTP server (what `npm start` runs). Stops cleanly on SIGINT/SIGTERM.
-import { stat } from 'node:fs/promises';
-import type { Config } from '../../config/env.ts';
+import { mkdir, stat } from 'node:fs/promises';
+import { Accounts } from '../../accounts/accounts.ts';
+import { systemClock } from '../../accounts/clock.ts';
+import type { AccountStore } from '../../accounts/store.ts';
+import { type Config, ConfigError } from '../../config/env.ts';
+import { DEMO_INSTALL_HINT, DEMO_MODELS, demoInfo, demoModelsDir } from '../../models/demo.ts';
 import { commandConfig } from '../command-config.ts';
 import { hugePageBytes } from '../../observability/huge-pages.ts';
 import { CliError, outsideFaultCode, type CliIo } from '../io.ts';
@@ -19,25 +23,31 @@ const SERVE = syntax({
 /** -1 = still running (the process lives on in the server). */
 export async function run(args: string[], io: CliIo): Promise<number> {
   parse(SERVE, args);
-  const config = commandConfig(io);
+  const given = commandConfig(io);
   // A mistyped models path is the commonest reason for "0 models": say so rather than start silently empty.
-  const models = await stat(config.modelsDir).catch(() => undefined);
-  if (models && !models.isDirectory()) throw new CliError(`DRAGOMAN_MODELS_DIR ${config.modelsDir} is not a folder`, 2);
-  if (!models) io.err(`dragoman: DRAGOMAN_MODELS_DIR ${config.modelsDir} does not exist: starting with no models (README, "Models")`);
+  const models = await stat(given.modelsDir).catch(() => undefined);
+  if (models && !models.isDirectory()) throw new CliError(`DRAGOMAN_MODELS_DIR ${given.modelsDir} is not a folder`, 2);
+  // No model at all (a fresh clone): the repository's small models, served as a demo that says so.
+  await mkdir(given.dataDir, { recursive: true }).catch(() => undefined);
+  const demoDir = await demoModelsDir(given).catch(() => undefined);
+  const config = demoDir ? { ...given, modelsDir: demoDir } : given;
+  if (demoDir) io.err(`dragoman: no model in ${given.modelsDir}: serving the demo models ${DEMO_MODELS.join(' and ')} (tiny, simple sentences only); ${DEMO_INSTALL_HINT}`);
+  else if (!models) io.err(`dragoman: DRAGOMAN_MODELS_DIR ${given.modelsDir} does not exist: starting with no models (README, "Models")`);
   // Loaded here, not at the top: the engine takes seconds to import, which `serve --help` or a bad argument need not wait.
   const { startApp } = await import('../../app.ts');
-  const app = await startApp(config).catch((err: unknown) => {
+  const app = await startApp(config, demoDir ? { demo: demoInfo() } : {}).catch((err: unknown) => {
     throw startFailure(err, config);
   });
+  await printFirstKey(app.store, config, io);
   const huge = hugePageBytes();
   // Before the listening line, which is what people (and scripts) wait for.
   for (const m of app.engine.models().filter((m) => m.status !== 'ok')) {
     io.err(`dragoman: model ${m.name} (${m.path}) not loaded (${m.status}): ${m.problem ?? 'no reason given'}`);
   }
   // Bound to every address (0.0.0.0, ::), the line says so; app.url is how this machine itself reaches it.
-  const port = new URL(app.url).port;
-  const where = config.host === '0.0.0.0' ? `0.0.0.0:${port}, all addresses (http://127.0.0.1:${port} from this machine)`
-    : config.host === '::' ? `[::]:${port}, all addresses (http://[::1]:${port} from this machine)` : app.url;
+  const { port, protocol } = new URL(app.url);
+  const where = config.host === '0.0.0.0' ? `0.0.0.0:${port}, all addresses (${protocol}//127.0.0.1:${port} from this machine)`
+    : config.host === '::' ? `[::]:${port}, all addresses (${protocol}//[::1]:${port} from this machine)` : app.url;
   io.err(`dragoman: listening on ${where} (models: ${app.engine.models().filter((m) => m.status === 'ok').length} loaded from ${config.modelsDir}, ` +
     `${config.databaseUrl ? 'accounts: PostgreSQL (DRAGOMAN_DATABASE_URL)' : `data: ${config.dataDir}`}${huge === undefined ? '' : `, huge pages: ${Math.round(huge / 2 ** 20)} MB`})`);
   let stopping = false;
@@ -69,11 +79,35 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   return -1;
 }
 
+/** Addresses only this machine can reach: a key printed for them is seen by whoever started the server, nobody else. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h);
+}
+
+/**
+ * The first start of a server that only this machine can reach, on an account database without a single key: one
+ * key is made and its secret printed on standard output, once (never logged), so `npm start` alone gives a working
+ * translator. On any other address nobody is handed a key: `dragoman keys create` makes them.
+ */
+async function printFirstKey(store: AccountStore, config: Config, io: CliIo): Promise<void> {
+  if (!isLoopbackHost(config.host) || (await store.listKeys()).length > 0) return;
+  const { key, secret } = await new Accounts(store, systemClock).createKey({ plan: 'pro', name: 'first start' });
+  io.out('');
+  io.out(`dragoman: the account database had no key, so this first start made one (id ${key.id}, plan pro). Your API key, shown only this once:`);
+  io.out('');
+  io.out(`    ${secret}`);
+  io.out('');
+  io.out('dragoman: send it as the X-API-Key header, or paste it into the web page. More keys: npx dragoman keys create --help');
+  io.out('');
+}
+
 /**
  * A start that fails for a reason outside the program (the port is taken, the host is not this machine's, the data
  * folder cannot be used, the database refuses) is one line saying what to change; only a bug keeps its stack.
  */
 function startFailure(err: unknown, config: Config): unknown {
+  if (err instanceof ConfigError) return new CliError(err.message, 2);
   const code = outsideFaultCode(err);
   if (code === undefined) return err;
   const message = (err as Error).message;

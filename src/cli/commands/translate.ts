@@ -20,6 +20,7 @@ const TRANSLATE = syntax({
     from: { type: 'string', value: 'LANG', about: 'source language code (default: detected from the text)' },
     output: { type: 'string', short: 'o', value: 'OUT', about: 'where to write the result (one FILE only)' },
     'out-dir': { type: 'string', value: 'DIR', about: 'folder to write the results to' },
+    glossary: { type: 'string', value: 'FILE', about: 'terms to hold: source<TAB>target lines (.tsv) or DeepL CSV (.csv); needs --from' },
   },
   notes: ['Formats: those of POST /v1/documents (docs/documents.md). Limits: the DRAGOMAN_MAX_DOCUMENT_* settings.'],
 });
@@ -32,6 +33,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const fromStdin = positionals.length === 0 || positionals.includes('-');
   if (fromStdin && files.length > 0) throw misuse(TRANSLATE, 'standard input (-) cannot be mixed with files');
   if (values.output && files.length > 1) throw misuse(TRANSLATE, '-o names one result: use --out-dir for several files');
+  if (values.glossary && !values.from) throw misuse(TRANSLATE, '--glossary needs --from: a glossary holds the terms of one language pair');
   if (values['out-dir'] && !(await stat(values['out-dir']).then((s) => s.isDirectory(), () => false))) {
     throw usageError(`--out-dir ${values['out-dir']} is not a folder`);
   }
@@ -39,30 +41,52 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   // Loaded here: the engine takes seconds to import, which --help or a bad argument need not wait for.
   const { createEngine } = await import('../../engine/index.ts');
   const { createDetector } = await import('../../detect/index.ts');
-  const { createService } = await import('../../service/index.ts');
+  const { serviceFromConfig } = await import('../../service/index.ts');
   const { planHtml } = await import('../../text/html/index.ts');
   const { planText } = await import('../../text/segment.ts');
-  const { checkDocument } = await import('../../documents/accept.ts');
-  const { translateUnits } = await import('../../documents/units.ts');
+  const { checkDocument, limitsOf } = await import('../../documents/accept.ts');
+  const { translateUnits, untranslated } = await import('../../documents/units.ts');
+  const { DocumentWorkers } = await import('../../documents/worker/pool.ts');
   const { resultName } = await import('../../documents/jobs.ts');
-  const { ApiError } = await import('../../service/errors.ts');
+  const { ApiError } = await import('../../errors/api-error.ts');
+  const { glossaryBook, parseEntries } = await import('../../glossaries/index.ts');
+  const { MemoryGlossaryStore } = await import('../../glossaries/memory.ts');
 
   const engine = await createEngine(config);
+  const workers = new DocumentWorkers(config);
   try {
     if (!engine.models().some((m) => m.status === 'ok')) {
       throw new CliError(`no model is installed in ${config.modelsDir}: install one with \`dragoman models pull\``);
     }
     const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
-    const service = createService({ config, engine, detector, planners: { text: planText, html: planHtml } });
+    // A glossary file goes through the server's glossary book (its checks, its term matching), kept in memory.
+    const book = glossaryBook(new MemoryGlossaryStore(), config);
+    let glossary: { owner: string; id: string } | undefined;
+    if (values.glossary) {
+      const file = values.glossary;
+      const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+        throw new CliError(`--glossary ${file}: cannot read it (${err.code ?? err.message})`);
+      });
+      try {
+        const entries = parseEntries(text, /\.csv$/i.test(file) ? 'csv' : 'tsv', book.limits, basename(file));
+        glossary = { owner: 'cli', id: (await book.create('cli', basename(file), [{ source: values.from, target: values.to, entries }])).id };
+      } catch (err) {
+        throw err instanceof ApiError ? new CliError(`--glossary ${file}: ${err.message}`) : err;
+      }
+    }
+    const service = serviceFromConfig({ config, engine, detector, planners: { text: planText, html: planHtml }, glossaries: book });
     const translate = async (bytes: Uint8Array, name: string, bar: ProgressBar | undefined) => {
-      const checked = await checkDocument(service, { bytes, filename: name, target: values.to, source: values.from }, config).catch((err: unknown) => {
+      const checked = await checkDocument(service, workers, { bytes, filename: name, target: values.to, source: values.from, glossary }, config).catch((err: unknown) => {
         throw err instanceof ApiError ? new CliError(`${name}: ${err.message}`) : err;
       });
-      const { document, source, target } = checked;
+      const { planned, source, target } = checked;
       const translations = !source || checked.characters === 0
-        ? document.units.map((u) => u.html)
-        : await translateUnits(service, document.units, source, target, (done, total) => bar?.update(done, total));
-      return { bytes: await document.write(translations, target.code), checked };
+        ? untranslated(planned.segments)
+        : await translateUnits(service, planned.segments, source, target, (done, total) => bar?.update(done, total), undefined, glossary ? { glossary } : {});
+      const out = await workers.write(bytes, planned.format, limitsOf(config), translations, target.code).catch((err: unknown) => {
+        throw err instanceof ApiError ? new CliError(`${name}: ${err.message}`) : err;
+      });
+      return { bytes: out, checked };
     };
 
     if (fromStdin) {
@@ -83,7 +107,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         const name = resultName(basename(file), checked.target.code, checked.format.extension);
         const to = values.output ?? join(values['out-dir'] ?? dirname(file), name);
         await writeFile(to, out);
-        bar.finish(`${file} → ${to} (${checked.format.id}, ${checked.document.units.length} segments, ${checked.characters} characters, ${bar.seconds.toFixed(1)} s)`);
+        bar.finish(`${file} → ${to} (${checked.format.id}, ${checked.planned.segments.counts.length} segments, ${checked.characters} characters, ${bar.seconds.toFixed(1)} s)`);
       } catch (err) {
         if (!(err instanceof CliError)) throw err;
         bar.finish(`dragoman: ${err.message}`);
@@ -92,6 +116,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     }
     return failed > 0 ? 1 : 0;
   } finally {
+    await workers.close();
     await engine.close();
   }
 }

@@ -1,8 +1,9 @@
 // The formats a document may be, and which one a file is: recognised from its content (the name breaks ties only
-// between text formats that look alike). Files we cannot translate (PDF, images, the old binary Office formats,
+// between text formats that look alike). Files we cannot translate (images, the old binary Office formats,
 // encrypted files) are refused here with a message that says what they are and what is supported.
 import { html, xhtml } from './html.ts';
 import { markdown } from './markdown.ts';
+import { pdf } from './pdf/index.ts';
 import { plainText } from './plain-text.ts';
 import { po } from './po.ts';
 import { srt, vtt } from './subtitles.ts';
@@ -14,10 +15,10 @@ export { DocumentError } from './types.ts';
 export type { DocumentFormat, DocumentLimits, FormatId, OpenedDocument, TextUnit } from './types.ts';
 
 /** In the order they are tried: containers first, then text formats from the most specific to plain text. */
-export const FORMATS: readonly DocumentFormat[] = [...zipFormats, xliff, xhtml, html, vtt, srt, po, markdown, plainText];
+export const FORMATS: readonly DocumentFormat[] = [pdf, ...zipFormats, xliff, xhtml, html, vtt, srt, po, markdown, plainText];
 
 export const SUPPORTED_FORMATS =
-  'DOCX, PPTX, XLSX, ODT, ODP, ODS, EPUB, HTML, XHTML, SRT, WebVTT, plain text, Markdown, XLIFF 1.2/2.x and gettext PO';
+  'PDF (with a text layer), DOCX, PPTX, XLSX, ODT, ODP, ODS, EPUB, HTML, XHTML, SRT, WebVTT, plain text, Markdown, XLIFF 1.2/2.x and gettext PO';
 
 export function formatById(id: FormatId | string): DocumentFormat | undefined {
   return FORMATS.find((f) => f.id === id);
@@ -28,7 +29,6 @@ const ascii = (bytes: Uint8Array, at: number, s: string) => [...s].every((c, i) 
 
 /** What a file we refuse is, by its magic bytes (undefined: not one of those). */
 function refusedKind(bytes: Uint8Array): string | undefined {
-  if (ascii(bytes, 0, '%PDF-')) return 'a PDF file';
   if (startsWith(bytes, 0x89, 0x50, 0x4e, 0x47)) return 'a PNG image';
   if (startsWith(bytes, 0xff, 0xd8, 0xff)) return 'a JPEG image';
   if (ascii(bytes, 0, 'GIF8')) return 'a GIF image';
@@ -62,6 +62,7 @@ export function detectFormat(bytes: Uint8Array, filename: string): DocumentForma
       `The file is in an old binary Office format (.doc, .xls or .ppt), which is not supported: save it as DOCX, XLSX or PPTX. Supported formats: ${SUPPORTED_FORMATS}.`,
     );
   }
+  if (pdf.sniff(bytes, filename)) return pdf;
   const refused = refusedKind(bytes);
   if (refused) throw new DocumentError(`The file is ${refused}, which cannot be translated. Supported formats: ${SUPPORTED_FORMATS}.`);
   const found = FORMATS.find((f) => f.sniff(bytes, filename));

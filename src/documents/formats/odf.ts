@@ -137,20 +137,22 @@ function plan(kind: string) {
   };
 }
 
-function odfFormat(id: 'odt' | 'odp' | 'ods', kind: string, mediaType: string): DocumentFormat {
+/** `alsoTypes`: packages of the same content under another media type, read and written as this format. */
+function odfFormat(id: 'odt' | 'odp' | 'ods', kind: string, mediaType: string, alsoTypes: readonly string[] = []): DocumentFormat {
   return {
     id,
     mediaType,
     extension: id,
     sniff: (bytes) => {
       const type = packageMimetype(bytes);
-      return type === mediaType;
+      return type === mediaType || (type !== undefined && alsoTypes.includes(type));
     },
     open: (bytes, limits) => openZipDocument(bytes, limits, kind, plan(kind)),
   };
 }
 
 const ODF = 'application/vnd.oasis.opendocument.';
-export const odt = odfFormat('odt', 'ODT', `${ODF}text`);
+// LibreOffice Writer/Web saves HTML-minded text documents as text-web: the same office:text body.
+export const odt = odfFormat('odt', 'ODT', `${ODF}text`, [`${ODF}text-web`]);
 export const odp = odfFormat('odp', 'ODP', `${ODF}presentation`);
 export const ods = odfFormat('ods', 'ODS', `${ODF}spreadsheet`);

@@ -34,10 +34,26 @@ export interface Entries {
 
 export type Planner = (zip: Entries) => Map<string, PartPlan> | Promise<Map<string, PartPlan>>;
 
+/**
+ * Tags the XML parts read may hold together, per unit a document may have (DRAGOMAN_MAX_DOCUMENT_UNITS): a part's
+ * tree costs memory by its elements, so they are counted (as `<`, cheaply) before a part is parsed. Formatted
+ * paragraphs have a few dozen tags; a part of a million one-tag units (shared strings) is refused unparsed.
+ */
+const TAGS_PER_UNIT = 12;
+
+/** The number of `<` in `text`. */
+function tagCount(text: string): number {
+  let n = 0;
+  for (let at = text.indexOf('<'); at >= 0; at = text.indexOf('<', at + 1)) n++;
+  return n;
+}
+
 export async function openZipDocument(bytes: Uint8Array, limits: DocumentLimits, kind: string, plan: Planner): Promise<OpenedDocument> {
   const entries = await readZip(bytes, limits, kind);
   const byName = new Map(entries.map((e) => [e.name, e]));
   const parsed = new Map<string, XmlPart>();
+  const maxTags = limits.maxUnits * TAGS_PER_UNIT;
+  let tags = 0;
   const zip: Entries = {
     entries,
     get: (name) => byName.get(name),
@@ -46,7 +62,14 @@ export async function openZipDocument(bytes: Uint8Array, limits: DocumentLimits,
       if (part) return part;
       const entry = byName.get(name);
       if (entry === undefined) throw new DocumentError(`The ${kind} file has no part "${name}".`);
-      part = parseXml(decodeXml(entry.data, `The part "${name}" of the ${kind} file`), `The part "${name}" of the ${kind} file`, options);
+      const text = decodeXml(entry.data, `The part "${name}" of the ${kind} file`);
+      tags += tagCount(text);
+      if (tags > maxTags) {
+        throw new DocumentError(
+          `The ${kind} file's XML has more than ${maxTags} tags (${TAGS_PER_UNIT} for each of the ${limits.maxUnits} pieces of text a document may have, DRAGOMAN_MAX_DOCUMENT_UNITS). Split it into smaller files.`,
+        );
+      }
+      part = parseXml(text, `The part "${name}" of the ${kind} file`, options);
       parsed.set(name, part);
       return part;
     },

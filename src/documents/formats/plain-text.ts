@@ -35,9 +35,9 @@ export const plainText: DocumentFormat = {
   extension: 'txt',
   // The last resort for text: any file that decodes as text.
   sniff: (bytes) => bytes.length === 0 || textHead(bytes) !== '',
-  async open(bytes) {
+  async open(bytes, limits) {
     const file = decodeText(bytes, 'text');
-    const out = new PieceWriter();
+    const out = new PieceWriter(limits.maxUnits);
     addParagraphs(out, file.text, file.newline);
     return out.document(file.encoding);
   },

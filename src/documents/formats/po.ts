@@ -2,8 +2,6 @@
 // msgid_plural into every other msgstr[n]); comments, flags, msgctxt, msgid lines and obsolete entries are kept
 // byte for byte. The header entry is kept but for its Language (and, when we know the target's rule,
 // Plural-Forms) field. \n in a message is a <br> in the unit, so line breaks stay where they were.
-// When a translation memory was used, an entry translated by the machine is flagged `fuzzy` (a reviewer checks it)
-// and one whose sentences all came from the memory is not.
 import { decodeText as decodeFragment, escapeText, tokenizeFragment } from './fragment.ts';
 import { PieceWriter } from './pieces.ts';
 import { decodeText, extensionOf, textHead } from './text-file.ts';
@@ -55,24 +53,6 @@ function msgstrLines(keyword: string, text: string, nl: string): string {
   return [`${keyword} ""`, ...parts.map(quote)].join(nl);
 }
 
-/** An entry's comment lines with the fuzzy flag added (machine) or removed (memory). */
-function flagged(head: string, fuzzy: boolean, nl: string): string {
-  const lines = head.split(/(?<=\n)/);
-  const at = lines.findIndex((l) => l.startsWith('#,'));
-  if (at >= 0) {
-    const end = /\r?\n$/.exec(lines[at]!)?.[0] ?? '';
-    const flags = lines[at]!.slice(2).trim().split(/\s*,\s*/).filter((f) => f && f !== 'fuzzy');
-    if (fuzzy) flags.unshift('fuzzy');
-    lines[at] = flags.length ? `#, ${flags.join(', ')}${end}` : '';
-    return lines.join('');
-  }
-  if (!fuzzy) return head;
-  // A new flags line goes after the comments, before msgctxt / msgid.
-  const first = lines.findIndex((l) => !l.startsWith('#'));
-  lines.splice(first < 0 ? lines.length : first, 0, `#, fuzzy${nl}`);
-  return lines.join('');
-}
-
 interface Field {
   keyword: string;
   /** Line indexes (keyword line and continuation lines). */
@@ -81,9 +61,9 @@ interface Field {
   value: string;
 }
 
-export function openPo(text: string, nl: string): PieceWriter {
+export function openPo(text: string, nl: string, maxUnits = Infinity): PieceWriter {
   const lines = text.split(/(?<=\n)/);
-  const out = new PieceWriter();
+  const out = new PieceWriter(maxUnits);
   // Entries: runs of non-blank lines. Fields: a keyword line and its "..." continuation lines.
   let i = 0;
   let headerPlural: number | undefined;
@@ -120,8 +100,7 @@ export function openPo(text: string, nl: string): PieceWriter {
     const head = entryLines.slice(0, firstStr).join('');
     const tail = entryLines.slice(lastStr + 1).join('');
     const lineEnd = /\r?\n$/.exec(entryLines[lastStr]!)?.[0] ?? '';
-    if (msgid.value === '') w.keep(head);
-    else w.note('next', (n) => flagged(head, n.origin === 'machine', nl), head);
+    w.keep(head);
     if (msgid.value === '') {
       // The header: Language set, Plural-Forms set for a target we know.
       let header = strs[0]!.value;
@@ -165,8 +144,8 @@ export const po: DocumentFormat = {
   extension: 'po',
   sniff: (bytes, filename) =>
     ['po', 'pot'].includes(extensionOf(filename)) || (/^msgid\s+"/m.test(textHead(bytes)) && /^msgstr(\[\d+\])?\s+"/m.test(textHead(bytes))),
-  async open(bytes) {
+  async open(bytes, limits) {
     const file = decodeText(bytes, 'PO');
-    return openPo(file.text, file.newline).document(file.encoding);
+    return openPo(file.text, file.newline, limits.maxUnits).document(file.encoding);
   },
 };

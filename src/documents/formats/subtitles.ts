@@ -1,6 +1,8 @@
-// SRT and WebVTT: a cue's text lines are one unit (lines joined with <br>); cue numbers, identifiers, timings,
-// the WEBVTT header and NOTE/STYLE/REGION blocks are kept byte for byte. Inline tags the fragment knows (<i>, <b>,
+// SRT and WebVTT: a cue's text lines are one unit, translated as one sentence and broken again into at most as
+// many lines, balanced (cue-lines.ts); a dialogue cue ("- Hi." / "- Hello.") keeps a line per speaker. Cue
+// numbers, identifiers, timings, the WEBVTT header and NOTE/STYLE/REGION blocks are kept byte for byte. Inline tags the fragment knows (<i>, <b>,
 // <u>) pass as themselves; every other cue tag (<font>, <c.x>, <v Name>, timestamps) is an opaque token put back.
+import { balanceLines, isDialogue } from './cue-lines.ts';
 import { decodeText as decodeFragment, escapeText, tokenizeFragment } from './fragment.ts';
 import { PieceWriter } from './pieces.ts';
 import { decodeText, extensionOf, textHead } from './text-file.ts';
@@ -41,8 +43,11 @@ function blocksOf(text: string): (Block | string)[] {
   return out;
 }
 
-/** Cue text lines as a fragment: `escaped` says whether the text is already HTML-escaped (VTT) or raw (SRT). */
-function cueFragment(lines: readonly string[], escaped: boolean, kept: string[]): string {
+/**
+ * Cue text lines as a fragment: `escaped` says whether the text is already HTML-escaped (VTT) or raw (SRT);
+ * `joiner` goes between the lines (a space: one sentence; <br>: a line each).
+ */
+function cueFragment(lines: readonly string[], escaped: boolean, kept: string[], joiner: string): string {
   return lines
     .map((line) => {
       let out = '';
@@ -60,7 +65,8 @@ function cueFragment(lines: readonly string[], escaped: boolean, kept: string[])
       const rest = line.slice(at);
       return out + (escaped ? rest.replace(/&(?![a-zA-Z]+;|#\d+;|#x[0-9a-fA-F]+;)/g, '&amp;') : escapeText(rest));
     })
-    .join('<br>');
+    .map((line) => (joiner === ' ' ? line.trim() : line))
+    .join(joiner);
 }
 
 function renderCue(html: string, escaped: boolean, kept: readonly string[], newline: string): string {
@@ -74,8 +80,8 @@ function renderCue(html: string, escaped: boolean, kept: readonly string[], newl
     .join('');
 }
 
-function cues(text: string, escaped: boolean, timingLine: (lines: readonly string[]) => number): PieceWriter {
-  const out = new PieceWriter();
+function cues(text: string, escaped: boolean, timingLine: (lines: readonly string[]) => number, maxUnits: number): PieceWriter {
+  const out = new PieceWriter(maxUnits);
   for (const b of blocksOf(text)) {
     if (typeof b === 'string') {
       out.keep(b);
@@ -88,7 +94,13 @@ function cues(text: string, escaped: boolean, timingLine: (lines: readonly strin
     if (textLines.length === 0) continue;
     const kept: string[] = [];
     const newline = b.ends[head] || '\n';
-    out.unit(cueFragment(textLines, escaped, kept), (tr) => renderCue(tr, escaped, kept, newline));
+    if (textLines.length === 1 || isDialogue(textLines)) {
+      out.unit(cueFragment(textLines, escaped, kept, '<br>'), (tr) => renderCue(tr, escaped, kept, newline));
+    } else {
+      // One sentence over several lines: translated whole, then set again on as many lines, balanced.
+      out.unit(cueFragment(textLines, escaped, kept, ' '), (tr) =>
+        balanceLines(renderCue(tr, escaped, kept, ' '), textLines.length).join(newline));
+    }
     out.keep(b.ends[b.lines.length - 1]!);
   }
   return out;
@@ -102,10 +114,10 @@ export const srt: DocumentFormat = {
     const lines = textHead(bytes, 1024).split(/\r?\n/).filter((l) => l.trim() !== '');
     return /^\s*\d+\s*$/.test(lines[0] ?? '') && SRT_TIMING.test(lines[1] ?? '');
   },
-  async open(bytes) {
+  async open(bytes, limits) {
     const file = decodeText(bytes, 'SRT');
     // A cue: its number, its timing line, then text. A block without a timing line is kept whole.
-    return cues(file.text, false, (lines) => (SRT_TIMING.test(lines[1] ?? '') ? 1 : SRT_TIMING.test(lines[0] ?? '') ? 0 : -1)).document(file.encoding);
+    return cues(file.text, false, (lines) => (SRT_TIMING.test(lines[1] ?? '') ? 1 : SRT_TIMING.test(lines[0] ?? '') ? 0 : -1), limits.maxUnits).document(file.encoding);
   },
 };
 
@@ -114,14 +126,14 @@ export const vtt: DocumentFormat = {
   mediaType: 'text/vtt; charset=utf-8',
   extension: 'vtt',
   sniff: (bytes) => /^WEBVTT(?:[ \t]|\r?\n|$)/.test(textHead(bytes, 64)),
-  async open(bytes) {
+  async open(bytes, limits) {
     const file = decodeText(bytes, 'WebVTT');
     // A cue is a block with a timing line (its identifier may come first); the header and NOTE, STYLE and
     // REGION blocks have none and are kept.
     return cues(file.text, true, (lines) => {
       if (/^(WEBVTT|NOTE|STYLE|REGION)\b/.test(lines[0] ?? '')) return -1;
       return lines.findIndex((l) => TIMING.test(l));
-    }).document(file.encoding);
+    }, limits.maxUnits).document(file.encoding);
   },
 };
 

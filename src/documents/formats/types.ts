@@ -10,16 +10,31 @@ export class DocumentError extends Error {
   }
 }
 
+/** The refusal of a document with more units than `max` (`count`: how many it has, or how many were counted before it stopped). */
+export function tooManyUnits(count: number, max: number, counted = false): DocumentError {
+  return new DocumentError(
+    `The document has ${counted ? 'more than ' : ''}${count} pieces of text (paragraphs, cells, cues, strings), the maximum is ${max} (DRAGOMAN_MAX_DOCUMENT_UNITS). Split it into smaller files.`,
+  );
+}
+
 /** Bounds on the work one file may cause, checked while it is opened (each a documented setting). */
 export interface DocumentLimits {
   /** Most code points of text sent to translation. */
   maxCharacters: number;
+  /** Most units (paragraphs, cells, cues, strings). */
+  maxUnits: number;
   /** Most bytes of all zip entries together, uncompressed. */
   maxUncompressedBytes: number;
   /** Most entries in a zip container. */
   maxZipEntries: number;
   /** Most uncompressed/compressed ratio of one zip entry. */
   maxCompressionRatio: number;
+  /** Most pages of a PDF (default 500). */
+  maxPdfPages?: number;
+  /** Heap of the worker thread that reads or writes one PDF, in MB (default 512). */
+  pdfMemoryMb?: number;
+  /** Longest one PDF may take to read or to write, in ms (default 120000). */
+  pdfTimeoutMs?: number;
 }
 
 export type FormatId =
@@ -29,7 +44,8 @@ export type FormatId =
   | 'html' | 'xhtml'
   | 'srt' | 'vtt'
   | 'txt' | 'markdown'
-  | 'xliff' | 'po';
+  | 'xliff' | 'po'
+  | 'pdf';
 
 /**
  * One translatable piece, in document order. `html` is an HTML fragment: text escaped as in HTML, inline
@@ -40,21 +56,13 @@ export interface TextUnit {
   html: string;
 }
 
-/** What a translation memory did for a unit, for the formats that record a segment's status and matches. */
-export interface UnitNote {
-  /** 'memory': every sentence of the unit is a memory's stored translation; 'machine': some were translated. */
-  origin: 'memory' | 'machine';
-  /** The memory's matches of the unit's sentences (similarity 0–100; 100 for the exact ones used). */
-  matches: { source: string; target: string; similarity: number }[];
-}
-
 export interface OpenedDocument {
   units: TextUnit[];
   /**
    * The translated file: `translations[i]` is units[i] translated (same tag vocabulary), `target` the target's
    * BCP-47 tag to set where the format has language tags. Everything that is not a unit comes back byte-identical.
    */
-  write(translations: string[], target: string, notes?: readonly (UnitNote | undefined)[]): Promise<Uint8Array>;
+  write(translations: string[], target: string): Promise<Uint8Array>;
 }
 
 export interface DocumentFormat {

@@ -41,8 +41,12 @@ export async function readZip(bytes: Uint8Array, limits: DocumentLimits, kind: s
     zip.close();
     throw new DocumentError(`The ${kind} file has ${zip.entryCount} zip entries; at most ${limits.maxZipEntries} are accepted.`);
   }
-  const entries: ZipEntry[] = [];
+  // First every entry's header (the central directory: nothing inflated yet), so that what the whole archive
+  // would cost is known and refused before any of it is spent; then the entries' data.
+  const headers: yauzl.Entry[] = [];
+  const names = new Set<string>();
   let total = 0;
+  let packed = 0;
   try {
     for (;;) {
       const entry = await nextEntry(zip);
@@ -50,7 +54,11 @@ export async function readZip(bytes: Uint8Array, limits: DocumentLimits, kind: s
       const name = entry.fileName;
       const unsafe = unsafeEntryName(name);
       if (unsafe !== undefined) throw new DocumentError(`The ${kind} file has a zip entry name with ${unsafe}, which is refused.`);
+      // Two entries of one name: a reader takes one of them, we would translate the other (or both): refused.
+      if (names.has(name)) throw new DocumentError(`The ${kind} file has two zip entries named "${name}", which is refused.`);
+      names.add(name);
       total += entry.uncompressedSize;
+      packed += entry.compressedSize;
       if (total > limits.maxUncompressedBytes) {
         throw new DocumentError(`The ${kind} file unpacks to more than ${limits.maxUncompressedBytes} bytes, the limit for documents.`);
       }
@@ -63,9 +71,22 @@ export async function readZip(bytes: Uint8Array, limits: DocumentLimits, kind: s
         throw new DocumentError(`The zip entry "${name}" of the ${kind} file uses an unsupported compression method (${entry.compressionMethod}).`);
       }
       if ((entry.generalPurposeBitFlag & 1) !== 0) throw new DocumentError(`The ${kind} file is encrypted (password-protected); remove the password first.`);
+      headers.push(entry);
+    }
+    // Many small entries each under the floor add up as one large one would: the whole archive's ratio too.
+    if (total >= RATIO_FLOOR && total > packed * limits.maxCompressionRatio) {
+      throw new DocumentError(
+        `The ${kind} file unpacks to ${total} bytes from ${packed}, more than ${limits.maxCompressionRatio} to 1, which is refused (a zip bomb?).`,
+      );
+    }
+    const entries: ZipEntry[] = [];
+    for (const entry of headers) {
+      const name = entry.fileName;
       const data = name.endsWith('/') ? Buffer.alloc(0) : await entryData(zip, entry);
       entries.push({ name, data, compressed: entry.compressionMethod === 8, mtime: entry.getLastModDate() });
     }
+    zip.close();
+    return entries;
   } catch (err) {
     zip.close();
     if (err instanceof DocumentError) throw err;
@@ -76,8 +97,6 @@ export async function readZip(bytes: Uint8Array, limits: DocumentLimits, kind: s
     }
     throw new DocumentError(`The ${kind} file is a damaged zip archive (${message}).`);
   }
-  zip.close();
-  return entries;
 }
 
 function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | undefined> {

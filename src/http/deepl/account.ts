@@ -14,6 +14,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['GET', 'POST'],
     url: '/usage',
+    schema: { summary: "The key's characters this month (DeepL)" },
     handler: async (request) => {
       const usage = await accounts.usage(request.metering!.admission!.key);
       return { character_count: usage.charactersUsed, character_limit: usage.characterLimit ?? UNLIMITED_CHARACTERS };
@@ -23,6 +24,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['GET', 'POST'],
     url: '/languages',
+    schema: { summary: 'Source or target languages (DeepL: type=source|target)' },
     handler: async (request) => {
       const type = oneOf(requestFields(request.query, request.body), 'type', ['source', 'target'] as const) ?? 'source';
       const seen = new Set<string>();

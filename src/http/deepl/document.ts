@@ -8,13 +8,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { detectFormat, type JobRecord } from '../../documents/index.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 import { attachment } from '../download.ts';
 import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload.ts';
 import { deeplKey } from './auth-key.ts';
 import { setDeepLErrors } from './errors.ts';
 import { fromDeepL } from './languages.ts';
-import { checkFormality, glossaryIdOf, memoryOf, requestFields, single, type Fields } from './params.ts';
+import { checkFormality, glossaryIdOf, requestFields, single, type Fields } from './params.ts';
 
 /** DeepL's document_key for a document: 64 hex digits only the uploading key's holder can compute. */
 export function documentKey(secret: string, documentId: string): string {
@@ -45,7 +45,7 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
     return job;
   }
 
-  app.post('/document', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes) }, async (request) => {
+  app.post('/document', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (DeepL: multipart file, target_lang)' } }, async (request) => {
     const upload = request.body as Upload | undefined;
     if (!upload || typeof upload !== 'object' || !('fields' in upload) || !upload.file) {
       throw invalidRequest('Invalid file data: send the document as multipart/form-data with a file part named "file".');
@@ -56,6 +56,10 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
     const source = fromDeepL('source_lang', single(fields, 'source_lang'));
     if (source && source.flores === target.flores) throw invalidRequest('Source and target language are equal.');
     checkFormality(fields);
+    // Memories serve text translation only: a document asked to use one is refused rather than translated without it.
+    if (['translation_memory_id', 'translation_memory', 'translation_memory_threshold'].some((f) => fields[f] !== undefined)) {
+      throw invalidRequest('memory is not supported for documents: translation memories apply to /v2/translate.');
+    }
     const glossary = glossaryIdOf(fields, source !== undefined);
     const filename = upload.file.filename || single(fields, 'filename') || 'document';
     checkOutputFormat(single(fields, 'output_format'), upload.file.bytes, filename);
@@ -66,8 +70,6 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
       target: target.code,
       source: source?.code,
       glossary,
-      memory: memoryOf(fields, request.metering!.admission!.key.id)?.id,
-      memoryThreshold: memoryOf(fields, request.metering!.admission!.key.id)?.threshold,
     });
     return { document_id: job.id, document_key: documentKey(deeplKey(request)!, job.id) };
   });
@@ -75,6 +77,7 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['GET', 'POST'],
     url: '/document/:document_id',
+    schema: { summary: "A document's status (DeepL: document_key)" },
     handler: async (request) => {
       const job = await owned(request);
       const remaining = secondsRemaining(job, clock.now());
@@ -91,6 +94,7 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['GET', 'POST'],
     url: '/document/:document_id/result',
+    schema: { summary: 'The translated document (DeepL: document_key)' },
     handler: async (request, reply) => {
       const job = await owned(request);
       if (job.status !== 'done') {

@@ -2,7 +2,7 @@
 // many requests 429 with Retry-After, anything refused 400, an unknown glossary or document 404, a body too large
 // 413, the service unavailable 503. Our ApiErrors carry their kind; this is the one place it becomes DeepL's.
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { logServerFailure } from '../errors.ts';
 
 export const QUOTA_EXCEEDED = 456;

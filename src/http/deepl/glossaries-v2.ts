@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { languageByFlores } from '../../languages/catalog.ts';
 import { parseEntries, toTsv, type Glossary } from '../../glossaries/index.ts';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { glossaryCode } from './languages.ts';
 import { oneOf, requestFields, single } from './params.ts';
 
@@ -29,7 +29,7 @@ export function bookOf(app: FastifyInstance) {
 }
 
 export async function glossaryV2Routes(app: FastifyInstance): Promise<void> {
-  app.post('/glossaries', async (request, reply) => {
+  app.post('/glossaries', { schema: { summary: 'Create a glossary (DeepL v2: name, source_lang, target_lang, entries, entries_format)' } }, async (request, reply) => {
     const book = bookOf(app);
     const f = requestFields(request.query, request.body);
     const format = oneOf(f, 'entries_format', ['tsv', 'csv'] as const) ?? 'tsv';
@@ -38,18 +38,18 @@ export async function glossaryV2Routes(app: FastifyInstance): Promise<void> {
     return reply.code(201).send(v2Info(g));
   });
 
-  app.get('/glossaries', async (request) => ({
+  app.get('/glossaries', { schema: { summary: "The key's glossaries (DeepL v2)" } }, async (request) => ({
     glossaries: (await bookOf(app).list(ownerOf(request))).filter((g) => g.dictionaries.length === 1).map(v2Info),
   }));
 
-  app.get('/glossaries/:id', async (request) => v2Info(await bookOf(app).get(ownerOf(request), (request.params as { id: string }).id)));
+  app.get('/glossaries/:id', { schema: { summary: 'A glossary (DeepL v2)' } }, async (request) => v2Info(await bookOf(app).get(ownerOf(request), (request.params as { id: string }).id)));
 
-  app.get('/glossaries/:id/entries', async (request, reply) => {
+  app.get('/glossaries/:id/entries', { schema: { summary: "A glossary's entries as TSV (DeepL v2)" } }, async (request, reply) => {
     const g = await bookOf(app).get(ownerOf(request), (request.params as { id: string }).id);
     return reply.type('text/tab-separated-values; charset=utf-8').send(toTsv(g.dictionaries[0]?.entries ?? []));
   });
 
-  app.delete('/glossaries/:id', async (request, reply) => {
+  app.delete('/glossaries/:id', { schema: { summary: 'Delete a glossary (DeepL v2)' } }, async (request, reply) => {
     await bookOf(app).delete(ownerOf(request), (request.params as { id: string }).id);
     return reply.code(204).send();
   });
@@ -57,7 +57,7 @@ export async function glossaryV2Routes(app: FastifyInstance): Promise<void> {
 
 /** GET /v2/glossary-language-pairs: every pair the installed models translate (glossaries need a route). */
 export async function glossaryPairRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/glossary-language-pairs', async () => {
+  app.get('/glossary-language-pairs', { schema: { summary: 'Language pairs a glossary may have (DeepL)' } }, async () => {
     const { engine } = app.dragoman;
     const seen = new Set<string>();
     const pairs: { source_lang: string; target_lang: string }[] = [];

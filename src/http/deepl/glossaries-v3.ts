@@ -3,7 +3,7 @@
 // .entries_format); a JSON body gives `dictionaries` as a list. Same store and limits as every other surface.
 import type { FastifyInstance } from 'fastify';
 import { parseEntries, toTsv, type Glossary, type GlossaryBook, type NewDictionary } from '../../glossaries/index.ts';
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 import { fromDeepL, glossaryCode } from './languages.ts';
 import { oneOf, requestFields, single, type Fields } from './params.ts';
 import { bookOf, ownerOf } from './glossaries-v2.ts';
@@ -47,7 +47,7 @@ function dictionaryOf(d: Fields, book: GlossaryBook, where: string): NewDictiona
 }
 
 export async function glossaryV3Routes(app: FastifyInstance): Promise<void> {
-  app.post('/glossaries', async (request, reply) => {
+  app.post('/glossaries', { schema: { summary: 'Create a multilingual glossary (DeepL v3: name, dictionaries)' } }, async (request, reply) => {
     const book = bookOf(app);
     const f = requestFields(request.query, request.body);
     const dictionaries = dictionariesOf(f, book);
@@ -55,11 +55,11 @@ export async function glossaryV3Routes(app: FastifyInstance): Promise<void> {
     return reply.code(201).send(v3Info(await book.create(ownerOf(request), single(f, 'name'), dictionaries)));
   });
 
-  app.get('/glossaries', async (request) => ({ glossaries: (await bookOf(app).list(ownerOf(request))).map(v3Info) }));
+  app.get('/glossaries', { schema: { summary: "The key's glossaries (DeepL v3)" } }, async (request) => ({ glossaries: (await bookOf(app).list(ownerOf(request))).map(v3Info) }));
 
-  app.get('/glossaries/:id', async (request) => v3Info(await bookOf(app).get(ownerOf(request), (request.params as { id: string }).id)));
+  app.get('/glossaries/:id', { schema: { summary: 'A glossary (DeepL v3)' } }, async (request) => v3Info(await bookOf(app).get(ownerOf(request), (request.params as { id: string }).id)));
 
-  app.get('/glossaries/:id/entries', async (request) => {
+  app.get('/glossaries/:id/entries', { schema: { summary: "A dictionary's entries (DeepL v3: source_lang, target_lang)" } }, async (request) => {
     const g = await bookOf(app).get(ownerOf(request), (request.params as { id: string }).id);
     const f = requestFields(request.query, undefined);
     const source = fromDeepL('source_lang', single(f, 'source_lang'));
@@ -70,7 +70,7 @@ export async function glossaryV3Routes(app: FastifyInstance): Promise<void> {
     };
   });
 
-  app.patch('/glossaries/:id', async (request) => {
+  app.patch('/glossaries/:id', { schema: { summary: 'Rename a glossary or replace a dictionary (DeepL v3)' } }, async (request) => {
     const book = bookOf(app);
     const f = requestFields(request.query, request.body);
     const name = single(f, 'name');
@@ -80,7 +80,7 @@ export async function glossaryV3Routes(app: FastifyInstance): Promise<void> {
     return v3Info(g);
   });
 
-  app.put('/glossaries/:id/dictionaries', async (request) => {
+  app.put('/glossaries/:id/dictionaries', { schema: { summary: 'Replace or add a dictionary (DeepL v3)' } }, async (request) => {
     const book = bookOf(app);
     const d = dictionaryOf(requestFields(request.query, request.body), book, 'dictionary');
     const g = await book.update(ownerOf(request), (request.params as { id: string }).id, { dictionaries: [d] });
@@ -88,7 +88,7 @@ export async function glossaryV3Routes(app: FastifyInstance): Promise<void> {
     return { source_lang: glossaryCode(kept.source), target_lang: glossaryCode(kept.target), entry_count: kept.entries.length };
   });
 
-  app.delete('/glossaries/:id/dictionaries', async (request, reply) => {
+  app.delete('/glossaries/:id/dictionaries', { schema: { summary: 'Delete a dictionary (DeepL v3: source_lang, target_lang)' } }, async (request, reply) => {
     const f = requestFields(request.query, undefined);
     const source = fromDeepL('source_lang', single(f, 'source_lang'));
     const target = fromDeepL('target_lang', single(f, 'target_lang'));
@@ -97,7 +97,7 @@ export async function glossaryV3Routes(app: FastifyInstance): Promise<void> {
     return reply.code(204).send();
   });
 
-  app.delete('/glossaries/:id', async (request, reply) => {
+  app.delete('/glossaries/:id', { schema: { summary: 'Delete a glossary (DeepL v3)' } }, async (request, reply) => {
     await bookOf(app).delete(ownerOf(request), (request.params as { id: string }).id);
     return reply.code(204).send();
   });

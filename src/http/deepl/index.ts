@@ -3,7 +3,7 @@
 // statuses and bodies, and the onRequest hook that reads `Authorization: DeepL-Auth-Key <key>` and admits the
 // request through the shared metering (same keys, plans, limits and usage as every surface).
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { toApiError } from '../errors.ts';
 import { FormCollector, formLimits, registerFormParser } from '../form-body.ts';
 import { admit } from '../metering.ts';

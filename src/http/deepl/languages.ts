@@ -3,7 +3,7 @@
 // and one Portuguese); a script to the catalog's variety. Answers use DeepL's casing.
 import { resolveLanguage } from '../../languages/catalog.ts';
 import type { Language } from '../../languages/types.ts';
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 
 /** DeepL codes that are not a catalog code in another case. */
 const SPECIAL: Record<string, string> = {

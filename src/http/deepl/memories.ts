@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { Memory, MemoryBook, MemoryJob, Segment } from '../../memories/index.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 import { sendTmx, streamFileBodies } from '../v1/memories.ts';
 import { glossaryCode } from './languages.ts';
 import { requestFields, single, type Fields } from './params.ts';

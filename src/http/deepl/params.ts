@@ -1,7 +1,7 @@
 // /v2/translate's parameters, from a form body (repeated `text` fields), a JSON body or the query string, checked the
 // way DeepL checks them. Each one our models cannot honour is answered as DeepL answers a language without it
 // (docs/deepl.md lists every decision).
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 
 export type Fields = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // POST /v2/translate (and GET, as DeepL allows): DeepL's parameters onto the service. Billed characters are the
 // characters of `text` exactly as /v1/usage counts them (code points); `context` is read and never billed.
 import type { FastifyInstance } from 'fastify';
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 import type { TranslateOptions } from '../../service/types.ts';
 import { codePoints } from '../../service/validate.ts';
 import { charge, clientGone } from '../metering.ts';
@@ -46,6 +46,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['GET', 'POST'],
     url: '/translate',
+    schema: { summary: 'Translate text (DeepL: text, target_lang, source_lang, tag_handling, glossary_id)' },
     handler: async (request, reply) => {
       const fields = requestFields(request.query, request.body);
       const p = translateOptions(fields, request.metering!.admission!.key.id);

@@ -3,7 +3,7 @@
 // (@google-cloud/common retries 408/429/5xx and a 403 whose reason is rateLimitExceeded/userRateLimitExceeded),
 // so the reason of each case is chosen for what the client should do: the monthly quota is `quotaExceeded`,
 // never a retryable reason, because retrying cannot help before the month ends.
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 export interface GoogleErrorBody {
   error: {

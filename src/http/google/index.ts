@@ -3,7 +3,7 @@
 // the request (authentication + rate limit) through the shared metering before anything is parsed.
 import type { FastifyInstance } from 'fastify';
 import { AuthenticationFailed } from '../../accounts/errors.ts';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { logServerFailure, toApiError } from '../errors.ts';
 import { FormCollector, formLimits, registerFormParser } from '../form-body.ts';
 import { admit } from '../metering.ts';

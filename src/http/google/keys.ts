@@ -1,7 +1,7 @@
 // Where a Google client puts its key: the x-goog-api-key header (Python cloud client), X-API-Key (ours), or
-// `?key=` (the Node client and every discovery-based client). The query key is refused unless the operator
-// turned it on (DRAGOMAN_GOOGLE_KEY_IN_QUERY): URLs end up in proxy and access logs. Our own logger never
-// writes query strings (server.ts serializers), so an accepted query key is not logged either.
+// `?key=` (the Node client and every discovery-based client), accepted unless the operator turns it off
+// (DRAGOMAN_GOOGLE_KEY_IN_QUERY=off: URLs end up in proxy and access logs; docs/compatibility.md weighs it). Our own
+// logger never writes query strings (server.ts serializers), so an accepted query key is not logged either.
 import type { FastifyRequest } from 'fastify';
 import { headerValues, keyNamesInQuery, oneKey } from '../presented-keys.ts';
 import { conflictingKeys, keyInQueryRefused } from './errors.ts';

@@ -6,7 +6,7 @@
 // as soon as it passes the request limits (form-body.ts): the multipart parser is fed in slices and stops there.
 import { Busboy } from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 import { EXTRA_FORM_FIELDS, FormCollector, formLimits, registerFormParser, type FormLimits } from '../form-body.ts';
 import { readUpload } from '../upload.ts';
 

@@ -1,7 +1,7 @@
 // ApiError → LibreTranslate's error body {"error": "message"}, with the status codes its clients act on:
 // 400 bad request, 403 for a missing/invalid key AND for a used-up quota (LibreTranslate has no 401;
 // Mastodon reads 403 as "quota exceeded"), 429 with Retry-After, 500 saying a retry is safe.
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 export const LIBRETRANSLATE_PREFIX = '/libretranslate';
 

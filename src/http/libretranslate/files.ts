@@ -4,7 +4,7 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { viewOf } from '../../documents/index.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 import { attachment } from '../download.ts';
 import { uploadBodyLimit, type Upload } from '../upload.ts';
 import { LIBRETRANSLATE_PREFIX } from './errors.ts';

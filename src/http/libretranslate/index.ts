@@ -3,7 +3,7 @@
 // is in the body. The keyless ones (languages, frontend settings) are limited per client address instead
 // (DRAGOMAN_KEYLESS_RPM, generous by default: the npm client asks for /languages before every translate()).
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { logServerFailure, toApiError } from '../errors.ts';
 import { admit } from '../metering.ts';
 import { registerFormParsers } from './bodies.ts';

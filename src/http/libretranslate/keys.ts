@@ -3,7 +3,7 @@
 // a body key. A key in the query string is refused (LibreTranslate's clients send it in the body; a URL ends up
 // in logs). The same key in several places is one key; two different ones are refused (presented-keys.ts).
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { headerValues, keyNamesInQuery, oneKey } from '../presented-keys.ts';
 import { KEY_HINT } from './errors.ts';
 import { libreBody } from './params.ts';

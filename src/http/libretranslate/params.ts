@@ -1,5 +1,5 @@
 // LibreTranslate's request fields, from a JSON or a form body (urlencoded or multipart; see bodies.ts).
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 
 export type LibreBody = Record<string, unknown>;
 

@@ -1,9 +1,51 @@
 // The OpenAPI document is generated from the JSON schemas the /v1 routes already validate with, so it cannot
-// drift from what the server accepts. Only /v1 is documented (the compatibility surfaces follow other vendors'
-// documents; the ops routes are in docs/operations.md). Swagger UI's files are served from node_modules.
+// drift from what the server accepts. Every surface is in it, each under its own tag: /v1 (with its documents and
+// glossaries), DeepL, Google v2 and LibreTranslate (their routes carry a summary; their parameters are the
+// vendors', documented in docs/compatibility.md and docs/deepl.md). The ops routes and the web page's own files are
+// left out (docs/operations.md, docs/web-page.md). Swagger UI's files are served from node_modules.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { GOOGLE_PREFIX } from '../google/index.ts';
+import { LIBRETRANSLATE_PREFIX } from '../libretranslate/errors.ts';
+
+/** A surface of the API: where its paths start, its tag in the document, how its clients present the key. */
+interface Surface {
+  prefix: string;
+  tag: string;
+  description: string;
+  security: Record<string, string[]>[];
+}
+
+/** First match wins: the /v1 documents and glossaries before the rest of /v1. */
+export const SURFACES: readonly Surface[] = [
+  { prefix: '/v1/documents', tag: 'Documents', description: 'Whole files translated in the background (docs/documents.md).', security: [{ apiKey: [] }] },
+  { prefix: '/v1/glossaries', tag: 'Glossaries', description: "The key's glossaries: terms translated as given (docs/glossaries.md).", security: [{ apiKey: [] }] },
+  { prefix: '/v1/', tag: 'Dragoman /v1', description: "Dragoman's own API (docs/api.md).", security: [{ apiKey: [] }] },
+  {
+    prefix: '/v2/',
+    tag: 'DeepL API v2 compatible',
+    description: 'For deepl-node and other DeepL clients pointed at this server (docs/deepl.md).',
+    security: [{ deeplAuthKey: [] }],
+  },
+  { prefix: '/v3/', tag: 'DeepL API v3 compatible', description: "DeepL's multilingual glossaries (docs/deepl.md).", security: [{ deeplAuthKey: [] }] },
+  {
+    prefix: `${GOOGLE_PREFIX}`,
+    tag: 'Google Translate v2 compatible',
+    description: 'For Google Cloud Translation v2 clients (docs/compatibility.md).',
+    security: [{ apiKey: [] }, { googleKey: [] }],
+  },
+  {
+    prefix: `${LIBRETRANSLATE_PREFIX}/`,
+    tag: 'LibreTranslate compatible',
+    description: 'For LibreTranslate clients (docs/compatibility.md); api_key in the body or query.',
+    security: [{ apiKey: [] }, { libreTranslateKey: [] }],
+  },
+];
+
+function surfaceOf(url: string): Surface | undefined {
+  return SURFACES.find((s) => url === s.prefix || url.startsWith(s.prefix.endsWith('/') ? s.prefix : `${s.prefix}/`));
+}
 
 /** Global: the generator collects routes through an onRoute hook, so it must be registered before them. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -17,15 +59,26 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'in the X-API-Key header. Errors are {"error":{"code","message","type"}}.',
         version: '1',
       },
+      tags: SURFACES.map(({ tag, description }) => ({ name: tag, description })),
       components: {
-        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          deeplAuthKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'DeepL-Auth-Key <key>' },
+          googleKey: { type: 'apiKey', in: 'query', name: 'key', description: 'Google clients send ?key=' },
+          libreTranslateKey: { type: 'apiKey', in: 'query', name: 'api_key' },
+        },
       },
       security: [{ apiKey: [] }],
     },
-    transform: ({ schema, url }) => ({
-      schema: url.startsWith('/v1/') ? withTypedQ(schema) : { ...schema, hide: true },
-      url,
-    }),
+    transform: ({ schema, url }) => {
+      const surface = surfaceOf(url);
+      if (!surface || (schema as { hide?: boolean } | undefined)?.hide) return { schema: { ...schema, hide: true }, url };
+      const own = (schema ?? {}) as { tags?: string[]; security?: unknown };
+      return {
+        schema: { ...withTypedQ(schema ?? {}), tags: [surface.tag], ...(own.security ? {} : { security: surface.security }) },
+        url,
+      };
+    },
   });
 }
 

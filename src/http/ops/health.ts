@@ -28,7 +28,8 @@ async function databaseWritable(app: FastifyInstance): Promise<boolean> {
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/health', { schema: hidden }, async () => {
     const models = app.dragoman.engine.models().map((m) => ({ name: m.name, status: m.status }));
-    return { status: 'ok', models, modelsLoaded: models.filter((m) => m.status === 'ok').length };
+    const { demo } = app.dragoman;
+    return { status: 'ok', models, modelsLoaded: models.filter((m) => m.status === 'ok').length, ...(demo && { demo }) };
   });
 
   app.get('/ready', { schema: hidden }, async (request, reply) => {

@@ -9,7 +9,7 @@ import { installMetricHooks, metricsRoute } from './metrics.ts';
 import { installShutdownHooks } from './shutdown.ts';
 
 async function ops(app: FastifyInstance): Promise<void> {
-  const metrics = createMetrics(app.dragoman.engine);
+  const metrics = createMetrics(app.dragoman.engine, app.dragoman.documents);
   app.addHook('onClose', async () => metrics.detach());
   installMetricHooks(app, metrics);
   installShutdownHooks(app);

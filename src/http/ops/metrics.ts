@@ -7,7 +7,7 @@ import { resolveLanguage } from '../../languages/catalog.ts';
 import type { DragomanMetrics } from '../../observability/metrics.ts';
 import '../metering.ts'; // request.metering (the charge of the request)
 import { fromDomainError } from '../domain-errors.ts';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 function routeLabel(request: FastifyRequest): string {
   return request.routeOptions?.url ?? 'unmatched';

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { languageByFlores } from '../../languages/catalog.ts';
 import type { Service } from '../../service/index.ts';
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 import { type Asset, loadAssets, SCRIPT_PATH, scriptAsset } from './assets.ts';
 
 export const CONTENT_SECURITY_POLICY = [
@@ -36,14 +36,40 @@ export const UI_SETTINGS_PATH = '/ui/settings';
 
 /**
  * /v1/languages' entries, each with `google` where Google's code differs from ours: a browser set to `fa-AF`
- * means Dari (`prs`, which the API also reads `fa-AF` as), not the `fa` the tag's base would pick.
+ * means Dari (`prs`, which the API also reads `fa-AF` as), not the `fa` the tag's base would pick. And what the
+ * installed models reach, so the page never offers a target they cannot reach (an en→de server translating
+ * English "into English" gives the text back): `writes` on a language some model writes, and `reach` on one
+ * some model reads, the index in `targetSets` of the languages reachable from it (directly or through English;
+ * a set also holds the language itself when it is a target, so that one set serves many-to-many models' 200).
  */
 function uiLanguagesBody(service: Service, target: string | undefined) {
+  const { engine } = service.deps;
+  const writable = new Set(engine.targetLanguages());
+  const readable = new Set(engine.sourceLanguages());
+  const targetSets: string[][] = [];
+  const setIndex = new Map<string, number>();
+  const codeOf = (flores: string) => languageByFlores(flores)?.code;
   const languages = service.languages(target).map(({ language, name, flores }) => {
     const google = languageByFlores(flores)?.google;
-    return google && google !== language ? { language, name, google } : { language, name };
+    const entry: { language: string; name: string; google?: string; writes?: true; reach?: number } =
+      google && google !== language ? { language, name, google } : { language, name };
+    if (writable.has(flores)) entry.writes = true;
+    if (readable.has(flores)) {
+      const reach = [...engine.targetLanguages(flores), ...(writable.has(flores) ? [flores] : [])]
+        .map(codeOf)
+        .filter((c): c is string => c !== undefined)
+        .sort();
+      const id = reach.join(' ');
+      let index = setIndex.get(id);
+      if (index === undefined) {
+        index = targetSets.push(reach) - 1;
+        setIndex.set(id, index);
+      }
+      entry.reach = index;
+    }
+    return entry;
   });
-  return { data: { languages } };
+  return { data: { languages, targetSets } };
 }
 
 export async function uiRoutes(app: FastifyInstance): Promise<void> {
@@ -63,7 +89,7 @@ export async function uiRoutes(app: FastifyInstance): Promise<void> {
   app.get(UI_SETTINGS_PATH, async (request, reply) => {
     app.dragoman.gate.admitKeyless(request.ip);
     reply.headers(SECURITY_HEADERS);
-    return { data: { sharedKey: await sharedKeyInfo(app) } };
+    return { data: { sharedKey: await sharedKeyInfo(app), ...(app.dragoman.demo && { demo: app.dragoman.demo }) } };
   });
   const serve = (file: Asset, request: FastifyRequest, reply: FastifyReply) => {
     reply.headers(SECURITY_HEADERS).header('etag', file.etag);

@@ -1,12 +1,13 @@
-// /v1/documents: upload (202 with the job), status, result download and deletion. The key that made a job is the
+// /v1/documents: upload (202 with the job), the key's list (newest first, paged), status, result download and deletion. The key that made a job is the
 // only one that sees it; any other gets the 404 of an unknown id.
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { viewOf } from '../../documents/index.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 import { errorBody, logServerFailure } from '../errors.ts';
 import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload.ts';
 import { attachment } from '../download.ts';
+import { DOCUMENT_PAGE_DEFAULT, DOCUMENT_PAGE_MAX, documentListSchema } from './schemas.ts';
 
 export async function documentsRoutes(app: FastifyInstance): Promise<void> {
   const { documents, config } = app.dragoman;
@@ -26,6 +27,10 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
       throw new ApiError(415, 'invalid_request', 'Send the document as multipart/form-data with a file field and a target field.');
     }
     if (!upload.file) throw invalidRequest("Missing required field 'file': the document to translate, as a file part of the multipart body.");
+    // Memories serve text translation only: a document asked to use one is refused rather than translated without it.
+    if (upload.fields.memory !== undefined || upload.fields.memoryThreshold !== undefined) {
+      throw invalidRequest('memory is not supported for documents: translation memories apply to POST /v1/translate.');
+    }
     const job = await documents.submit({
       admission: request.metering!.admission!,
       filename: upload.file.filename,
@@ -33,10 +38,19 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
       target: upload.fields.target,
       source: upload.fields.source,
       glossary: upload.fields.glossary,
-      memory: upload.fields.memory,
-      memoryThreshold: upload.fields.memoryThreshold === undefined ? undefined : Number(upload.fields.memoryThreshold),
     });
     return reply.code(202).send({ data: { document: viewOf(job) } });
+  });
+
+  app.get('/documents', { schema: documentListSchema }, async (request) => {
+    // Each a single string (the schema refuses a repeated one).
+    const query = request.query as { limit?: string; cursor?: string };
+    const limit = query.limit === undefined ? DOCUMENT_PAGE_DEFAULT : /^\d{1,4}$/.test(query.limit) ? Number(query.limit) : NaN;
+    if (!(limit >= 1 && limit <= DOCUMENT_PAGE_MAX)) {
+      throw invalidRequest(`Query parameter 'limit' must be a whole number from 1 to ${DOCUMENT_PAGE_MAX} (default ${DOCUMENT_PAGE_DEFAULT}).`);
+    }
+    const page = await documents.list(keyId(request), limit, query.cursor === '' ? undefined : query.cursor);
+    return { data: { documents: page.jobs.map(viewOf), nextCursor: page.next ?? null } };
   });
 
   app.get('/documents/:id', { schema: { summary: 'A document job' } }, async (request) => {

@@ -3,7 +3,7 @@
 // Glossaries of other keys are answered 404 like unknown ids. Not metered in characters: no translation is made.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseEntries, toTsv, type Glossary } from '../../glossaries/index.ts';
-import { ApiError, invalidRequest } from '../../service/errors.ts';
+import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 
 export function glossaryView(g: Glossary) {
   const d = g.dictionaries[0];
@@ -28,7 +28,7 @@ export async function glossaryRoutes(app: FastifyInstance): Promise<void> {
   // TSV bodies: the entries themselves, the other fields in the query string.
   app.addContentTypeParser(['text/tab-separated-values', 'text/plain'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-  app.post('/glossaries', async (request, reply) => {
+  app.post('/glossaries', { schema: { summary: 'Create a glossary (name, source, target, entries)' } }, async (request, reply) => {
     const b = need();
     const query = (request.query ?? {}) as Record<string, unknown>;
     const body = typeof request.body === 'string' ? { ...query, entries: request.body } : (request.body ?? {}) as Record<string, unknown>;
@@ -40,14 +40,14 @@ export async function glossaryRoutes(app: FastifyInstance): Promise<void> {
     return reply.code(201).send({ data: { glossary: glossaryView(g) } });
   });
 
-  app.get('/glossaries', async (request) => ({ data: { glossaries: (await need().list(ownerOf(request))).map(glossaryView) } }));
+  app.get('/glossaries', { schema: { summary: "The key's glossaries" } }, async (request) => ({ data: { glossaries: (await need().list(ownerOf(request))).map(glossaryView) } }));
 
-  app.get('/glossaries/:id', async (request) => {
+  app.get('/glossaries/:id', { schema: { summary: 'A glossary' } }, async (request) => {
     const { id } = request.params as { id: string };
     return { data: { glossary: glossaryView(await need().get(ownerOf(request), id)) } };
   });
 
-  app.get('/glossaries/:id/entries', async (request, reply) => {
+  app.get('/glossaries/:id/entries', { schema: { summary: "A glossary's entries" } }, async (request, reply) => {
     const { id } = request.params as { id: string };
     const g = await need().get(ownerOf(request), id);
     const entries = g.dictionaries.flatMap((d) => d.entries.map(([source, target]) => ({ source, target })));
@@ -57,7 +57,7 @@ export async function glossaryRoutes(app: FastifyInstance): Promise<void> {
     return { data: { entries } };
   });
 
-  app.delete('/glossaries/:id', async (request, reply) => {
+  app.delete('/glossaries/:id', { schema: { summary: 'Delete a glossary' } }, async (request, reply) => {
     const { id } = request.params as { id: string };
     await need().delete(ownerOf(request), id);
     return reply.code(204).send();

@@ -2,7 +2,7 @@
 // in the query string and admits the request (key + rate limit) before the body is even parsed, so every
 // /v1 call but signup is authenticated and counted.
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../service/errors.ts';
+import { ApiError } from '../../errors/api-error.ts';
 import { admit } from '../metering.ts';
 import { isPageRequest } from '../page-key.ts';
 import { headerValues, keyNamesInQuery, oneKey } from '../presented-keys.ts';
@@ -42,6 +42,15 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
     );
     // The web page without a key, when the operator lets it use a shared key (page-key.ts says what counts).
     const shared = secret === undefined && request.headers['x-api-key'] === undefined ? app.dragoman.config.uiKey : undefined;
+    // `Authorization: Bearer` is how many APIs take a key, and /metrics reads it: say that /v1 does not, rather than
+    // a bare "Missing API key" to a client that believes it sent one.
+    if (secret === undefined && request.headers.authorization !== undefined && !(shared && isPageRequest(request))) {
+      throw new ApiError(
+        401,
+        'authentication_error',
+        'Missing API key: /v1 ignores the Authorization header. Send the key in the X-API-Key header (X-API-Key: dk_…).',
+      );
+    }
     await admit(app.dragoman.gate, request, reply, secret, shared && isPageRequest(request) ? shared : undefined);
   });
 

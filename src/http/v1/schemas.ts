@@ -104,6 +104,11 @@ export const languagesSchema = {
         type: 'array',
         items: { type: 'object', properties: { language: { type: 'string' }, name: { type: 'string' } } },
       },
+      demo: {
+        type: 'object',
+        description: 'Only when the server runs its demo models (no model installed): which, and how to install real ones.',
+        properties: { models: { type: 'array', items: { type: 'string' } }, note: { type: 'string' } },
+      },
     }),
     ...errors,
   },
@@ -152,5 +157,52 @@ export const signupSchema = {
     400: errorResponse,
     429: errorResponse,
     500: errorResponse,
+  },
+} as const;
+
+/** The document object (src/documents/job.ts DocumentView). */
+export const documentView = {
+  type: 'object',
+  required: ['id', 'status', 'filename', 'resultFilename', 'format', 'target', 'characters', 'progress', 'createdAt', 'expiresAt'],
+  properties: {
+    id: { type: 'string' },
+    status: { type: 'string', enum: ['queued', 'translating', 'done', 'error'] },
+    filename: { type: 'string', description: 'The uploaded file name.' },
+    resultFilename: { type: 'string', description: 'The name the result downloads under: report.de.docx for report.docx into de.' },
+    format: { type: 'string' },
+    source: { type: 'string', description: 'The source language the client gave.' },
+    detectedSourceLanguage: { type: 'string', description: 'The detected source language, when none was given (und: none recognised).' },
+    target: { type: 'string' },
+    glossary: { type: 'string' },
+    characters: { type: 'integer', description: 'Characters charged.' },
+    progress: { type: 'number', description: '0 to 1.' },
+    createdAt: { type: 'string', format: 'date-time' },
+    finishedAt: { type: 'string', format: 'date-time', description: 'When it became done or failed.' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    error: { type: 'object', properties: { message: { type: 'string' } } },
+  },
+} as const;
+
+export const DOCUMENT_PAGE_DEFAULT = 20;
+export const DOCUMENT_PAGE_MAX = 100;
+
+export const documentListSchema = {
+  summary: "The calling key's documents, newest first",
+  description:
+    "Jobs of the calling key that have not expired; another key's jobs are never listed. Paged: `limit` per page, " +
+    'and `cursor` set to the previous page\'s `nextCursor` for the next one (null on the last page).',
+  querystring: {
+    type: 'object',
+    properties: {
+      limit: { type: 'string', description: `Documents per page, 1 to ${DOCUMENT_PAGE_MAX} (default ${DOCUMENT_PAGE_DEFAULT}).` },
+      cursor: { type: 'string', description: "The previous page's nextCursor." },
+    },
+  },
+  response: {
+    200: inData({
+      documents: { type: 'array', items: documentView },
+      nextCursor: { type: ['string', 'null'] },
+    }),
+    ...errors,
   },
 } as const;

@@ -5,7 +5,7 @@ import { isEmailAddress } from '../../accounts/accounts.ts';
 import { checkFreeText } from '../../accounts/free-text.ts';
 import { addressLimited } from '../../accounts/gate.ts';
 import { RollingWindow } from '../../accounts/rolling-window.ts';
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 import { signupSchema } from './schemas.ts';
 
 export const SIGNUPS_PER_HOUR = 5;

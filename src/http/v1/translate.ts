@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TranslateInput } from '../../service/types.ts';
 import { charge, clientGone } from '../metering.ts';
-import { invalidRequest } from '../../service/errors.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 import { translateSchema } from './schemas.ts';
 import { DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 

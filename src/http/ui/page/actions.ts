@@ -13,7 +13,7 @@ import {
 import { ui } from './dom.ts';
 import { clearError, isBusy, isWaiting, run, say, showError } from './feedback.ts';
 import { accepted, keyForRequest, setKey } from './key-field.ts';
-import { clearDetected, savePair, showDetected, sourcePicker, targetPicker } from './language-choice.ts';
+import { clearDetected, retargetFrom, savePair, showDetected, sourcePicker, targetPicker } from './language-choice.ts';
 import { learnRate } from './live-translate.ts';
 import { formatCount, formatPercent } from './messages.ts';
 import { UsagePanel } from './usage-panel.ts';
@@ -47,7 +47,7 @@ export async function translate(quiet = false): Promise<boolean> {
   const text = ui.text.value;
   const target = targetPicker.value;
   const source = sourcePicker.value;
-  const from = JSON.stringify([text, source, target, format()]);
+  let from = JSON.stringify([text, source, target, format()]);
   if (quiet && (text.trim() === '' || !target || from === shownFrom || isBusy() || isWaiting())) return false;
   const key = keyForRequest();
   if (key === undefined) return false;
@@ -64,16 +64,47 @@ export async function translate(quiet = false): Promise<boolean> {
   return run('Translating…', async () => {
     const body: Record<string, string> = { q: text, target, format: format() };
     if (source) body.source = source;
-    const answer = await callApi<TranslateResponse>('/v1/translate', key, body);
-    const item = answer.body.data.translations[0]!;
+    let answer = await callApi<TranslateResponse>('/v1/translate', key, body);
+    let item = answer.body.data.translations[0]!;
+    const confidence = answer.detectedConfidence[0];
+    // Detected in the language the page itself had targeted: translated once more into the one it should be.
+    const retarget = !source && item.detectedSourceLanguage ? retargetFrom(item.detectedSourceLanguage) : undefined;
+    if (retarget) {
+      afterCharge(answer);
+      answer = await callApi<TranslateResponse>('/v1/translate', key, { ...body, target: retarget, source: item.detectedSourceLanguage! });
+      item = { ...answer.body.data.translations[0]!, detectedSourceLanguage: item.detectedSourceLanguage };
+      from = JSON.stringify([text, source, retarget, format()]);
+    }
     ui.result.value = item.translatedText;
+    noteSameText(text, item.translatedText, source || item.detectedSourceLanguage, retarget ?? target);
     shownFrom = from;
     ui.copy.disabled = false;
     savePair();
     afterCharge(answer);
-    if (!source && item.detectedSourceLanguage) showDetected(item.detectedSourceLanguage, answer.detectedConfidence[0]);
+    if (!source && item.detectedSourceLanguage) showDetected(item.detectedSourceLanguage, confidence);
     else clearDetected();
   });
+}
+
+/**
+ * A translation that is the text itself, said in words: with the same language on both sides there is nothing to
+ * translate, which otherwise looks like a translator that did nothing.
+ */
+function noteSameText(text: string, translated: string, from: string | undefined, target: string): void {
+  const same = translated.trim() === text.trim();
+  let note = '';
+  if (same && from === target) {
+    note = `The text is already in ${targetPicker.nameOf(target)}${sourcePicker.value ? '' : ' (detected)'}, so the translation is the text itself: choose another language under “To”.`;
+  } else if (same) {
+    note = 'The translation is the same as the text (names, numbers and code are kept as they are).';
+  }
+  ui.resultNote.textContent = note;
+  ui.resultNote.hidden = note === '';
+}
+
+export function clearResultNote(): void {
+  ui.resultNote.textContent = '';
+  ui.resultNote.hidden = true;
 }
 
 export async function detectLines(): Promise<void> {
@@ -136,6 +167,20 @@ export async function refreshUsage(): Promise<void> {
   });
 }
 
+/**
+ * After a document job of `key` ends: the usage panel reads the month again (its characters changed, or a failed
+ * job's were given back), when `key` is still the one in the field. One of the key's requests of the minute.
+ */
+export async function usageAfterJob(key: string): Promise<void> {
+  if (ui.key.value.trim() !== key) return;
+  try {
+    const answer = await callApi<UsageResponse>('/v1/usage', key);
+    if (ui.key.value.trim() === key) usage.show(answer.body.data);
+  } catch {
+    // The panel keeps what it showed; "Refresh usage" reads it on demand.
+  }
+}
+
 export async function copyResult(): Promise<void> {
   const text = ui.result.value;
   try {
@@ -156,10 +201,16 @@ export function swapped(): void {
     ui.copy.disabled = true;
     shownFrom = '';
   }
+  clearResultNote();
   clearError();
 }
 
 export async function signup(): Promise<void> {
+  // A key in the field may be the only copy of it: replacing it is asked first.
+  if (ui.key.value.trim() !== '' && !window.confirm('Replace the API key in the field with a new free key? Keep a copy of the one in the field first: it cannot be shown again.')) {
+    say('The key in the field was kept; no new key was made.');
+    return;
+  }
   await run('Creating a key…', async () => {
     const answer = await callApi<SignupResponse>('/v1/signup', null, {});
     setKey(answer.body.data.key, `A new ${answer.body.data.plan}-plan key is in the field above. Store it now: it is shown only once.`);

@@ -116,9 +116,14 @@ export interface LanguageEntry {
   name: string;
   /** Google's code where it differs (`fa-AF` for `prs`); only in the page's copy, /ui/languages. */
   google?: string;
+  /** Some installed model writes it (only in /ui/languages). */
+  writes?: boolean;
+  /** Some installed model reads it: the index in `targetSets` of what it reaches (only in /ui/languages). */
+  reach?: number;
 }
 export interface LanguagesResponse {
-  data: { languages: LanguageEntry[] };
+  /** `targetSets`: only in /ui/languages. */
+  data: { languages: LanguageEntry[]; targetSets?: string[][] };
 }
 export interface TranslateResponse {
   data: { translations: { translatedText: string; detectedSourceLanguage?: string; input: string }[] };
@@ -157,7 +162,7 @@ export interface SharedKey {
   requestsPerMinute: number | null;
   characterLimit: number | null;
 }
-/** GET /ui/settings: the key the page's requests without a key use (DRAGOMAN_UI_KEY), or null. */
+/** GET /ui/settings: the key the page's requests without a key use (DRAGOMAN_UI_KEY), or null; `demo` when the server runs its demo models. */
 export interface SettingsResponse {
-  data: { sharedKey: SharedKey | null };
+  data: { sharedKey: SharedKey | null; demo?: { models: string[]; note: string } };
 }

@@ -1,4 +1,5 @@
-// The page's calls of /v1/documents: upload a file (multipart), read a job, fetch the translated file. With the key
+// The page's calls of /v1/documents: upload a file (multipart), list the key's jobs, read one, delete one, fetch
+// the translated file. With the key
 // in X-API-Key like every call; the result is fetched, not linked, so the key never goes into an address.
 // A type only, erased when the page is bundled: the page reads the very object the API writes.
 import type { DocumentView } from '../../../documents/job.ts';
@@ -36,6 +37,26 @@ export async function uploadDocument(
   if (!response.ok) throw failureOf(response, parsed);
   const limit = Number(response.headers.get('x-ratelimit-limit') ?? NaN);
   return { job: (parsed as DocumentResponse).data.document, rpm: Number.isFinite(limit) ? limit : null };
+}
+
+/** The key's jobs, newest first (one page: the most recent `limit`). */
+export async function listDocuments(key: string, limit = 20): Promise<DocumentView[]> {
+  return (await callApi<{ data: { documents: DocumentView[] } }>(`/v1/documents?limit=${limit}`, key)).body.data.documents;
+}
+
+export async function deleteDocument(key: string, id: string): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(`/v1/documents/${encodeURIComponent(id)}`, {
+      method: 'DELETE',
+      headers: { accept: 'application/json', 'x-api-key': key },
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiFailure('network', 'The server could not be reached.', 0, 0);
+  }
+  if (!response.ok && response.status !== 404) throw failureOf(response, await response.json().catch(() => null));
 }
 
 export async function readDocument(key: string, id: string): Promise<DocumentView> {

@@ -21,6 +21,7 @@ export const ui = {
   detected: $('detected'),
   text: $<HTMLTextAreaElement>('text'),
   result: $<HTMLTextAreaElement>('result'),
+  resultNote: $('result-note'),
   charCount: $('char-count'),
   progressText: $('progress-text'),
   translate: $<HTMLButtonElement>('translate'),

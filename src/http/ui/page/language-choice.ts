@@ -16,6 +16,41 @@ export const targetPicker = new LanguagePicker(ui.target, ui.targetList, null);
 /** What auto-detect found in the last translation, so swap can use it. */
 let lastDetected: string | null = null;
 
+/** Per source language, the targets the installed models reach from it; with detection, every language some model writes. */
+const reachable = new Map<string, Set<string>>();
+let writable = new Set<string>();
+/** The target to prefer when the chosen one cannot be reached: the remembered one, then the browser's languages. */
+let preferredTargets: string[] = [];
+
+/** The targets reachable from `source` ("" = detect: any language some model writes), never `source` itself. */
+export function targetsFrom(source: string): Set<string> {
+  const all = source === '' ? writable : (reachable.get(source) ?? new Set<string>());
+  return new Set([...all].filter((c) => c !== source));
+}
+
+/** Widely read languages, tried after the browser's own when none of those can be the target. */
+const COMMON_TARGETS = ['en', 'es', 'fr', 'de', 'pt', 'zh-CN'];
+/** The target on the page was put there by the page (not chosen by the user): a better one may replace it. */
+let targetByPage = true;
+
+/**
+ * Keeps the target one the models reach from the chosen source (never the source itself): the user's choice while
+ * it is reachable, else the first preferred one that is (the remembered one, the browser's languages, widely read
+ * ones), else the first reachable. True when it changed.
+ */
+export function fitTarget(): boolean {
+  const reach = targetsFrom(sourcePicker.value);
+  const current = targetPicker.value;
+  if (current && reach.has(current) && !targetByPage) return false;
+  const next =
+    [...preferredTargets, ...COMMON_TARGETS].map((c) => targetPicker.match(c)).find((c) => c !== undefined && reach.has(c)) ??
+    (current && reach.has(current) ? current : [...reach].sort()[0]);
+  if (next === undefined || next === current) return false;
+  targetPicker.value = next;
+  targetByPage = true;
+  return true;
+}
+
 /** The browser's languages, most preferred first, each as given (`zh-TW`) and then its base (`zh`). */
 function browserLanguages(): string[] {
   const all = navigator.languages?.length ? navigator.languages : [navigator.language];
@@ -36,15 +71,21 @@ export async function loadLanguages(): Promise<void> {
       if (!(err instanceof ApiFailure) || err.kind !== 'invalid' || !display) throw err;
     }
   }
-  const languages = answer!.body.data.languages;
+  const { languages, targetSets = [] } = answer!.body.data;
+  const sets = targetSets.map((codes) => new Set(codes));
+  reachable.clear();
+  for (const l of languages) if (l.reach !== undefined && sets[l.reach]) reachable.set(l.language, sets[l.reach]!);
+  // A server without the reach fields: every language both ways.
+  const known = languages.some((l) => l.writes !== undefined || l.reach !== undefined);
+  writable = new Set(languages.filter((l) => !known || l.writes).map((l) => l.language));
+  if (!known) for (const l of languages) reachable.set(l.language, writable);
   sourcePicker.setLanguages(languages);
-  targetPicker.setLanguages(languages);
+  // The target side lists only what some model writes: an en→de server offers German, not English.
+  targetPicker.setLanguages(languages.filter((l) => writable.has(l.language)));
   const saved = readPair();
   if (saved && (saved.source === '' || sourcePicker.has(saved.source))) sourcePicker.value = saved.source;
-  const preferredTarget = [saved?.target, ...browserLanguages()]
-    .map((c) => (c ? targetPicker.match(c) : undefined))
-    .find((c) => c !== undefined);
-  if (preferredTarget) targetPicker.value = preferredTarget;
+  preferredTargets = [saved?.target ?? '', ...browserLanguages()].filter((c) => c !== '');
+  fitTarget();
   if (languages.length === 0) {
     showError('No translation model is installed on this server yet: ask the operator to install one.');
   }
@@ -91,17 +132,42 @@ export function showDetected(language: string, confidence: number | undefined): 
 }
 
 /**
- * Swap the two sides so both stay valid: the source side takes the target; the target side takes the source, or
- * with auto-detect what was detected. With nothing detected yet there is no language to put on the target side.
- * True when swapped.
+ * With "Detect language", the text turned out to be in the language the page had put on the target side (the
+ * browser's own, usually): the target becomes the preferred one the models reach from the detected language. Not
+ * when the user chose the target. The new target, or undefined when it stays.
  */
-export function swapLanguages(): boolean {
+export function retargetFrom(detected: string): string | undefined {
+  if (!targetByPage || sourcePicker.value !== '' || targetPicker.value !== detected) return undefined;
+  const reach = targetsFrom(detected);
+  const next =
+    [...preferredTargets, ...COMMON_TARGETS].map((c) => targetPicker.match(c)).find((c) => c !== undefined && reach.has(c)) ??
+    [...reach].sort()[0];
+  if (next === undefined) return undefined;
+  targetPicker.value = next;
+  return next;
+}
+
+/** The user chose this target: it is the one to come back to when another source makes it unreachable for a while. */
+export function targetChosen(code: string): void {
+  targetByPage = false;
+  preferredTargets = [code, ...preferredTargets.filter((c) => c !== code)];
+}
+
+/**
+ * Swap the two sides so both stay valid: the source side takes the target; the target side takes the source, or
+ * with auto-detect what was detected. Null when swapped, else why not, in words.
+ */
+export function swapLanguages(): string | null {
   const from = sourcePicker.value || lastDetected;
   const to = targetPicker.value;
-  if (!from || !to || !targetPicker.has(from)) return false;
+  if (!from || !to) return 'Choose a source language (or translate once with detection) before swapping.';
+  if (!sourcePicker.has(to) || !targetsFrom(to).has(from)) {
+    return `The installed models do not translate from ${sourcePicker.nameOf(to)} into ${sourcePicker.nameOf(from)}.`;
+  }
   sourcePicker.value = to;
   targetPicker.value = from;
+  targetByPage = false;
   clearDetected();
   savePair();
-  return true;
+  return null;
 }

@@ -22,6 +22,7 @@ export class LanguagePicker {
   private active = -1;
   private typed = false;
   private readonly listeners: ((code: string) => void)[] = [];
+  private readonly pickListeners: ((code: string) => void)[] = [];
 
   constructor(
     private readonly input: HTMLInputElement,
@@ -76,6 +77,11 @@ export class LanguagePicker {
     this.listeners.push(listener);
   }
 
+  /** Called on every choice the user makes, also of the language already chosen (it is theirs from then on). */
+  onPick(listener: (code: string) => void): void {
+    this.pickListeners.push(listener);
+  }
+
   focus(): void {
     this.input.focus();
   }
@@ -126,6 +132,7 @@ export class LanguagePicker {
     this.close();
     // Still in the field (Enter, a click on the list): typing again starts a new filter instead of adding to the name.
     if (document.activeElement === this.input) this.input.select();
+    for (const listener of this.pickListeners) listener(code);
     if (changed) for (const listener of this.listeners) listener(code);
   }
 

@@ -4,10 +4,10 @@
 import { copyResult, detectLines, refreshUsage, signup, swapped, translate, usage } from './actions.ts';
 import { callApi, type SettingsResponse } from './api.ts';
 import { ui } from './dom.ts';
-import { setupDocuments } from './documents-panel.ts';
+import { setupDocuments, showHistory } from './documents-panel.ts';
 import { isBusy, retryLast, run, say, whenIdle, whenRefusedKey } from './feedback.ts';
 import { refuse, setSharedKey, setupKeyField, sharedKey, onKeyChange, usingSharedKey } from './key-field.ts';
-import { clearDetected, loadLanguages, savePair, sourcePicker, swapLanguages, targetPicker } from './language-choice.ts';
+import { clearDetected, fitTarget, loadLanguages, savePair, sourcePicker, swapLanguages, targetChosen, targetPicker } from './language-choice.ts';
 import { learnRate, setupLiveTranslate } from './live-translate.ts';
 import { formatCount } from './messages.ts';
 import { setupTheme } from './theme.ts';
@@ -44,8 +44,9 @@ ui.detect.addEventListener('click', () => void detectLines());
 ui.copy.addEventListener('click', () => void copyResult());
 ui.retry.addEventListener('click', retryLast);
 ui.swap.addEventListener('click', () => {
-  if (!swapLanguages()) {
-    say('Choose a source language (or translate once with detection) before swapping.');
+  const refused = swapLanguages();
+  if (refused) {
+    say(refused);
     return;
   }
   swapped();
@@ -54,9 +55,12 @@ ui.swap.addEventListener('click', () => {
 });
 sourcePicker.onChange(() => {
   clearDetected();
+  // The target stays one the models reach from the new source, never the source itself.
+  fitTarget();
   savePair();
   live.changed();
 });
+targetPicker.onPick(targetChosen);
 targetPicker.onChange(() => {
   savePair();
   live.changed();
@@ -77,4 +81,14 @@ void run('Loading languages…', async () => {
   // translate without one (DRAGOMAN_UI_KEY).
   const [settings] = await Promise.all([callApi<SettingsResponse>('/ui/settings', null), loadLanguages()]);
   setSharedKey(settings.body.data.sharedKey);
+  // The demo models (no model installed) translate simple sentences only: said above everything, with how to install real ones.
+  const demo = settings.body.data.demo;
+  const banner = document.getElementById('demo-banner');
+  if (demo && banner) {
+    banner.textContent = demo.note;
+    banner.hidden = false;
+  }
+}).then(() => {
+  // A key kept from before: the documents it sent are listed again (one of its requests).
+  if (ui.key.value.trim() !== '') void showHistory(false);
 });

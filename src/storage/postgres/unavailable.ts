@@ -1,7 +1,6 @@
-// Which failures mean "the database cannot be reached right now" (as opposed to a bug or a constraint), and
-// the one error a request gets for them: AccountsUnavailable, which a client may retry. A retry is safe because
-// every charge is idempotent by id and a charge whose fate is unknown is cancelled (see store.ts).
-import { AccountsUnavailable } from '../errors.ts';
+// Which failures mean "the database cannot be reached right now" (as opposed to a bug or a constraint). The stores
+// turn them into the one error a request gets for them, AccountsUnavailable (src/accounts/errors.ts), which a client
+// may retry: every charge is idempotent by id and a charge whose fate is unknown is cancelled (accounts/postgres/store.ts).
 
 const NODE_CODES = new Set([
   'ECONNREFUSED',
@@ -33,8 +32,4 @@ export function isUnavailable(err: unknown): boolean {
   if (NODE_CODES.has(code)) return true;
   const message = typeof e.message === 'string' ? e.message : '';
   return MESSAGES.some((m) => message.includes(m));
-}
-
-export function databaseUnavailable(): AccountsUnavailable {
-  return new AccountsUnavailable();
 }

@@ -1,4 +1,4 @@
--- PostgreSQL twin of src/accounts/sqlite/migrations/001_init.sql: same tables, same encoding of limits
+-- PostgreSQL twin of src/storage/sqlite/migrations/001_init.sql: same tables, same encoding of limits
 -- (NULL = inherit from the plan / the built-in default, -1 = unlimited, n >= 0 = that figure), plus the
 -- charge ledger and the functions that make every check-and-write one atomic call (one round trip).
 

@@ -1,0 +1,286 @@
+// A page's content stream with chosen text taken out: the stream is read operator by operator (strings, arrays,
+// dictionaries and inline images skipped as PDF syntax says), the graphics and text state followed far enough to
+// know where each text-showing operator (Tj, TJ, ', ") starts on the page, and the operators whose start a
+// predicate claims are cut out of the bytes. Everything else (paths, images, clipping, other text) is kept byte
+// for byte; ' and " keep their line move (T*, Tw, Tc) so the text after them stays where it was.
+
+export type Matrix = [number, number, number, number, number, number];
+
+export const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
+
+export function multiply(m: Matrix, n: Matrix): Matrix {
+  return [
+    m[0] * n[0] + m[1] * n[2],
+    m[0] * n[1] + m[1] * n[3],
+    m[2] * n[0] + m[3] * n[2],
+    m[2] * n[1] + m[3] * n[3],
+    m[4] * n[0] + m[5] * n[2] + n[4],
+    m[4] * n[1] + m[5] * n[3] + n[5],
+  ];
+}
+
+export interface ContentHooks {
+  /** Whether the text shown at (x, y) in page space, in a font of `size` points, is to be removed. */
+  remove(x: number, y: number, size: number): boolean;
+  /** A form XObject (or image) drawn by `Do` under `ctm`. */
+  draw?(name: string, ctm: Matrix): void;
+}
+
+const WS = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
+const DELIM = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
+
+interface Operand {
+  start: number;
+  value: number | string | undefined;
+}
+
+/** Thrown for syntax nested deeper than any real stream has (arrays in arrays...). */
+export class ContentTooDeep extends Error {}
+
+const MAX_DEPTH = 64;
+const MAX_STACK = 256;
+
+/**
+ * The stream without the text-showing operators `hooks.remove` claims, and how many were removed. Bytes past a
+ * syntax error are kept as they are (a viewer stops there too).
+ */
+export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): { bytes: Uint8Array; removed: number } {
+  const cuts: { start: number; end: number; keep: string }[] = [];
+  let at = 0;
+  const n = src.length;
+  let operands: Operand[] = [];
+  let ctm: Matrix = ctm0;
+  const stack: Matrix[] = [];
+  let tm: Matrix = IDENTITY;
+  let tlm: Matrix = IDENTITY;
+  let leading = 0;
+  let fontSize = 0;
+
+  const skipWs = () => {
+    while (at < n) {
+      const c = src[at]!;
+      if (WS.has(c)) at++;
+      else if (c === 0x25) {
+        while (at < n && src[at] !== 0x0a && src[at] !== 0x0d) at++;
+      } else break;
+    }
+  };
+  const skipString = () => {
+    // at is on '('
+    let depth = 0;
+    while (at < n) {
+      const c = src[at++]!;
+      if (c === 0x5c) at++;
+      else if (c === 0x28) depth++;
+      else if (c === 0x29 && --depth === 0) return;
+    }
+  };
+  const skipRegular = () => {
+    while (at < n && !WS.has(src[at]!) && !DELIM.has(src[at]!)) at++;
+  };
+  /** One object from `at` (a number's value, a name's text; undefined for strings, arrays, dictionaries). */
+  const object = (depth: number): number | string | undefined => {
+    if (depth > MAX_DEPTH) throw new ContentTooDeep('content nested too deeply');
+    const c = src[at]!;
+    if (c === 0x28) {
+      skipString();
+      return undefined;
+    }
+    if (c === 0x3c && src[at + 1] === 0x3c) {
+      at += 2;
+      for (;;) {
+        skipWs();
+        if (at >= n) return undefined;
+        if (src[at] === 0x3e && src[at + 1] === 0x3e) {
+          at += 2;
+          return undefined;
+        }
+        object(depth + 1);
+      }
+    }
+    if (c === 0x3c) {
+      while (at < n && src[at] !== 0x3e) at++;
+      at++;
+      return undefined;
+    }
+    if (c === 0x5b) {
+      at++;
+      for (;;) {
+        skipWs();
+        if (at >= n) return undefined;
+        if (src[at] === 0x5d) {
+          at++;
+          return undefined;
+        }
+        object(depth + 1);
+      }
+    }
+    if (c === 0x2f) {
+      const s = ++at;
+      skipRegular();
+      return '/' + Buffer.from(src.subarray(s, at)).toString('latin1');
+    }
+    if (DELIM.has(c)) {
+      at++; // a stray ')', '>', ']', '{', '}': skipped
+      return undefined;
+    }
+    const s = at;
+    skipRegular();
+    const word = Buffer.from(src.subarray(s, at)).toString('latin1');
+    const num = Number(word);
+    return /^[+-]?(\d+\.?\d*|\.\d+)$/.test(word) && Number.isFinite(num) ? num : word;
+  };
+  const nums = (k: number): number[] | undefined => {
+    const last = operands.slice(-k).map((o) => o.value);
+    return last.length === k && last.every((v) => typeof v === 'number') ? (last as number[]) : undefined;
+  };
+  const td = (tx: number, ty: number) => {
+    tlm = multiply([1, 0, 0, 1, tx, ty], tlm);
+    tm = tlm;
+  };
+  const show = (start: number, end: number, keep: string) => {
+    const m = multiply(tm, ctm);
+    const size = fontSize * Math.hypot(m[2], m[3]);
+    if (hooks.remove(m[4], m[5], size)) cuts.push({ start, end, keep });
+  };
+
+  while (at < n) {
+    skipWs();
+    if (at >= n) break;
+    const start = at;
+    const c = src[at]!;
+    const isOperator = !DELIM.has(c) && !(c >= 0x30 && c <= 0x39) && c !== 0x2b && c !== 0x2d && c !== 0x2e;
+    if (!isOperator) {
+      const value = object(0);
+      operands.push({ start, value });
+      if (operands.length > MAX_STACK) operands = operands.slice(-MAX_STACK);
+      continue;
+    }
+    skipRegular();
+    const op = Buffer.from(src.subarray(start, at)).toString('latin1');
+    if (op === 'true' || op === 'false' || op === 'null') {
+      operands.push({ start, value: undefined });
+      continue;
+    }
+    const first = operands[0]?.start ?? start;
+    switch (op) {
+      case 'BI': {
+        // Inline image: its dictionary, ID, one white-space byte, binary data up to white space + EI + white space.
+        const id = indexOfWord(src, 'ID', at);
+        if (id < 0) return finish(src, cuts);
+        at = id + 3;
+        const ei = endOfInlineImage(src, at);
+        if (ei < 0) return finish(src, cuts);
+        at = ei;
+        break;
+      }
+      case 'q':
+        if (stack.length < 1024) stack.push(ctm);
+        break;
+      case 'Q':
+        ctm = stack.pop() ?? ctm;
+        break;
+      case 'cm': {
+        const v = nums(6);
+        if (v) ctm = multiply(v as Matrix, ctm);
+        break;
+      }
+      case 'BT':
+        tm = tlm = IDENTITY;
+        break;
+      case 'Tm': {
+        const v = nums(6);
+        if (v) tm = tlm = v as Matrix;
+        break;
+      }
+      case 'Td': {
+        const v = nums(2);
+        if (v) td(v[0]!, v[1]!);
+        break;
+      }
+      case 'TD': {
+        const v = nums(2);
+        if (v) {
+          leading = -v[1]!;
+          td(v[0]!, v[1]!);
+        }
+        break;
+      }
+      case 'TL': {
+        const v = nums(1);
+        if (v) leading = v[0]!;
+        break;
+      }
+      case 'Tf': {
+        const v = nums(1);
+        if (v) fontSize = v[0]!;
+        break;
+      }
+      case 'T*':
+        td(0, -leading);
+        break;
+      case 'Tj':
+      case 'TJ':
+        show(first, at, '');
+        break;
+      case "'":
+        td(0, -leading);
+        show(first, at, 'T*');
+        break;
+      case '"': {
+        // aw ac string " = aw Tw ac Tc string '
+        td(0, -leading);
+        const [aw, ac] = operands.slice(-3).map((o) => o.value);
+        show(first, at, typeof aw === 'number' && typeof ac === 'number' ? `${aw} Tw ${ac} Tc T*` : 'T*');
+        break;
+      }
+      case 'Do': {
+        const name = operands[operands.length - 1]?.value;
+        if (typeof name === 'string' && name.startsWith('/')) hooks.draw?.(name.slice(1), ctm);
+        break;
+      }
+      default:
+        break;
+    }
+    operands = [];
+  }
+  return finish(src, cuts);
+}
+
+function finish(src: Uint8Array, cuts: { start: number; end: number; keep: string }[]): { bytes: Uint8Array; removed: number } {
+  if (cuts.length === 0) return { bytes: src, removed: 0 };
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const cut of cuts) {
+    parts.push(Buffer.from(src.subarray(at, cut.start)), Buffer.from(cut.keep === '' ? ' ' : ` ${cut.keep} `, 'latin1'));
+    at = cut.end;
+  }
+  parts.push(Buffer.from(src.subarray(at)));
+  return { bytes: new Uint8Array(Buffer.concat(parts)), removed: cuts.length };
+}
+
+function indexOfWord(src: Uint8Array, word: string, from: number): number {
+  const buf = Buffer.from(src.buffer, src.byteOffset, src.byteLength);
+  let at = from;
+  for (;;) {
+    at = buf.indexOf(word, at, 'latin1');
+    if (at < 0) return -1;
+    const before = buf[at - 1];
+    const after = buf[at + word.length];
+    if ((before === undefined || WS.has(before)) && (after === undefined || WS.has(after))) return at;
+    at += word.length;
+  }
+}
+
+/** The offset just after an inline image's EI (white space, "EI", then white space or the end). */
+function endOfInlineImage(src: Uint8Array, from: number): number {
+  const buf = Buffer.from(src.buffer, src.byteOffset, src.byteLength);
+  let at = from;
+  for (;;) {
+    at = buf.indexOf('EI', at, 'latin1');
+    if (at < 0) return -1;
+    const after = buf[at + 2];
+    if (WS.has(buf[at - 1] ?? 0x20) && (after === undefined || WS.has(after))) return at + 2;
+    at += 2;
+  }
+}

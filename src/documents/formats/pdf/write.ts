@@ -1,0 +1,179 @@
+// Writing the translated PDF (on the PDF worker): on each page the text-showing operators inside the blocks are
+// cut out of the content stream (and of the forms it draws), the translations set in the blocks' boxes in the
+// Noto faces (embedded whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
+// Pages, images, vector drawings, annotations and links stay as they were.
+import { inflateSync } from 'node:zlib';
+import fontkit from '@pdf-lib/fontkit';
+import {
+  decodePDFRawStream,
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+  PDFString,
+  rgb,
+  type PDFFont,
+  type PDFPage,
+} from 'pdf-lib';
+import { fragmentText } from '../fragment.ts';
+import { DocumentError } from '../types.ts';
+import type { Block } from './blocks.ts';
+import { IDENTITY, multiply, removeText, type ContentHooks, type Matrix } from './content.ts';
+import { face } from './fonts.ts';
+import type { PdfPlan } from './read.ts';
+import { loadStructure, outlineItems } from './structure.ts';
+import { typeset } from './typeset.ts';
+
+export interface PdfWriteLimits {
+  /** Most bytes one content stream may inflate to. */
+  maxStreamBytes: number;
+}
+
+/** Forms inside forms deeper than this keep their text. */
+const MAX_FORM_DEPTH = 8;
+
+function streamBytes(stream: PDFStream, limits: PdfWriteLimits): Uint8Array {
+  if (!(stream instanceof PDFRawStream)) return stream.getContents();
+  const filter = stream.dict.lookup(PDFName.of('Filter'));
+  const only = filter instanceof PDFArray && filter.size() === 1 ? filter.lookup(0) : filter;
+  if (only === PDFName.of('FlateDecode') && !stream.dict.has(PDFName.of('DecodeParms'))) {
+    try {
+      return new Uint8Array(inflateSync(stream.contents, { maxOutputLength: limits.maxStreamBytes }));
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw new DocumentError(`A content stream of the PDF inflates to more than ${limits.maxStreamBytes} bytes (DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES).`);
+      }
+      throw new DocumentError('A content stream of the PDF is damaged (it does not inflate).');
+    }
+  }
+  const out = decodePDFRawStream(stream).decode();
+  if (out.length > limits.maxStreamBytes) throw new DocumentError(`A content stream of the PDF inflates to more than ${limits.maxStreamBytes} bytes (DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES).`);
+  return out;
+}
+
+/** Every content stream of the page, joined as one (a token may run across two streams). */
+function pageContent(page: PDFPage, limits: PdfWriteLimits): Uint8Array {
+  const contents = page.node.Contents();
+  const streams: PDFStream[] = [];
+  if (contents instanceof PDFStream) streams.push(contents);
+  else if (contents instanceof PDFArray) {
+    for (let i = 0; i < contents.size(); i++) {
+      const s = contents.lookup(i);
+      if (s instanceof PDFStream) streams.push(s);
+    }
+  }
+  return new Uint8Array(Buffer.concat(streams.flatMap((s) => [Buffer.from(streamBytes(s, limits)), Buffer.from('\n')])));
+}
+
+function matrixOf(dict: PDFDict): Matrix {
+  const m = dict.lookup(PDFName.of('Matrix'));
+  if (!(m instanceof PDFArray) || m.size() !== 6) return IDENTITY;
+  const v = m.asArray().map((x) => (x instanceof PDFNumber ? x.asNumber() : Number.NaN));
+  return v.every(Number.isFinite) ? (v as Matrix) : IDENTITY;
+}
+
+/** Cuts the blocks' text out of the page and of the forms it draws (each form rewritten once). */
+function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits: PdfWriteLimits, done: Set<PDFRef>): void {
+  const inside = (x: number, y: number) => blocks.some((b) => x >= b.box[0] - 2 && x <= b.box[2] + 2 && y >= b.box[1] - 2 && y <= b.box[3] + 2);
+  const hooksFor = (resources: PDFDict | undefined, depth: number): ContentHooks => ({
+    remove: (x, y) => inside(x, y),
+    draw: (name, ctm) => {
+      if (depth >= MAX_FORM_DEPTH) return;
+      const xobjects = resources?.lookupMaybe(PDFName.of('XObject'), PDFDict);
+      const ref = xobjects?.get(PDFName.of(name));
+      if (!(ref instanceof PDFRef) || done.has(ref)) return;
+      const form = doc.context.lookup(ref);
+      if (!(form instanceof PDFStream) || form.dict.lookup(PDFName.of('Subtype')) !== PDFName.of('Form')) return;
+      done.add(ref);
+      const own = form.dict.lookupMaybe(PDFName.of('Resources'), PDFDict) ?? resources;
+      const result = removeText(streamBytes(form, limits), multiply(matrixOf(form.dict), ctm), hooksFor(own, depth + 1));
+      if (result.removed === 0) return;
+      const dict = form.dict.clone(doc.context);
+      dict.delete(PDFName.of('Filter'));
+      dict.delete(PDFName.of('DecodeParms'));
+      dict.delete(PDFName.of('Length'));
+      doc.context.assign(ref, doc.context.flateStream(result.bytes, Object.fromEntries(dict.entries().map(([k, v]) => [k.asString().slice(1), v]))));
+    },
+  });
+  const resources = page.node.Resources();
+  const result = removeText(pageContent(page, limits), IDENTITY, hooksFor(resources, 0));
+  // The page's own drawing in one stream, its graphics state closed so what is drawn after starts clean.
+  const bytes = Buffer.concat([Buffer.from('q\n'), Buffer.from(result.bytes), Buffer.from('\nQ\n')]);
+  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(bytes)));
+}
+
+/** JavaScript in any form dropped: document-level scripts, open actions, additional actions, script links. */
+function dropJavaScript(doc: PDFDocument): void {
+  const JS = PDFName.of('JavaScript');
+  const names = doc.catalog.lookupMaybe(PDFName.of('Names'), PDFDict);
+  names?.delete(JS);
+  const isScript = (v: unknown) => v instanceof PDFDict && (v.lookup(PDFName.of('S')) === JS || v.has(PDFName.of('JS')));
+  for (const [, obj] of doc.context.enumerateIndirectObjects()) {
+    const dict = obj instanceof PDFDict ? obj : obj instanceof PDFStream ? obj.dict : undefined;
+    if (!dict) continue;
+    dict.delete(PDFName.of('AA'));
+    for (const key of ['A', 'OpenAction', 'Next']) {
+      const name = PDFName.of(key);
+      if (isScript(dict.lookup(name))) dict.delete(name);
+    }
+  }
+  if (isScript(doc.catalog.lookup(PDFName.of('OpenAction')))) doc.catalog.delete(PDFName.of('OpenAction'));
+  doc.catalog.delete(PDFName.of('AA'));
+}
+
+export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: string[], target: string, limits: PdfWriteLimits): Promise<Uint8Array> {
+  const expected = (plan.title ? 1 : 0) + plan.outline + plan.blocks.length;
+  if (translations.length !== expected) throw new Error(`expected ${expected} translations, got ${translations.length}`);
+  const doc = await loadStructure(bytes);
+  doc.registerFontkit(fontkit);
+  let at = 0;
+  if (plan.title) doc.setTitle(fragmentText(translations[at++]!).trim());
+  const items = outlineItems(doc);
+  if (items.length !== plan.outline) throw new Error('the outline changed between reading and writing');
+  for (const item of items) {
+    const text = fragmentText(translations[at++]!).trim();
+    if (text) item.set(PDFName.of('Title'), PDFHexString.fromText(text));
+  }
+  doc.catalog.set(PDFName.of('Lang'), PDFString.of(target));
+  dropJavaScript(doc);
+
+  const pages = doc.getPages();
+  const byPage = new Map<number, { block: Block; html: string }[]>();
+  for (const block of plan.blocks) {
+    const list = byPage.get(block.page) ?? [];
+    list.push({ block, html: translations[at++]! });
+    byPage.set(block.page, list);
+  }
+  const fonts = new Map<string, PDFFont>();
+  const fontFor = async (key: string): Promise<PDFFont> => {
+    const f = face(key);
+    let font = fonts.get(f.key);
+    if (!font) {
+      // Whole faces: fontkit's subsets of these faces lose glyph outlines (letters render blank), so none is made.
+      font = await doc.embedFont(f.bytes, { subset: false });
+      fonts.set(f.key, font);
+    }
+    return font;
+  };
+  const forms = new Set<PDFRef>();
+  for (const [index, list] of byPage) {
+    const page = pages[index];
+    if (!page) continue;
+    removePageText(doc, page, list.map((l) => l.block), limits, forms);
+    // The page's font is set only when it changes: pdf-lib adds a resource entry each time a font is set.
+    let current: PDFFont | undefined;
+    for (const { block, html } of list) {
+      for (const piece of typeset(block, html).placed) {
+        const font = await fontFor(piece.face);
+        if (font !== current) page.setFont((current = font));
+        page.drawText(piece.text, { x: piece.x, y: piece.y, size: piece.size, color: rgb(0, 0, 0) });
+      }
+    }
+  }
+  return doc.save({ updateFieldAppearances: false });
+}

@@ -1,0 +1,119 @@
+// PDFs made by a real producer: a DOCX (npm docx) with headings, paragraphs, a two-column section, a table, an
+// image and a link, turned into PDF by LibreOffice; and a scanned page (an image and no text) made with pdf-lib.
+import { deflateSync } from 'node:zlib';
+import {
+  AlignmentType,
+  ColumnBreak,
+  Document,
+  ExternalHyperlink,
+  HeadingLevel,
+  ImageRun,
+  Packer,
+  Paragraph,
+  SectionType,
+  Table,
+  TableCell,
+  TableRow,
+  TextRun,
+  WidthType,
+} from 'docx';
+import { PDFDocument } from 'pdf-lib';
+import { sofficeConvert } from './zip-helpers.ts';
+
+/** A w×h RGB PNG in two colours (stripes), so an image is something that can be checked for. */
+export function stripedPng(w: number, h: number): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (b: Buffer) => {
+    let c = 0xffffffff;
+    for (const x of b) c = crcTable[(c ^ x) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const sum = Buffer.alloc(4);
+    sum.writeUInt32BE(crc(body));
+    return Buffer.concat([len, body, sum]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  const rows: Buffer[] = [];
+  for (let y = 0; y < h; y++) {
+    const row = Buffer.alloc(1 + w * 3);
+    for (let x = 0; x < w; x++) row.set(((x >> 3) + (y >> 3)) % 2 ? [200, 40, 40] : [40, 40, 200], 1 + x * 3);
+    rows.push(row);
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.concat(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+const body = (text: string) => new Paragraph({ children: [new TextRun(text)] });
+
+/** The DOCX the test PDF is made from. */
+export async function makeReportDocx(): Promise<Buffer> {
+  const doc = new Document({
+    title: 'The garden report',
+    sections: [
+      {
+        children: [
+          new Paragraph({ text: 'The garden report', heading: HeadingLevel.HEADING_1 }),
+          new Paragraph({ children: [new TextRun({ text: 'The dog is in the garden.', bold: true }), new TextRun(' The cat sleeps on the warm roof of the old house, and the children play with a red ball near the tall trees.')] }),
+          new Paragraph({
+            children: [
+              new TextRun('Read more on the '),
+              new ExternalHyperlink({ link: 'https://example.org/garden', children: [new TextRun({ text: 'garden website', style: 'Hyperlink' })] }),
+              new TextRun('. The weather is good today.'),
+            ],
+          }),
+          new Paragraph({ text: 'Animals and plants', heading: HeadingLevel.HEADING_2 }),
+          new Paragraph({ alignment: AlignmentType.CENTER, children: [new ImageRun({ type: 'png', data: stripedPng(64, 40), transformation: { width: 160, height: 100 } })] }),
+          new Table({
+            width: { size: 100, type: WidthType.PERCENTAGE },
+            rows: [
+              new TableRow({ children: [new TableCell({ children: [body('The house')] }), new TableCell({ children: [body('The garden')] })] }),
+              new TableRow({ children: [new TableCell({ children: [body('The water is cold.')] }), new TableCell({ children: [body('The book is good.')] })] }),
+            ],
+          }),
+        ],
+      },
+      {
+        properties: { type: SectionType.CONTINUOUS, column: { count: 2, space: 720 } },
+        children: [
+          body('The first column tells a story. The man reads a book in the morning, and the woman drinks her coffee in the kitchen. The children go to school by bus every day of the week.'),
+          body('The second paragraph is also here. The teacher writes on the board, and the students listen to her with great interest during the whole lesson.'),
+          new Paragraph({ children: [new ColumnBreak(), new TextRun('The second column begins with this sentence. The farmer works in the field, the horse eats the green grass, and the birds sing in the trees of the forest.')] }),
+          body('The last paragraph ends the story. The family eats dinner together at the big table in the evening, and then everybody goes to bed.'),
+        ],
+      },
+    ],
+  });
+  return Packer.toBuffer(doc);
+}
+
+/** The report as LibreOffice prints it to PDF. */
+export async function makeReportPdf(): Promise<Buffer> {
+  const pdf = sofficeConvert({ 'report.docx': await makeReportDocx() }, 'pdf').get('report.docx');
+  if (!pdf) throw new Error('LibreOffice made no PDF');
+  return pdf;
+}
+
+/** A scanned page: one full-page image, no text layer. */
+export async function makeScannedPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  const image = await doc.embedPng(stripedPng(200, 280));
+  page.drawImage(image, { x: 0, y: 0, width: 595, height: 842 });
+  return doc.save();
+}

@@ -1,0 +1,216 @@
+// PDF in, PDF out on a file LibreOffice made (headings, paragraphs, a two-column section, a table, an image, a
+// link): translated through the format=html path with the real engine (tiny Marian en→de), written back, and read
+// with poppler: the translations are on the page and the source words gone, the image and the page count are as
+// they were, every font is embedded, blocks start where they started. Skipped, with the reason printed, where
+// LibreOffice or poppler is missing (CI installs both).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { PDFDocument, PDFName } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectFormat } from '../../src/documents/formats/index.ts';
+import { DocumentError } from '../../src/documents/formats/types.ts';
+import { makeReportPdf, makeScannedPdf } from './pdf-fixtures.ts';
+import { htmlText, LIMITS, startTranslator, type Translator } from './zip-helpers.ts';
+
+const has = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' }).error === undefined;
+const missing = [!has('soffice', ['--version']) && 'soffice (LibreOffice)', !has('pdftotext', ['-v']) && 'pdftotext (poppler-utils)'].filter(Boolean);
+if (missing.length) console.log(`PDF tests skipped: ${missing.join(', ')} not installed`);
+
+const dir = mkdtempSync(join(tmpdir(), 'dragoman-pdf-'));
+const poppler = (tool: string, args: string[], bytes: Uint8Array): string => {
+  const file = join(dir, `${tool}-${Math.random().toString(36).slice(2)}.pdf`);
+  writeFileSync(file, bytes);
+  const r = spawnSync(tool, [...args, file, ...(tool === 'pdftotext' ? ['-'] : [])], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${tool} failed: ${r.stderr}`);
+  return r.stdout;
+};
+/** Each line's text and where its first word starts (pdftotext -bbox-layout). */
+const lineStarts = (bytes: Uint8Array): { text: string; x: number; y: number }[] =>
+  [...poppler('pdftotext', ['-bbox-layout'], bytes).matchAll(/<line[^>]*>([\s\S]*?)<\/line>/g)].map((m) => {
+    const words = [...m[1]!.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)</g)];
+    return { text: words.map((w) => w[3]).join(' '), x: Number(words[0]![1]), y: Number(words[0]![2]) };
+  });
+
+/** Share of dark pixels on page 1 as pdftoppm draws it in grey (text that renders blank shows as none). */
+function inkOf(bytes: Uint8Array): number {
+  const file = join(dir, `ink-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(`${file}.pdf`, bytes);
+  const r = spawnSync('pdftoppm', ['-gray', '-r', '40', '-f', '1', '-l', '1', `${file}.pdf`, file], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`pdftoppm failed: ${r.stderr}`);
+  const pgm = readFileSync(`${file}-1.pgm`);
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.subarray(0, 40).toString('latin1'))!;
+  const pixels = pgm.subarray(header[0].length);
+  let dark = 0;
+  for (const v of pixels) if (v < 128) dark++;
+  return dark / pixels.length;
+}
+
+describe.skipIf(missing.length > 0)('PDF documents', () => {
+  let translator: Translator;
+  let source: Uint8Array;
+  let result: Uint8Array;
+  let units: string[];
+  let translations: string[];
+
+  beforeAll(async () => {
+    translator = await startTranslator();
+    source = await makeReportPdf();
+    const format = detectFormat(source, 'report.bin');
+    expect(format.id).toBe('pdf');
+    const doc = await format.open(source, LIMITS);
+    units = doc.units.map((u) => u.html);
+    translations = await translator.translate(doc.units);
+    result = await doc.write(translations, 'de');
+  }, 600_000);
+
+  afterAll(async () => {
+    await translator?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads paragraphs as blocks: lines joined, the two columns and the table cells apart, in reading order', () => {
+    const texts = units.map(htmlText);
+    expect(texts).toContain('The garden report');
+    const first = texts.findIndex((t) => t.startsWith('The first column tells a story.'));
+    const second = texts.findIndex((t) => t.startsWith('The second column begins'));
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(first);
+    // A paragraph wrapped over four lines is one unit.
+    expect(texts[first]).toBe('The first column tells a story. The man reads a book in the morning, and the woman drinks her coffee in the kitchen. The children go to school by bus every day of the week.');
+    expect(texts).toContain('The house');
+    expect(texts).toContain('The garden');
+  });
+
+  it('the translated words are on the page and the source words are gone', () => {
+    const text = poppler('pdftotext', ['-layout'], result).replace(/\s+/g, ' ');
+    const sourceText = poppler('pdftotext', ['-layout'], source).replace(/\s+/g, ' ');
+    expect(sourceText).toContain('children');
+    for (const word of ['children', 'garden', 'morning', 'weather', 'column']) expect(text).not.toContain(word);
+    // Words of the engine's translations appear on the page.
+    const words = [...new Set(translations.flatMap((t) => htmlText(t).split(/\s+/)).filter((w) => /^\p{L}{5,}$/u.test(w)))];
+    expect(words.length).toBeGreaterThan(10);
+    const found = words.filter((w) => text.includes(w));
+    expect(found.length / words.length).toBeGreaterThan(0.9);
+  });
+
+  it('keeps the page count, the image, and embeds every font; translates the title', () => {
+    const info = (b: Uint8Array) => poppler('pdfinfo', [], b);
+    expect(/Pages:\s+(\d+)/.exec(info(result))![1]).toBe(/Pages:\s+(\d+)/.exec(info(source))![1]);
+    const images = (b: Uint8Array) => poppler('pdfimages', ['-list'], b).split('\n').slice(2).filter((l) => l.trim()).map((l) => l.trim().split(/\s+/).slice(0, 6).join(' '));
+    expect(images(result)).toEqual(images(source));
+    expect(images(result).length).toBe(1);
+    const fonts = poppler('pdffonts', [], result).split('\n').slice(2).filter((l) => l.trim());
+    expect(fonts.some((l) => /^NotoSans/.test(l))).toBe(true);
+    for (const line of fonts) expect(line, line).toMatch(/\s+yes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/);
+    expect(info(result)).toMatch(new RegExp(`Title:\\s+${htmlText(translations[0]!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  });
+
+  it('the translated text is drawn (pdftoppm shows about as much ink as the source has, not blank glyphs)', () => {
+    const before = inkOf(source);
+    const after = inkOf(result);
+    expect(before).toBeGreaterThan(0);
+    expect(after / before).toBeGreaterThan(0.6);
+  });
+
+  it('sets /Lang to the target', async () => {
+    const doc = await PDFDocument.load(result);
+    expect(doc.catalog.lookup(PDFName.of('Lang'))?.toString()).toBe('(de)');
+  });
+
+  it('each block starts within a few points of where its source started', () => {
+    const before = lineStarts(source);
+    const after = lineStarts(result);
+    // The source lines that begin a block (a unit starts with their first three words).
+    const anchors = before.filter((l) => units.some((u) => htmlText(u).startsWith(l.text.split(' ').slice(0, 3).join(' '))));
+    expect(anchors.length).toBeGreaterThanOrEqual(8);
+    for (const a of anchors) {
+      const near = after.filter((w) => Math.abs(w.x - a.x) <= 4 && Math.abs(w.y - a.y) <= 6);
+      expect(near.length, JSON.stringify(a)).toBeGreaterThan(0);
+    }
+    // The second column's text still starts right of the middle of the page.
+    const right = after.filter((w) => w.x > 300 && w.y > 230 && w.y < 330);
+    expect(right.length).toBeGreaterThan(0);
+  });
+
+  it('a scanned page (an image and no text) is refused by name', async () => {
+    const scan = await makeScannedPdf();
+    const err = await detectFormat(scan, 'scan.pdf').open(scan, LIMITS).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(DocumentError);
+    expect((err as Error).message).toMatch(/no text layer/);
+  });
+
+  it('an encrypted PDF and one whose cross-reference table is broken are refused by name', async () => {
+    const format = detectFormat(source, 'a.pdf');
+    const encrypted = Buffer.from(Buffer.from(source).toString('latin1').replace(/trailer\s*<</, (m) => `${m}/Encrypt << /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >>`), 'latin1');
+    const e1 = await format.open(encrypted, LIMITS).then(() => undefined, (e: unknown) => e);
+    expect((e1 as Error).message).toMatch(/encrypted/);
+    const broken = Buffer.from(source);
+    const at = broken.lastIndexOf('startxref');
+    broken.write('startxref\n12', at, 'latin1');
+    const e2 = await format.open(broken, LIMITS).then(() => undefined, (e: unknown) => e);
+    expect((e2 as Error).message).toMatch(/cross-reference table is broken/);
+  });
+
+  it('mutated PDFs (cut short, bytes flipped, stream bytes flipped): each read refused by name or read and written, never a crash', async () => {
+    let x = 0x5eed;
+    const next = () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) / 2 ** 32;
+    };
+    const format = detectFormat(source, 'a.pdf');
+    const outcomes: Record<string, number> = {};
+    const streamAt = Buffer.from(source).indexOf('stream');
+    for (let k = 0; k < 24; k++) {
+      const bytes = Buffer.from(source);
+      let mutated: Buffer;
+      if (k % 3 === 0) mutated = bytes.subarray(0, 5 + Math.floor(next() * (bytes.length - 5)));
+      else {
+        const from = k % 3 === 1 ? 5 : streamAt;
+        for (let f = 0; f < 1 + Math.floor(next() * 8); f++) bytes[from + Math.floor(next() * (bytes.length - from))] = Math.floor(next() * 256);
+        mutated = bytes;
+      }
+      const opened = await format.open(mutated, LIMITS).then((d) => d, (e: unknown) => e);
+      if (opened instanceof Error) {
+        expect(opened, `#${k}: ${opened.message}`).toBeInstanceOf(DocumentError);
+        outcomes[opened.message.slice(0, 40)] = (outcomes[opened.message.slice(0, 40)] ?? 0) + 1;
+        continue;
+      }
+      const doc = opened as Awaited<ReturnType<typeof format.open>>;
+      const out = await doc.write(doc.units.map((u) => u.html), 'de').then((b) => b, (e: unknown) => e);
+      if (out instanceof Error) expect(out, `#${k} write: ${out.message}`).toBeInstanceOf(DocumentError);
+      else expect(Buffer.from((out as Uint8Array).subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+      outcomes.written = (outcomes.written ?? 0) + 1;
+    }
+    console.log(JSON.stringify({ pdfFuzz: outcomes }));
+    expect(Object.values(outcomes).reduce((a, b) => a + b, 0)).toBe(24);
+  }, 300_000);
+
+  it('hostile PDFs: more pages than the limit, arrays nested 100,000 deep, a 200 MB compression bomb: each refused by name or read, on its worker', async () => {
+    const refusedOrRead = async (bytes: Uint8Array, limits = LIMITS) => {
+      const out = await detectFormat(bytes, 'a.pdf').open(bytes, limits).then((d) => d, (e: unknown) => e);
+      if (out instanceof Error) expect(out, out.message).toBeInstanceOf(DocumentError);
+      return out;
+    };
+    // More pages than the limit: refused from the page tree's count, before any page is read.
+    const many = await PDFDocument.load(source);
+    for (let i = 0; i < 600; i++) many.addPage([200, 200]);
+    const tooMany = await refusedOrRead(await many.save());
+    expect((tooMany as Error).message).toMatch(/601 pages; at most 500 .*DRAGOMAN_MAX_PDF_PAGES/);
+    // Content nested 100,000 arrays deep, and a stream of 200 MB of zeros compressed to a few hundred kB.
+    for (const content of [Buffer.from('BT /F1 12 Tf 10 10 Td ' + '['.repeat(100_000) + ' ET'), Buffer.alloc(200 * 1024 * 1024, 0x20)]) {
+      const doc = await PDFDocument.load(source);
+      const page = doc.getPage(0);
+      page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(content.length > 1e6 ? new Uint8Array(0) : content)));
+      if (content.length > 1e6) {
+        const raw = doc.context.stream(deflateSync(content), { Filter: 'FlateDecode' });
+        page.node.set(PDFName.of('Contents'), doc.context.register(raw));
+      }
+      await refusedOrRead(await doc.save({ useObjectStreams: false }), { ...LIMITS, pdfMemoryMb: 256, pdfTimeoutMs: 60_000 });
+    }
+  }, 300_000);
+});
