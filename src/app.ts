@@ -1,5 +1,5 @@
 // The composition root: configuration in, a listening server out. Everything the process is made of is built
-// here, once (the logger, the database (src/storage) and the account, glossary and job stores on it, the engine,
+// here, once (the logger, the database (src/storage) and the account, glossary, memory and job stores on it, the engine,
 // detector and planners, then accounts, gate, glossaries, service and document jobs over them) and handed to
 // buildServer (src/http/server.ts), which only wires routes. Used by `dragoman serve` and by black-box tests (which pass port 0, a temp data dir and a clock
 // they control).
@@ -22,6 +22,7 @@ import { serviceFromConfig } from './service/index.ts';
 import type { Planners } from './service/types.ts';
 import { offloadedPlanners } from './text/offload/index.ts';
 import { glossaryBook, glossaryStore, type GlossaryStore } from './glossaries/index.ts';
+import { memoryBook, memoryStore, type MemoryBook, type MemoryStore } from './memories/index.ts';
 import { openStorage, type Storage } from './storage/index.ts';
 
 export interface AppOptions {
@@ -58,6 +59,8 @@ export interface Foundations {
   jobStore: JobStore;
   /** Without it, glossary endpoints answer that none are kept. */
   glossaries?: GlossaryStore;
+  /** A key's translation memories over their store; without them, memory endpoints answer that none are kept. */
+  memories?: MemoryBook;
   clock?: Clock;
   gate?: GateOptions;
   log: ServerDeps['log'];
@@ -78,6 +81,9 @@ export function assemble(f: Foundations): ServerDeps {
     detector,
     planners: f.planners,
     ...(f.glossaries ? { glossaries: glossaryBook(f.glossaries, config) } : {}),
+    ...(f.memories ? { memories: f.memories } : {}),
+    // Memory characters are counted in the quota period of the accounts' clock.
+    now: () => clock.now(),
   });
   const documents = new DocumentJobs({ settings: config, service, gate, store: f.jobStore, clock, log });
   return { config, service, accounts, gate, engine, detector, clock, documents, log, ...(f.demo && { demo: f.demo }) };
@@ -87,10 +93,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const storage = await openStorage(config);
   const store = accountStore(storage, config);
   const glossaries = glossaryStore(storage);
+  const memories: MemoryStore = memoryStore(storage);
   let engine: Engine | undefined;
   // Long texts are planned and assembled on a worker thread, off the event loop (text/offload).
   const planners = offloadedPlanners();
   try {
+    const book = memoryBook(memories, config);
     const real = await createEngine(config);
     engine = options.wrapEngine ? options.wrapEngine(real) : real;
     const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
@@ -102,6 +110,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       planners: { text: planners.text, html: planners.html },
       jobStore: jobStore(storage),
       glossaries,
+      memories: book,
       clock: options.clock,
       gate: options.gate,
       log: createLogger(config, options.logger),
@@ -109,6 +118,9 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     });
     const server = await buildServer({ ...parts, requestTimeoutMs: options.requestTimeoutMs });
     await server.listen({ host: config.host, port: config.port });
+    // What memory imports killed mid-way left behind (never visible to a key) is removed once it is surely abandoned;
+    // a database away at start does not stop the server (the next start sweeps).
+    await book.sweep().catch((err: unknown) => server.log.warn({ err }, 'memory imports left by a stopped server not swept'));
     // Every folder the engine found, once: a model that did not load says where and why (the reason names files and
     // onnxruntime's message, never request data).
     for (const m of engine.models()) {
@@ -149,6 +161,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
           await planners.close();
           await eng.close();
           await glossaries.close();
+          await memories.close();
           await store.close();
           await storage.close();
         })()),
@@ -157,6 +170,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await planners.close();
     await engine?.close().catch(() => undefined);
     await glossaries.close().catch(() => undefined);
+    await memories.close().catch(() => undefined);
     await store.close();
     await storage.close();
     throw err;

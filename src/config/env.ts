@@ -62,6 +62,14 @@ export interface Config {
   glossaryMaxEntries: number;
   glossaryMaxTermChars: number;
   glossariesPerKey: number;
+  /**
+   * Translation memory limits (src/memories): memories per key, segments per memory, characters per segment, bytes
+   * per imported file.
+   */
+  memoriesPerKey: number;
+  memoryMaxSegments: number;
+  memoryMaxSegmentChars: number;
+  memoryMaxFileBytes: number;
   ui: OnOff;
   /**
    * The id (`k_…`) of the key the web page's requests without a key are metered against (plan, quota, rate limit);
@@ -297,6 +305,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     glossaryMaxEntries: int(env, 'DRAGOMAN_GLOSSARY_MAX_ENTRIES', 10_000, 1),
     glossaryMaxTermChars: int(env, 'DRAGOMAN_GLOSSARY_MAX_TERM_CHARS', 200, 1),
     glossariesPerKey: int(env, 'DRAGOMAN_GLOSSARIES_PER_KEY', 1000, 1),
+    memoriesPerKey: int(env, 'DRAGOMAN_MEMORIES_PER_KEY', 100, 1),
+    memoryMaxSegments: int(env, 'DRAGOMAN_MEMORY_MAX_SEGMENTS', 2_000_000, 1),
+    memoryMaxSegmentChars: int(env, 'DRAGOMAN_MEMORY_MAX_SEGMENT_CHARS', 5000, 1),
+    memoryMaxFileBytes: int(env, 'DRAGOMAN_MEMORY_MAX_FILE_BYTES', 1024 * 1024 * 1024, 1),
     ui: onOff(env, 'DRAGOMAN_UI', true),
     uiKey: uiKey(env),
     detectSecondOpinion: onOff(env, 'DRAGOMAN_DETECT_SECOND_OPINION', true),

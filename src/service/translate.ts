@@ -10,6 +10,8 @@ import { segmentConstraints } from './constraints.ts';
 import type { TermMatcher } from '../text/terms.ts';
 import type { Glossary } from '../glossaries/types.ts';
 import { pairMissing } from '../glossaries/book.ts';
+import type { Memory } from '../memories/types.ts';
+import { codePoints } from './validate.ts';
 import type {
   AnyPlan,
   ServiceDeps,
@@ -54,6 +56,17 @@ async function readGlossary(deps: ServiceDeps, req: TranslateRequest): Promise<G
   return deps.glossaries.get(ref.owner, ref.id);
 }
 
+async function readMemory(deps: ServiceDeps, req: TranslateRequest): Promise<Memory | undefined> {
+  const ref = req.options.memory;
+  if (!ref) return undefined;
+  if (!deps.memories) throw invalidRequest('This server keeps no translation memories.');
+  const m = await deps.memories.get(ref.owner, ref.id);
+  if (req.source && req.source.code !== m.source) {
+    throw invalidRequest(`Translation memory '${m.id}' has source language '${m.source}'; this request's source is '${req.source.code}'.`);
+  }
+  return m;
+}
+
 export function noModelsError(): ApiError {
   return new ApiError(
     503,
@@ -83,6 +96,8 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
     : textPlanner(deps, req.options.sentences);
   // The glossary is read before any work (an unknown one is a 404 however the request would go on).
   const glossary = await readGlossary(deps, req);
+  const memory = await readMemory(deps, req);
+  let memoryChars = 0;
   // Plans are made once; for html they also give the text to detect (markup would mislead the detector).
   const plans = new Map<number, Promise<AnyPlan>>();
   const planOf = (i: number): Promise<AnyPlan> => {
@@ -150,22 +165,49 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
       }
       const alternatives = req.options.alternatives ?? 0;
       const matcher = matchers.get(g.source.flores);
+      // The memory's exact segments are its stored targets, never decoded; the rest go to the engine.
+      const use = memory && memory.source === g.source.code ? req.options.memory! : undefined;
+      const lookups = use
+        ? await deps.memories!.lookup(memory!, target.code, segments, { threshold: use.threshold ?? 75, fuzzy: use.matches === true })
+        : undefined;
+      const todo = lookups ? segments.flatMap((_s, k) => (lookups[k]!.exact ? [] : [k])) : segments.map((_s, k) => k);
+      const todoSegments = todo.map((k) => segments[k]!);
       // Kept spans are found in the text of both formats; in HTML, translate="no" and ignored elements never reach the engine.
       const constraints = matcher || keep
-        ? segments.map((s) => segmentConstraints(s, matcher, keep, req.format === 'html'))
+        ? todoSegments.map((s) => segmentConstraints(s, matcher, keep, req.format === 'html'))
         : undefined;
-      const out = await deps.engine.translate(segments, g.source.flores, target.flores, {
-        ...(alternatives > 0 ? { alternatives } : {}),
-        ...(constraints?.some(Boolean) ? { constraints } : {}),
-        ...(signal ? { signal } : {}),
-      });
-      routes.push(out.route);
+      const machine = todoSegments.length
+        ? await deps.engine.translate(todoSegments, g.source.flores, target.flores, {
+            ...(alternatives > 0 ? { alternatives } : {}),
+            ...(constraints?.some(Boolean) ? { constraints } : {}),
+            ...(signal ? { signal } : {}),
+          })
+        : undefined;
+      if (machine) routes.push(machine.route);
+      const out = { translations: segments.map((_s, k) => lookups?.[k]!.exact?.target ?? ''), alternatives: [] as (string[] | undefined)[] };
+      for (const [j, k] of todo.entries()) {
+        out.translations[k] = machine!.translations[j]!;
+        out.alternatives[k] = machine!.alternatives?.[j];
+      }
+      if (use?.update && todo.length) {
+        await deps.memories!.learn(memory!, target.code, todo.map((k) => [segments[k]!, out.translations[k]!]));
+      }
       let at = 0;
       for (const [k, i] of g.indexes.entries()) {
         const p = groupPlans[k]!;
         const n = p.segments.length;
         const best = out.translations.slice(at, at + n);
         results[i]!.translatedText = await p.assemble(best);
+        if (lookups) {
+          const mine = lookups.slice(at, at + n);
+          const exact = mine.flatMap((l, s) => (l.exact ? [codePoints(p.segments[s]!)] : []));
+          const chars = exact.reduce((a, b) => a + b, 0);
+          memoryChars += chars;
+          results[i]!.memory = {
+            segments: n, exact: exact.length, chars,
+            matches: mine.flatMap((l, s) => l.matches.map((m) => ({ segment: p.segments[s]!, source: m.source, target: m.target, similarity: m.similarity }))),
+          };
+        }
         await slices.next();
         if (alternatives > 0) {
           // Alternative j of a string: each segment's j-th alternative (its best one when it has fewer).
@@ -188,5 +230,6 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   if (req.options.alternatives && req.options.alternatives > 0) {
     for (const r of results) r.alternatives ??= [];
   }
-  return { translations: results, routes };
+  if (memoryChars > 0) await deps.memories!.recordServed(req.options.memory!.owner, memoryChars, deps.now?.() ?? Date.now());
+  return { translations: results, routes, memoryChars };
 }

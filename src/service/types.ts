@@ -6,6 +6,7 @@ import type { Engine } from '../engine/types.ts';
 import type { Language } from '../languages/types.ts';
 import type { DeferredPlan, TranslationPlan } from '../text/types.ts';
 import type { GlossaryBook } from '../glossaries/book.ts';
+import type { MemoryBook } from '../memories/book.ts';
 
 export type Format = 'text' | 'html';
 
@@ -24,6 +25,10 @@ export interface ServiceDeps {
   planners: Planners;
   /** Glossaries (src/glossaries); without them a request naming one is refused. */
   glossaries?: GlossaryBook;
+  /** Translation memories (src/memories); without them a request naming one is refused. */
+  memories?: MemoryBook;
+  /** Milliseconds since the epoch (the accounts' clock): the quota period memory characters are counted in. */
+  now?: () => number;
   /** Keep placeholders, URLs and e-mail addresses of plain text verbatim (DRAGOMAN_KEEP_SPANS, default on). */
   keepSpans?: boolean;
 }
@@ -43,6 +48,8 @@ export interface TranslateOptions {
   alternatives?: number;
   /** A glossary of the calling key: its terms come out as its target terms (src/service/constraints.ts). */
   glossary?: { owner: string; id: string };
+  /** A translation memory of the calling key: exact segments come from it, fuzzy matches are reported. */
+  memory?: MemoryUse;
   /** Overrides ServiceDeps.keepSpans for this request. */
   keepSpans?: boolean;
   /**
@@ -52,6 +59,36 @@ export interface TranslateOptions {
   sentences?: 'split' | 'whole' | 'nonewlines';
   /** format=html: elements kept as they are, like translate="no" (DeepL's ignore_tags). */
   ignoreTags?: readonly string[];
+}
+
+export interface MemoryUse {
+  owner: string;
+  id: string;
+  /** Least similarity (0–100) of a fuzzy match reported; default 75. */
+  threshold?: number;
+  /** Look up fuzzy matches of the segments without an exact one (reported in TranslationItem.memory). */
+  matches?: boolean;
+  /** Add the machine translations of this request to the memory as unreviewed segments. */
+  update?: boolean;
+}
+
+/** A stored segment reported for a sentence of a string (similarity 100: the exact one used). */
+export interface ReportedMatch {
+  /** The sentence of the string it was found for. */
+  segment: string;
+  source: string;
+  target: string;
+  similarity: number;
+}
+
+/** What a memory did for one string. */
+export interface MemoryOutcome {
+  /** Sentences of the string, and those whose translation is the memory's stored one. */
+  segments: number;
+  exact: number;
+  /** Characters (code points) of the sentences served from the memory. */
+  chars: number;
+  matches: ReportedMatch[];
 }
 
 /** A validated translate request; `chars` is what the quota is charged. */
@@ -79,12 +116,16 @@ export interface TranslationItem {
   detection?: Detection;
   input: string;
   alternatives?: string[];
+  /** Present when the request used a memory and this string's source is the memory's source language. */
+  memory?: MemoryOutcome;
 }
 
 export interface TranslateResult {
   translations: TranslationItem[];
   /** Model routes used, e.g. ["tiny-marian-en-de"] or ["a", "b"] for a pivot; one per distinct group. */
   routes: string[][];
+  /** Characters served from the memory (exact segments), over all strings. */
+  memoryChars: number;
 }
 
 export interface DetectInput {

@@ -23,8 +23,9 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   // The database: connections and the one numbered migration series of every table; the stores sit in their concerns.
   storage: ['config'],
   accounts: ['config', 'storage'],
-  service: ['config', 'errors', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries'],
+  service: ['config', 'errors', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries', 'memories'],
   glossaries: ['config', 'errors', 'languages', 'text/terms.ts', 'storage', 'accounts/errors.ts'],
+  memories: ['config', 'errors', 'languages', 'accounts/period.ts', 'storage', 'accounts/errors.ts'],
   observability: ['config', 'languages', 'engine/types.ts'],
   models: ['config', 'languages', 'engine'],
   // Document jobs sit on the service layer (units go through it as format=html) and charge through accounts.
@@ -36,6 +37,7 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
     'accounts',
     'documents',
     'glossaries',
+    'memories',
     'config',
     'languages',
     'observability',

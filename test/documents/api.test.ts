@@ -119,6 +119,14 @@ describe('documents: jobs, keys and quota', () => {
     }
   });
 
+  it('a document asking for a translation memory: 400 that says memories are not supported for documents, nothing charged', async () => {
+    const k = await t.key();
+    const up = await upload(t.url, k.secret, 'notes.txt', SAMPLES[0]!.text, { target: 'de', source: 'en', memory: 'tm_any' });
+    expect(up.status).toBe(400);
+    expect(up.body.error).toEqual({ code: 400, type: 'invalid_request', message: expect.stringMatching(/^memory is not supported for documents/) });
+    expect(await usedChars(k.id)).toBe(0);
+  });
+
   it('DELETE while the job is translating: 204, it stops, its files do not come back', async () => {
     const big = Array.from({ length: 400 }, (_x, i) => `The garden number ${i} is big and the house is small.`).join('\n\n');
     const up = await upload(t.url, key.secret, 'big.txt', big);

@@ -56,6 +56,10 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
     const source = fromDeepL('source_lang', single(fields, 'source_lang'));
     if (source && source.flores === target.flores) throw invalidRequest('Source and target language are equal.');
     checkFormality(fields);
+    // Memories serve text translation only: a document asked to use one is refused rather than translated without it.
+    if (['translation_memory_id', 'translation_memory', 'translation_memory_threshold'].some((f) => fields[f] !== undefined)) {
+      throw invalidRequest('memory is not supported for documents: translation memories apply to /v2/translate.');
+    }
     const glossary = glossaryIdOf(fields, source !== undefined);
     const filename = upload.file.filename || single(fields, 'filename') || 'document';
     checkOutputFormat(single(fields, 'output_format'), upload.file.bytes, filename);

@@ -13,6 +13,7 @@ import { documentRoutes } from './document.ts';
 import { setDeepLErrors } from './errors.ts';
 import { glossaryPairRoutes, glossaryV2Routes } from './glossaries-v2.ts';
 import { glossaryV3Routes } from './glossaries-v3.ts';
+import { memoryV3Routes } from './memories.ts';
 import { translateRoutes } from './translate.ts';
 
 export { deeplKey } from './auth-key.ts';
@@ -33,6 +34,8 @@ function common(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     if (request.is404) return;
     const secret = deeplKey(request);
+    // A memory job's upload and download URLs carry their own capability (a token), as DeepL's pre-signed URLs do.
+    if (request.routeOptions.config.public && secret === undefined) return;
     if (secret === undefined) {
       throw new ApiError(401, 'authentication_error', 'Missing or malformed Authorization header: send "Authorization: DeepL-Auth-Key <key>".');
     }
@@ -52,4 +55,5 @@ export async function deeplV2Routes(app: FastifyInstance): Promise<void> {
 export async function deeplV3Routes(app: FastifyInstance): Promise<void> {
   common(app);
   await app.register(glossaryV3Routes);
+  await app.register(memoryV3Routes);
 }

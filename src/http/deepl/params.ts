@@ -66,3 +66,20 @@ export function glossaryIdOf(fields: Fields, hasSource: boolean): string | undef
   if (ids.length && !hasSource) throw invalidRequest('Use of a glossary requires the source_lang parameter to be set.');
   return ids[0] || undefined;
 }
+
+/**
+ * `translation_memory_id` (deepl-node's name; `translation_memory` is read too) and `translation_memory_threshold`
+ * (0-100): the key's memory to take exact segments from.
+ */
+export function memoryOf(fields: Fields, owner: string): { owner: string; id: string; threshold?: number } | undefined {
+  const id = single(fields, 'translation_memory_id') ?? single(fields, 'translation_memory');
+  const raw = single(fields, 'translation_memory_threshold');
+  if (!id) {
+    if (raw !== undefined && raw !== '') throw invalidRequest("'translation_memory_threshold' requires 'translation_memory_id'.");
+    return undefined;
+  }
+  if (raw === undefined || raw === '') return { owner, id };
+  const threshold = Number(raw);
+  if (!Number.isInteger(threshold) || threshold < 0 || threshold > 100) throw invalidRequest("Value for 'translation_memory_threshold' not supported: an integer from 0 to 100.");
+  return { owner, id, threshold };
+}

@@ -7,7 +7,7 @@ import { codePoints } from '../../service/validate.ts';
 import { charge, clientGone } from '../metering.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 import { deeplSourceCode, fromDeepL } from './languages.ts';
-import { checkFormality, flag, glossaryIdOf, listOf, oneOf, requestFields, single, type Fields } from './params.ts';
+import { checkFormality, flag, glossaryIdOf, listOf, memoryOf, oneOf, requestFields, single, type Fields } from './params.ts';
 
 /** What /v2/translate makes of its parameters, before the service sees them. */
 export function translateOptions(fields: Fields, owner: string) {
@@ -31,8 +31,10 @@ export function translateOptions(fields: Fields, owner: string) {
   const modelType = oneOf(fields, 'model_type', ['quality_optimized', 'prefer_quality_optimized', 'latency_optimized'] as const);
   const billed = flag(fields, 'show_billed_characters') ?? false;
   const glossaryId = glossaryIdOf(fields, source !== undefined);
+  const memory = memoryOf(fields, owner);
   const options: TranslateOptions = {
     ...(glossaryId ? { glossary: { owner, id: glossaryId } } : {}),
+    ...(memory ? { memory } : {}),
     ...(ignoreTags.length ? { ignoreTags } : {}),
     sentences: split === '0' ? 'whole' : split === 'nonewlines' ? 'nonewlines' : 'split',
   };

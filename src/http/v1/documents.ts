@@ -27,6 +27,10 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
       throw new ApiError(415, 'invalid_request', 'Send the document as multipart/form-data with a file field and a target field.');
     }
     if (!upload.file) throw invalidRequest("Missing required field 'file': the document to translate, as a file part of the multipart body.");
+    // Memories serve text translation only: a document asked to use one is refused rather than translated without it.
+    if (upload.fields.memory !== undefined || upload.fields.memoryThreshold !== undefined) {
+      throw invalidRequest('memory is not supported for documents: translation memories apply to POST /v1/translate.');
+    }
     const job = await documents.submit({
       admission: request.metering!.admission!,
       filename: upload.file.filename,

@@ -13,6 +13,7 @@ import { signupRoutes } from './signup.ts';
 import { translateRoutes } from './translate.ts';
 import { usageRoutes } from './usage.ts';
 import { glossaryRoutes } from './glossaries.ts';
+import { memoryRoutes } from './memories.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -59,5 +60,6 @@ export async function v1Routes(app: FastifyInstance): Promise<void> {
   await app.register(usageRoutes);
   await app.register(documentsRoutes);
   await app.register(glossaryRoutes);
+  await app.register(memoryRoutes);
   if (app.dragoman.config.signup) await app.register(signupRoutes);
 }

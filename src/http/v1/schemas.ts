@@ -34,6 +34,10 @@ export const translateSchema = {
       source: { type: ['string', 'null'], description: 'Source language code; detected per string when omitted, null, "" or "auto".' },
       format: { type: ['string', 'null'], enum: ['text', 'html', null], description: 'text (default; also when null) or html.' },
       glossary: { type: ['string', 'null'], description: "Id of one of the key's glossaries (POST /v1/glossaries): its terms come out as its target terms." },
+      memory: { type: ['string', 'null'], description: "Id of one of the key's translation memories (POST /v1/memories): exact segments come back as stored." },
+      memoryThreshold: { type: 'integer', minimum: 0, maximum: 100, description: 'Least similarity (0-100) of a fuzzy match reported with matches: true; default 75.' },
+      matches: { type: 'boolean', description: "With memory: each translation carries the memory's matches of its sentences (source, target, similarity)." },
+      memoryUpdate: { type: 'boolean', description: "With memory: this request's machine translations are added to the memory as unreviewed segments." },
     },
   },
   response: {
@@ -47,6 +51,17 @@ export const translateSchema = {
             translatedText: { type: 'string' },
             detectedSourceLanguage: { type: 'string' },
             input: { type: 'string' },
+            memory: {
+              type: 'object',
+              properties: { segments: { type: 'integer' }, exact: { type: 'integer' }, characters: { type: 'integer' } },
+            },
+            matches: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { segment: { type: 'string' }, source: { type: 'string' }, target: { type: 'string' }, similarity: { type: 'integer' } },
+              },
+            },
           },
         },
       },
@@ -117,6 +132,7 @@ export const usageSchema = {
       requestsPerMinute: limit,
       storageBytesUsed: { type: 'integer' },
       storageBytesLimit: limit,
+      memoryCharactersServed: { type: 'integer', description: 'Characters of this period served from translation memories (exact segments); included in charactersUsed.' },
     }),
     ...errors,
   },

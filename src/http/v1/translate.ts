@@ -2,16 +2,27 @@
 import type { FastifyInstance } from 'fastify';
 import type { TranslateInput } from '../../service/types.ts';
 import { charge, clientGone } from '../metering.ts';
+import { invalidRequest } from '../../errors/api-error.ts';
 import { translateSchema } from './schemas.ts';
 import { DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate } = app.dragoman;
   app.post('/translate', { schema: translateSchema }, async (request, reply) => {
-    const body = request.body as TranslateInput & { glossary?: string | null };
+    const body = request.body as TranslateInput & { glossary?: string | null; memory?: string | null; memoryThreshold?: number; matches?: boolean; memoryUpdate?: boolean };
     const owner = request.metering!.admission!.key.id;
-    const req = service.prepareTranslate({ q: body.q, target: body.target, source: body.source, format: body.format },
-      body.glossary ? { glossary: { owner, id: body.glossary } } : {});
+    const req = service.prepareTranslate({ q: body.q, target: body.target, source: body.source, format: body.format }, {
+      ...(body.glossary ? { glossary: { owner, id: body.glossary } } : {}),
+      ...(body.memory ? {
+        memory: {
+          owner, id: body.memory, matches: body.matches === true, update: body.memoryUpdate === true,
+          ...(body.memoryThreshold !== undefined ? { threshold: body.memoryThreshold } : {}),
+        },
+      } : {}),
+    });
+    if (!body.memory && (body.matches || body.memoryUpdate || body.memoryThreshold !== undefined)) {
+      throw invalidRequest("'matches', 'memoryThreshold' and 'memoryUpdate' need 'memory': the id of one of the key's translation memories.");
+    }
     await charge(gate, request, req.chars);
     const result = await service.translate(req, clientGone(request));
     reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
@@ -20,11 +31,13 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     if (!req.source) reply.header(DETECTED_CONFIDENCE_HEADER, result.translations.map((t) => t.detection?.confidence ?? 0).join(', '));
     return {
       data: {
-        translations: result.translations.map((t) =>
-          req.source
-            ? { translatedText: t.translatedText, input: t.input }
-            : { translatedText: t.translatedText, detectedSourceLanguage: t.detectedSourceLanguage, input: t.input },
-        ),
+        translations: result.translations.map((t) => ({
+          translatedText: t.translatedText,
+          ...(req.source ? {} : { detectedSourceLanguage: t.detectedSourceLanguage }),
+          input: t.input,
+          ...(t.memory ? { memory: { segments: t.memory.segments, exact: t.memory.exact, characters: t.memory.chars } } : {}),
+          ...(body.matches ? { matches: (t.memory?.matches ?? []).map((m) => ({ segment: m.segment, source: m.source, target: m.target, similarity: m.similarity })) } : {}),
+        })),
       },
     };
   });

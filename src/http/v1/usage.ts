@@ -8,6 +8,8 @@ export async function usageRoutes(app: FastifyInstance): Promise<void> {
   app.get('/usage', { schema: usageSchema }, async (request) => {
     const key = request.metering!.admission!.key;
     const [usage, storage] = await Promise.all([app.dragoman.accounts.usage(key), app.dragoman.documents.storage(key)]);
-    return { data: { ...usage, ...storage } };
+    // Characters of exact segments served from the key's memories: counted apart, and charged like any others.
+    const memories = app.dragoman.service.deps.memories;
+    return { data: { ...usage, ...storage, ...(memories ? { memoryCharactersServed: await memories.served(key.id, usage.period) } : {}) } };
   });
 }
