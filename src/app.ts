@@ -119,8 +119,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     const server = await buildServer({ ...parts, requestTimeoutMs: options.requestTimeoutMs });
     await server.listen({ host: config.host, port: config.port });
     // What memory imports killed mid-way left behind (never visible to a key) is removed once it is surely abandoned;
-    // a database away at start does not stop the server (the next start sweeps).
-    await book.sweep().catch((err: unknown) => server.log.warn({ err }, 'memory imports left by a stopped server not swept'));
+    // a database away at start neither stops nor holds back the server (the next start sweeps).
+    void book.sweep().catch((err: unknown) => server.log.warn({ err }, 'memory imports left by a stopped server not swept'));
     // Every folder the engine found, once: a model that did not load says where and why (the reason names files and
     // onnxruntime's message, never request data).
     for (const m of engine.models()) {

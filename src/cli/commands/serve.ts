@@ -88,10 +88,12 @@ export function isLoopbackHost(host: string): boolean {
 /**
  * The first start of a server that only this machine can reach, on an account database without a single key: one
  * key is made and its secret printed on standard output, once (never logged), so `npm start` alone gives a working
- * translator. On any other address nobody is handed a key: `dragoman keys create` makes them.
+ * translator. On any other address, or on PostgreSQL, nobody is handed a key: `dragoman keys create` makes them.
  */
 async function printFirstKey(store: AccountStore, config: Config, io: CliIo): Promise<void> {
-  if (!isLoopbackHost(config.host) || (await store.listKeys()).length > 0) return;
+  // Only on the local SQLite file: a PostgreSQL database is shared by replicas (two first starts would make two keys)
+  // and may be away at start, which must not hold the server back.
+  if (config.databaseUrl !== undefined || !isLoopbackHost(config.host) || (await store.listKeys()).length > 0) return;
   const { key, secret } = await new Accounts(store, systemClock).createKey({ plan: 'pro', name: 'first start' });
   io.out('');
   io.out(`dragoman: the account database had no key, so this first start made one (id ${key.id}, plan pro). Your API key, shown only this once:`);
