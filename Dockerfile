@@ -30,7 +30,8 @@ COPY bin ./bin
 # After the build: production dependencies only; onnxruntime-node's binaries for this platform only (it ships
 # every platform's: ~240 MB more); onnxruntime-web, which @huggingface/transformers' Node build carries bundled
 # inside itself and never loads (it runs models on onnxruntime-node); better-sqlite3's SQLite sources and objects;
-# the font weights the PDF writer never sets (it uses regular, bold and Noto Sans's italics: src/documents/formats/pdf/fonts.ts).
+# the font weights the PDF writer never sets (it uses regular, bold and Noto Sans's italics: src/documents/formats/pdf/fonts.ts);
+# of pdf.js only the legacy build's pdf.mjs and its worker (what Node loads), of pdf-lib and fontkit only their main files.
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && platform="$(node -p 'process.platform + "/" + process.arch')" \
@@ -42,7 +43,12 @@ RUN npm run build \
       node_modules/better-sqlite3/build/Release/obj.target node_modules/better-sqlite3/build/Release/.deps \
       node_modules/better-sqlite3/build/Release/test_extension.node node_modules/better-sqlite3/build/deps \
  && find node_modules/@embedpdf/fonts-latin/fonts -name '*.ttf' ! -name 'NotoSans-Regular.ttf' ! -name 'NotoSans-Bold.ttf' ! -name 'NotoSans-Italic.ttf' ! -name 'NotoSans-BoldItalic.ttf' -delete \
- && find node_modules/@embedpdf/fonts-sc/fonts -name '*.otf' ! -name 'NotoSansHans-Regular.otf' ! -name 'NotoSansHans-Bold.otf' -delete \
+ && find node_modules/@embedpdf/fonts-sc/fonts -name '*.otf' ! -name 'NotoSansHans-Regular.otf' -delete \
+ && rm -rf node_modules/pdfjs-dist/build node_modules/pdfjs-dist/web node_modules/pdfjs-dist/types node_modules/pdfjs-dist/image_decoders \
+      node_modules/pdfjs-dist/legacy/web node_modules/pdfjs-dist/legacy/image_decoders \
+      node_modules/pdfjs-dist/legacy/build/*.map node_modules/pdfjs-dist/legacy/build/*.min.mjs node_modules/pdfjs-dist/legacy/build/pdf.sandbox.mjs \
+      node_modules/pdf-lib/dist node_modules/pdf-lib/es node_modules/pdf-lib/src node_modules/pdf-lib/ts3.4 node_modules/pdf-lib/yarn.lock \
+      node_modules/@pdf-lib/fontkit/dist/fontkit.es.js node_modules/@pdf-lib/fontkit/dist/fontkit.es.min.js node_modules/@pdf-lib/fontkit/dist/fontkit.umd.min.js \
  && find node_modules/@expo-google-fonts/noto-sans-devanagari -mindepth 1 -maxdepth 1 -type d ! -name 400Regular ! -name 700Bold -exec rm -rf {} + \
  && find node_modules/@expo-google-fonts/noto-sans-devanagari -name '*.png' -delete \
  && rm -rf src tsconfig.json tsconfig.build.json scripts

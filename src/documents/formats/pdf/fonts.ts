@@ -1,7 +1,7 @@
 // The fonts translated text is set in: Noto faces carried by npm packages (nothing is downloaded at run time),
 // one family per script, tried in order for each character: Noto Sans (Latin, Greek, Cyrillic; regular, bold,
 // italic, bold italic), Noto Naskh Arabic, Noto Sans Hebrew, Noto Sans Devanagari, Noto Sans Hans (CJK ideographs
-// and kana). Bold has its own face in every family; italic only in Noto Sans. Fonts are read from disk once per
+// and kana). Bold has its own face in every family but CJK (set in the regular face); italic only in Noto Sans. Fonts are read from disk once per
 // worker; the PDF embeds each face it uses whole (fontkit's subsets of these faces lose glyph outlines).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -48,7 +48,6 @@ function files(): Record<string, string> {
     devanagari: join(deva, '400Regular', 'NotoSansDevanagari_400Regular.ttf'),
     'devanagari-bold': join(deva, '700Bold', 'NotoSansDevanagari_700Bold.ttf'),
     cjk: join(cjk, 'NotoSansHans-Regular.otf'),
-    'cjk-bold': join(cjk, 'NotoSansHans-Bold.otf'),
   };
   return known;
 }
