@@ -2,6 +2,7 @@
 // against the limits. Every problem is a 400 naming the line or the entry.
 import { invalidRequest } from '../errors/api-error.ts';
 import type { GlossaryLimits } from './types.ts';
+import { csvCells } from '../text/csv.ts';
 
 export type EntriesFormat = 'tsv' | 'csv';
 
@@ -42,6 +43,7 @@ function parseText(text: string, format: EntriesFormat, field: string): [string,
   const out: [string, string][] = [];
   lines.forEach((line, i) => {
     if (!line.trim()) return;
+    // DeepL's CSV may add language columns after the two terms: ignored.
     const cells = format === 'csv' ? csvCells(line) : line.split('\t');
     if (cells.length < 2 || (format === 'tsv' && cells.length > 2)) {
       throw invalidRequest(`${field}, line ${i + 1}: expected a source and a target term separated by ${format === 'csv' ? 'a comma' : 'one tab'}.`);
@@ -49,22 +51,6 @@ function parseText(text: string, format: EntriesFormat, field: string): [string,
     out.push([cells[0]!, cells[1]!]);
   });
   return out;
-}
-
-/** One CSV line's cells (RFC 4180 quotes; DeepL's CSV may add language columns after the two terms, ignored). */
-function csvCells(line: string): string[] {
-  const cells: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (ch === '"') quoted = false; else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') { cells.push(cur); cur = ''; } else cur += ch;
-  }
-  cells.push(cur);
-  return cells;
 }
 
 /** Entries as DeepL's TSV (what GET .../entries answers). */

@@ -1,6 +1,7 @@
 // Segments as glossaries take their entries: one pair a line, source and target separated by a tab (TSV) or a
 // comma (CSV, RFC 4180 quotes, further columns ignored). Read as a stream, a batch per chunk; a bad line is a
 // MemoryFileError naming it.
+import { csvCells } from '../text/csv.ts';
 import { MemoryFileError, type TmxUnit } from './tmx-read.ts';
 
 export async function* readDelimited(
@@ -45,19 +46,4 @@ export async function* readDelimited(
   }
   rest += decoder.decode();
   if (rest.trim()) yield [parse(rest.replace(/\r$/, ''))];
-}
-
-function csvCells(line: string): string[] {
-  const cells: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (ch === '"') quoted = false; else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') { cells.push(cur); cur = ''; } else cur += ch;
-  }
-  cells.push(cur);
-  return cells;
 }
