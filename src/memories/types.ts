@@ -17,9 +17,8 @@ export interface Memory {
   updatedAt: number;
 }
 
-/** One source segment's translation into one target language. */
-export interface Segment {
-  id: number;
+/** A segment as an import, the API or learning hands it to the store. */
+export interface NewSegment {
   source: string;
   target: string;
   targetLang: string;
@@ -28,18 +27,13 @@ export interface Segment {
   /** The TMX inline markup of source and target (`<seg>` content) when the segment had inline codes. */
   sourceMarkup?: string;
   targetMarkup?: string;
-  createdAt: number;
-  updatedAt: number;
 }
 
-/** A segment as an import, the API or learning hands it to the store. */
-export interface NewSegment {
-  source: string;
-  target: string;
-  targetLang: string;
-  reviewed: boolean;
-  sourceMarkup?: string;
-  targetMarkup?: string;
+/** One source segment's translation into one target language, as stored. */
+export interface Segment extends NewSegment {
+  id: number;
+  createdAt: number;
+  updatedAt: number;
 }
 
 /** A stored segment found for a sentence: similarity 100 is an exact match (same text after whitespace normalisation). */
