@@ -17,7 +17,7 @@ port.on('message', (msg: ToDocumentWorker) => {
         reply = { id: msg.id, planned };
         if ('segments' in planned) transfer = tableTransfer(planned.segments);
       } else {
-        const written = await writeDocument(msg.bytes, msg.format, msg.limits, msg.translations, msg.target);
+        const written = ownBuffer(await writeDocument(msg.bytes, msg.format, msg.limits, msg.translations, msg.target));
         reply = { id: msg.id, written };
         transfer = [written.buffer as ArrayBuffer];
       }
@@ -26,8 +26,21 @@ port.on('message', (msg: ToDocumentWorker) => {
       // A parser's own exception on a damaged file is the file's problem too, but its message may quote content.
       reply = { id: msg.id, error: refusal ? err.message : err instanceof Error ? err.message : String(err), refusal };
     }
-    port.postMessage(reply, transfer);
+    try {
+      port.postMessage(reply, transfer);
+    } catch (err) {
+      // A reply that cannot be sent is this job's failure, said at once, not a job left to its time limit.
+      port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err), refusal: false });
+    }
   })();
 });
 
 port.postMessage({ ready: true } satisfies FromDocumentWorker);
+
+/**
+ * `bytes` on an ArrayBuffer of its own, so that moving it moves nothing else: a small Buffer is a view into Node's
+ * shared pool, which Node 22 and later refuse to transfer (and which Node 20 would hand over whole).
+ */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}
