@@ -53,8 +53,37 @@ export function trackRequestPaths(app: FastifyInstance): void {
   // Answered before its body arrived (a 401 on the headers alone): the rest of the body is of no use, and waiting
   // for it would end in a second, unasked-for 408 on the same connection. Close it after this answer instead.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.raw.complete) void reply.header('connection', 'close');
+    if (!request.raw.complete) {
+      // A body refused for its size while the client is still sending it: the rest is read and dropped (within a
+      // bound) before the answer goes, so the client reads this 413 rather than a connection reset under its writes.
+      if (reply.statusCode === 413) await discardRest(request.raw);
+      void reply.header('connection', 'close');
+    }
     return payload;
+  });
+}
+
+/** The most of a refused body read and dropped, and for how long: past either the connection just closes. */
+const DISCARD_BYTES = 64 * 1024 * 1024;
+const DISCARD_MS = 5_000;
+
+function discardRest(body: FastifyRequest['raw']): Promise<void> {
+  const declared = Number(body.headers['content-length']);
+  if (!Number.isFinite(declared) || declared > DISCARD_BYTES) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      body.off('data', count).off('end', done).off('close', done).off('error', done);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DISCARD_BYTES) done();
+    };
+    const timer = setTimeout(done, DISCARD_MS);
+    body.on('data', count).on('end', done).on('close', done).on('error', done);
+    body.resume();
   });
 }
 
