@@ -82,7 +82,7 @@ export async function planDocumentFile(
 export async function checkDocument(
   service: Service,
   workers: DocumentWorkers,
-  input: { bytes: Uint8Array; filename: string; target: unknown; source: unknown; glossary?: GlossaryRef; quota?: QuotaRef },
+  input: { bytes: Uint8Array; filename: string; target: unknown; source: unknown; glossary?: GlossaryRef; memory?: GlossaryRef; quota?: QuotaRef },
   settings: DocumentSettings,
 ): Promise<Checked> {
   const target = validateLanguage('target', input.target, true)!;
@@ -93,6 +93,10 @@ export async function checkDocument(
   const glossaries = service.deps.glossaries;
   if (input.glossary && !glossaries) throw invalidRequest('This server keeps no glossaries.');
   if (input.glossary) await glossaries!.get(input.glossary.owner, input.glossary.id);
+  // So is an unknown (or another key's) translation memory.
+  const memories = service.deps.memories;
+  if (input.memory && !memories) throw invalidRequest('This server keeps no translation memories.');
+  const memory = input.memory ? await memories!.get(input.memory.owner, input.memory.id) : undefined;
   const { format, planned } = await planDocumentFile(workers, input.bytes, input.filename, settings, input.quota && { ...input.quota, left });
   const characters = planned.characters;
   let source = given;
@@ -118,6 +122,12 @@ export async function checkDocument(
   // (and charged) to run without the terms asked for would be worse than this 400.
   if (input.glossary && source && source.flores !== target.flores) {
     await glossaries!.dictionary(input.glossary.owner, input.glossary.id, source.code, target.code);
+  }
+  // A memory holds one source language: a document in another would be charged and translated without it.
+  if (memory && source && source.flores !== target.flores && memory.source !== source.code) {
+    throw invalidRequest(
+      `Translation memory '${memory.id}' has source language '${memory.source}'; the document's is '${source.code}'${detected ? ' (detected: pass source if that is wrong)' : ''}.`,
+    );
   }
   return { format, planned, target, source, detected, characters };
 }

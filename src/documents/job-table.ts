@@ -1,6 +1,6 @@
 // The document_jobs table, whichever database holds it (made by src/storage's migrations): its columns, and how a
 // job record maps to a row and back.
-import type { ChargeState, JobRecord, JobStatus } from './job.ts';
+import type { ChargeState, JobMemory, JobRecord, JobStatus } from './job.ts';
 import type { FormatId } from './formats/types.ts';
 
 export interface JobRow {
@@ -23,6 +23,7 @@ export interface JobRow {
   glossary?: string | null;
   stored_bytes?: number | string;
   download_token?: string | null;
+  memory?: string | null;
   finished_at?: number | string | null;
 }
 
@@ -47,15 +48,16 @@ export function fromRow(r: JobRow): JobRecord {
     glossary: r.glossary ?? undefined,
     storedBytes: Number(r.stored_bytes ?? 0),
     downloadToken: r.download_token ?? undefined,
+    memory: r.memory ? (JSON.parse(r.memory) as JobMemory) : undefined,
     finishedAt: r.finished_at === null || r.finished_at === undefined ? undefined : Number(r.finished_at),
   };
 }
 
 export const COLUMNS =
-  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, finished_at, stored_bytes, download_token';
+  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, finished_at, stored_bytes, download_token, memory';
 
 export function rowValues(j: JobRecord): unknown[] {
   return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
     j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null, j.finishedAt ?? null,
-    j.storedBytes, j.downloadToken ?? null];
+    j.storedBytes, j.downloadToken ?? null, j.memory ? JSON.stringify(j.memory) : null];
 }

@@ -46,6 +46,15 @@ export interface JobRecord {
    * can be downloaded without a key, and only by that token.
    */
   downloadToken: string | undefined;
+  /** The key's translation memory the job translates with (kept so a job taken over after a restart uses it). */
+  memory?: JobMemory | undefined;
+}
+
+/** A document's memory: its id, the least similarity of a reported match, whether its translations are learned. */
+export interface JobMemory {
+  id: string;
+  threshold: number;
+  update: boolean;
 }
 
 /** The document object of the API. */
@@ -60,6 +69,8 @@ export interface DocumentView {
   detectedSourceLanguage?: string;
   target: string;
   glossary?: string;
+  memory?: string;
+  memoryThreshold?: number;
   characters: number;
   /** 0 to 1. */
   progress: number;
@@ -80,6 +91,7 @@ export function viewOf(job: JobRecord): DocumentView {
     ...(job.source ? { source: job.source } : { detectedSourceLanguage: job.detectedSource ?? 'und' }),
     target: job.target,
     ...(job.glossary ? { glossary: job.glossary } : {}),
+    ...(job.memory ? { memory: job.memory.id, memoryThreshold: job.memory.threshold } : {}),
     characters: job.characters,
     progress: Math.round(job.progress * 1000) / 1000,
     createdAt: new Date(job.createdAt).toISOString(),

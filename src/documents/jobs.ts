@@ -17,7 +17,7 @@ import { checkDocument, limitsOf, planDocumentFile, type DocumentSettings } from
 import { chargeOf, plannedCharge, refundJob } from './charge.ts';
 import { JobFiles } from './files.ts';
 import { formatById } from './formats/index.ts';
-import { resultFilenameOf, type JobRecord } from './job.ts';
+import { resultFilenameOf, type JobMemory, type JobRecord } from './job.ts';
 import type { JobPage, JobStore } from './store.ts';
 import { translateUnits, untranslated } from './units.ts';
 import { DocumentWorkers, type DocumentWorkerSettings } from './worker/pool.ts';
@@ -59,6 +59,8 @@ export interface Submission {
   source: unknown;
   /** The id of one of the submitting key's glossaries (undefined or empty: none). */
   glossary?: unknown;
+  /** The id of one of the submitting key's translation memories, its match threshold (0-100) and learning. */
+  memory?: { id: unknown; threshold?: unknown; update?: unknown };
   /** LibreTranslate's translate_file: the SHA-256 (hex) of the token its download URL carries (JobRecord.downloadToken). */
   downloadToken?: string;
 }
@@ -120,6 +122,7 @@ export class DocumentJobs {
       throw new ApiError(400, 'invalid_request', "Field 'glossary' must be the id of one of this key's glossaries.");
     }
     const glossary = s.glossary ? { owner: s.admission.key.id, id: s.glossary } : undefined;
+    const memory = memoryOf(s.memory);
     // What the key keeps is read first, so a key at its storage limit costs no opening of the file; the insert
     // below checks it again, atomically.
     const { plan } = s.admission.key;
@@ -129,7 +132,7 @@ export class DocumentJobs {
       const used = await store.storedBytes(s.admission.key.id);
       if (used + storedBytes > storageLimit) throw storageFull(plan, storageLimit, used, storedBytes);
     }
-    const checked = await checkDocument(service, this.workers, { ...s, glossary, quota: { gate, admission: s.admission } }, settings);
+    const checked = await checkDocument(service, this.workers, { ...s, glossary, memory: memory && { owner: s.admission.key.id, id: memory.id }, quota: { gate, admission: s.admission } }, settings);
     const id = randomBytes(16).toString('hex');
     const now = clock.now();
     const job: JobRecord = {
@@ -142,6 +145,7 @@ export class DocumentJobs {
       detectedSource: checked.detected,
       target: checked.target.code,
       glossary: glossary?.id,
+      memory,
       characters: checked.characters,
       progress: 0,
       createdAt: now,
@@ -367,13 +371,24 @@ export class DocumentJobs {
             if (Date.now() - lastWrite < 250 && done < total) return;
             lastWrite = Date.now();
             await store.update(id, { progress: done / total });
-          }, stopped, glossary ? { glossary } : {}).catch(async (err: unknown) => {
+          }, stopped, {
+            ...(glossary ? { glossary } : {}),
+            ...(fresh.memory ? {
+              memory: {
+                owner: fresh.keyId, id: fresh.memory.id, threshold: fresh.memory.threshold, update: fresh.memory.update,
+                // Fuzzy matches are looked up only for the formats that carry them (XLIFF).
+                matches: fresh.format === 'xliff', countServed: false,
+              },
+            } : {}),
+          }).catch(async (err: unknown) => {
             await this.glossaryKept(glossary); // a batch that found the glossary gone: said as such
             throw err;
           });
       // Deleted while the job ran (its last batches may have read it just before): the job fails all the same.
       await this.glossaryKept(glossary);
       await this.files.writeResult(id, await this.workers.write(bytes, planned.format, limitsOf(settings), translations, target.code));
+      // The characters the memory gave, counted once for the job, when its result is there.
+      if (fresh.memory && translations.memoryChars) await service.deps.memories?.recordServed(fresh.keyId, translations.memoryChars, this.deps.clock.now());
       // The room held for the result becomes the result's own size (set, not added: a job run again counts once).
       await store.setStoredBytes(id, await this.files.size(id));
       await store.update(id, { status: 'done', progress: 1, finishedAt: this.deps.clock.now() });
@@ -418,6 +433,29 @@ export class DocumentJobs {
     // No result will be written: the room held for it is given back (the upload stays until the job expires).
     await this.files.size(job.id).then((bytes) => store.setStoredBytes(job.id, bytes)).catch(() => undefined);
   }
+}
+
+/** A submission's memory fields checked: the id, a threshold from 0 to 100 (default 75), learning on or off. */
+function memoryOf(m: Submission['memory']): JobMemory | undefined {
+  if (!m || m.id === undefined || m.id === '') {
+    if (m && ((m.threshold !== undefined && m.threshold !== '') || (m.update !== undefined && m.update !== '' && m.update !== false))) {
+      throw new ApiError(400, 'invalid_request', "'memoryThreshold' and 'memoryUpdate' need 'memory': the id of one of the key's translation memories.");
+    }
+    return undefined;
+  }
+  if (typeof m.id !== 'string') throw new ApiError(400, 'invalid_request', "Field 'memory' must be the id of one of this key's translation memories.");
+  let threshold = 75;
+  if (m.threshold !== undefined && m.threshold !== '') {
+    threshold = typeof m.threshold === 'number' ? m.threshold : /^\d{1,3}$/.test(String(m.threshold)) ? Number(m.threshold) : NaN;
+    if (!Number.isInteger(threshold) || threshold < 0 || threshold > 100) {
+      throw new ApiError(400, 'invalid_request', "Field 'memoryThreshold' must be a whole number from 0 to 100.");
+    }
+  }
+  const u = m.update;
+  if (u !== undefined && u !== '' && u !== true && u !== false && u !== 'true' && u !== 'false') {
+    throw new ApiError(400, 'invalid_request', "Field 'memoryUpdate' must be true or false.");
+  }
+  return { id: m.id, threshold, update: u === true || u === 'true' };
 }
 
 /** The key's jobs not yet expired, newest first, `limit` of them after `cursor` (from the previous page). */

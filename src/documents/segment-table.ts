@@ -1,6 +1,8 @@
 // Strings per unit (a document's sentences, or their translations) as one string and two typed arrays. A document
 // can have hundreds of thousands of sentences: passed between threads as an array of strings, each one would be
 // cloned on its own on the receiving thread (the event loop); as a table it is one string and two buffers.
+import type { UnitNote } from './formats/types.ts';
+
 export interface SegmentTable {
   /** Every segment, one after the other. */
   text: string;
@@ -8,6 +10,10 @@ export interface SegmentTable {
   lengths: Uint32Array;
   /** Segments of each unit; -1: the unit has none to give (its translation is the unit as it was). */
   counts: Int32Array;
+  /** Translations made with a memory: where each unit's came from (formats/types.ts), by unit. */
+  notes?: (UnitNote | undefined)[];
+  /** Characters of the sentences the memory gave (with `notes`). */
+  memoryChars?: number;
 }
 
 export class SegmentTableBuilder {

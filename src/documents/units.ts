@@ -5,7 +5,8 @@
 // is reported as batches finish.
 import { Slices } from '../service/slices.ts';
 import type { Service } from '../service/index.ts';
-import type { AnyPlan, TranslateOptions } from '../service/types.ts';
+import type { AnyPlan, MemoryOutcome, TranslateOptions } from '../service/types.ts';
+import type { UnitNote } from './formats/types.ts';
 import type { Language } from '../languages/types.ts';
 import { SegmentTableBuilder, SegmentTableReader, type SegmentTable } from './segment-table.ts';
 
@@ -62,6 +63,8 @@ export async function translateUnits(
   let progressError: unknown;
 
   /** A batch through the service: each unit's sentence translations (undefined: the service left it as it was). */
+  const notes = options.memory ? new Array<UnitNote | undefined>(units.units) : undefined;
+  let memoryChars = 0;
   const send = ([from, to]: [number, number]): Promise<(string[] | undefined)[]> => {
     signal?.throwIfAborted();
     const sentences = new Array<string[] | undefined>(to - from);
@@ -76,7 +79,13 @@ export async function translateUnits(
     const strings = plans.map(() => '');
     const sent = service
       .translate({ strings, single: false, target, source, format: 'html', chars: 0, options, plans }, signal)
-      .then(() => sentences);
+      .then((result) => {
+        if (notes) {
+          memoryChars += result.memoryChars;
+          for (const [k, t] of result.translations.entries()) if (t.memory?.origins.length && sentences[k]) notes[from + k] = noteOf(t.memory);
+        }
+        return sentences;
+      });
     sent.catch(() => undefined); // awaited by its worker; it may fail while the worker files the previous batch
     return sent;
   };
@@ -106,7 +115,21 @@ export async function translateUnits(
     table.add(translations);
     await slices.next();
   }
-  return table.build();
+  return notes ? { ...table.build(), notes, memoryChars } : table.build();
+}
+
+/** Most fuzzy matches a unit reports (its sentences' best first). */
+const UNIT_MATCHES = 3;
+
+/** What the memory did for a unit: where its translation came from, and its sentences' fuzzy matches. */
+function noteOf(m: MemoryOutcome): UnitNote {
+  const origin = m.origins.every((o) => o === 'reviewed') ? 'reviewed' : m.origins.every((o) => o !== 'machine') ? 'learned' : 'machine';
+  const matches = m.matches
+    .filter((x) => x.similarity < 100 && m.origins[x.sentence] === 'machine')
+    .sort((a, b) => b.similarity - a.similarity)
+    .slice(0, UNIT_MATCHES)
+    .map((x) => ({ source: x.source, target: x.target, similarity: x.similarity }));
+  return { origin, matches };
 }
 
 /** Every unit left as it was (nothing to translate: no source language, or no characters). */

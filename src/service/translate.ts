@@ -11,6 +11,7 @@ import type { TermMatcher } from '../text/terms.ts';
 import type { Glossary } from '../glossaries/types.ts';
 import { pairMissing } from '../glossaries/book.ts';
 import type { Memory } from '../memories/types.ts';
+import { markedTarget } from '../memories/inline-codes.ts';
 import { codePoints } from './validate.ts';
 import type {
   AnyPlan,
@@ -184,7 +185,12 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
           })
         : undefined;
       if (machine) routes.push(machine.route);
-      const out = { translations: segments.map((_s, k) => lookups?.[k]!.exact?.target ?? ''), alternatives: [] as (string[] | undefined)[] };
+      // An exact segment is its stored target as it is; in html its inline codes also say where the tags go.
+      const stored = (k: number): string => {
+        const hit = lookups?.[k]!.exact;
+        return !hit ? '' : req.format === 'html' ? markedTarget(hit) : hit.target;
+      };
+      const out = { translations: segments.map((_s, k) => stored(k)), alternatives: [] as (string[] | undefined)[] };
       for (const [j, k] of todo.entries()) {
         out.translations[k] = machine!.translations[j]!;
         out.alternatives[k] = machine!.alternatives?.[j];
@@ -205,7 +211,8 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
           memoryChars += chars;
           results[i]!.memory = {
             segments: n, exact: exact.length, chars,
-            matches: mine.flatMap((l, s) => l.matches.map((m) => ({ segment: p.segments[s]!, source: m.source, target: m.target, similarity: m.similarity }))),
+            matches: mine.flatMap((l, s) => l.matches.map((m) => ({ sentence: s, segment: p.segments[s]!, source: m.source, target: m.target, similarity: m.similarity }))),
+            origins: mine.map((l) => (!l.exact ? 'machine' : l.exact.reviewed ? 'reviewed' : 'learned')),
           };
         }
         await slices.next();
@@ -230,6 +237,6 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   if (req.options.alternatives && req.options.alternatives > 0) {
     for (const r of results) r.alternatives ??= [];
   }
-  if (memoryChars > 0) await deps.memories!.recordServed(req.options.memory!.owner, memoryChars, deps.now?.() ?? Date.now());
+  if (memoryChars > 0 && req.options.memory!.countServed !== false) await deps.memories!.recordServed(req.options.memory!.owner, memoryChars, deps.now?.() ?? Date.now());
   return { translations: results, routes, memoryChars };
 }

@@ -70,10 +70,20 @@ export interface MemoryUse {
   matches?: boolean;
   /** Add the machine translations of this request to the memory as unreviewed segments. */
   update?: boolean;
+  /**
+   * false: the characters served from the memory are not recorded by this call (a document job records its total
+   * once, when it is done, so a batch run again after a restart is not counted twice).
+   */
+  countServed?: boolean;
 }
+
+/** Where a sentence's translation came from: a reviewed or a learned exact segment of the memory, or the model. */
+export type SentenceOrigin = 'reviewed' | 'learned' | 'machine';
 
 /** A stored segment reported for a sentence of a string (similarity 100: the exact one used). */
 export interface ReportedMatch {
+  /** The index of that sentence among the string's sentences. */
+  sentence: number;
   /** The sentence of the string it was found for. */
   segment: string;
   source: string;
@@ -89,6 +99,8 @@ export interface MemoryOutcome {
   /** Characters (code points) of the sentences served from the memory. */
   chars: number;
   matches: ReportedMatch[];
+  /** Per sentence of the string, in order: where its translation came from. */
+  origins: SentenceOrigin[];
 }
 
 /** A validated translate request; `chars` is what the quota is charged. */

@@ -25,7 +25,7 @@ const ALLOWED: Record<string, readonly string[] | 'anything'> = {
   accounts: ['config', 'storage'],
   service: ['config', 'errors', 'languages', 'engine/types.ts', 'detect/types.ts', 'text/types.ts', 'text/terms.ts', 'text/kept-spans.ts', 'glossaries', 'memories'],
   glossaries: ['config', 'errors', 'languages', 'text/terms.ts', 'text/csv.ts', 'storage', 'accounts/errors.ts'],
-  memories: ['config', 'errors', 'languages', 'text/csv.ts', 'accounts/period.ts', 'storage', 'accounts/errors.ts'],
+  memories: ['config', 'errors', 'languages', 'text/csv.ts', 'text/inline-codes.ts', 'accounts/period.ts', 'storage', 'accounts/errors.ts'],
   observability: ['config', 'languages', 'engine/types.ts'],
   models: ['config', 'languages', 'engine'],
   // Document jobs sit on the service layer (units go through it as format=html) and charge through accounts.

@@ -2,8 +2,10 @@
 // msgid_plural into every other msgstr[n]); comments, flags, msgctxt, msgid lines and obsolete entries are kept
 // byte for byte. The header entry is kept but for its Language (and, when we know the target's rule,
 // Plural-Forms) field. \n in a message is a <br> in the unit, so line breaks stay where they were.
+// A document translated with a memory marks each entry for review: `#, fuzzy` when the model translated any of
+// its messages, no `fuzzy` flag when the memory gave them all (docs/memories.md).
 import { decodeText as decodeFragment, escapeText, tokenizeFragment } from './fragment.ts';
-import { PieceWriter } from './pieces.ts';
+import { PieceWriter, type UnitRef } from './pieces.ts';
 import { decodeText, extensionOf, textHead } from './text-file.ts';
 import { DocumentError, type DocumentFormat } from './types.ts';
 
@@ -100,8 +102,8 @@ export function openPo(text: string, nl: string, maxUnits = Infinity): PieceWrit
     const head = entryLines.slice(0, firstStr).join('');
     const tail = entryLines.slice(lastStr + 1).join('');
     const lineEnd = /\r?\n$/.exec(entryLines[lastStr]!)?.[0] ?? '';
-    w.keep(head);
     if (msgid.value === '') {
+      w.keep(head);
       // The header: Language set, Plural-Forms set for a target we know.
       let header = strs[0]!.value;
       headerPlural = nplurals(/Plural-Forms:\s*([^\n]*)/.exec(header)?.[1] ?? '');
@@ -116,8 +118,10 @@ export function openPo(text: string, nl: string, maxUnits = Infinity): PieceWrit
       return;
     }
     const plural = fields.find((f) => f.keyword === 'msgid_plural');
+    const refs: UnitRef[] = plural ? [{}, {}] : [{}];
+    w.noted(refs, (notes) => (notes && notes.some(Boolean) ? withFuzzy(head, notes.some((n) => n?.origin === 'machine'), nl) : head));
     if (!plural) {
-      w.unit(messageFragment(msgid.value), (t) => msgstrLines('msgstr', fragmentMessage(t), nl));
+      w.unit(messageFragment(msgid.value), (t) => msgstrLines('msgstr', fragmentMessage(t), nl), refs[0]);
       w.keep(lineEnd + tail);
       return;
     }
@@ -126,16 +130,37 @@ export function openPo(text: string, nl: string, maxUnits = Infinity): PieceWrit
     w.unit(messageFragment(msgid.value), (t) => {
       singular[0] = fragmentMessage(t);
       return '';
-    });
+    }, refs[0]);
     const fileCount = Math.max(strs.length, headerPlural ?? 2);
     w.unit(messageFragment(plural.value), (t, target) => {
       const forms = PLURAL_FORMS[target.split('-')[0]!];
       const n = forms ? nplurals(forms) : fileCount;
       const other = fragmentMessage(t);
       return Array.from({ length: n }, (_x, k) => msgstrLines(`msgstr[${k}]`, k === 0 ? singular[0] ?? other : other, nl)).join(nl);
-    });
+    }, refs[1]);
     w.keep(lineEnd + tail);
   }
+}
+
+/**
+ * An entry's comment lines with the `fuzzy` flag set (`fuzzy`) or taken out: added first to its `#,` line, or as a
+ * `#, fuzzy` line before the previous-message (`#|`) lines and the keywords, as gettext writes it.
+ */
+export function withFuzzy(head: string, fuzzy: boolean, nl: string): string {
+  const lines = head.split(/(?<=\n)/);
+  const flagLine = lines.findIndex((l) => l.startsWith('#,'));
+  if (flagLine >= 0) {
+    const end = /\r?\n$/.exec(lines[flagLine]!)?.[0] ?? '';
+    const flags = lines[flagLine]!.slice(2, lines[flagLine]!.length - end.length).split(',').map((f) => f.trim()).filter((f) => f && f !== 'fuzzy');
+    if (fuzzy) flags.unshift('fuzzy');
+    lines[flagLine] = flags.length ? `#, ${flags.join(', ')}${end}` : '';
+    return lines.join('');
+  }
+  if (!fuzzy) return head;
+  let at = lines.findIndex((l) => l.startsWith('#|') || !l.startsWith('#'));
+  if (at < 0) at = lines.length;
+  lines.splice(at, 0, `#, fuzzy${nl}`);
+  return lines.join('');
 }
 
 export const po: DocumentFormat = {

@@ -56,13 +56,32 @@ export interface TextUnit {
   html: string;
 }
 
+/** A memory's fuzzy match of a unit's sentence (similarity 0-99, at or above the request's threshold). */
+export interface UnitMatch {
+  source: string;
+  target: string;
+  similarity: number;
+}
+
+/**
+ * Where a unit's translation came from, for the formats that record it (XLIFF states and matches, PO's fuzzy flag):
+ * every sentence from reviewed memory segments, every sentence from the memory with some learned ones, or at least
+ * one sentence from the model. Given only for a document translated with a memory.
+ */
+export interface UnitNote {
+  origin: 'reviewed' | 'learned' | 'machine';
+  matches: UnitMatch[];
+}
+
 export interface OpenedDocument {
   units: TextUnit[];
   /**
    * The translated file: `translations[i]` is units[i] translated (same tag vocabulary), `target` the target's
-   * BCP-47 tag to set where the format has language tags. Everything that is not a unit comes back byte-identical.
+   * BCP-47 tag to set where the format has language tags, `notes[i]` where units[i]'s translation came from
+   * (only with a memory; formats without a place for it ignore it). Everything that is not a unit comes back
+   * byte-identical.
    */
-  write(translations: string[], target: string): Promise<Uint8Array>;
+  write(translations: string[], target: string, notes?: readonly (UnitNote | undefined)[]): Promise<Uint8Array>;
 }
 
 export interface DocumentFormat {

@@ -68,7 +68,7 @@ export async function writeDocument(
     const sentences = reader.segmentsOf(i);
     return sentences === undefined ? u.html : planHtml(u.html, {}).assemble(sentences);
   });
-  return document.write(out, target);
+  return document.write(out, target, translations.notes);
 }
 
 /** The document's first few thousand characters of text, to detect its language from. */

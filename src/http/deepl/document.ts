@@ -14,7 +14,7 @@ import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload
 import { deeplKey } from './auth-key.ts';
 import { setDeepLErrors } from './errors.ts';
 import { fromDeepL } from './languages.ts';
-import { checkFormality, glossaryIdOf, requestFields, single, type Fields } from './params.ts';
+import { checkFormality, glossaryIdOf, memoryOf, requestFields, single, type Fields } from './params.ts';
 
 /** DeepL's document_key for a document: 64 hex digits only the uploading key's holder can compute. */
 export function documentKey(secret: string, documentId: string): string {
@@ -56,10 +56,7 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
     const source = fromDeepL('source_lang', single(fields, 'source_lang'));
     if (source && source.flores === target.flores) throw invalidRequest('Source and target language are equal.');
     checkFormality(fields);
-    // Memories serve text translation only: a document asked to use one is refused rather than translated without it.
-    if (['translation_memory_id', 'translation_memory', 'translation_memory_threshold'].some((f) => fields[f] !== undefined)) {
-      throw invalidRequest('memory is not supported for documents: translation memories apply to /v2/translate.');
-    }
+    const memory = memoryOf(fields, keyIdOf(request));
     const glossary = glossaryIdOf(fields, source !== undefined);
     const filename = upload.file.filename || single(fields, 'filename') || 'document';
     checkOutputFormat(single(fields, 'output_format'), upload.file.bytes, filename);
@@ -70,6 +67,7 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
       target: target.code,
       source: source?.code,
       glossary,
+      ...(memory ? { memory: { id: memory.id, threshold: memory.threshold } } : {}),
     });
     return { document_id: job.id, document_key: documentKey(deeplKey(request)!, job.id) };
   });

@@ -21,16 +21,12 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
 
   const keyId = (request: { metering: { admission?: { key: { id: string } } } | null }) => request.metering!.admission!.key.id;
 
-  app.post('/documents', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (multipart: file, target, source, glossary)' } }, async (request, reply) => {
+  app.post('/documents', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (multipart: file, target, source, glossary, memory, memoryThreshold, memoryUpdate)' } }, async (request, reply) => {
     const upload = request.body as Upload | undefined;
     if (!upload || typeof upload !== 'object' || !('fields' in upload)) {
       throw new ApiError(415, 'invalid_request', 'Send the document as multipart/form-data with a file field and a target field.');
     }
     if (!upload.file) throw invalidRequest("Missing required field 'file': the document to translate, as a file part of the multipart body.");
-    // Memories serve text translation only: a document asked to use one is refused rather than translated without it.
-    if (upload.fields.memory !== undefined || upload.fields.memoryThreshold !== undefined) {
-      throw invalidRequest('memory is not supported for documents: translation memories apply to POST /v1/translate.');
-    }
     const job = await documents.submit({
       admission: request.metering!.admission!,
       filename: upload.file.filename,
@@ -38,6 +34,7 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
       target: upload.fields.target,
       source: upload.fields.source,
       glossary: upload.fields.glossary,
+      memory: { id: upload.fields.memory, threshold: upload.fields.memoryThreshold, update: upload.fields.memoryUpdate },
     });
     return reply.code(202).send({ data: { document: viewOf(job) } });
   });

@@ -3,6 +3,7 @@
 // it, and the translations are poured back into the same number of slots. Opaque tokens that read as words
 // (`<code>bob</code>`) stand in their sentence as placeholders (placeholders.ts).
 import { balanceBidi } from '../bidi.ts';
+import { nonSpaceCount, readMarkers } from '../inline-codes.ts';
 import { placeBoundaries, type BoundaryKind, type Piece, type SentenceBoundary } from './align.ts';
 import { cutPlaceholders, placeholderNames } from './placeholders.ts';
 import { normalizeSpace, splitSentences } from './sentences.ts';
@@ -80,8 +81,11 @@ export function planRun(run: Run): RunPlan {
       sentences.forEach((sentence, k) => {
         copyUntil(sentence.start, sentence.from);
         // Bidi pairs as in the source sentence (bidi.ts): a lost PDF must not reorder the rest of the page.
-        const translation = balanceBidi(segments[k]!, (translations[k] ?? segments[k]!).trim());
-        if (translation === segments[k]) {
+        // A memory's stored translation may say where its tags go (inline-codes.ts).
+        const marked = readMarkers((translations[k] ?? segments[k]!).trim());
+        const raw = marked ? marked.text.trim() : (translations[k] ?? segments[k]!).trim();
+        const translation = balanceBidi(segments[k]!, raw);
+        if (translation === segments[k] && !marked?.codes.length) {
           copyUntil(sentence.end, sentence.to); // unchanged sentence: original spacing and tag positions
           return;
         }
@@ -91,8 +95,10 @@ export function planRun(run: Run): RunPlan {
           const { kind, partner } = run.boundaries[index]!;
           local.push({ pos: positions[index]! - sentence.start, kind, partner: partner >= from && partner < to ? partner - from : -1 });
         }
+        const source = text.slice(sentence.start, sentence.end);
         const cut = cutPlaceholders(translation, sentence.names);
-        for (const piece of placeBoundaries(text.slice(sentence.start, sentence.end), local, cut.text, cut.at)) {
+        const exact = marked && translation === raw && cut.text === translation ? codePlaces(source, local, marked, raw) : undefined;
+        for (const piece of placeBoundaries(source, local, cut.text, exact ?? cut.at)) {
           pieces.push('text' in piece ? piece : { boundary: from + piece.boundary });
         }
         b = to;
@@ -173,6 +179,31 @@ function sentencesOf(text: string, positions: readonly number[], boundaries: rea
     out.push({ start, end, from, to, names });
   }
   return out;
+}
+
+/**
+ * Where the sentence's tags go in a memory's translation: from its markers, when they are the sentence's own tags
+ * (as many, of the same kinds, after as many non-space characters of the source); otherwise undefined (the
+ * positional placement). The markers' offsets count in the trimmed translation, as `translation` is.
+ */
+function codePlaces(
+  source: string,
+  local: readonly SentenceBoundary[],
+  marked: NonNullable<ReturnType<typeof readMarkers>>,
+  translation: string,
+): (number | undefined)[] | undefined {
+  const { codes } = marked;
+  if (codes.length !== local.length || local.length === 0) return undefined;
+  const lead = marked.text.length - marked.text.trimStart().length;
+  const places: number[] = [];
+  for (const [i, b] of local.entries()) {
+    const c = codes[i]!;
+    if (c.kind !== b.kind || c.before !== nonSpaceCount(source.slice(0, b.pos))) return undefined;
+    const at = c.at - lead;
+    if (at < 0 || at > translation.length || (i > 0 && at < places[i - 1]!)) return undefined;
+    places.push(at);
+  }
+  return places;
 }
 
 function toSlots(pieces: Piece[], boundaryCount: number): string[] {
