@@ -93,6 +93,36 @@ describe('deepl-node translateDocument against Dragoman', () => {
   });
 });
 
+describe('deepl-node translateDocument with translationMemory against Dragoman', () => {
+  const STORED = { source: PARAGRAPHS[0]!, target: 'Dieses Häuschen stammt aus dem Gedächtnis.' };
+  const TMX = `<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4"><header srclang="en" segtype="sentence" o-tmf="test" adminlang="en" datatype="plaintext" creationtool="test" creationtoolversion="1"/>
+<body><tu><tuv xml:lang="en"><seg>${STORED.source}</seg></tuv><tuv xml:lang="de"><seg>${STORED.target}</seg></tuv></tu></body></tmx>
+`;
+
+  it('exact paragraphs come back as stored, the others as /v1/translate gives them; another key gets not found', async () => {
+    const key = await server.key({ rpm: null });
+    const c = clientWith(key.secret);
+    const job = await c.importTranslationMemoryFromFilepath(file('memory.tmx', TMX), { displayName: 'Docs', timeoutMs: 20_000 });
+    const memoryId = job.results[0]!.translationMemoryId!;
+    const input = file('memory.docx', await docxOf(PARAGRAPHS));
+    const output = join(dir, 'memory.de.docx');
+    const status = await c.translateDocument(input, output, 'en', 'de', { translationMemory: memoryId, translationMemoryThreshold: 80 });
+    expect(status.done()).toBe(true);
+    const machine = await v1Translate(key.secret, PARAGRAPHS.slice(1));
+    expect(machine).not.toContain(STORED.target);
+    expect(await docxParagraphs(readFileSync(output))).toEqual([STORED.target, ...machine]);
+    expect(status.billedCharacters).toBe(PARAGRAPHS.join('').length);
+    const usage = await fetch(`${server.url}/v1/usage`, { headers: { 'x-api-key': key.secret } }).then((r) => r.json() as Promise<any>);
+    expect(usage.data.memoryCharactersServed).toBe(STORED.source.length);
+    // Another key: DeepL's not-found answer, wrapped by translateDocument as its DocumentTranslationError.
+    const err = await rejection(client.translateDocument(input, join(dir, 'other.de.docx'), 'en', 'de', { translationMemory: memoryId }));
+    expect(err).toBeInstanceOf(deepl.DocumentTranslationError);
+    expect((err as deepl.DocumentTranslationError).error).toBeInstanceOf(deepl.DeepLError);
+    expect(String((err as deepl.DocumentTranslationError).error?.message)).toMatch(/Translation memory '[^']+' not found/);
+  });
+});
+
 describe('deepl-node upload, status and download against Dragoman', () => {
   it('uploads, reports the status until done, downloads once; the document is then gone', async () => {
     const handle = await client.uploadDocument(file('steps.txt', PARAGRAPHS.join('\n\n')), 'en', 'de');

@@ -119,11 +119,11 @@ describe('documents: jobs, keys and quota', () => {
     }
   });
 
-  it('a document asking for a translation memory: 400 that says memories are not supported for documents, nothing charged', async () => {
+  it('a document asking for a translation memory the key does not have: 404 that names it, nothing charged', async () => {
     const k = await t.key();
     const up = await upload(t.url, k.secret, 'notes.txt', SAMPLES[0]!.text, { target: 'de', source: 'en', memory: 'tm_any' });
-    expect(up.status).toBe(400);
-    expect(up.body.error).toEqual({ code: 400, type: 'invalid_request', message: expect.stringMatching(/^memory is not supported for documents/) });
+    expect(up.status).toBe(404);
+    expect(up.body.error).toEqual({ code: 404, type: 'invalid_request', message: "Translation memory 'tm_any' not found." });
     expect(await usedChars(k.id)).toBe(0);
   });
 
