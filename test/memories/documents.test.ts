@@ -210,6 +210,19 @@ msgstr ""
     expect(german.body.error.message).toBe(`Translation memory '${memory}' has source language 'en'; the document's is 'de'.`);
   });
 
+  it('a memory deleted while its job runs: the job fails with its 404 message and is refunded', async () => {
+    const k = await server.key({ rpm: null });
+    const m = await importMemory(k.secret);
+    const big = Array.from({ length: 400 }, (_x, i) => `The garden number ${i} is big and the house is small.`).join('\n\n');
+    const up = await upload(server.url, k.secret, 'big.txt', big, { target: 'de', source: 'en', memory: m });
+    expect(up.status).toBe(202);
+    expect((await call(server.url, 'DELETE', `/v1/memories/${m}`, { key: k.secret })).status).toBe(204);
+    const job = await waitForJob(server.url, k.secret, up.body.data.document.id);
+    expect(job.status).toBe('error');
+    expect(job.error.message).toBe(`Translation memory '${m}' not found.`);
+    expect(await usage(k.secret)).toMatchObject({ charactersUsed: 0, memoryCharactersServed: 0 });
+  });
+
   it('refuses a bad threshold and memory fields without a memory, with the /v1 error body', async () => {
     for (const [fields, message] of [
       [{ memory, memoryThreshold: '101' }, "Field 'memoryThreshold' must be a whole number from 0 to 100."],
