@@ -128,3 +128,15 @@ describe.each(backends.filter((b) => b.enabled))('stored bytes per key: $name', 
     expect(await b.byDownloadToken(withToken.id)).toBeUndefined();
   });
 });
+
+describe.each(backends.filter((b) => b.enabled))('a job with a translation memory: $name', (backend) => {
+  it("keeps the memory's id, threshold and learning, read back by another replica; none stays none", async () => {
+    const [a, b] = await open(backend);
+    const withMemory = job('k_one', 10, { memory: { id: 'tm-1', threshold: 85, update: true } });
+    const without = job('k_one', 10);
+    await a.insert(withMemory);
+    await a.insert(without);
+    expect((await b.get(withMemory.id))?.memory).toEqual({ id: 'tm-1', threshold: 85, update: true });
+    expect((await b.get(without.id))?.memory).toBeUndefined();
+  });
+});
