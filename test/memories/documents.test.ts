@@ -83,6 +83,8 @@ describe('/v1/documents with a memory', () => {
     const before = await usage(k.secret);
     const { job, text: out } = await translated('notes.txt', text, { memory: m, memoryThreshold: '80' }, k.secret);
     expect(job).toMatchObject({ memory: m, memoryThreshold: 80 });
+    const list = await call(server.url, 'GET', '/v1/documents', { key: k.secret });
+    expect(list.body.data.documents[0]).toMatchObject({ id: job.id, memory: m, memoryThreshold: 80 });
     expect(out).toBe(`${EXACT.target}\n\n${await machine(MACHINE)}\n\n  ${EXACT.target}\n`);
     const after = await usage(k.secret);
     expect(after.memoryCharactersServed - before.memoryCharactersServed).toBe(2 * EXACT.source.length);

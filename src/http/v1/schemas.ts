@@ -176,6 +176,8 @@ export const documentView = {
     detectedSourceLanguage: { type: 'string', description: 'The detected source language, when none was given (und: none recognised).' },
     target: { type: 'string' },
     glossary: { type: 'string' },
+    memory: { type: 'string', description: "The key's translation memory the document is translated with." },
+    memoryThreshold: { type: 'integer', description: 'Least similarity (0-100) of a fuzzy match an XLIFF result reports.' },
     characters: { type: 'integer', description: 'Characters charged.' },
     progress: { type: 'number', description: '0 to 1.' },
     createdAt: { type: 'string', format: 'date-time' },
