@@ -117,6 +117,9 @@ describe('/v1/documents with a memory', () => {
       <trans-unit id="3">
         <source>${MACHINE}</source>
       </trans-unit>
+      <trans-unit id="4">
+        <source>Click <g id="b1">here</g> to start the program.</source>
+      </trans-unit>
     </body>
   </file>
 </xliff>
@@ -129,6 +132,8 @@ describe('/v1/documents with a memory', () => {
     );
     expect(text).toContain(`<target state="needs-review-translation" state-qualifier="leveraged-mt">${await machine(MACHINE)}</target>\n      </trans-unit>`);
     expect(text.match(/<alt-trans/g)).toHaveLength(1);
+    // The unit's <g> goes where the stored TMX codes put the bold word.
+    expect(text).toContain('<target state="final" state-qualifier="exact-match">Um das Programm zu starten, klicken Sie <g id="b1">hier</g>.</target>');
     // Above the pair's similarity, no match is reported.
     const above = await translated('app.xlf', xlf, { memory, memoryThreshold: String(sim + 1) });
     expect(above.text).not.toContain('<alt-trans');
