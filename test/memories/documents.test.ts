@@ -67,6 +67,11 @@ describe('inline codes of a stored segment placed in an HTML sentence', () => {
     expect(plan.assemble([TAGGED.target])).not.toBe('<p>Um das Programm zu starten, klicken Sie <b>hier</b>.</p>');
   });
 
+  it('on /v1/translate with format=html too', async () => {
+    const r = await call(server.url, 'POST', '/v1/translate', { key: key.secret, body: { q: '<p>Click <b>here</b> to start the program.</p>', source: 'en', target: 'de', format: 'html', memory } });
+    expect(r.body.data.translations[0]).toMatchObject({ translatedText: '<p>Um das Programm zu starten, klicken Sie <b>hier</b>.</p>', memory: { exact: 1 } });
+  });
+
   it("drops codes that are not the sentence's own (another word bold) and places the tags by position", () => {
     const plan = planHtml('<p>Click here to <b>start</b> the program.</p>');
     expect(plan.assemble([markedTarget(TAGGED)])).toBe(plan.assemble([TAGGED.target]));
