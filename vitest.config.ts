@@ -18,14 +18,14 @@ export default defineConfig({
       { test: { name: 'main', include: ['test/**/*.test.ts'], ...common } },
       // With a PostgreSQL server (.ci/run starts one), the in-process API suite and the gate tests run a second
       // time on the PostgreSQL account store (they read DRAGOMAN_TEST_BACKEND; the documents suite keeps its job records
-      // there too). The store contract itself runs on
+      // there too; the memories suites keep their memories there). The store contract itself runs on
       // both backends in test/postgres/store-backends.test.ts.
       ...(process.env.DRAGOMAN_TEST_DATABASE_URL
         ? [
             {
               test: {
                 name: 'api-on-postgres',
-                include: ['test/api/v1.test.ts', 'test/api/glossaries.test.ts', 'test/accounts/gate.test.ts', 'test/documents/api.test.ts', 'test/documents/glossary.test.ts', 'test/documents/storage.test.ts'],
+                include: ['test/api/v1.test.ts', 'test/api/glossaries.test.ts', 'test/accounts/gate.test.ts', 'test/documents/api.test.ts', 'test/documents/glossary.test.ts', 'test/documents/storage.test.ts', 'test/memories/v1.test.ts', 'test/memories/deepl-client.test.ts', 'test/memories/documents.test.ts'],
                 env: { DRAGOMAN_TEST_BACKEND: 'postgres' },
                 ...common,
               },

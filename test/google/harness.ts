@@ -19,6 +19,7 @@ import { planText } from '../../src/text/segment.ts';
 
 export { FIXTURE_MODELS } from '../api/helpers.ts';
 import { fixtureConfig, startFixtureApp } from '../api/helpers.ts';
+import { freshDatabase } from '../postgres/pg-helpers.ts';
 
 export interface CompatServer {
   app: RunningApp;
@@ -38,13 +39,18 @@ export interface CompatOptions extends AppOptions {
 
 export async function startCompatServer(env: Record<string, string> = {}, options: CompatOptions = {}): Promise<CompatServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-compat-'));
-  const config = fixtureConfig(dataDir, { DRAGOMAN_PRECISION: 'fp32', ...env });
+  // The vitest project "api-on-postgres" runs the suites that opt in again with accounts, glossaries, memories and
+  // job records in PostgreSQL.
+  const pg = process.env.DRAGOMAN_TEST_BACKEND === 'postgres' ? await freshDatabase() : undefined;
+  const config = fixtureConfig(dataDir, { DRAGOMAN_PRECISION: 'fp32', ...(pg ? { DRAGOMAN_DATABASE_URL: pg.url } : {}), ...env });
   const clock = new ManualClock();
   const { logLines, ...appOptions } = options;
   const logger = logLines
     ? { ...(loggerOptions(config) as object), stream: { write: (line: string) => void logLines.push(line) } }
     : false;
-  const started = await startFixtureApp(config, dataDir, { logger, ...appOptions, clock });
+  const started = await startFixtureApp(config, dataDir, { logger, ...appOptions, clock }, async () => {
+    await pg?.drop();
+  });
   return { ...started, url: started.app.url, config, clock, service: started.app.server.dragoman.service };
 }
 
