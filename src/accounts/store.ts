@@ -13,6 +13,10 @@ import type {
   PlanName,
   RateOutcome,
   UsageRow,
+  AuditEntry,
+  DailyUsageQuery,
+  DailyUsageRow,
+  NewAuditEntry,
 } from './types.ts';
 
 /** The limits a reset touches: a field set to true goes back to where it comes from (the plan, or the built-in figure). */
@@ -63,6 +67,14 @@ export interface AccountStore {
   usage(keyId: string, period: string): Promise<UsageRow>;
   /** Usage of every key (or one) in a period, keys without usage included with zeros. */
   usageReport(period: string, keyId?: string): Promise<UsageRow[]>;
+
+  /** The per-day ledger between two days (included), keys with nothing charged left out; by day, then key. */
+  dailyUsage(query: DailyUsageQuery): Promise<DailyUsageRow[]>;
+
+  /** Record a key operation in the audit log. */
+  addAudit(entry: NewAuditEntry): Promise<void>;
+  /** Audit entries at or after `since` (ms), oldest first. */
+  listAudit(since: number): Promise<AuditEntry[]>;
 
   /** Throws unless the database answers and accepts writes (for /ready). */
   ping(): Promise<void>;

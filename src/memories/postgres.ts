@@ -235,7 +235,11 @@ export class PgMemoryStore implements MemoryStore {
   }
 
   async addServed(owner: string, period: string, chars: number): Promise<void> {
-    await this.q('INSERT INTO memory_usage (owner, period, chars) VALUES ($1, $2, $3) ON CONFLICT (owner, period) DO UPDATE SET chars = memory_usage.chars + excluded.chars', [owner, period, chars]);
+    // The month's count and the day's (usage_days, the per-day usage report) in one statement, so one transaction.
+    await this.q(`WITH month AS (INSERT INTO memory_usage (owner, period, chars) VALUES ($1, $2, $3)
+        ON CONFLICT (owner, period) DO UPDATE SET chars = memory_usage.chars + excluded.chars)
+      INSERT INTO usage_days AS d (key_id, day, memory_chars) VALUES ($1, dragoman_day($4), $3)
+        ON CONFLICT (key_id, day) DO UPDATE SET memory_chars = d.memory_chars + excluded.memory_chars`, [owner, period, chars, Date.now()]);
   }
 
   async served(owner: string, period: string): Promise<number> {
