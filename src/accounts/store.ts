@@ -48,9 +48,10 @@ export interface AccountStore {
   /**
    * Atomically: if used(period) + chars <= monthly limit, add chars (and one request) and return the charge;
    * otherwise change nothing. `period` is the quota month (`YYYY-MM`). With `named`, a charge of an id already
-   * charged changes nothing and answers as the first did (ok, the same charge).
+   * charged changes nothing and answers as the first did (ok, the same charge). `day` (UTC `YYYY-MM-DD`, within
+   * `period`; default: today by the system clock): the row of usage_days the charge is added to, in the same transaction.
    */
-  charge(keyId: string, period: string, chars: number, named?: ChargeOptions): Promise<ChargeOutcome>;
+  charge(keyId: string, period: string, chars: number, named?: ChargeOptions, day?: string): Promise<ChargeOutcome>;
   /**
    * Undo a charge (the request failed). A charge with an id is given back once whatever the number of calls, and
    * refunding an id never charged leaves a mark that makes a later charge of it fail; a charge without one is the

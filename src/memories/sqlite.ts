@@ -271,9 +271,8 @@ export class SqliteMemoryStore implements MemoryStore {
     return rows.map(segmentOf);
   }
 
-  async addServed(owner: string, period: string, chars: number): Promise<void> {
+  async addServed(owner: string, period: string, chars: number, day: string): Promise<void> {
     // The month's count and the day's (usage_days, the per-day usage report) in one transaction.
-    const day = new Date().toISOString().slice(0, 10);
     this.servedTx(owner, period, day, chars);
   }
 

@@ -232,15 +232,16 @@ export class PgAccountStore implements AccountStore {
     };
   }
 
-  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions): Promise<records.ChargeOutcome> {
-    const charge: PgCharge = { id: named?.id ?? randomUUID(), keyId, period, chars };
+  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions, day?: string): Promise<records.ChargeOutcome> {
+    const now = Date.now();
+    const charge: PgCharge = { id: named?.id ?? randomUUID(), keyId, period, chars, day: day ?? new Date(now).toISOString().slice(0, 10) };
     let row: { status: string; used: number; lim: number } | undefined;
     try {
       ({ rows: [row] } = await this.query<{ status: string; used: number; lim: number }>(
         named
-          ? 'SELECT status, used, lim FROM dragoman_charge_kept($1, $2, $3, $4, $5::JSONB, $6, $7)'
-          : 'SELECT status, used, lim FROM dragoman_charge($1, $2, $3, $4, $5::JSONB, $6)',
-        [charge.id, keyId, period, chars, this.monthlyDefaults, Date.now(), ...(named ? [named.keepUntil] : [])],
+          ? 'SELECT status, used, lim FROM dragoman_charge_kept($1, $2, $3, $4, $5::JSONB, $6, $7, $8)'
+          : 'SELECT status, used, lim FROM dragoman_charge($1, $2, $3, $4, $5::JSONB, $6, $7)',
+        [charge.id, keyId, period, chars, this.monthlyDefaults, now, ...(named ? [named.keepUntil] : []), charge.day],
         CHARGE_RETRIES,
       ));
     } catch (err) {

@@ -104,7 +104,7 @@ export class SqliteAccountStore implements AccountStore {
       addHit: db.prepare('INSERT INTO rate_hits (key_id, at_ms) VALUES (?, ?)'),
     };
     this.tx = {
-      charge: db.transaction((keyId: string, period: string, chars: number, document = false): records.ChargeOutcome => {
+      charge: db.transaction((keyId: string, period: string, chars: number, day: string, document = false): records.ChargeOutcome => {
         const limits = this.limitsSync(keyId);
         if (!limits) return { ok: false, used: 0, limit: 0 }; // no such key: nothing can be charged
         const limit = limits.monthlyChars;
@@ -113,12 +113,11 @@ export class SqliteAccountStore implements AccountStore {
         if (limit !== null && used + chars > limit) return { ok: false, used, limit };
         this.stmt.addUsage.run(keyId, period, chars);
         // The day's row in the same transaction: the per-day report adds up to the month's usage.
-        const day = dayOf(Date.now());
         this.stmt.addDay.run(keyId, day, chars, document ? chars : 0);
         return { ok: true, charge: { keyId, period, chars, day }, used: used + chars, limit };
       }),
       /** A named charge: once per id (a repeat answers as the first did), recorded in the ledger. */
-      chargeNamed: db.transaction((keyId: string, period: string, chars: number, named: records.ChargeOptions): records.ChargeOutcome => {
+      chargeNamed: db.transaction((keyId: string, period: string, chars: number, named: records.ChargeOptions, day: string): records.ChargeOutcome => {
         this.stmt.pruneLedger.run(Date.now());
         const prior = this.stmt.ledger.get(named.id) as LedgerRow | undefined;
         if (prior) {
@@ -127,7 +126,7 @@ export class SqliteAccountStore implements AccountStore {
           const charge = { id: named.id, keyId: prior.key_id, period: prior.period, chars: prior.chars, ...(prior.day ? { day: prior.day } : {}) };
           return { ok: true, charge, used, limit: this.limitsSync(keyId)?.monthlyChars ?? null };
         }
-        const outcome = this.tx.charge(keyId, period, chars, true);
+        const outcome = this.tx.charge(keyId, period, chars, day, true);
         if (!outcome.ok) return outcome;
         this.stmt.addLedger.run(named.id, keyId, period, chars, named.keepUntil, 0, outcome.charge.day ?? null);
         return { ...outcome, charge: { ...outcome.charge, id: named.id } };
@@ -271,8 +270,8 @@ export class SqliteAccountStore implements AccountStore {
     return this.limitsSync(keyId);
   }
 
-  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions) {
-    return named ? this.tx.chargeNamed.immediate(keyId, period, chars, named) : this.tx.charge.immediate(keyId, period, chars);
+  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions, day = dayOf(Date.now())) {
+    return named ? this.tx.chargeNamed.immediate(keyId, period, chars, named, day) : this.tx.charge.immediate(keyId, period, chars, day);
   }
 
   async refund(charge: records.Charge) {
