@@ -13,10 +13,10 @@ import type {
   PlanName,
   RateOutcome,
   UsageRow,
-  AuditEntry,
+  AuditLogEntry,
   DailyUsageQuery,
   DailyUsageRow,
-  NewAuditEntry,
+  NewAuditLogEntry,
 } from './types.ts';
 
 /** The limits a reset touches: a field set to true goes back to where it comes from (the plan, or the built-in figure). */
@@ -73,9 +73,9 @@ export interface AccountStore {
   dailyUsage(query: DailyUsageQuery): Promise<DailyUsageRow[]>;
 
   /** Record a key operation in the audit log. */
-  addAudit(entry: NewAuditEntry): Promise<void>;
-  /** Audit entries at or after `since` (ms), oldest first. */
-  listAudit(since: number): Promise<AuditEntry[]>;
+  addAudit(entry: NewAuditLogEntry): Promise<void>;
+  /** Entries of the audit log at or after `since` (ms), oldest first. */
+  listAudit(since: number): Promise<AuditLogEntry[]>;
 
   /** Throws unless the database answers and accepts writes (for /ready). */
   ping(): Promise<void>;

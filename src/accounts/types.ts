@@ -113,7 +113,7 @@ export interface DailyUsageQuery {
 /** Who did a key operation: the CLI (with the system user's name) or the admin surface. */
 export type Actor = `cli:${string}` | 'admin';
 
-export interface AuditEntry {
+export interface AuditLogEntry {
   id: number;
   at: number;
   actor: string;
@@ -124,4 +124,4 @@ export interface AuditEntry {
   detail: Record<string, unknown>;
 }
 
-export type NewAuditEntry = Omit<AuditEntry, 'id'>;
+export type NewAuditLogEntry = Omit<AuditLogEntry, 'id'>;

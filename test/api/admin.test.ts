@@ -117,16 +117,16 @@ describe('admin surface and usage reports', () => {
     expect((await runCli(env, ['keys', 'set-limits', cliKey.id, '--rpm', '5'])).code).toBe(0);
     expect((await runCli(env, ['keys', 'revoke', cliKey.id])).code).toBe(0);
 
-    const audit = await runCli(env, ['audit', '--format', 'json']);
-    expect(audit.code, audit.err).toBe(0);
-    expect(audit.out).not.toContain(secret);
-    expect(audit.out).not.toContain(cliKey.key);
-    const entries = (JSON.parse(audit.out) as { actor: string; action: string; keyId: string }[]).map((e) => [e.actor, e.action, e.keyId]);
+    const log = await runCli(env, ['audit', '--format', 'json']);
+    expect(log.code, log.err).toBe(0);
+    expect(log.out).not.toContain(secret);
+    expect(log.out).not.toContain(cliKey.key);
+    const entries = (JSON.parse(log.out) as { actor: string; action: string; keyId: string }[]).map((e) => [e.actor, e.action, e.keyId]);
     expect(entries).toEqual(expect.arrayContaining([
       ['admin', 'key.create', id], ['admin', 'key.set-plan', id], ['admin', 'key.set-limits', id], ['admin', 'key.revoke', id],
       ['cli:operator1', 'key.create', cliKey.id], ['cli:operator1', 'key.set-limits', cliKey.id], ['cli:operator1', 'key.revoke', cliKey.id],
     ]));
-    const viaApi = await t.call('GET', '/admin/audit', { headers: auth });
+    const viaApi = await t.call('GET', '/admin/audit-log', { headers: auth });
     expect(viaApi.body.data.map((e: { action: string; keyId: string }) => `${e.action} ${e.keyId}`)).toContain(`key.revoke ${cliKey.id}`);
     expect(JSON.stringify(viaApi.body)).not.toContain(secret);
   }, 120_000);

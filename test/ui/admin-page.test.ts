@@ -75,13 +75,13 @@ describe('admin page', () => {
     await expect.poll(async () => (await server.app.store.getKey(made.id))!.revokedAt !== null, POLL).toBe(true);
     await expect.poll(() => page.locator(`tr[data-key="${made.id}"] td`).nth(5).textContent(), POLL).toBe('revoked');
 
-    const audit = await server.app.store.listAudit(0);
-    expect(audit.map((e) => [e.actor, e.action, e.keyId])).toEqual([
+    const log = await server.app.store.listAudit(0);
+    expect(log.map((e) => [e.actor, e.action, e.keyId])).toEqual([
       ['admin', 'key.create', made.id],
       ['admin', 'key.set-plan', made.id],
       ['admin', 'key.revoke', made.id],
     ]);
-    await expect.poll(() => page.locator('#audit tbody tr').count(), POLL).toBe(3);
+    await expect.poll(() => page.locator('#audit-log tbody tr').count(), POLL).toBe(3);
 
     expect(requests.every((u) => u.startsWith(server.url)), requests.join('\n')).toBe(true);
     expect(consoleErrors).toEqual([]);

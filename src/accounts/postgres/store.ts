@@ -347,7 +347,7 @@ export class PgAccountStore implements AccountStore {
     }));
   }
 
-  async addAudit(entry: records.NewAuditEntry): Promise<void> {
+  async addAudit(entry: records.NewAuditLogEntry): Promise<void> {
     await this.query(
       'INSERT INTO audit_log (at, actor, action, key_id, detail) VALUES ($1, $2, $3, $4, $5)',
       [entry.at, entry.actor, entry.action, entry.keyId, JSON.stringify(entry.detail)],
@@ -355,7 +355,7 @@ export class PgAccountStore implements AccountStore {
     );
   }
 
-  async listAudit(since: number): Promise<records.AuditEntry[]> {
+  async listAudit(since: number): Promise<records.AuditLogEntry[]> {
     const { rows } = await this.query<{ id: number; at: number; actor: string; action: string; key_id: string | null; detail: string }>(
       'SELECT id, at, actor, action, key_id, detail FROM audit_log WHERE at >= $1 ORDER BY at, id',
       [since],

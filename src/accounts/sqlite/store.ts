@@ -40,7 +40,7 @@ interface DailyRow {
   memory_chars: number;
 }
 
-interface AuditRow {
+interface AuditLogRow {
   id: number;
   at: number;
   actor: string;
@@ -93,7 +93,7 @@ export class SqliteAccountStore implements AccountStore {
           AND (d.chars > 0 OR d.requests > 0 OR d.memory_chars > 0)
         ORDER BY d.day, k.created_at, d.key_id`),
       addAudit: db.prepare('INSERT INTO audit_log (at, actor, action, key_id, detail) VALUES (?, ?, ?, ?, ?)'),
-      audit: db.prepare('SELECT id, at, actor, action, key_id, detail FROM audit_log WHERE at >= ? ORDER BY at, id'),
+      auditLog: db.prepare('SELECT id, at, actor, action, key_id, detail FROM audit_log WHERE at >= ? ORDER BY at, id'),
       ledger: db.prepare('SELECT key_id, period, chars, refunded, day FROM charges WHERE id = ?'),
       addLedger: db.prepare('INSERT INTO charges (id, key_id, period, chars, keep_until, refunded, day) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       markRefunded: db.prepare('UPDATE charges SET refunded = 1 WHERE id = ? AND refunded = 0'),
@@ -309,12 +309,12 @@ export class SqliteAccountStore implements AccountStore {
     }));
   }
 
-  async addAudit(entry: records.NewAuditEntry): Promise<void> {
+  async addAudit(entry: records.NewAuditLogEntry): Promise<void> {
     this.stmt.addAudit.run(entry.at, entry.actor, entry.action, entry.keyId, JSON.stringify(entry.detail));
   }
 
-  async listAudit(since: number): Promise<records.AuditEntry[]> {
-    return (this.stmt.audit.all(since) as AuditRow[]).map((r) => ({
+  async listAudit(since: number): Promise<records.AuditLogEntry[]> {
+    return (this.stmt.auditLog.all(since) as AuditLogRow[]).map((r) => ({
       id: r.id,
       at: r.at,
       actor: r.actor,

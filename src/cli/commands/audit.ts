@@ -5,7 +5,7 @@ import { parse, syntax } from '../syntax.ts';
 
 export const summary = 'who created, changed or revoked which key';
 
-const AUDIT = syntax({
+const AUDIT_LOG = syntax({
   command: 'audit',
   about: 'The audit log of key operations (keys create, revoke, set-plan, set-limits), from the CLI and the admin\n' +
     'surface: when, who (cli:<user> or admin), what. Secrets are never in it.',
@@ -16,7 +16,7 @@ const AUDIT = syntax({
 });
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parse(AUDIT, args);
+  const { values } = parse(AUDIT_LOG, args);
   let since = 0;
   if (values.since !== undefined) {
     since = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(values.since) ? `${values.since}T00:00:00Z` : values.since);
@@ -30,7 +30,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (!entries.length) {
-    io.out('No audit entries.');
+    io.out('The audit log is empty.');
     return 0;
   }
   const rows = [['TIME', 'WHO', 'ACTION', 'KEY', 'DETAIL']];

@@ -1,5 +1,5 @@
 // /admin/models (what /health tells: installed models and their status), /admin/jobs (document jobs of every key
-// or one, and their deletion) and /admin/audit (the audit log of key operations).
+// or one, and their deletion) and /admin/audit-log (the audit log of key operations).
 import type { FastifyInstance } from 'fastify';
 import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 
@@ -38,7 +38,7 @@ export async function adminOperationsRoutes(app: FastifyInstance): Promise<void>
     return { data: { id, keyId: key, deleted: true } };
   });
 
-  app.get<{ Querystring: { since?: string } }>('/audit', { schema: { hide: true } }, async (request) => {
+  app.get<{ Querystring: { since?: string } }>('/audit-log', { schema: { hide: true } }, async (request) => {
     const raw = request.query.since;
     const since = raw === undefined ? 0 : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw);
     if (Number.isNaN(since)) throw invalidRequest('"since" must be a day (YYYY-MM-DD) or an ISO 8601 time.');

@@ -109,8 +109,8 @@ async function loadJobs() {
 }
 
 async function loadAudit() {
-  const entries = await call('GET', '/audit');
-  fill('audit', entries.slice(-200).reverse().map((e) => {
+  const entries = await call('GET', '/audit-log');
+  fill('audit-log', entries.slice(-200).reverse().map((e) => {
     const tr = document.createElement('tr');
     tr.append(cell(new Date(e.at).toISOString()), cell(e.actor), cell(e.action), cell(e.keyId), cell(JSON.stringify(e.detail)));
     return tr;
