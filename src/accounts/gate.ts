@@ -125,8 +125,10 @@ export class Gate {
    * charge with the caller's id, made once however often it is asked for (AccountStore.charge).
    */
   async charge(admission: Admission, chars: number, named?: ChargeOptions): Promise<Charged> {
-    const period = periodOf(this.now());
-    const outcome = await this.accounts.store.charge(admission.key.id, period, chars, named);
+    const now = this.now();
+    const period = periodOf(now);
+    // The day from the same clock as the month, so the per-day ledger adds up to the month's usage.
+    const outcome = await this.accounts.store.charge(admission.key.id, period, chars, named, new Date(now).toISOString().slice(0, 10));
     if (outcome.ok) return { charge: outcome.charge, used: outcome.used, limit: outcome.limit };
     throw this.exceeded(admission, `this request has ${chars} character${chars === 1 ? '' : 's'} but`, outcome.used, outcome.limit, period);
   }

@@ -13,6 +13,10 @@ import type {
   PlanName,
   RateOutcome,
   UsageRow,
+  AuditLogEntry,
+  DailyUsageQuery,
+  DailyUsageRow,
+  NewAuditLogEntry,
 } from './types.ts';
 
 /** The limits a reset touches: a field set to true goes back to where it comes from (the plan, or the built-in figure). */
@@ -44,9 +48,10 @@ export interface AccountStore {
   /**
    * Atomically: if used(period) + chars <= monthly limit, add chars (and one request) and return the charge;
    * otherwise change nothing. `period` is the quota month (`YYYY-MM`). With `named`, a charge of an id already
-   * charged changes nothing and answers as the first did (ok, the same charge).
+   * charged changes nothing and answers as the first did (ok, the same charge). `day` (UTC `YYYY-MM-DD`, within
+   * `period`; default: today by the system clock): the row of usage_days the charge is added to, in the same transaction.
    */
-  charge(keyId: string, period: string, chars: number, named?: ChargeOptions): Promise<ChargeOutcome>;
+  charge(keyId: string, period: string, chars: number, named?: ChargeOptions, day?: string): Promise<ChargeOutcome>;
   /**
    * Undo a charge (the request failed). A charge with an id is given back once whatever the number of calls, and
    * refunding an id never charged leaves a mark that makes a later charge of it fail; a charge without one is the
@@ -63,6 +68,14 @@ export interface AccountStore {
   usage(keyId: string, period: string): Promise<UsageRow>;
   /** Usage of every key (or one) in a period, keys without usage included with zeros. */
   usageReport(period: string, keyId?: string): Promise<UsageRow[]>;
+
+  /** The per-day ledger between two days (included), keys with nothing charged left out; by day, then key. */
+  dailyUsage(query: DailyUsageQuery): Promise<DailyUsageRow[]>;
+
+  /** Record a key operation in the audit log. */
+  addAudit(entry: NewAuditLogEntry): Promise<void>;
+  /** Entries of the audit log at or after `since` (ms), oldest first. */
+  listAudit(since: number): Promise<AuditLogEntry[]>;
 
   /** Throws unless the database answers and accepts writes (for /ready). */
   ping(): Promise<void>;

@@ -57,6 +57,8 @@ export interface Charge {
   keyId: string;
   period: string;
   chars: number;
+  /** The UTC day (`YYYY-MM-DD`) the charge counts in (usage_days): its refund is taken off that day. */
+  day?: string;
   /** The ledger id (every PostgreSQL charge; a SQLite charge made with one): its refund happens at most once. */
   id?: string;
 }
@@ -85,3 +87,41 @@ export interface UsageRow {
   chars: number;
   requests: number;
 }
+
+/** What one key was charged on one UTC day (the per-day ledger written with each charge). */
+export interface DailyUsageRow {
+  keyId: string;
+  plan: PlanName;
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  characters: number;
+  requests: number;
+  /** Part of `characters` charged by document jobs. */
+  documentCharacters: number;
+  /** Characters served from the key's translation memories (charged like any others, counted apart). */
+  memoryCharacters: number;
+}
+
+export interface DailyUsageQuery {
+  /** First and last day included, `YYYY-MM-DD`. */
+  from: string;
+  to: string;
+  keyId?: string;
+  plan?: PlanName;
+}
+
+/** Who did a key operation: the CLI (with the system user's name) or the admin surface. */
+export type Actor = `cli:${string}` | 'admin';
+
+export interface AuditLogEntry {
+  id: number;
+  at: number;
+  actor: string;
+  /** key.create, key.revoke, key.set-plan, key.set-limits */
+  action: string;
+  keyId: string | null;
+  /** What changed (plan, limits, name); never a secret. */
+  detail: Record<string, unknown>;
+}
+
+export type NewAuditLogEntry = Omit<AuditLogEntry, 'id'>;

@@ -13,7 +13,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   serve: { summary: 'run the HTTP server', load: () => import('./commands/serve.ts') },
   keys: { summary: 'create, list and revoke API keys', load: () => import('./commands/keys.ts') },
   plans: { summary: 'show and edit the plans', load: () => import('./commands/plans.ts') },
-  usage: { summary: 'characters and requests per key for a month', load: () => import('./commands/usage.ts') },
+  usage: { summary: 'characters and requests per key for a month; per-day reports', load: () => import('./commands/usage.ts') },
+  audit: { summary: 'who created, changed or revoked which key', load: () => import('./commands/audit.ts') },
   models: { summary: 'install and check models', load: () => import('./commands/models.ts') },
   translate: { summary: 'translate files or standard input locally', load: () => import('./commands/translate.ts') },
 };

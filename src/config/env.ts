@@ -80,6 +80,8 @@ export interface Config {
   detectSecondOpinion: OnOff;
   /** /metrics is served only when set, to `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** /admin (API and page) exists only when set, to `Authorization: Bearer <token>`; undefined = no admin surface. */
+  adminToken: string | undefined;
   /**
    * Which peers may state the client's address in X-Forwarded-For (Fastify's trustProxy): false = none (the
    * TCP peer is the client), true = any, n = the last n hops, or addresses / CIDRs / proxy-addr's names.
@@ -223,6 +225,16 @@ function skipPasses(env: NodeJS.ProcessEnv): string[] {
  * DRAGOMAN_UI_KEY names a key by its public id, never by its secret: the secret would then sit in the environment,
  * in process listings and in compose files. A secret given by mistake is refused before it is used anywhere.
  */
+/** The admin token changes keys and plans: a short one is guessable, so it is refused at start. */
+function adminToken(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.DRAGOMAN_ADMIN_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.trim() !== raw || raw.length < 24) {
+    throw new ConfigError('DRAGOMAN_ADMIN_TOKEN must be at least 24 characters without spaces around it (e.g. "openssl rand -hex 24"), or unset for no admin surface');
+  }
+  return raw;
+}
+
 function uiKey(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.DRAGOMAN_UI_KEY?.trim();
   if (!raw || /^(off|false|no)$/i.test(raw)) return undefined;
@@ -313,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uiKey: uiKey(env),
     detectSecondOpinion: onOff(env, 'DRAGOMAN_DETECT_SECOND_OPINION', true),
     metricsToken: env.DRAGOMAN_METRICS_TOKEN || undefined,
+    adminToken: adminToken(env),
     // Checked here so a typo is a clear start-up error instead of pino's exception.
     trustProxy: trustProxy(env),
     logLevel: oneOf(env, 'DRAGOMAN_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

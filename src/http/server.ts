@@ -16,6 +16,7 @@ import { readTlsFiles } from './tls.ts';
 import { GOOGLE_PREFIX, googleRoutes } from './google/index.ts';
 import { LIBRETRANSLATE_PREFIX, libreTranslateRoutes } from './libretranslate/index.ts';
 import { uiRoutes } from './ui/index.ts';
+import { ADMIN_PREFIX, adminRoutes } from './admin/index.ts';
 import { v1Routes } from './v1/index.ts';
 import { deeplV2Routes, deeplV3Routes } from './deepl/index.ts';
 
@@ -128,7 +129,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     await app.register(deeplV3Routes, { prefix: '/v3' });
   }
   if (config.ui) await app.register(uiRoutes);
-  // (deepl v2/v3: src/http/deepl/; google v2: src/http/google/, libretranslate: src/http/libretranslate/, ui: src/http/ui/, ops: src/http/ops/)
+  if (config.adminToken) await app.register(adminRoutes, { prefix: ADMIN_PREFIX });
+  // (deepl v2/v3: src/http/deepl/; google v2: src/http/google/, libretranslate: src/http/libretranslate/, ui: src/http/ui/, admin: src/http/admin/, ops: src/http/ops/)
   // ── end of surfaces ─────────────────────────────────────────────────────────────────────────────────────
 
   return app;

@@ -314,7 +314,7 @@ export class MemoryBook {
 
   /** Characters a key was served from its memories (exact segments), counted per quota period (YYYY-MM). */
   async recordServed(owner: string, chars: number, now: number): Promise<void> {
-    if (chars > 0) await this.store.addServed(owner, periodOf(now), chars);
+    if (chars > 0) await this.store.addServed(owner, periodOf(now), chars, new Date(now).toISOString().slice(0, 10));
   }
 
   served(owner: string, period: string): Promise<number> {

@@ -234,8 +234,12 @@ export class PgMemoryStore implements MemoryStore {
     return (await this.q<SegmentRecord>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND id = ANY($3::bigint[])', [m.num, targetLang, ids])).rows.map(segmentOf);
   }
 
-  async addServed(owner: string, period: string, chars: number): Promise<void> {
-    await this.q('INSERT INTO memory_usage (owner, period, chars) VALUES ($1, $2, $3) ON CONFLICT (owner, period) DO UPDATE SET chars = memory_usage.chars + excluded.chars', [owner, period, chars]);
+  async addServed(owner: string, period: string, chars: number, day: string): Promise<void> {
+    // The month's count and the day's (usage_days, the per-day usage report) in one statement, so one transaction.
+    await this.q(`WITH month AS (INSERT INTO memory_usage (owner, period, chars) VALUES ($1, $2, $3)
+        ON CONFLICT (owner, period) DO UPDATE SET chars = memory_usage.chars + excluded.chars)
+      INSERT INTO usage_days AS d (key_id, day, memory_chars) VALUES ($1, $4, $3)
+        ON CONFLICT (key_id, day) DO UPDATE SET memory_chars = d.memory_chars + excluded.memory_chars`, [owner, period, chars, day]);
   }
 
   async served(owner: string, period: string): Promise<number> {

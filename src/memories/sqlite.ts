@@ -14,6 +14,7 @@ const MEMORY = 'SELECT * FROM memories WHERE owner = ? AND id = ? AND state = \'
 export class SqliteMemoryStore implements MemoryStore {
   private readonly db: Database.Database;
   private readonly s;
+  private readonly servedTx: (owner: string, period: string, day: string, chars: number) => void;
   private readonly wordInserts = new Map<number, Database.Statement>();
 
   constructor(storage: SqliteStorage) {
@@ -23,6 +24,8 @@ export class SqliteMemoryStore implements MemoryStore {
     this.db.function('memory_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
     const db = this.db;
     this.s = {
+      addServed: db.prepare('INSERT INTO memory_usage (owner, period, chars) VALUES (?, ?, ?) ON CONFLICT (owner, period) DO UPDATE SET chars = chars + excluded.chars'),
+      addServedDay: db.prepare('INSERT INTO usage_days (key_id, day, memory_chars) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET memory_chars = memory_chars + excluded.memory_chars'),
       insertMemory: db.prepare(`INSERT INTO memories (id, owner, name, source, targets, segment_count, state, into_num, heartbeat, created_at, updated_at)
         VALUES (@id, @owner, @name, @source, @targets, 0, @state, @into, @now, @now, @now)`),
       get: db.prepare(MEMORY),
@@ -50,6 +53,11 @@ export class SqliteMemoryStore implements MemoryStore {
         VALUES (@id, @owner, @kind, @status, @token, @memoryId, @displayName, @fileName, @contentType, @contentLength, @error, @skipped, @createdAt, @updatedAt)`),
       getJob: db.prepare('SELECT * FROM memory_jobs WHERE id = ?'),
     };
+    const served = db.transaction((owner: string, period: string, day: string, chars: number) => {
+      this.s.addServed.run(owner, period, chars);
+      this.s.addServedDay.run(owner, day, chars);
+    });
+    this.servedTx = (owner, period, day, chars) => served.immediate(owner, period, day, chars);
   }
 
   private memory(owner: string, id: string): Memory | undefined {
@@ -263,8 +271,9 @@ export class SqliteMemoryStore implements MemoryStore {
     return rows.map(segmentOf);
   }
 
-  async addServed(owner: string, period: string, chars: number): Promise<void> {
-    this.db.prepare('INSERT INTO memory_usage (owner, period, chars) VALUES (?, ?, ?) ON CONFLICT (owner, period) DO UPDATE SET chars = chars + excluded.chars').run(owner, period, chars);
+  async addServed(owner: string, period: string, chars: number, day: string): Promise<void> {
+    // The month's count and the day's (usage_days, the per-day usage report) in one transaction.
+    this.servedTx(owner, period, day, chars);
   }
 
   async served(owner: string, period: string): Promise<number> {

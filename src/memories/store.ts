@@ -74,7 +74,8 @@ export interface MemoryStore {
   byIds(memory: Memory, targetLang: string, ids: number[]): Promise<Segment[]>;
 
   /** Characters served from a key's memories in a quota period (YYYY-MM), added to. */
-  addServed(owner: string, period: string, chars: number): Promise<void>;
+  /** `day` (UTC `YYYY-MM-DD`, within `period`): the characters are added to the key's day in usage_days too. */
+  addServed(owner: string, period: string, chars: number, day: string): Promise<void>;
   served(owner: string, period: string): Promise<number>;
 
   insertJob(job: MemoryJob): Promise<void>;

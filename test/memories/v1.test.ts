@@ -50,8 +50,8 @@ describe('/v1/translate with a memory', () => {
     expect(above.body.data.translations[0].matches).toEqual([]);
   });
 
-  it('counts characters served from the memory apart in /v1/usage, and charges them', async () => {
-    const k = (await server.key()).secret;
+  it('counts characters served from the memory apart in /v1/usage and in the per-day ledger, and charges them', async () => {
+    const { id: keyId, secret: k } = await server.key();
     const m = (await upload('/v1/memories?name=U', BASIC).then(async () => {
       const r = await fetch(server.url + '/v1/memories?name=U2', { method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/xml' }, body: BASIC });
       return (await r.json() as any).data.memory.id as string;
@@ -61,6 +61,11 @@ describe('/v1/translate with a memory', () => {
     const usage = await call(server.url, 'GET', '/v1/usage', { key: k });
     expect(usage.body.data.memoryCharactersServed).toBe(EXACT.source.length);
     expect(usage.body.data.charactersUsed).toBe(EXACT.source.length + 'The dog is in the garden.'.length);
+    const day = new Date(server.clock.now()).toISOString().slice(0, 10);
+    const rows = await server.app.store.dailyUsage({ from: day, to: day, keyId });
+    expect(rows.map((r) => [r.characters, r.requests, r.memoryCharacters])).toEqual([
+      [usage.body.data.charactersUsed, usage.body.data.requests, EXACT.source.length],
+    ]);
   });
 
   it('learns machine translations as unreviewed segments on request, never replacing a reviewed one', async () => {

@@ -157,6 +157,41 @@ for (const backend of backends) {
       expect(await store.usage('k1', '2026-01')).toMatchObject({ chars: 0, requests: 0 });
     });
 
+    it('the per-day ledger adds up to the month after charges, named charges and refunds, each taken off its own day', async () => {
+      await newKey('k_day', 'pro');
+      const plain = await store.charge('k_day', '2026-03', 100, undefined, '2026-03-01');
+      await other.charge('k_day', '2026-03', 40, undefined, '2026-03-02');
+      await store.charge('k_day', '2026-03', 7, { id: 'job-day', keepUntil: Date.now() + 3_600_000 }, '2026-03-02');
+      await other.charge('k_day', '2026-03', 7, { id: 'job-day', keepUntil: Date.now() + 3_600_000 }, '2026-03-03'); // a repeat: nothing more
+      const gone = await store.charge('k_day', '2026-03', 5, undefined, '2026-03-02');
+      expect(plain.ok && gone.ok).toBe(true);
+      // Refunds come a day later: still off the day of their charge.
+      if (gone.ok) await other.refund(gone.charge);
+      await store.refund({ id: 'job-day', keyId: 'k_day', period: '2026-03', chars: 7 });
+      await other.refund({ id: 'job-day', keyId: 'k_day', period: '2026-03', chars: 7 }); // once only
+      const rows = await other.dailyUsage({ from: '2026-03-01', to: '2026-03-31' });
+      expect(rows.map((r) => [r.day, r.characters, r.requests, r.documentCharacters])).toEqual([
+        ['2026-03-01', 100, 1, 0],
+        ['2026-03-02', 40, 1, 0],
+      ]);
+      const month = await store.usage('k_day', '2026-03');
+      expect([month.chars, month.requests]).toEqual([140, 2]);
+      await store.charge('k_day', '2026-03', 9, { id: 'job-kept', keepUntil: Date.now() + 3_600_000 }, '2026-03-04');
+      const withJob = await store.dailyUsage({ from: '2026-03-04', to: '2026-03-04', plan: 'pro' });
+      expect(withJob.map((r) => [r.keyId, r.characters, r.documentCharacters])).toEqual([['k_day', 9, 9]]);
+      expect(await store.dailyUsage({ from: '2026-03-01', to: '2026-03-31', plan: 'free' })).toEqual([]);
+    });
+
+    it('keeps the audit log, oldest first, readable from the other store', async () => {
+      await store.addAudit({ at: 2000, actor: 'admin', action: 'key.revoke', keyId: 'k_a', detail: { plan: 'free' } });
+      await other.addAudit({ at: 1000, actor: 'cli:ops', action: 'key.create', keyId: 'k_a', detail: { plan: 'free', name: null } });
+      expect((await other.listAudit(0)).map((e) => [e.at, e.actor, e.action, e.keyId, e.detail])).toEqual([
+        [1000, 'cli:ops', 'key.create', 'k_a', { plan: 'free', name: null }],
+        [2000, 'admin', 'key.revoke', 'k_a', { plan: 'free' }],
+      ]);
+      expect((await store.listAudit(1500)).map((e) => e.action)).toEqual(['key.revoke']);
+    });
+
     it('60 concurrent charges through two stores never overspend', async () => {
       await newKey('k1', 'free', { monthlyChars: 1000 });
       const results = await Promise.all(

@@ -232,15 +232,16 @@ export class PgAccountStore implements AccountStore {
     };
   }
 
-  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions): Promise<records.ChargeOutcome> {
-    const charge: PgCharge = { id: named?.id ?? randomUUID(), keyId, period, chars };
+  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions, day?: string): Promise<records.ChargeOutcome> {
+    const now = Date.now();
+    const charge: PgCharge = { id: named?.id ?? randomUUID(), keyId, period, chars, day: day ?? new Date(now).toISOString().slice(0, 10) };
     let row: { status: string; used: number; lim: number } | undefined;
     try {
       ({ rows: [row] } = await this.query<{ status: string; used: number; lim: number }>(
         named
-          ? 'SELECT status, used, lim FROM dragoman_charge_kept($1, $2, $3, $4, $5::JSONB, $6, $7)'
-          : 'SELECT status, used, lim FROM dragoman_charge($1, $2, $3, $4, $5::JSONB, $6)',
-        [charge.id, keyId, period, chars, this.monthlyDefaults, Date.now(), ...(named ? [named.keepUntil] : [])],
+          ? 'SELECT status, used, lim FROM dragoman_charge_kept($1, $2, $3, $4, $5::JSONB, $6, $7, $8)'
+          : 'SELECT status, used, lim FROM dragoman_charge($1, $2, $3, $4, $5::JSONB, $6, $7)',
+        [charge.id, keyId, period, chars, this.monthlyDefaults, now, ...(named ? [named.keepUntil] : []), charge.day],
         CHARGE_RETRIES,
       ));
     } catch (err) {
@@ -321,6 +322,53 @@ export class PgAccountStore implements AccountStore {
       READ_RETRIES,
     );
     return rows.map((r) => ({ keyId: r.key_id, period, chars: r.chars, requests: r.requests }));
+  }
+
+  async dailyUsage(query: records.DailyUsageQuery): Promise<records.DailyUsageRow[]> {
+    const { rows } = await this.query<{
+      key_id: string; plan: records.PlanName; day: string; chars: number; requests: number; document_chars: number; memory_chars: number;
+    }>(
+      `SELECT d.key_id, k.plan, d.day, d.chars, d.requests, d.document_chars, d.memory_chars
+       FROM usage_days d JOIN api_keys k ON k.id = d.key_id
+       WHERE d.day >= $1 AND d.day <= $2 AND ($3::TEXT IS NULL OR d.key_id = $3) AND ($4::TEXT IS NULL OR k.plan = $4)
+         AND (d.chars > 0 OR d.requests > 0 OR d.memory_chars > 0)
+       ORDER BY d.day, k.created_at, d.key_id`,
+      [query.from, query.to, query.keyId ?? null, query.plan ?? null],
+      READ_RETRIES,
+    );
+    return rows.map((r) => ({
+      keyId: r.key_id,
+      plan: r.plan,
+      day: r.day,
+      characters: Number(r.chars),
+      requests: Number(r.requests),
+      documentCharacters: Number(r.document_chars),
+      memoryCharacters: Number(r.memory_chars),
+    }));
+  }
+
+  async addAudit(entry: records.NewAuditLogEntry): Promise<void> {
+    await this.query(
+      'INSERT INTO audit_log (at, actor, action, key_id, detail) VALUES ($1, $2, $3, $4, $5)',
+      [entry.at, entry.actor, entry.action, entry.keyId, JSON.stringify(entry.detail)],
+      NO_RETRIES,
+    );
+  }
+
+  async listAudit(since: number): Promise<records.AuditLogEntry[]> {
+    const { rows } = await this.query<{ id: number; at: number; actor: string; action: string; key_id: string | null; detail: string }>(
+      'SELECT id, at, actor, action, key_id, detail FROM audit_log WHERE at >= $1 ORDER BY at, id',
+      [since],
+      READ_RETRIES,
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      at: Number(r.at),
+      actor: r.actor,
+      action: r.action,
+      keyId: r.key_id,
+      detail: JSON.parse(r.detail) as Record<string, unknown>,
+    }));
   }
 
   /**

@@ -22,6 +22,31 @@ interface LedgerRow {
   period: string;
   chars: number;
   refunded: number;
+  day: string | null;
+}
+
+/** The UTC day of a wall-clock time, as usage_days holds it. */
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+interface DailyRow {
+  key_id: string;
+  plan: records.PlanName;
+  day: string;
+  chars: number;
+  requests: number;
+  document_chars: number;
+  memory_chars: number;
+}
+
+interface AuditLogRow {
+  id: number;
+  at: number;
+  actor: string;
+  action: string;
+  key_id: string | null;
+  detail: string;
 }
 
 export class SqliteAccountStore implements AccountStore {
@@ -57,8 +82,20 @@ export class SqliteAccountStore implements AccountStore {
         WHERE key_id = ? AND period = ?`),
       usageAll: db.prepare(`SELECT k.id AS key_id, COALESCE(u.chars, 0) AS chars, COALESCE(u.requests, 0) AS requests
         FROM api_keys k LEFT JOIN usage u ON u.key_id = k.id AND u.period = ? ORDER BY k.created_at, k.id`),
-      ledger: db.prepare('SELECT key_id, period, chars, refunded FROM charges WHERE id = ?'),
-      addLedger: db.prepare('INSERT INTO charges (id, key_id, period, chars, keep_until, refunded) VALUES (?, ?, ?, ?, ?, ?)'),
+      addDay: db.prepare(`INSERT INTO usage_days (key_id, day, chars, requests, document_chars) VALUES (?, ?, ?, 1, ?)
+        ON CONFLICT (key_id, day) DO UPDATE SET chars = chars + excluded.chars, requests = requests + 1,
+          document_chars = document_chars + excluded.document_chars`),
+      refundDay: db.prepare(`UPDATE usage_days SET chars = MAX(0, chars - ?), requests = MAX(0, requests - 1),
+          document_chars = MAX(0, document_chars - ?) WHERE key_id = ? AND day = ?`),
+      days: db.prepare(`SELECT d.key_id, k.plan, d.day, d.chars, d.requests, d.document_chars, d.memory_chars
+        FROM usage_days d JOIN api_keys k ON k.id = d.key_id
+        WHERE d.day >= @from AND d.day <= @to AND (@key IS NULL OR d.key_id = @key) AND (@plan IS NULL OR k.plan = @plan)
+          AND (d.chars > 0 OR d.requests > 0 OR d.memory_chars > 0)
+        ORDER BY d.day, k.created_at, d.key_id`),
+      addAudit: db.prepare('INSERT INTO audit_log (at, actor, action, key_id, detail) VALUES (?, ?, ?, ?, ?)'),
+      auditLog: db.prepare('SELECT id, at, actor, action, key_id, detail FROM audit_log WHERE at >= ? ORDER BY at, id'),
+      ledger: db.prepare('SELECT key_id, period, chars, refunded, day FROM charges WHERE id = ?'),
+      addLedger: db.prepare('INSERT INTO charges (id, key_id, period, chars, keep_until, refunded, day) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       markRefunded: db.prepare('UPDATE charges SET refunded = 1 WHERE id = ? AND refunded = 0'),
       pruneLedger: db.prepare('DELETE FROM charges WHERE keep_until < ?'),
       dropOldHits: db.prepare('DELETE FROM rate_hits WHERE key_id = ? AND at_ms <= ?'),
@@ -67,7 +104,7 @@ export class SqliteAccountStore implements AccountStore {
       addHit: db.prepare('INSERT INTO rate_hits (key_id, at_ms) VALUES (?, ?)'),
     };
     this.tx = {
-      charge: db.transaction((keyId: string, period: string, chars: number): records.ChargeOutcome => {
+      charge: db.transaction((keyId: string, period: string, chars: number, day: string, document = false): records.ChargeOutcome => {
         const limits = this.limitsSync(keyId);
         if (!limits) return { ok: false, used: 0, limit: 0 }; // no such key: nothing can be charged
         const limit = limits.monthlyChars;
@@ -75,31 +112,41 @@ export class SqliteAccountStore implements AccountStore {
         const used = row?.chars ?? 0;
         if (limit !== null && used + chars > limit) return { ok: false, used, limit };
         this.stmt.addUsage.run(keyId, period, chars);
-        return { ok: true, charge: { keyId, period, chars }, used: used + chars, limit };
+        // The day's row in the same transaction: the per-day report adds up to the month's usage.
+        this.stmt.addDay.run(keyId, day, chars, document ? chars : 0);
+        return { ok: true, charge: { keyId, period, chars, day }, used: used + chars, limit };
       }),
       /** A named charge: once per id (a repeat answers as the first did), recorded in the ledger. */
-      chargeNamed: db.transaction((keyId: string, period: string, chars: number, named: records.ChargeOptions): records.ChargeOutcome => {
+      chargeNamed: db.transaction((keyId: string, period: string, chars: number, named: records.ChargeOptions, day: string): records.ChargeOutcome => {
         this.stmt.pruneLedger.run(Date.now());
         const prior = this.stmt.ledger.get(named.id) as LedgerRow | undefined;
         if (prior) {
           if (prior.refunded) throw new Error(`charge ${named.id} was refunded before it was made`);
           const used = (this.stmt.usage.get(prior.key_id, prior.period) as { chars: number } | undefined)?.chars ?? 0;
-          const charge = { id: named.id, keyId: prior.key_id, period: prior.period, chars: prior.chars };
+          const charge = { id: named.id, keyId: prior.key_id, period: prior.period, chars: prior.chars, ...(prior.day ? { day: prior.day } : {}) };
           return { ok: true, charge, used, limit: this.limitsSync(keyId)?.monthlyChars ?? null };
         }
-        const outcome = this.tx.charge(keyId, period, chars);
+        const outcome = this.tx.charge(keyId, period, chars, day, true);
         if (!outcome.ok) return outcome;
-        this.stmt.addLedger.run(named.id, keyId, period, chars, named.keepUntil, 0);
+        this.stmt.addLedger.run(named.id, keyId, period, chars, named.keepUntil, 0, outcome.charge.day ?? null);
         return { ...outcome, charge: { ...outcome.charge, id: named.id } };
       }),
       /** A named charge given back once; an id not (yet) charged is marked refunded so it never will be. */
       refundNamed: db.transaction((charge: records.Charge & { id: string }): void => {
         const prior = this.stmt.ledger.get(charge.id) as LedgerRow | undefined;
         if (!prior) {
-          this.stmt.addLedger.run(charge.id, charge.keyId, charge.period, 0, Date.now() + MARK_MS, 1);
+          this.stmt.addLedger.run(charge.id, charge.keyId, charge.period, 0, Date.now() + MARK_MS, 1, null);
           return;
         }
-        if (this.stmt.markRefunded.run(charge.id).changes === 1) this.stmt.refund.run(prior.chars, prior.key_id, prior.period);
+        if (this.stmt.markRefunded.run(charge.id).changes === 1) {
+          this.stmt.refund.run(prior.chars, prior.key_id, prior.period);
+          if (prior.day) this.stmt.refundDay.run(prior.chars, prior.chars, prior.key_id, prior.day);
+        }
+      }),
+      /** A charge without an id: the month's row and the day's row given back together. */
+      refundPlain: db.transaction((charge: records.Charge): void => {
+        this.stmt.refund.run(charge.chars, charge.keyId, charge.period);
+        if (charge.day) this.stmt.refundDay.run(charge.chars, 0, charge.keyId, charge.day);
       }),
       hit: db.transaction((keyId: string, limit: number, now: number): records.RateOutcome => {
         this.stmt.dropOldHits.run(keyId, now - WINDOW_MS);
@@ -223,13 +270,13 @@ export class SqliteAccountStore implements AccountStore {
     return this.limitsSync(keyId);
   }
 
-  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions) {
-    return named ? this.tx.chargeNamed.immediate(keyId, period, chars, named) : this.tx.charge.immediate(keyId, period, chars);
+  async charge(keyId: string, period: string, chars: number, named?: records.ChargeOptions, day = dayOf(Date.now())) {
+    return named ? this.tx.chargeNamed.immediate(keyId, period, chars, named, day) : this.tx.charge.immediate(keyId, period, chars, day);
   }
 
   async refund(charge: records.Charge) {
     if (charge.id !== undefined) this.tx.refundNamed.immediate({ ...charge, id: charge.id });
-    else this.stmt.refund.run(charge.chars, charge.keyId, charge.period);
+    else this.tx.refundPlain.immediate(charge);
   }
 
   async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<records.RateOutcome> {
@@ -247,6 +294,34 @@ export class SqliteAccountStore implements AccountStore {
     return rows
       .filter((r) => keyId === undefined || r.key_id === keyId)
       .map((r) => ({ keyId: r.key_id, period, chars: r.chars, requests: r.requests }));
+  }
+
+  async dailyUsage(query: records.DailyUsageQuery): Promise<records.DailyUsageRow[]> {
+    const rows = this.stmt.days.all({ from: query.from, to: query.to, key: query.keyId ?? null, plan: query.plan ?? null }) as DailyRow[];
+    return rows.map((r) => ({
+      keyId: r.key_id,
+      plan: r.plan,
+      day: r.day,
+      characters: r.chars,
+      requests: r.requests,
+      documentCharacters: r.document_chars,
+      memoryCharacters: r.memory_chars,
+    }));
+  }
+
+  async addAudit(entry: records.NewAuditLogEntry): Promise<void> {
+    this.stmt.addAudit.run(entry.at, entry.actor, entry.action, entry.keyId, JSON.stringify(entry.detail));
+  }
+
+  async listAudit(since: number): Promise<records.AuditLogEntry[]> {
+    return (this.stmt.auditLog.all(since) as AuditLogRow[]).map((r) => ({
+      id: r.id,
+      at: r.at,
+      actor: r.actor,
+      action: r.action,
+      keyId: r.key_id,
+      detail: JSON.parse(r.detail) as Record<string, unknown>,
+    }));
   }
 
   async ping() {

@@ -5,6 +5,8 @@ import { withAccounts } from '../accounts-context.ts';
 import { CliError, formatLimit, parseLimit, printable, printableJson, table, usageError, type CliIo } from '../io.ts';
 import { groupHelp, helpOrUnknown, misuse, parse, syntax, type Syntax } from '../syntax.ts';
 import { unsafeCharacter } from '../../accounts/free-text.ts';
+import { KeyOperations, type KeyOperationOutcome } from '../../accounts/key-operations.ts';
+import { cliActor } from '../actor.ts';
 
 export const summary = 'create, list and revoke API keys';
 
@@ -86,7 +88,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         monthlyChars: parseLimit('--monthly-chars', values['monthly-chars']),
         rpm: parseLimit('--rpm', values.rpm),
       };
-      const { key, secret } = await withAccounts(io, (a) => a.createKey(input), { create: true });
+      const { key, secret } = await withAccounts(io, (a) => operations(a, io).create(input), { create: true });
       if (values.json) io.out(JSON.stringify({ id: key.id, key: secret, plan: key.plan }));
       else {
         io.out(`Created key ${key.id} (plan ${key.plan}${overridesText(key) ? ', ' + overridesText(key) : ''}):`);
@@ -123,25 +125,18 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     }
     case 'revoke': {
       const id = oneId(parse(REVOKE, rest).positionals, REVOKE);
-      const ok = await withAccounts(io, async (a) => {
-        const key = await a.store.getKey(id);
-        if (!key) throw new CliError(`no key with ID "${id}" (see dragoman keys list)`);
-        if (key.revokedAt !== null) throw new CliError(`key ${id} is already revoked`);
-        return a.store.revokeKey(id, a.clock.now());
-      });
-      if (ok) io.out(`Revoked key ${id}.`);
-      return ok ? 0 : 1;
+      const outcome = await withAccounts(io, (a) => operations(a, io).revoke(id));
+      if (outcome === 'unknown') throw new CliError(`no key with ID "${id}" (see dragoman keys list)`);
+      if (outcome === 'revoked') throw new CliError(`key ${id} is already revoked`);
+      io.out(`Revoked key ${id}.`);
+      return 0;
     }
     case 'set-plan': {
       const { positionals } = parse(SET_PLAN, rest);
       if (positionals.length !== 2) throw misuse(SET_PLAN, 'expected ID and PLAN');
       const [id, name] = positionals as [string, string];
       const p = plan(name);
-      const ok = await withAccounts(io, async (a) => {
-        await refuseRevoked(a, id);
-        return a.store.setKeyPlan(id, p);
-      });
-      if (!ok) throw new CliError(`no key with ID "${id}" (see dragoman keys list)`);
+      changed(id, await withAccounts(io, (a) => operations(a, io).setPlan(id, p)));
       io.out(`Key ${id} is now on plan ${p}.`);
       return 0;
     }
@@ -154,18 +149,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       const m = lim('--monthly-chars', values['monthly-chars']);
       const r = lim('--rpm', values.rpm);
       if (m === undefined && r === undefined) throw misuse(SET_LIMITS, 'give --monthly-chars and/or --rpm');
-      const ok = await withAccounts(io, async (a) => {
-        await refuseRevoked(a, id);
-        const patch: { monthlyChars?: number | null; rpm?: number | null } = {};
-        if (m !== undefined && m !== 'plan') patch.monthlyChars = m;
-        if (r !== undefined && r !== 'plan') patch.rpm = r;
-        const done = await a.store.setKeyOverrides(id, patch);
-        if (done && (m === 'plan' || r === 'plan')) {
-          await a.store.clearKeyOverrides(id, { monthlyChars: m === 'plan', rpm: r === 'plan' });
-        }
-        return done;
-      });
-      if (!ok) throw new CliError(`no key with ID "${id}" (see dragoman keys list)`);
+      const limits: { monthlyChars?: number | null | 'plan'; rpm?: number | null | 'plan' } = {};
+      if (m !== undefined) limits.monthlyChars = m;
+      if (r !== undefined) limits.rpm = r;
+      changed(id, await withAccounts(io, (a) => operations(a, io).setLimits(id, limits)));
       io.out(`Limits of key ${id} updated.`);
       return 0;
     }
@@ -187,8 +174,13 @@ function checkedEmail(email: string | undefined): string | undefined {
   return email;
 }
 
+/** Key changes made here are written to the audit log as the CLI's, with the system user's name. */
+function operations(a: Accounts, io: CliIo): KeyOperations {
+  return new KeyOperations(a, cliActor(io));
+}
+
 /** A revoked key never authenticates again: changing its plan or limits is a mistake (the wrong ID), said as one. */
-async function refuseRevoked(a: Accounts, id: string): Promise<void> {
-  const key = await a.store.getKey(id);
-  if (key && key.revokedAt !== null) throw new CliError(`key ${id} is revoked: it cannot be used again, so its plan and limits are not changed`);
+function changed(id: string, outcome: KeyOperationOutcome): void {
+  if (outcome === 'unknown') throw new CliError(`no key with ID "${id}" (see dragoman keys list)`);
+  if (outcome === 'revoked') throw new CliError(`key ${id} is revoked: it cannot be used again, so its plan and limits are not changed`);
 }
