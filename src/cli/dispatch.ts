@@ -15,6 +15,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   plans: { summary: 'show and edit the plans', load: () => import('./commands/plans.ts') },
   usage: { summary: 'characters and requests per key for a month', load: () => import('./commands/usage.ts') },
   models: { summary: 'install and check models', load: () => import('./commands/models.ts') },
+  memories: { summary: "import, export, list and delete a key's translation memories", load: () => import('./commands/memories.ts') },
   translate: { summary: 'translate files or standard input locally', load: () => import('./commands/translate.ts') },
 };
 
