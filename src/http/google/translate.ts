@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { charge, clientGone } from '../metering.ts';
 import { googleParams } from './params.ts';
 import { routeDoc } from './schemas.ts';
+import { memoryField } from '../memory-field.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
@@ -14,7 +15,9 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     handler: async (request, reply) => {
       const p = googleParams(request.query, request.body);
       // Google's default is html: plain text comes back entity-escaped, like Google's does.
-      const req = service.prepareTranslate({ q: p.q, target: p.target, source: p.source, format: p.format ?? 'html' });
+      // `memory` is this server's own parameter: a translation memory of the key, its exact sentences as stored.
+      const memory = memoryField(p.memory, request.metering!.admission!.key.id);
+      const req = service.prepareTranslate({ q: p.q, target: p.target, source: p.source, format: p.format ?? 'html' }, memory ? { memory } : {});
       await charge(gate, request, req.chars);
       const result = await service.translate(req, clientGone(request));
       reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
