@@ -169,4 +169,9 @@ export class Gate {
   async refund(charge: Charge): Promise<void> {
     await this.accounts.store.refund(charge);
   }
+
+  /** Part of a standing charge given back (characters its plan does not bill); the charge as it now stands. */
+  credit(charge: Charge, chars: number): Promise<Charge> {
+    return this.accounts.store.credit(charge, chars);
+  }
 }

@@ -58,6 +58,13 @@ export interface AccountStore {
    * caller's to refund once.
    */
   refund(charge: Charge): Promise<void>;
+  /**
+   * Give back `chars` of a charge that stands (a request answered, part of whose characters its plan does not bill:
+   * those served from a translation memory), atomically with the charge's own record, and answer the charge as it
+   * now is, so a later refund gives back only what is left. The request stays counted. Not repeated on a lost
+   * connection: a credit that did not happen leaves the characters charged.
+   */
+  credit(charge: Charge, chars: number): Promise<Charge>;
 
   /**
    * Atomically record a request at `nowMs` in the key's rolling 60 s window if fewer than `limit` requests

@@ -5,7 +5,7 @@ import { systemClock } from '../accounts/clock.ts';
 import { existsSync } from 'node:fs';
 import { accountStore } from '../accounts/index.ts';
 import type { Config } from '../config/env.ts';
-import { databaseFile, openStorage } from '../storage/index.ts';
+import { databaseFile, openStorage, type Storage } from '../storage/index.ts';
 import { commandConfig } from './command-config.ts';
 import { CliError, type CliIo } from './io.ts';
 
@@ -16,7 +16,7 @@ import { CliError, type CliIo } from './io.ts';
  */
 export async function withAccounts<T>(
   io: CliIo,
-  fn: (accounts: Accounts, config: Config) => Promise<T>,
+  fn: (accounts: Accounts, config: Config, storage: Storage) => Promise<T>,
   options: { create?: boolean } = {},
 ): Promise<T> {
   const config = commandConfig(io);
@@ -28,7 +28,7 @@ export async function withAccounts<T>(
   const storage = await openStorage(config);
   const store = accountStore(storage, config);
   try {
-    return await fn(new Accounts(store, systemClock), config);
+    return await fn(new Accounts(store, systemClock), config, storage);
   } catch (err) {
     // PostgreSQL unreachable (AccountsUnavailable from the store): a plain message, not a stack.
     if (err instanceof AccountsUnavailable) {

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   usage: { summary: 'characters and requests per key for a month; per-day reports', load: () => import('./commands/usage.ts') },
   audit: { summary: 'who created, changed or revoked which key', load: () => import('./commands/audit.ts') },
   models: { summary: 'install and check models', load: () => import('./commands/models.ts') },
+  memories: { summary: "import, export, list and delete a key's translation memories", load: () => import('./commands/memories.ts') },
   translate: { summary: 'translate files or standard input locally', load: () => import('./commands/translate.ts') },
 };
 

@@ -70,6 +70,8 @@ export interface Config {
   memoryMaxSegments: number;
   memoryMaxSegmentChars: number;
   memoryMaxFileBytes: number;
+  /** Whether characters served from a translation memory count against a key's quota, per plan (DeepL charges them). */
+  memoryCharged: PlanFlags;
   ui: OnOff;
   /**
    * The id (`k_…`) of the key the web page's requests without a key are metered against (plan, quota, rate limit);
@@ -139,6 +141,20 @@ const STORAGE_SETTINGS: Record<keyof PlanStorage, [string, number]> = {
   pro: ['DRAGOMAN_STORAGE_BYTES_PRO', 10_000_000_000],
   enterprise: ['DRAGOMAN_STORAGE_BYTES_ENTERPRISE', 100_000_000_000],
 };
+
+/** A yes or no per plan (the plan names of src/accounts/types.ts). */
+export type PlanFlags = Record<keyof PlanStorage, boolean>;
+
+/** DRAGOMAN_MEMORY_CHARGED for every plan (default on, as DeepL), DRAGOMAN_MEMORY_CHARGED_<PLAN> for one of them. */
+function memoryCharged(env: NodeJS.ProcessEnv): PlanFlags {
+  const all = onOff(env, 'DRAGOMAN_MEMORY_CHARGED', true);
+  return {
+    free: onOff(env, 'DRAGOMAN_MEMORY_CHARGED_FREE', all),
+    basic: onOff(env, 'DRAGOMAN_MEMORY_CHARGED_BASIC', all),
+    pro: onOff(env, 'DRAGOMAN_MEMORY_CHARGED_PRO', all),
+    enterprise: onOff(env, 'DRAGOMAN_MEMORY_CHARGED_ENTERPRISE', all),
+  };
+}
 
 /** The setting a plan's storage limit is read from (named in the refusal). */
 export const storageSetting = (plan: keyof PlanStorage): string => STORAGE_SETTINGS[plan][0];
@@ -321,6 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     memoryMaxSegments: int(env, 'DRAGOMAN_MEMORY_MAX_SEGMENTS', 2_000_000, 1),
     memoryMaxSegmentChars: int(env, 'DRAGOMAN_MEMORY_MAX_SEGMENT_CHARS', 5000, 1),
     memoryMaxFileBytes: int(env, 'DRAGOMAN_MEMORY_MAX_FILE_BYTES', 1024 * 1024 * 1024, 1),
+    memoryCharged: memoryCharged(env),
     ui: onOff(env, 'DRAGOMAN_UI', true),
     uiKey: uiKey(env),
     detectSecondOpinion: onOff(env, 'DRAGOMAN_DETECT_SECOND_OPINION', true),

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Admission, Gate } from '../accounts/gate.ts';
 import type { Charge } from '../accounts/types.ts';
+import type { PlanFlags } from '../config/env.ts';
 import { rateLimitHeaders } from './domain-errors.ts';
 
 interface RequestMetering {
@@ -91,4 +92,22 @@ export async function charge(gate: Gate, request: FastifyRequest, chars: number)
 /** Aborted when the client of an admitted request has gone: the service drops its work still waiting. */
 export function clientGone(request: FastifyRequest): AbortSignal | undefined {
   return request.metering?.gone.signal;
+}
+
+/**
+ * The characters a translation memory served (exact segments), given back once the request is answered when the
+ * key's plan does not charge them (DRAGOMAN_MEMORY_CHARGED, DRAGOMAN_MEMORY_CHARGED_<PLAN>); /v1/usage counts them
+ * apart either way. A credit that fails leaves them charged: the answer is not withheld for it.
+ */
+export async function settleMemory(gate: Gate, request: FastifyRequest, chars: number, charged: PlanFlags): Promise<void> {
+  const m = request.metering;
+  if (!m?.charge || !m.admission || chars <= 0 || charged[m.admission.key.plan]) return;
+  try {
+    const before = m.charge.chars;
+    m.charge = await gate.credit(m.charge, chars);
+    const used = m.quota?.['x-dragoman-characters-used'];
+    if (used !== undefined) m.quota!['x-dragoman-characters-used'] = String(Math.max(0, Number(used) - (before - m.charge.chars)));
+  } catch (err) {
+    request.log.error({ err, keyId: m.charge.keyId }, 'memory characters not credited');
+  }
 }

@@ -44,12 +44,17 @@ export interface Lookup {
 const CHUNK = 2000;
 /** A posting list longer than this marks a common word, passed over by the fuzzy lookup. */
 const POSTING_CAP = 1000;
+/** Memories whose common words are remembered (the ones used last). */
+const COMMON_CACHE = 256;
 /** Candidates (most shared words) whose similarity is computed. */
 const CANDIDATES = 40;
 /** A staging area untouched this long belongs to an import that was killed. */
 export const STALE_IMPORT_MS = 10 * 60_000;
 
 export class MemoryBook {
+  /** Per memory (its row number), the index words whose posting lists are longer than POSTING_CAP, as of `updatedAt`. */
+  private readonly common = new Map<number, { updatedAt: number; words: Set<number> }>();
+
   constructor(private readonly store: MemoryStore, readonly limits: MemoryLimits, private readonly version = '1') {}
 
   async create(owner: string, name: unknown, source: unknown, targets: unknown = []): Promise<Memory> {
@@ -277,11 +282,26 @@ export class MemoryBook {
     return out;
   }
 
+  /** The common words of a memory as far as lookups found them; forgotten when the memory changes. */
+  private commonWords(m: Memory): Set<number> {
+    let c = this.common.get(m.num);
+    if (!c || c.updatedAt !== m.updatedAt) {
+      if (this.common.size >= COMMON_CACHE) this.common.delete(this.common.keys().next().value!);
+      this.common.set(m.num, (c = { updatedAt: m.updatedAt, words: new Set() }));
+    }
+    return c.words;
+  }
+
   /** Fuzzy matches of one sentence: candidates through the index words, then the token edit distance (text.ts). */
   async fuzzy(m: Memory, target: string, sentence: string, threshold: number, limit = 3): Promise<MemoryMatch[]> {
-    const words = indexWords(sentence, 32);
-    if (!words.length) return [];
-    const lists = await this.store.postings(m, words, POSTING_CAP);
+    const all = indexWords(sentence, 32);
+    if (!all.length) return [];
+    // Words already found common in this memory are not read again (their lists are the long ones), unless no other
+    // word is left to find candidates by.
+    const common = this.commonWords(m);
+    const fresh = all.filter((w) => !common.has(w));
+    const lists = await this.store.postings(m, fresh.length ? fresh : all, POSTING_CAP);
+    for (const [w, l] of lists) if (l.length > POSTING_CAP) common.add(w);
     const rare = [...lists.values()].filter((l) => l.length <= POSTING_CAP);
     const counts = new Map<number, number>();
     for (const l of rare.length ? rare : [...lists.values()]) for (const seg of l) counts.set(seg, (counts.get(seg) ?? 0) + 1);

@@ -336,16 +336,16 @@ describe('the page at /', () => {
     await ready(page);
     await tabTo('key');
     await page.keyboard.type(key);
-    // Focus order follows the page: key → … → source → swap → target → format → text (one stop per picker).
+    // Focus order follows the page: key → … → source → swap → target → format → memory → text (one stop per picker).
     const order: string[] = [];
     await tabTo('source');
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 6; i++) {
       order.push(await focused());
       await page.keyboard.press('Tab');
     }
-    expect(order).toEqual(['source', 'swap', 'target', 'format-text']);
+    expect(order).toEqual(['source', 'swap', 'target', 'format-text', 'memory', 'memories-refresh']);
     expect(await focused()).toBe('text');
-    for (let i = 0; i < 2; i++) await page.keyboard.press('Shift+Tab');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+Tab');
     expect(await focused()).toBe('target');
     await page.keyboard.type('germ');
     await page.keyboard.press('Enter');

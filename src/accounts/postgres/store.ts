@@ -278,6 +278,20 @@ export class PgAccountStore implements AccountStore {
     }
   }
 
+  async credit(charge: records.Charge, chars: number): Promise<records.Charge> {
+    const id = (charge as Partial<PgCharge>).id;
+    const n = Math.min(chars, charge.chars);
+    if (id === undefined || n <= 0) return charge;
+    // One statement: the ledger entry (what a refund would give back) and the month's usage shrink together.
+    await this.query(
+      `WITH c AS (UPDATE charges SET chars = chars - $2 WHERE id = $1 AND NOT cancelled AND chars >= $2 RETURNING key_id, period)
+       UPDATE usage u SET chars = GREATEST(0, u.chars - $2) FROM c WHERE u.key_id = c.key_id AND u.period = c.period`,
+      [id, n],
+      NO_RETRIES,
+    );
+    return { ...charge, chars: charge.chars - n };
+  }
+
   async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<records.RateOutcome> {
     if (limit === null) return { ok: true, limit: null, remaining: null, resetSeconds: 0 };
     this.lastHitAt = Math.max(this.lastHitAt, nowMs);

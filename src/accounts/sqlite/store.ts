@@ -80,6 +80,8 @@ export class SqliteAccountStore implements AccountStore {
         ON CONFLICT (key_id, period) DO UPDATE SET chars = chars + excluded.chars, requests = requests + 1`),
       refund: db.prepare(`UPDATE usage SET chars = MAX(0, chars - ?), requests = MAX(0, requests - 1)
         WHERE key_id = ? AND period = ?`),
+      credit: db.prepare('UPDATE usage SET chars = MAX(0, chars - ?) WHERE key_id = ? AND period = ?'),
+      creditLedger: db.prepare('UPDATE charges SET chars = chars - ? WHERE id = ? AND refunded = 0 AND chars >= ?'),
       usageAll: db.prepare(`SELECT k.id AS key_id, COALESCE(u.chars, 0) AS chars, COALESCE(u.requests, 0) AS requests
         FROM api_keys k LEFT JOIN usage u ON u.key_id = k.id AND u.period = ? ORDER BY k.created_at, k.id`),
       addDay: db.prepare(`INSERT INTO usage_days (key_id, day, chars, requests, document_chars) VALUES (?, ?, ?, 1, ?)
@@ -277,6 +279,17 @@ export class SqliteAccountStore implements AccountStore {
   async refund(charge: records.Charge) {
     if (charge.id !== undefined) this.tx.refundNamed.immediate({ ...charge, id: charge.id });
     else this.tx.refundPlain.immediate(charge);
+  }
+
+  async credit(charge: records.Charge, chars: number): Promise<records.Charge> {
+    const n = Math.min(chars, charge.chars);
+    if (n <= 0) return charge;
+    this.db.transaction(() => {
+      // A named charge's ledger entry holds what a refund gives back: it shrinks with the credit, or, refunded, takes none.
+      if (charge.id !== undefined && this.stmt.creditLedger.run(n, charge.id, n).changes === 0) return;
+      this.stmt.credit.run(n, charge.keyId, charge.period);
+    }).immediate();
+    return { ...charge, chars: charge.chars - n };
   }
 
   async hitRateLimit(keyId: string, limit: number | null, nowMs: number): Promise<records.RateOutcome> {

@@ -3,7 +3,8 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { commandConfig } from '../command-config.ts';
-import { CliError, usageError, type CliIo } from '../io.ts';
+import { CliError, printable, usageError, type CliIo } from '../io.ts';
+import { memoryNamed, withMemories } from '../memories-context.ts';
 import { ProgressBar } from '../progress.ts';
 import { misuse, parse, syntax } from '../syntax.ts';
 
@@ -21,6 +22,9 @@ const TRANSLATE = syntax({
     output: { type: 'string', short: 'o', value: 'OUT', about: 'where to write the result (one FILE only)' },
     'out-dir': { type: 'string', value: 'DIR', about: 'folder to write the results to' },
     glossary: { type: 'string', value: 'FILE', about: 'terms to hold: source<TAB>target lines (.tsv) or DeepL CSV (.csv); needs --from' },
+    memory: { type: 'string', value: 'MEMORY', about: "standard input only: a translation memory of --key (ID or name); its exact sentences are used as stored" },
+    'memory-threshold': { type: 'string', value: 'N', about: 'with --memory: least similarity (0-100) of a fuzzy match reported on standard error (default 75)' },
+    key: { type: 'string', value: 'ID', about: 'with --memory: the key whose memory it is (IDs: "dragoman keys list")' },
   },
   notes: ['Formats: those of POST /v1/documents (docs/documents.md). Limits: the DRAGOMAN_MAX_DOCUMENT_* settings.'],
 });
@@ -34,9 +38,18 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (fromStdin && files.length > 0) throw misuse(TRANSLATE, 'standard input (-) cannot be mixed with files');
   if (values.output && files.length > 1) throw misuse(TRANSLATE, '-o names one result: use --out-dir for several files');
   if (values.glossary && !values.from) throw misuse(TRANSLATE, '--glossary needs --from: a glossary holds the terms of one language pair');
+  if (values.memory && !values.key) throw misuse(TRANSLATE, '--memory needs --key: memories belong to a key (dragoman memories list --key ID)');
+  if (values.memory && files.length > 0) throw misuse(TRANSLATE, '--memory applies to text from standard input, not to files');
+  if (values.memory && values.glossary) throw misuse(TRANSLATE, '--memory and --glossary exclude each other here');
+  if (!values.memory && (values.key || values['memory-threshold'] !== undefined)) throw misuse(TRANSLATE, '--key and --memory-threshold go with --memory');
+  const threshold = values['memory-threshold'] === undefined ? undefined : Number(values['memory-threshold']);
+  if (threshold !== undefined && !(/^\d+$/.test(values['memory-threshold']!) && threshold <= 100)) {
+    throw usageError(`--memory-threshold must be an integer from 0 to 100, got "${values['memory-threshold']}"`);
+  }
   if (values['out-dir'] && !(await stat(values['out-dir']).then((s) => s.isDirectory(), () => false))) {
     throw usageError(`--out-dir ${values['out-dir']} is not a folder`);
   }
+  if (values.memory) return translateWithMemory(io, { to: values.to, from: values.from, memory: values.memory, key: values.key!, threshold });
   const config = commandConfig(io);
   // Loaded here: the engine takes seconds to import, which --help or a bad argument need not wait for.
   const { createEngine } = await import('../../engine/index.ts');
@@ -119,4 +132,44 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     await workers.close();
     await engine.close();
   }
+}
+
+/**
+ * Standard input translated as /v1/translate translates text with a memory of the key: the memory's exact sentences
+ * as stored, the others by the model; what the memory did (and its fuzzy matches) goes to standard error.
+ */
+async function translateWithMemory(io: CliIo, o: { to: string; from: string | undefined; memory: string; key: string; threshold: number | undefined }): Promise<number> {
+  return withMemories(io, o.key, async ({ book, owner, config, accounts }) => {
+    const m = await memoryNamed(book, owner, o.memory);
+    const { createEngine } = await import('../../engine/index.ts');
+    const { createDetector } = await import('../../detect/index.ts');
+    const { serviceFromConfig } = await import('../../service/index.ts');
+    const { planHtml } = await import('../../text/html/index.ts');
+    const { planText } = await import('../../text/segment.ts');
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const engine = await createEngine(config);
+    try {
+      if (!engine.models().some((x) => x.status === 'ok')) {
+        throw new CliError(`no model is installed in ${config.modelsDir}: install one with \`dragoman models pull\``);
+      }
+      const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
+      const service = serviceFromConfig({ config, engine, detector, planners: { text: planText, html: planHtml }, memories: book, now: () => accounts.clock.now() });
+      const use = { owner, id: m.id, matches: true, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) };
+      const req = service.prepareTranslate({ q: text, target: o.to, source: o.from ?? m.source, format: 'text' }, { memory: use });
+      const [t] = (await service.translate(req)).translations;
+      process.stdout.write(t!.translatedText);
+      const outcome = t!.memory;
+      if (outcome) {
+        io.err(`memory "${printable(m.name)}": ${outcome.exact} of ${outcome.segments} sentences as stored (${outcome.chars} characters)`);
+        for (const x of outcome.matches.filter((x) => x.similarity < 100)) {
+          io.err(`  ${x.similarity}%  ${printable(x.segment)}  ~  ${printable(x.source)}  →  ${printable(x.target)}`);
+        }
+      }
+      return 0;
+    } finally {
+      await engine.close();
+    }
+  });
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../../errors/api-error.ts';
 import type { TranslateOptions } from '../../service/types.ts';
 import { codePoints } from '../../service/validate.ts';
-import { charge, clientGone } from '../metering.ts';
+import { charge, clientGone, settleMemory } from '../metering.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 import { deeplSourceCode, fromDeepL } from './languages.ts';
 import { checkFormality, flag, glossaryIdOf, listOf, memoryOf, oneOf, requestFields, single, type Fields } from './params.ts';
@@ -42,7 +42,7 @@ export function translateOptions(fields: Fields, owner: string) {
 }
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
-  const { service, gate } = app.dragoman;
+  const { service, gate, config } = app.dragoman;
   app.route({
     method: ['GET', 'POST'],
     url: '/translate',
@@ -53,6 +53,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
       const req = service.prepareTranslate({ q: p.text, target: p.target.code, source: p.source?.code, format: p.format, stringsField: 'text' }, p.options);
       await charge(gate, request, req.chars);
       const result = await service.translate(req, clientGone(request));
+      await settleMemory(gate, request, result.memoryChars, config.memoryCharged);
       reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
       return {
         translations: result.translations.map((t) => ({

@@ -1,9 +1,11 @@
-// POST /translate: q (string or array), source (code or auto), target, format, alternatives (n-best).
+// POST /translate: q (string or array), source (code or auto), target, format, alternatives (n-best), and this
+// server's `memory` (a translation memory of the key: its exact sentences as stored).
 import type { FastifyInstance } from 'fastify';
 import type { TranslationItem } from '../../service/types.ts';
-import { charge, clientGone } from '../metering.ts';
+import { charge, clientGone, settleMemory } from '../metering.ts';
 import { libreAlternatives, libreBody, libreCode, libreQ, libreSource, percent } from './params.ts';
 import { routeDoc } from './schemas.ts';
+import { memoryField } from '../memory-field.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
 function detectedLanguage(t: TranslationItem): { confidence: number; language: string } {
@@ -17,17 +19,19 @@ function alternativesOf(t: TranslationItem): string[] {
 }
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
-  const { service, gate } = app.dragoman;
+  const { service, gate, config } = app.dragoman;
   app.post('/translate', { schema: routeDoc('Translate text (LibreTranslate)') }, async (request, reply) => {
     const body = libreBody(request.body);
     const q = libreQ(body.q);
     const alternatives = libreAlternatives(body.alternatives);
+    const memory = memoryField(body.memory, request.metering!.admission!.key.id);
     const req = service.prepareTranslate(
       { q, target: libreCode(body.target), source: libreSource(body.source), format: body.format },
-      alternatives > 0 ? { alternatives } : {},
+      { ...(alternatives > 0 ? { alternatives } : {}), ...(memory ? { memory } : {}) },
     );
     await charge(gate, request, req.chars);
     const result = await service.translate(req, clientGone(request));
+    await settleMemory(gate, request, result.memoryChars, config.memoryCharged);
     reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
     const items = result.translations;
     const one = <T>(f: (t: TranslationItem) => T): T | T[] => (req.single ? f(items[0]!) : items.map(f));

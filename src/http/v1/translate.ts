@@ -1,13 +1,13 @@
 // POST /v1/translate
 import type { FastifyInstance } from 'fastify';
 import type { TranslateInput } from '../../service/types.ts';
-import { charge, clientGone } from '../metering.ts';
+import { charge, clientGone, settleMemory } from '../metering.ts';
 import { invalidRequest } from '../../errors/api-error.ts';
 import { translateSchema } from './schemas.ts';
 import { DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
-  const { service, gate } = app.dragoman;
+  const { service, gate, config } = app.dragoman;
   app.post('/translate', { schema: translateSchema }, async (request, reply) => {
     const body = request.body as TranslateInput & { glossary?: string | null; memory?: string | null; memoryThreshold?: number; matches?: boolean; memoryUpdate?: boolean };
     const owner = request.metering!.admission!.key.id;
@@ -25,6 +25,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     }
     await charge(gate, request, req.chars);
     const result = await service.translate(req, clientGone(request));
+    await settleMemory(gate, request, result.memoryChars, config.memoryCharged);
     reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
     // The detection behind each detectedSourceLanguage, in the order of q, so a client (the web page) that shows it
     // needs no second request to /v1/detect.

@@ -8,8 +8,9 @@ export async function usageRoutes(app: FastifyInstance): Promise<void> {
   app.get('/usage', { schema: usageSchema }, async (request) => {
     const key = request.metering!.admission!.key;
     const [usage, storage] = await Promise.all([app.dragoman.accounts.usage(key), app.dragoman.documents.storage(key)]);
-    // Characters of exact segments served from the key's memories: counted apart, and charged like any others.
+    // Characters of exact segments served from the key's memories: counted apart; charged or not as the plan says.
     const memories = app.dragoman.service.deps.memories;
-    return { data: { ...usage, ...storage, ...(memories ? { memoryCharactersServed: await memories.served(key.id, usage.period) } : {}) } };
+    const served = memories ? { memoryCharactersServed: await memories.served(key.id, usage.period), memoryCharactersCharged: app.dragoman.config.memoryCharged[key.plan] } : {};
+    return { data: { ...usage, ...storage, ...served } };
   });
 }

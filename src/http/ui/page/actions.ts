@@ -17,6 +17,7 @@ import { clearDetected, retargetFrom, savePair, showDetected, sourcePicker, targ
 import { learnRate } from './live-translate.ts';
 import { formatCount, formatPercent } from './messages.ts';
 import { UsagePanel } from './usage-panel.ts';
+import { chosenMemory, showMemoryOutcome } from './memory-choice.ts';
 
 /** The /v1 limit on strings per request (DRAGOMAN_MAX_STRINGS default); extra lines are not sent. */
 const MAX_LINES = 128;
@@ -47,7 +48,8 @@ export async function translate(quiet = false): Promise<boolean> {
   const text = ui.text.value;
   const target = targetPicker.value;
   const source = sourcePicker.value;
-  let from = JSON.stringify([text, source, target, format()]);
+  const memory = chosenMemory();
+  let from = JSON.stringify([text, source, target, format(), memory]);
   if (quiet && (text.trim() === '' || !target || from === shownFrom || isBusy() || isWaiting())) return false;
   const key = keyForRequest();
   if (key === undefined) return false;
@@ -64,6 +66,7 @@ export async function translate(quiet = false): Promise<boolean> {
   return run('Translating…', async () => {
     const body: Record<string, string> = { q: text, target, format: format() };
     if (source) body.source = source;
+    if (memory) body.memory = memory;
     let answer = await callApi<TranslateResponse>('/v1/translate', key, body);
     let item = answer.body.data.translations[0]!;
     const confidence = answer.detectedConfidence[0];
@@ -73,9 +76,10 @@ export async function translate(quiet = false): Promise<boolean> {
       afterCharge(answer);
       answer = await callApi<TranslateResponse>('/v1/translate', key, { ...body, target: retarget, source: item.detectedSourceLanguage! });
       item = { ...answer.body.data.translations[0]!, detectedSourceLanguage: item.detectedSourceLanguage };
-      from = JSON.stringify([text, source, retarget, format()]);
+      from = JSON.stringify([text, source, retarget, format(), memory]);
     }
     ui.result.value = item.translatedText;
+    showMemoryOutcome(item.memory);
     noteSameText(text, item.translatedText, source || item.detectedSourceLanguage, retarget ?? target);
     shownFrom = from;
     ui.copy.disabled = false;

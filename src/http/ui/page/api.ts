@@ -126,7 +126,8 @@ export interface LanguagesResponse {
   data: { languages: LanguageEntry[]; targetSets?: string[][] };
 }
 export interface TranslateResponse {
-  data: { translations: { translatedText: string; detectedSourceLanguage?: string; input: string }[] };
+  /** `memory`: what the translation memory sent did for the string (only with one). */
+  data: { translations: { translatedText: string; detectedSourceLanguage?: string; input: string; memory?: { segments: number; exact: number; characters: number } }[] };
 }
 export interface Detection {
   language: string;

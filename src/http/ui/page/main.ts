@@ -11,6 +11,7 @@ import { clearDetected, fitTarget, loadLanguages, savePair, sourcePicker, swapLa
 import { learnRate, setupLiveTranslate } from './live-translate.ts';
 import { formatCount } from './messages.ts';
 import { setupTheme } from './theme.ts';
+import { setupMemoryChoice } from './memory-choice.ts';
 
 const USAGE_LATER =
   'Usage appears with your first translation (“Refresh usage” reads it now; like every call, it counts as one of the key’s requests per minute).';
@@ -32,10 +33,12 @@ function keyChanged(): void {
 setupTheme(ui.themeToggle);
 setupKeyField();
 setupDocuments();
+setupMemoryChoice(onKeyChange);
 whenRefusedKey(refuse);
 onKeyChange(keyChanged);
 const live = setupLiveTranslate(() => translate(true), isBusy);
 whenIdle(live.idle);
+ui.memory.addEventListener('change', () => live.changed());
 
 ui.signup.addEventListener('click', () => void signup());
 ui.usageRefresh.addEventListener('click', () => void refreshUsage());
