@@ -4,7 +4,7 @@
 // name is unloaded. The catalog of installed models changes while serving (replace): a removed model is unloaded once
 // the requests holding it are done; requests still waiting for it fail with ModelUnavailable('removed').
 import type { EventEmitter } from 'node:events';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { ModelTooLarge, ModelUnavailable } from '../errors.ts';
 import type { ModelLoad } from '../pool/model-load.ts';
 import type { LoadedModel } from '../translate/hop.ts';
@@ -190,6 +190,8 @@ export class ResidentModels {
     } catch (err) {
       e.resident = false;
       this.wake();
+      // The folder went away under the load (`models remove`): the watcher drops it from the routes; not broken.
+      if (e.removed || !existsSync(e.folder.info.path)) throw new ModelUnavailable(name, 'removed');
       const problem = (err as Error).message;
       e.folder.info.status = 'corrupt';
       e.folder.info.problem = problem;
