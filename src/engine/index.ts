@@ -11,7 +11,7 @@ import { TranslationCache } from './translate/cache.ts';
 import { poolShape } from './pool/cpu-limit.ts';
 import { WorkerPool } from './pool/pool.ts';
 import type { SessionSettings } from './pool/protocol.ts';
-import { loadModel } from './pool/model-load.ts';
+import { prepareModel } from './pool/model-load.ts';
 import { pruneGraphCache } from './graph/prepare.ts';
 import { scanFolders } from './model/registry.ts';
 import type { ModelFolder } from './model/model-folder.ts';
@@ -71,7 +71,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const graphCache = join(config.dataDir, 'graphs');
   const models = new ResidentModels({
     budget: config.modelMemory, preload: config.preload, workers: threads.workers, events,
-    load: (folder) => loadModel(pool, folder, settings, graphCache),
+    prepare: (folder) => prepareModel(pool, folder, settings, graphCache),
     unload: (name) => pool.unload(name),
   });
   // The routes of the usable models, replaced whole (never edited in place) so a request sees one catalog or the other.

@@ -11,9 +11,11 @@ import type { LoadedModel } from '../translate/hop.ts';
 import type { ModelFolder } from './model-folder.ts';
 
 /**
- * What one worker's copy of a model takes, per byte of its two ONNX files: onnxruntime's sessions hold the weights
- * plus their arena, the prepared decoder graphs and the search's buffers (measured: docs/models.md, "Memory budget").
+ * What one worker's copy of a model takes: a fixed part (its onnxruntime sessions, their arenas and the search's
+ * buffers, whatever the model's size) plus, per byte of its two ONNX files, the weights as onnxruntime holds them and the
+ * prepared decoder graphs. Measured on the fixture models (docs/models.md, "Memory budget").
  */
+export const MODEL_FIXED_BYTES = 8 * 2 ** 20;
 export const MEMORY_PER_ONNX_BYTE = 1.5;
 
 /** The estimate of what a model takes in the whole process: every worker holds a copy. */
@@ -21,7 +23,7 @@ export function modelCost(folder: ModelFolder, workers: number): number {
   const spec = folder.runtime;
   if (!spec) return 0;
   const bytes = statSync(spec.encoderPath).size + statSync(spec.decoderPath).size;
-  return Math.ceil(bytes * MEMORY_PER_ONNX_BYTE) * workers;
+  return Math.ceil(MODEL_FIXED_BYTES + bytes * MEMORY_PER_ONNX_BYTE) * workers;
 }
 
 interface Entry {
@@ -56,7 +58,8 @@ export interface ResidentOptions {
   /** DRAGOMAN_PRELOAD; undefined = the models that fit, in order. */
   preload: readonly string[] | undefined;
   workers: number;
-  load: (folder: ModelFolder) => Promise<ModelLoad>;
+  /** Reads what a load needs outside the workers (tokenizer, prepared graphs); the function it returns opens the sessions. */
+  prepare: (folder: ModelFolder) => Promise<() => Promise<ModelLoad>>;
   unload: (name: string) => Promise<void>;
   /** Gets 'modelLoaded' ({name, ms, threads}), 'modelUnloaded' ({name, reason}) and 'modelLoadFailed' ({name, problem}). */
   events: EventEmitter;
@@ -181,13 +184,19 @@ export class ResidentModels {
       for (const k of this.entries.values()) if (k !== e && k.kept && k.resident) room -= k.cost;
       if (e.cost > room) throw new ModelTooLarge(name, e.cost, budget, room);
     }
-    await this.makeRoom(e);
-    if (e.removed) throw new ModelUnavailable(name, 'removed');
-    e.resident = true;
     let load: ModelLoad;
     try {
-      load = await this.options.load(e.folder);
+      // Tokenizer and graphs first (main thread and a thread of their own, no worker memory), then room, then sessions.
+      const open = await this.options.prepare(e.folder);
+      await this.makeRoom(e); // counts the model in (resident) once it fits
+      if (e.removed) {
+        e.resident = false;
+        this.wake();
+        throw new ModelUnavailable(name, 'removed');
+      }
+      load = await open();
     } catch (err) {
+      if (err instanceof ModelUnavailable) throw err;
       e.resident = false;
       this.wake();
       // The folder went away under the load (`models remove`): the watcher drops it from the routes; not broken.
@@ -218,8 +227,16 @@ export class ResidentModels {
   /** Unloads least recently used models until `e` fits; waits while the models in the way are held by requests. */
   private async makeRoom(e: Entry): Promise<void> {
     const { budget } = this.options;
-    if (budget === undefined) return;
-    while (!e.removed && this.residentBytes() + e.cost > budget) {
+    if (budget === undefined) {
+      e.resident = true;
+      return;
+    }
+    while (!e.removed) {
+      // Checked and taken in one step: another load resuming meanwhile sees this one counted.
+      if (this.residentBytes() + e.cost <= budget) {
+        e.resident = true;
+        return;
+      }
       const victim = [...this.entries.values()]
         .filter((v) => v.loaded && v.holders === 0 && !v.kept && !v.loading)
         .sort((a, b) => a.lastUsed - b.lastUsed)[0];

@@ -9,6 +9,8 @@ import type { LoadedRuntime } from '../types.ts';
 import type { WorkerPool } from './pool.ts';
 import type { SessionSettings } from './protocol.ts';
 
+let preparing: Promise<void> = Promise.resolve();
+
 export interface ModelLoad {
   model: LoadedModel;
   /** Preparing the graphs (or reading them from the cache) and opening the sessions, in the slowest worker. */
@@ -16,22 +18,30 @@ export interface ModelLoad {
   runtime: LoadedRuntime | undefined;
 }
 
-export async function loadModel(pool: WorkerPool, folder: ModelFolder, settings: SessionSettings, graphCache: string): Promise<ModelLoad> {
+/** The part outside the workers (tokenizer, graphs); the function returned opens the sessions in every worker. */
+export async function prepareModel(
+  pool: WorkerPool, folder: ModelFolder, settings: SessionSettings, graphCache: string,
+): Promise<() => Promise<ModelLoad>> {
   const spec = folder.runtime;
   if (!spec) throw new Error(folder.info.problem ?? `${folder.info.path}: not a model folder`);
   const t0 = performance.now();
   const tokenizer = await ModelTokenizer.load(folder.info.path); // its error names the file (tokenizer.ts)
-  spec.graphs ??= await prepareInThread({
+  // One preparing thread at a time: each is a whole V8 instance, and many first requests at once would start many.
+  const prepared = preparing.then(() => spec.graphs ?? prepareInThread({
     decoderPath: spec.decoderPath, stamp: spec.stamps.decoder, dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId,
     settings: graphSettings(settings), cacheDir: graphCache,
-  }).catch(() => undefined); // the worker's load then says what is wrong with the file
+  }).catch(() => undefined)); // the worker's load then says what is wrong with the file
+  preparing = prepared.then(() => undefined);
+  spec.graphs = await prepared;
   const prepareMs = performance.now() - t0;
-  const report = await pool.load(spec);
-  // The worker's message names the file (seq2seq.ts load).
-  if (!report.ok) throw new Error(report.message ?? `${spec.encoderPath} / ${spec.decoderPath}: no answer from the worker`);
-  return {
-    model: { info: folder.info, rules: spec.rules, tokenizer, targetTokens: folder.targetTokens, languageTokens: folder.languageTokens },
-    ms: Math.round(prepareMs + report.ms),
-    runtime: report.runtime,
+  return async () => {
+    const report = await pool.load(spec);
+    // The worker's message names the file (seq2seq.ts load).
+    if (!report.ok) throw new Error(report.message ?? `${spec.encoderPath} / ${spec.decoderPath}: no answer from the worker`);
+    return {
+      model: { info: folder.info, rules: spec.rules, tokenizer, targetTokens: folder.targetTokens, languageTokens: folder.languageTokens },
+      ms: Math.round(prepareMs + report.ms),
+      runtime: report.runtime,
+    };
   };
 }
