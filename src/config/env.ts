@@ -27,7 +27,7 @@ export interface Config {
    * least recently used are unloaded (engine/model/resident-models.ts). undefined = no limit: every model loaded.
    */
   modelMemory: number | undefined;
-  /** DRAGOMAN_PRELOAD: models loaded at start and never unloaded; undefined = the models that fit, none kept. */
+  /** DRAGOMAN_PRELOAD: models loaded at start and never unloaded; undefined = the models that fit (most recently used first), none kept. */
   preload: string[] | undefined;
   /** onnxruntime intra-op threads per worker; 0 = chosen from cores / workers. */
   intraOpThreads: number;

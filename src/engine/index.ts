@@ -71,6 +71,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const graphCache = join(config.dataDir, 'graphs');
   const models = new ResidentModels({
     budget: config.modelMemory, preload: config.preload, workers: threads.workers, events,
+    recentFile: join(config.dataDir, 'models-recent.json'),
     prepare: (folder) => prepareModel(pool, folder, settings, graphCache),
     unload: (name) => pool.unload(name),
   });
@@ -121,6 +122,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     crashWorkerForTest: () => pool.crashOne(),
     async close() {
       watch.close();
+      models.flush();
       batcher.close();
       await pool.close();
     },

@@ -38,7 +38,8 @@ afterEach(async () => {
 
 async function start(dir: string, env: Record<string, string> = {}): Promise<DragomanEngine> {
   engine = await createEngine(loadConfig({
-    DRAGOMAN_MODELS_DIR: dir, DRAGOMAN_DATA_DIR: join(work, 'data'), DRAGOMAN_WORKERS: '1', DRAGOMAN_CACHE_SIZE: '0', ...env,
+    // A data folder per models folder: the order of use kept there decides the next start's preload.
+    DRAGOMAN_MODELS_DIR: dir, DRAGOMAN_DATA_DIR: `${dir}-data`, DRAGOMAN_WORKERS: '1', DRAGOMAN_CACHE_SIZE: '0', ...env,
   }));
   return engine;
 }
@@ -72,6 +73,19 @@ describe('models on demand', () => {
     await e.translate([SENTENCE], 'fra_Latn', 'eng_Latn');
     expect(e.modelStats().loads).toBe(7);
     expect(e.models().find((m) => m.name === 'copy-fra-en')!.loaded).toBe(true);
+  });
+
+  it('without DRAGOMAN_PRELOAD, a start preloads the models used most recently before it, then by name', async () => {
+    const dir = modelsDir('recent', ['fra', 'spa', 'ita']);
+    const one = await oneModel();
+    const first = await start(dir, { DRAGOMAN_MODEL_MEMORY: String(2 * one) });
+    expect(first.models().filter((m) => m.loaded).map((m) => m.name)).toEqual(['copy-fra-en', 'copy-ita-en']);
+    await first.translate([SENTENCE], 'ita_Latn', 'eng_Latn');
+    await first.translate([SENTENCE], 'spa_Latn', 'eng_Latn');
+    await first.close();
+    const again = await start(dir, { DRAGOMAN_MODEL_MEMORY: String(2 * one) });
+    expect(again.models().filter((m) => m.loaded).map((m) => m.name).sort()).toEqual(['copy-ita-en', 'copy-spa-en']);
+    expect(again.modelStats().loads).toBe(2);
   });
 
   it('concurrent first requests for an unloaded model wait for one load', async () => {

@@ -4,7 +4,8 @@
 // name is unloaded. The catalog of installed models changes while serving (replace): a removed model is unloaded once
 // the requests holding it are done; requests still waiting for it fail with ModelUnavailable('removed').
 import type { EventEmitter } from 'node:events';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ModelTooLarge, ModelUnavailable } from '../errors.ts';
 import type { ModelLoad } from '../pool/model-load.ts';
 import type { LoadedModel } from '../translate/hop.ts';
@@ -24,6 +25,19 @@ export function modelCost(folder: ModelFolder, workers: number): number {
   if (!spec) return 0;
   const bytes = statSync(spec.encoderPath).size + statSync(spec.decoderPath).size;
   return Math.ceil(MODEL_FIXED_BYTES + bytes * MEMORY_PER_ONNX_BYTE) * workers;
+}
+
+/** How often at most the order of use is written (models-recent.json). */
+const RECENT_WRITE_MS = 5_000;
+
+function readRecent(file: string | undefined): string[] {
+  if (!file) return [];
+  try {
+    const names: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [];
+  } catch {
+    return []; // first start, or a damaged file: by name
+  }
 }
 
 interface Entry {
@@ -55,8 +69,10 @@ export interface ResidentStats {
 export interface ResidentOptions {
   /** DRAGOMAN_MODEL_MEMORY in bytes; undefined = no limit. */
   budget: number | undefined;
-  /** DRAGOMAN_PRELOAD; undefined = the models that fit, in order. */
+  /** DRAGOMAN_PRELOAD; undefined = the models that fit, the most recently used first (then by name). */
   preload: readonly string[] | undefined;
+  /** Where the order of use is kept across restarts (a JSON list of names, most recent first); undefined = not kept. */
+  recentFile?: string;
   workers: number;
   /** Reads what a load needs outside the workers (tokenizer, prepared graphs); the function it returns opens the sessions. */
   prepare: (folder: ModelFolder) => Promise<() => Promise<ModelLoad>>;
@@ -143,7 +159,13 @@ export class ResidentModels {
   async preload(): Promise<void> {
     const { preload, budget } = this.options;
     let room = budget ?? Infinity;
-    for (const e of this.entries.values()) {
+    const recent = readRecent(this.options.recentFile);
+    const rank = (e: Entry) => {
+      const i = recent.indexOf(e.folder.info.name);
+      return i < 0 ? recent.length : i;
+    };
+    const order = [...this.entries.values()].sort((a, b) => rank(a) - rank(b));
+    for (const e of order) {
       if (e.folder.info.status !== 'ok' || !e.folder.runtime) continue;
       if (preload ? !e.kept : e.cost > room) continue;
       room -= e.cost;
@@ -159,6 +181,7 @@ export class ResidentModels {
     try {
       const model = await this.ensure(e);
       e.lastUsed = ++this.clock;
+      this.noteUse();
       return await work(model);
     } finally {
       e.holders--;
@@ -268,6 +291,37 @@ export class ResidentModels {
   private release(e: Entry): void {
     if (e.removed && e.holders === 0 && !e.loading && e.resident) void this.unload(e, 'removed');
     this.wake();
+  }
+
+  private recentTimer: NodeJS.Timeout | undefined;
+
+  /** The order of use, written at most every few seconds, for the next start's preload. */
+  private noteUse(): void {
+    if (!this.options.recentFile || this.recentTimer) return;
+    this.recentTimer = setTimeout(() => this.writeRecent(), RECENT_WRITE_MS);
+    this.recentTimer.unref();
+  }
+
+  /** Writes the order of use now if a write is due (engine close). */
+  flush(): void {
+    if (this.recentTimer) this.writeRecent();
+  }
+
+  private writeRecent(): void {
+    clearTimeout(this.recentTimer);
+    this.recentTimer = undefined;
+    const file = this.options.recentFile;
+    if (!file) return;
+    {
+      const names = [...this.entries.values()].filter((e) => e.lastUsed > 0).sort((a, b) => b.lastUsed - a.lastUsed).map((e) => e.folder.info.name);
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(`${file}.tmp`, JSON.stringify(names));
+        renameSync(`${file}.tmp`, file);
+      } catch {
+        // A read-only data folder: the next start preloads by name.
+      }
+    }
   }
 
   private wake(): void {
