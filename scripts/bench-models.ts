@@ -1,6 +1,8 @@
-// `npm run bench:models [-- <models dir>]`: how fast the model-management commands move bytes on this machine.
-// pull runs against the local imitation of the hub used by the tests (loopback, so it measures our code path —
-// HEAD, download, checks, atomic install — not a network). Prints one table.
+// `npm run bench:models [-- <models dir>] [--seconds=120] [--clients=16] [--copies=40] [--fit=8] [--only=serve|files]`:
+// how fast the model-management commands move bytes on this machine (files), and a server holding many models within
+// DRAGOMAN_MODEL_MEMORY (serve, bench-serve-many.ts). pull runs against the local imitation of the hub used by the tests
+// (loopback, so it measures our code path — HEAD, download, checks, atomic install — not a network). Prints a table
+// each.
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,7 +12,18 @@ import { pullModel } from '../src/models/pull.ts';
 import { verifyModels } from '../src/models/verify.ts';
 import { startFakeHub } from '../test/models-cli/fake-hub.ts';
 
-const source = resolve(process.argv[2] ?? 'test/fixtures/models');
+const flags = new Map(process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=') as [string, string]));
+const only = flags.get('only');
+if (only !== 'files') {
+  const { serveMany } = await import('./bench-serve-many.ts');
+  await serveMany({
+    seconds: Number(flags.get('seconds') ?? 120), clients: Number(flags.get('clients') ?? 16),
+    copies: Number(flags.get('copies') ?? 40), fit: Number(flags.get('fit') ?? 8),
+  });
+}
+if (only === 'serve') process.exit(0);
+
+const source = resolve(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 'test/fixtures/models');
 const names = readdirSync(source).filter((n) => statSync(join(source, n)).isDirectory() && !n.startsWith('.'));
 const work = mkdtempSync(join(tmpdir(), 'dragoman-bench-models-'));
 const quiet = { write: () => undefined };

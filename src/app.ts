@@ -124,9 +124,16 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     // Every folder the engine found, once: a model that did not load says where and why (the reason names files and
     // onnxruntime's message, never request data).
     for (const m of engine.models()) {
-      if (m.status === 'ok') server.log.info({ model: m.name, family: m.family, precision: m.precision, loadMs: m.loadMs }, 'model loaded');
-      else server.log.warn({ model: m.name, path: m.path, status: m.status, problem: m.problem }, 'model not loaded');
+      if (m.status !== 'ok') server.log.warn({ model: m.name, path: m.path, status: m.status, problem: m.problem }, 'model not loaded');
+      else if (m.loaded) server.log.info({ model: m.name, family: m.family, precision: m.precision, loadMs: m.loadMs }, 'model loaded');
+      else server.log.info({ model: m.name, family: m.family, precision: m.precision }, 'model installed: loaded on its first request (DRAGOMAN_MODEL_MEMORY)');
     }
+    // Models loaded on demand, unloaded for room or removal, and the models folder changing while serving.
+    real.events.on('modelLoaded', (e: { name: string; ms: number }) => server.log.info({ model: e.name, loadMs: e.ms }, 'model loaded'));
+    real.events.on('modelUnloaded', (e: { name: string; reason: string }) => server.log.info({ model: e.name, reason: e.reason }, 'model unloaded'));
+    real.events.on('modelLoadFailed', (e: { name: string; problem: string }) => server.log.error({ model: e.name, problem: e.problem }, 'model not loaded'));
+    real.events.on('modelsChanged', (e: { added: string[]; removed: string[] }) => server.log.info(e, 'models folder changed: routes updated'));
+    real.events.on('modelsWatchFailed', (e: { problem: string }) => server.log.warn(e, 'models folder could not be read; the next rescan tries again'));
     // DRAGOMAN_AMX (engine/amx.ts): which int8 kernels onnxruntime runs explains a 2x difference in decoding speed.
     const amxLog = real.amx.state === 'unavailable' || real.amx.state === 'too late' ? 'warn' : 'info';
     server.log[amxLog]({ amx: real.amx.state }, real.amx.detail);

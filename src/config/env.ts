@@ -22,6 +22,13 @@ export interface Config {
   beam: number | undefined;
   /** Worker threads of the engine pool; 0 = chosen from the cores available. */
   workers: number;
+  /**
+   * DRAGOMAN_MODEL_MEMORY: bytes the loaded models may take in this process, every worker's copy counted; past it the
+   * least recently used are unloaded (engine/model/resident-models.ts). undefined = no limit: every model loaded.
+   */
+  modelMemory: number | undefined;
+  /** DRAGOMAN_PRELOAD: models loaded at start and never unloaded; undefined = the models that fit (most recently used first), none kept. */
+  preload: string[] | undefined;
   /** onnxruntime intra-op threads per worker; 0 = chosen from cores / workers. */
   intraOpThreads: number;
   /**
@@ -183,6 +190,18 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallbackMs: number): num
 
 export class ConfigError extends Error {}
 
+/** A memory size: bytes, or a number with K, M, G (powers of 1024, an optional B or iB after); unset or "unlimited" = none. */
+function byteSize(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '' || /^unlimited$/i.test(raw)) return undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?$/i.exec(raw);
+  const n = m ? Math.round(Number(m[1]) * 1024 ** ' kmg'.indexOf((m[2] || ' ').toLowerCase())) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new ConfigError(`${name} must be a memory size such as 4G, 1536M or 800000000 (bytes), or unlimited, got "${raw}"`);
+  }
+  return n;
+}
+
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -310,6 +329,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     beam,
     // Each worker holds a replica of every model: past 64 a start only runs out of memory.
     workers: int(env, 'DRAGOMAN_WORKERS', 0, 0, 64),
+    modelMemory: byteSize(env, 'DRAGOMAN_MODEL_MEMORY'),
+    preload: env.DRAGOMAN_PRELOAD?.trim() ? env.DRAGOMAN_PRELOAD.split(',').map((n) => n.trim()).filter(Boolean) : undefined,
     intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0, 0, 256),
     spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on', 'auto'] as const, 'auto'),
     skipPasses: skipPasses(env),

@@ -57,3 +57,34 @@ export class WorkerDied extends EngineError {
     this.name = 'WorkerDied';
   }
 }
+
+/**
+ * A model that does not fit DRAGOMAN_MODEL_MEMORY even with every other model unloaded. The operator's setting, not
+ * the request, is at fault: retrying does not help until the budget is raised or the model removed.
+ */
+export class ModelTooLarge extends EngineError {
+  /** `room`: what the budget leaves beside the models DRAGOMAN_PRELOAD keeps loaded (the whole budget without them). */
+  constructor(readonly model: string, readonly bytes: number, readonly budget: number, readonly room = budget) {
+    super(
+      `Model ${model} needs about ${mib(bytes)} MiB of memory, more than DRAGOMAN_MODEL_MEMORY allows for all models ` +
+        `together (${mib(budget)} MiB${room < budget ? `, of which the models DRAGOMAN_PRELOAD keeps loaded leave ${mib(room)} MiB` : ''}): ` +
+        'the operator must raise the setting or remove the model.',
+    );
+    this.name = 'ModelTooLarge';
+  }
+}
+
+/** Why a model of the route cannot serve right now; each is safe to retry (the routes may have changed meanwhile). */
+export type ModelUnavailableReason = 'removed' | 'loadFailed';
+
+/** A model was removed from DRAGOMAN_MODELS_DIR while the request waited for it, or it failed to load. */
+export class ModelUnavailable extends EngineError {
+  constructor(readonly model: string, readonly reason: ModelUnavailableReason, detail?: string) {
+    super(reason === 'removed'
+      ? `Model ${model} was removed from this server while the request waited for it.`
+      : `Model ${model} could not be loaded${detail ? ` (${detail})` : ''}.`);
+    this.name = 'ModelUnavailable';
+  }
+}
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);

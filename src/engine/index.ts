@@ -1,5 +1,7 @@
 // createEngine wires the engine: the registry, tokenizers, router, cache, batcher and hops in the main thread (translate/),
 // each decoder's graphs prepared once (graph/), generation on the pool of worker threads (pool/, runtime/, search/).
+// Models are loaded on demand within DRAGOMAN_MODEL_MEMORY (model/resident-models.ts), and the models folder is
+// watched while serving (model/models-watch.ts): the routes change at once when a model is installed or removed.
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { Config } from '../config/env.ts';
@@ -9,8 +11,12 @@ import { TranslationCache } from './translate/cache.ts';
 import { poolShape } from './pool/cpu-limit.ts';
 import { WorkerPool } from './pool/pool.ts';
 import type { SessionSettings } from './pool/protocol.ts';
-import { startModels } from './pool/start-models.ts';
+import { prepareModel } from './pool/model-load.ts';
+import { pruneGraphCache } from './graph/prepare.ts';
 import { scanFolders } from './model/registry.ts';
+import type { ModelFolder } from './model/model-folder.ts';
+import { ModelsWatch } from './model/models-watch.ts';
+import { ResidentModels, type ResidentStats } from './model/resident-models.ts';
 import { Router } from './translate/router.ts';
 import { HopTranslator, type Hop } from './translate/hop.ts';
 import { translateRoute } from './translate/route-translation.ts';
@@ -28,6 +34,8 @@ export interface EngineOptions {
 
 /**
  * What /metrics and the log can read besides stats(): 'batch' (BatchEvent), 'modelLoaded' ({name, ms, threads}),
+ * 'modelUnloaded' ({name, reason: evicted | removed}), 'modelLoadFailed' ({name, problem}), 'modelsChanged' ({added,
+ * removed}: the models folder changed while serving),
  * 'route' (string[]), 'workerExit' ({restarts}), 'workerLoadFailed' ({problem}), 'spinning' ({spinning, othersCores,
  * worker}: DRAGOMAN_SPINNING=auto changed its mind in that worker thread).
  */
@@ -40,6 +48,10 @@ export interface DragomanEngine extends Engine {
   /** What DRAGOMAN_AMX did to this process (amx.ts). */
   readonly amx: AmxStatus;
   cacheStats(): { size: number; hits: number; misses: number };
+  /** Models installed and loaded, loads and evictions since start, memory they take against DRAGOMAN_MODEL_MEMORY. */
+  modelStats(): ResidentStats;
+  /** Looks at DRAGOMAN_MODELS_DIR now instead of at the next change or rescan; resolves once the routes follow it. */
+  rescanModels(): Promise<void>;
   /** Test hook: kill a worker (the busy one if any) as if it crashed. */
   crashWorkerForTest(): void;
 }
@@ -55,14 +67,34 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     skipPasses: config.skipPasses,
   };
   const pool = new WorkerPool(threads.workers, settings);
-  const loaded = await startModels(pool, folders, settings, join(config.dataDir, 'graphs'), events);
-
-  const router = new Router([...loaded.values()].map((m) => ({
-    name: m.info.name,
-    family: m.info.family!,
-    sources: new Set(m.info.sources),
-    targets: new Set(m.info.targets),
+  await pool.start([]);
+  const graphCache = join(config.dataDir, 'graphs');
+  const models = new ResidentModels({
+    budget: config.modelMemory, preload: config.preload, workers: threads.workers, events,
+    recentFile: join(config.dataDir, 'models-recent.json'),
+    prepare: (folder) => prepareModel(pool, folder, settings, graphCache),
+    unload: (name) => pool.unload(name),
+  });
+  // The routes of the usable models, replaced whole (never edited in place) so a request sees one catalog or the other.
+  const routerOf = () => new Router(models.usable().map((f) => ({
+    name: f.info.name,
+    family: f.info.family!,
+    sources: new Set(f.info.sources),
+    targets: new Set(f.info.targets),
   })));
+  models.replace(folders);
+  await models.preload();
+  if (graphCache) pruneGraphCache(graphCache);
+  let router = routerOf();
+  // A model found broken when it loads leaves the routes.
+  events.on('modelLoadFailed', () => {
+    router = routerOf();
+  });
+  const watch = new ModelsWatch(config.modelsDir, config.precision, folders, (now: ModelFolder[]) => {
+    const change = models.replace(now);
+    router = routerOf();
+    if (change.added.length || change.removed.length) events.emit('modelsChanged', change);
+  }, (err) => events.emit('modelsWatchFailed', { problem: err.message }));
   const cache = new TranslationCache<Hop>(config.cacheSize);
   const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs });
   const hops = new HopTranslator(cache, batcher, config.beam, options.fixedNewTokens);
@@ -77,16 +109,20 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     threads,
     amx,
 
-    translate: (segments, source, target, opts = {}) => translateRoute({ router, hops, loaded, events }, segments, source, target, opts),
+    translate: (segments, source, target, opts = {}) => translateRoute({ router, hops, models, events }, segments, source, target, opts),
 
     route: (source, target) => router.route(source, target),
     sourceLanguages: () => router.sources(),
     targetLanguages: (source) => router.targets(source),
-    models: () => folders.map((f) => ({ ...f.info })),
+    models: () => models.folders().map((f) => ({ ...f.info, loaded: models.isLoaded(f.info.name) })),
+    modelStats: () => models.stats(),
+    rescanModels: () => watch.scan(),
     stats: () => ({ workers: threads.workers, workersAlive: pool.alive(), queueDepth: batcher.depth, workerRestarts: pool.restarts }),
     cacheStats: () => ({ size: cache.size, hits: cache.hits, misses: cache.misses }),
     crashWorkerForTest: () => pool.crashOne(),
     async close() {
+      watch.close();
+      models.flush();
       batcher.close();
       await pool.close();
     },

@@ -38,6 +38,8 @@ export interface ModelInfo extends Partial<LoadedRuntime> {
   /** What is wrong when status is not ok (path and reason). */
   problem?: string;
   loadMs?: number;
+  /** Its sessions are open in the workers now (models load on demand within DRAGOMAN_MODEL_MEMORY). */
+  loaded?: boolean;
 }
 
 export interface TranslateOptions {
@@ -83,7 +85,7 @@ export interface Engine {
   /** FLORES codes that some route can translate from / into. */
   sourceLanguages(): string[];
   targetLanguages(source?: string): string[];
-  /** Every folder found at start, loaded or not. */
+  /** Every folder installed now (DRAGOMAN_MODELS_DIR is watched while serving), loaded or not. */
   models(): ModelInfo[];
   /** Workers alive / configured, queue depth: for /ready and /metrics. */
   stats(): { workers: number; workersAlive: number; queueDepth: number; workerRestarts: number };

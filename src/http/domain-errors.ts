@@ -2,7 +2,7 @@
 // shapes the ApiError into its own body (errors.ts for /v1 and the page, google/errors.ts, libretranslate/errors.ts).
 import { AccountsUnavailable, AuthenticationFailed, InvalidFreeText, QuotaExceeded, RateLimited, SharedKeyUnusable } from '../accounts/errors.ts';
 import type { RateOutcome } from '../accounts/types.ts';
-import { EngineUnavailable, NoLanguageToken, NoRoute, TooManyTerms, WorkerDied } from '../engine/errors.ts';
+import { EngineUnavailable, ModelTooLarge, ModelUnavailable, NoLanguageToken, NoRoute, TooManyTerms, WorkerDied } from '../engine/errors.ts';
 import { ApiError } from '../errors/api-error.ts';
 
 /** How a client passes a key: said with every authentication failure. */
@@ -28,6 +28,12 @@ const TABLE: Mapping[] = [
     e.reason === 'clientGone' ? e.message
       : `${e.message}${e.reason === 'modelsUnloadable' ? ' Nothing was charged.' : ''} Retrying later is safe.`)],
   [WorkerDied, (e: WorkerDied) => new ApiError(500, 'server_error', `${e.message} Retrying is safe.`)],
+  // The server's setting, not the request: nothing was charged, and a retry fails the same way until the operator acts.
+  [ModelTooLarge, (e: ModelTooLarge) => new ApiError(503, 'server_error', `${e.message} Nothing was charged.`)],
+  // The models folder changed under the request (or a model failed to load): a retry takes the routes as they are now.
+  [ModelUnavailable, (e: ModelUnavailable) => new ApiError(503, 'server_error', `${e.message} Nothing was charged. Retrying is safe.`, {
+    'retry-after': '1',
+  })],
   [AuthenticationFailed, (e: AuthenticationFailed) => new ApiError(401, 'authentication_error', `${e.message} ${AUTH_HINT}`)],
   [InvalidFreeText, (e: InvalidFreeText) => new ApiError(400, 'invalid_request', e.message)],
   [SharedKeyUnusable, (e: SharedKeyUnusable) => new ApiError(401, 'authentication_error', e.message)],

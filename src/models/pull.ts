@@ -187,7 +187,7 @@ export async function pullModel(opts: PullOptions): Promise<PullResult> {
     await rm(join(staging, STATE_FILE), { force: true });
     await writeManifest(staging, manifest);
     await installFolder(staging, target, Boolean(opts.force));
-    opts.log.write(`Installed ${name} (${formatBytes(total)}) in ${target}; a running server loads it when restarted\n`);
+    opts.log.write(`Installed ${name} (${formatBytes(total)}) in ${target}; a running server serves it within seconds\n`);
     return { name, dir: target, manifest };
   } finally {
     await unlock();

@@ -16,6 +16,8 @@ export interface BatchObservation {
 interface EngineExtras {
   events?: { on(event: string, fn: (arg: never) => void): unknown; off(event: string, fn: (arg: never) => void): unknown };
   cacheStats?: () => { size: number; hits: number; misses: number };
+  /** Models installed and loaded, loads and evictions, memory against DRAGOMAN_MODEL_MEMORY (resident-models.ts). */
+  modelStats?(): { installed: number; loaded: number; loads: number; evictions: number; loadSeconds: number; residentBytes: number; budgetBytes: number | undefined };
 }
 
 /** What the document jobs tell (src/documents/jobs.ts DocumentJobs), without importing them. */
@@ -137,7 +139,7 @@ export function createMetrics(engine: Engine, jobs?: JobSource): DragomanMetrics
   });
   new Gauge({
     name: 'dragoman_model_load_seconds',
-    help: 'How long each loaded model took to load at start',
+    help: 'How long each model took to load, its last load',
     labelNames: ['model'] as const,
     registers: [registry],
     collect() {
@@ -147,7 +149,7 @@ export function createMetrics(engine: Engine, jobs?: JobSource): DragomanMetrics
   });
   new Gauge({
     name: 'dragoman_models',
-    help: 'Model folders found at start, by status (ok = loaded)',
+    help: 'Model folders installed, by status (ok = usable; dragoman_models_loaded says which are loaded)',
     labelNames: ['status'] as const,
     registers: [registry],
     collect() {
@@ -156,6 +158,43 @@ export function createMetrics(engine: Engine, jobs?: JobSource): DragomanMetrics
       for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
     },
   });
+  if (extras.modelStats) {
+    const modelStats = extras.modelStats.bind(engine);
+    new Gauge({
+      name: 'dragoman_models_loaded',
+      help: 'Models loaded in the engine workers now',
+      registers: [registry],
+      collect() {
+        this.set(modelStats().loaded);
+      },
+    });
+    new Gauge({
+      name: 'dragoman_model_memory_bytes',
+      help: 'Estimated memory of the loaded models (resident) and DRAGOMAN_MODEL_MEMORY (budget; absent when unlimited)',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+      collect() {
+        const s = modelStats();
+        this.set({ kind: 'resident' }, s.residentBytes);
+        if (s.budgetBytes !== undefined) this.set({ kind: 'budget' }, s.budgetBytes);
+      },
+    });
+    // Totals the engine keeps: each counter adds what it gained since the previous scrape.
+    const totals = (name: string, help: string, read: (s: ReturnType<typeof modelStats>) => number) => {
+      let seen = 0;
+      new Counter({
+        name, help, registers: [registry],
+        collect() {
+          const now = read(modelStats());
+          if (now > seen) this.inc(now - seen);
+          seen = Math.max(seen, now);
+        },
+      });
+    };
+    totals('dragoman_model_loads_total', 'Models loaded since start (at start and on demand)', (s) => s.loads);
+    totals('dragoman_model_evictions_total', 'Models unloaded to keep within DRAGOMAN_MODEL_MEMORY', (s) => s.evictions);
+    totals('dragoman_model_load_seconds_total', 'Time spent loading models since start', (s) => s.loadSeconds);
+  }
   if (extras.cacheStats) {
     const cacheStats = extras.cacheStats.bind(engine);
     let seen = { hits: 0, misses: 0 };

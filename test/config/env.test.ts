@@ -132,3 +132,19 @@ describe('DRAGOMAN_SKIP_PASSES', () => {
     expect([...GRAPH_PASSES]).toEqual(['split', ...PASSES.map((p) => p.name)]);
   });
 });
+
+describe('model memory settings', () => {
+  it('DRAGOMAN_MODEL_MEMORY takes bytes or K/M/G, unset or unlimited for no limit; DRAGOMAN_PRELOAD a list of names', () => {
+    expect(loadConfig({}).modelMemory).toBeUndefined();
+    expect(loadConfig({ DRAGOMAN_MODEL_MEMORY: 'unlimited' }).modelMemory).toBeUndefined();
+    expect(loadConfig({ DRAGOMAN_MODEL_MEMORY: '800000000' }).modelMemory).toBe(800_000_000);
+    expect(loadConfig({ DRAGOMAN_MODEL_MEMORY: '1536M' }).modelMemory).toBe(1536 * 2 ** 20);
+    expect(loadConfig({ DRAGOMAN_MODEL_MEMORY: '4GiB' }).modelMemory).toBe(4 * 2 ** 30);
+    expect(loadConfig({ DRAGOMAN_MODEL_MEMORY: '1.5g' }).modelMemory).toBe(1.5 * 2 ** 30);
+    for (const raw of ['0', '-1', '4T', 'lots', '1e9']) {
+      expect(() => loadConfig({ DRAGOMAN_MODEL_MEMORY: raw }), raw).toThrow(`DRAGOMAN_MODEL_MEMORY must be a memory size such as 4G, 1536M or 800000000 (bytes), or unlimited, got "${raw}"`);
+    }
+    expect(loadConfig({}).preload).toBeUndefined();
+    expect(loadConfig({ DRAGOMAN_PRELOAD: ' opus-mt-en-de, nllb ,' }).preload).toEqual(['opus-mt-en-de', 'nllb']);
+  });
+});

@@ -32,6 +32,20 @@ afterAll(async () => {
 });
 
 describe('dragoman models', () => {
+  it('remove deletes an installed model and leaves nothing behind; an unknown or unsafe name is refused', async () => {
+    const dir = join(root, 'remove');
+    await cp(join(FIXTURES, 'tiny-marian-en-de'), join(dir, 'tiny-marian-en-de'), { recursive: true });
+    await cp(join(FIXTURES, 'tiny-marian-de-en'), join(dir, 'tiny-marian-de-en'), { recursive: true });
+    const env = { DRAGOMAN_MODELS_DIR: dir };
+    const a = io(env);
+    expect(await run(['remove', 'tiny-marian-en-de'], a.io)).toBe(0);
+    expect(a.out).toEqual([`Removed tiny-marian-en-de from ${dir}; a running server stops serving it within seconds`]);
+    expect(await readdir(dir)).toEqual(['tiny-marian-de-en']);
+    await expect(run(['remove', 'tiny-marian-en-de'], io(env).io)).rejects.toThrow(`${join(dir, 'tiny-marian-en-de')} does not exist`);
+    await expect(run(['remove', '../remove'], io(env).io)).rejects.toThrow('"../remove" is not a model folder name');
+    expect(await readdir(dir)).toEqual(['tiny-marian-de-en']);
+  });
+
   it('pull (preset) → list → verify → pack → import on another host → list', async () => {
     const connected = { DRAGOMAN_MODELS_DIR: join(root, 'connected'), HF_ENDPOINT: hub.url };
     const a = io(connected);

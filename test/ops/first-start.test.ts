@@ -105,7 +105,7 @@ describe('npm start on a fresh clone', () => {
     await npmStart({ ...first, DRAGOMAN_DEMO_MODELS: 'off' }, async (url, stdout) => {
       expect(keysOf(stdout())).toEqual([]);
       const health = (await (await fetch(`${url}/health`)).json()) as Record<string, unknown>;
-      expect(health).toEqual({ status: 'ok', models: [], modelsLoaded: 0 });
+      expect(health).toEqual({ status: 'ok', models: [], modelsInstalled: 0, modelsLoaded: 0 });
     });
     expect(await keysList(first)).toHaveLength(1);
   });

@@ -80,7 +80,7 @@ describe('ops routes with models and a metrics token', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; modelsLoaded: number; models: { name: string; status: string }[] };
     expect(body.status).toBe('ok');
-    expect(body).toEqual({ status: 'ok', modelsLoaded: 1, models: [{ name: 'tiny-marian-en-de', status: 'ok' }] });
+    expect(body).toEqual({ status: 'ok', modelsInstalled: 1, modelsLoaded: 1, models: [{ name: 'tiny-marian-en-de', status: 'ok', loaded: true }] });
     expect(JSON.stringify(body)).not.toContain(FIXTURES);
   });
 

@@ -185,7 +185,7 @@ describe('a fresh install with an empty models directory', () => {
 
     const health = await call('GET', '/health');
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok', models: [{ name: 'opus-mt-fr-en', status: 'incomplete' }], modelsLoaded: 0 });
+    expect(await health.json()).toEqual({ status: 'ok', models: [{ name: 'opus-mt-fr-en', status: 'incomplete', loaded: false }], modelsInstalled: 0, modelsLoaded: 0 });
     // Every missing file is named at once, so one look at the folder fixes it.
     const folder = join(env.DRAGOMAN_MODELS_DIR!, 'opus-mt-fr-en');
     const missing = ['tokenizer.json', 'onnx/encoder_model.onnx', 'onnx/decoder_model_merged.onnx'].map((f) => `${join(folder, f)} is missing`).join('; ');

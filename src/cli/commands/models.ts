@@ -1,4 +1,4 @@
-// dragoman models list|pull|pack|import|verify — getting models onto a host (also an air-gapped one) and checking
+// dragoman models list|pull|pack|import|remove|verify — getting models onto a host (also an air-gapped one) and checking
 // them. The logic is src/models/; this file parses arguments and prints.
 import { loadConfig, loadHubSettings, type Precision } from '../../config/env.ts';
 import { languageByFlores } from '../../languages/catalog.ts';
@@ -6,11 +6,12 @@ import { listModels, type ListedModel } from '../../models/list.ts';
 import { importPack, packModels } from '../../models/pack.ts';
 import { formatBytes, type ProgressSink } from '../../models/progress.ts';
 import { pullModel } from '../../models/pull.ts';
+import { removeModel } from '../../models/remove.ts';
 import { verifyModels } from '../../models/verify.ts';
 import { CliError, processIo, table, usageError, type CliIo } from '../io.ts';
 import { groupHelp, helpOrUnknown, misuse, parse, syntax } from '../syntax.ts';
 
-export const summary = 'install and check models: list, pull, pack, import, verify';
+export const summary = 'install and check models: list, pull, pack, import, remove, verify';
 
 const DIR_NOTE = 'Models live in DRAGOMAN_MODELS_DIR (default ./models).';
 
@@ -52,7 +53,15 @@ const IMPORT = syntax({
   args: 'FILE.tar',
   about: 'Check every file of an archive made by "models pack", then install its models; a damaged archive installs nothing.',
   flags: { force: { type: 'boolean', about: 'replace installed models of the same name (default: refuse)' } },
-  notes: [`${DIR_NOTE} A running server loads new models when restarted.`],
+  notes: [`${DIR_NOTE} A running server serves the new models within seconds, without a restart.`],
+});
+
+const REMOVE = syntax({
+  command: 'models remove',
+  args: 'NAME',
+  about: 'Delete an installed model. A running server stops routing to it within seconds; requests it is translating finish.',
+  flags: {},
+  notes: [DIR_NOTE],
 });
 
 const VERIFY = syntax({
@@ -63,7 +72,7 @@ const VERIFY = syntax({
   notes: [DIR_NOTE],
 });
 
-const HELP = groupHelp('models', [LIST, PULL, PACK, IMPORT, VERIFY], [
+const HELP = groupHelp('models', [LIST, PULL, PACK, IMPORT, REMOVE, VERIFY], [
   'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M), m2m100 (Xenova/m2m100_418M), ' +
     'mbart50 (Xenova/mbart-large-50-many-to-many-mmt)',
   'models live in DRAGOMAN_MODELS_DIR; pull reads HF_ENDPOINT and HF_TOKEN',
@@ -169,7 +178,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       const done = await friendly(() =>
         importPack({ modelsDir: config.modelsDir, file: positionals[0]!, force: values.force, log: progressSink(io) }),
       );
-      io.out(`Imported ${done.models.join(', ')} into ${config.modelsDir}; a running server loads them when restarted`);
+      io.out(`Imported ${done.models.join(', ')} into ${config.modelsDir}; a running server serves them within seconds`);
+      return 0;
+    }
+    case 'remove': {
+      const { positionals } = parse(REMOVE, rest);
+      if (positionals.length !== 1) throw misuse(REMOVE, 'expected one NAME');
+      const config = loadConfig(io.env);
+      await friendly(() => removeModel(config.modelsDir, positionals[0]!));
+      io.out(`Removed ${positionals[0]} from ${config.modelsDir}; a running server stops serving it within seconds`);
       return 0;
     }
     case 'verify': {

@@ -1,5 +1,7 @@
-// N worker threads, each a full replica of every model (CTranslate2's replica pool). One job per worker at a time;
-// the batcher decides what the next job is. A worker that dies fails only the job it held and is replaced.
+// N worker threads, each a full replica of every loaded model (CTranslate2's replica pool). One job per worker at a
+// time; the batcher decides what the next job is. A worker that dies fails only the job it held and is replaced (the
+// replacement loads the models loaded at that moment). Models are loaded and unloaded in every worker at once
+// (load/unload), by model/resident-models.ts.
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { EngineUnavailable, WorkerDied } from '../errors.ts';
@@ -17,7 +19,12 @@ interface Slot {
   worker: Worker;
   /** Models loaded; the slot takes jobs once all its models answered. */
   ready: boolean;
+  /** The worker said 'ready': later loads and unloads are sent to it (before that, it loads what is loaded then). */
+  started: boolean;
   busy: Pending | undefined;
+  /** Loads and unloads sent to this worker by load()/unload(), waiting for its answer, by model name. */
+  loads: Map<string, (report: LoadReport | undefined) => void>;
+  unloads: Map<string, () => void>;
 }
 
 export interface LoadReport {
@@ -63,13 +70,15 @@ export class WorkerPool extends EventEmitter {
   private spawn(initial = false): Promise<LoadReport[]> {
     const spawnedAt = Date.now();
     const worker = new Worker(ENTRY, { execArgv: [], stdout: false, stderr: false });
-    const slot: Slot = { worker, ready: false, busy: undefined };
+    const slot: Slot = { worker, ready: false, started: false, busy: undefined, loads: new Map(), unloads: new Map() };
     this.slots.push(slot);
     const reports: LoadReport[] = [];
     let loadFailed = false;
+    /** What this worker loads when it starts: the models loaded in the pool at that moment. */
+    let initialSpecs: ModelRuntimeSpec[] = [];
     return new Promise((resolveLoad) => {
       const finishLoad = () => {
-        if (reports.length < this.specs.length) return;
+        if (slot.ready || reports.length < initialSpecs.length) return;
         const failed = reports.filter((r) => !r.ok);
         if (!initial && failed.length > 0) {
           // A replacement that cannot load what the others serve must not count as a worker: it would take jobs it
@@ -90,16 +99,29 @@ export class WorkerPool extends EventEmitter {
       worker.on('message', (msg: FromWorker) => {
         switch (msg.type) {
           case 'ready':
-            for (const model of this.specs) this.post(slot, { type: 'load', model });
+            slot.started = true;
+            initialSpecs = [...this.specs];
+            for (const model of initialSpecs) this.post(slot, { type: 'load', model });
             finishLoad();
             break;
           case 'loaded':
-            reports.push({ name: msg.name, ok: true, ms: msg.ms, runtime: msg.runtime });
-            finishLoad();
+          case 'loadFailed': {
+            const report: LoadReport = msg.type === 'loaded'
+              ? { name: msg.name, ok: true, ms: msg.ms, runtime: msg.runtime }
+              : { name: msg.name, ok: false, ms: 0, message: msg.message };
+            const waiter = slot.loads.get(msg.name);
+            if (waiter) {
+              slot.loads.delete(msg.name);
+              waiter(report);
+            } else {
+              reports.push(report);
+              finishLoad();
+            }
             break;
-          case 'loadFailed':
-            reports.push({ name: msg.name, ok: false, ms: 0, message: msg.message });
-            finishLoad();
+          }
+          case 'unloaded':
+            slot.unloads.get(msg.name)?.();
+            slot.unloads.delete(msg.name);
             break;
           case 'spinning':
             this.emit('spinning', { spinning: msg.spinning, othersCores: msg.othersCores, worker: worker.threadId });
@@ -122,6 +144,11 @@ export class WorkerPool extends EventEmitter {
         const i = this.slots.indexOf(slot);
         if (i >= 0) this.slots.splice(i, 1);
         if (!slot.ready) resolveLoad(reports);
+        // Loads and unloads it had not answered: a worker that is gone holds no model.
+        for (const waiter of slot.loads.values()) waiter(undefined);
+        for (const waiter of slot.unloads.values()) waiter();
+        slot.loads.clear();
+        slot.unloads.clear();
         const p = slot.busy;
         slot.busy = undefined;
         if (this.closed) {
@@ -141,6 +168,35 @@ export class WorkerPool extends EventEmitter {
       });
       this.post(slot, { type: 'init', settings: this.settings });
     });
+  }
+
+  /**
+   * Loads a model in every worker (each after the job it runs); workers started later load it too. Resolves with the
+   * slowest worker's report, or the first failure (the model is then unloaded from the workers where it loaded).
+   */
+  async load(spec: ModelRuntimeSpec): Promise<LoadReport> {
+    this.specs = [...this.specs.filter((s) => s.name !== spec.name), spec];
+    const started = this.slots.filter((s) => s.started);
+    const reports = (await Promise.all(started.map((slot) => new Promise<LoadReport | undefined>((resolve) => {
+      slot.loads.set(spec.name, resolve);
+      this.post(slot, { type: 'load', model: spec });
+    })))).filter((r): r is LoadReport => r !== undefined);
+    const failed = reports.find((r) => !r.ok);
+    if (failed) {
+      await this.unload(spec.name);
+      return failed;
+    }
+    const slowest = reports.reduce<LoadReport | undefined>((a, r) => (!a || r.ms > a.ms ? r : a), undefined);
+    return slowest ?? { name: spec.name, ok: true, ms: 0 };
+  }
+
+  /** Closes a model's sessions in every worker (each after the job it runs); workers started later do not load it. */
+  async unload(name: string): Promise<void> {
+    this.specs = this.specs.filter((s) => s.name !== name);
+    await Promise.all(this.slots.filter((s) => s.started).map((slot) => new Promise<void>((resolve) => {
+      slot.unloads.set(name, resolve);
+      this.post(slot, { type: 'unload', name });
+    })));
   }
 
   private post(slot: Slot, msg: ToWorker): void {

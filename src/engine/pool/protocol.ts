@@ -52,6 +52,8 @@ export type ToWorker =
   | { type: 'init'; settings: SessionSettings }
   | { type: 'load'; model: ModelRuntimeSpec }
   | { type: 'run'; id: number; job: GenerationJob }
+  /** Close a model's sessions (evicted past DRAGOMAN_MODEL_MEMORY, or removed from the models folder). */
+  | { type: 'unload'; name: string }
   /** Leave between two decoder steps (terminate() during a native onnxruntime run aborts the whole process). */
   | { type: 'exit' }
   /** Test hook: the worker dies as if onnxruntime had crashed. */
@@ -61,6 +63,7 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'loaded'; name: string; ms: number; runtime: LoadedRuntime }
   | { type: 'loadFailed'; name: string; message: string }
+  | { type: 'unloaded'; name: string }
   /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }
   | { type: 'failed'; id: number; message: string }

@@ -1,4 +1,4 @@
-// A pool worker: owns the onnxruntime sessions of every model (one replica) and runs one generation job at a time.
+// A pool worker: owns the onnxruntime sessions of every loaded model (one replica) and runs one generation job at a time.
 import { parentPort } from 'node:worker_threads';
 import { beamSearch } from '../search/beam.ts';
 import { greedySearch } from '../search/greedy.ts';
@@ -40,6 +40,16 @@ async function load(spec: ModelRuntimeSpec): Promise<void> {
   }
 }
 
+async function unload(name: string): Promise<void> {
+  const m = models.get(name);
+  models.delete(name);
+  try {
+    await m?.model.release();
+  } finally {
+    send({ type: 'unloaded', name });
+  }
+}
+
 async function run(id: number, job: GenerationJob): Promise<void> {
   const t0 = performance.now();
   try {
@@ -77,6 +87,9 @@ port.on('message', (msg: ToWorker) => {
       break;
     case 'run':
       chain = chain.then(() => run(msg.id, msg.job));
+      break;
+    case 'unload':
+      chain = chain.then(() => unload(msg.name));
       break;
     case 'exit':
       process.exit(0);

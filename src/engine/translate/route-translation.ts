@@ -9,7 +9,8 @@ import type { Router } from './router.ts';
 export interface RouteParts {
   router: Router;
   hops: HopTranslator;
-  loaded: ReadonlyMap<string, LoadedModel>;
+  /** Loads a model of the route when needed and holds it while its hop runs (model/resident-models.ts). */
+  models: { use<T>(name: string, work: (model: LoadedModel) => Promise<T>): Promise<T> };
   /** Gets 'route' (the model names) for every routed request. */
   events: EventEmitter;
 }
@@ -17,7 +18,7 @@ export interface RouteParts {
 export async function translateRoute(
   parts: RouteParts, segments: string[], source: string, target: string, opts: TranslateOptions = {},
 ): Promise<EngineResult> {
-  const { router, hops, loaded, events } = parts;
+  const { router, hops, models, events } = parts;
   const route = router.route(source, target);
   if (!route) throw new NoRoute(source, target);
   if (!route.length) return { translations: [...segments], route };
@@ -36,7 +37,8 @@ export async function translateRoute(
     const hopOpts: TranslateOptions = last
       ? { ...opts, ...(constraints ? { constraints } : {}) }
       : { beams: opts.beams, signal: opts.signal, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
-    const hop = await hops.translate(loaded.get(route[h]!)!, from, to, texts, hopOpts);
+    // One model held at a time (not the whole route): a request never holds memory while it waits for more.
+    const hop = await models.use(route[h]!, (model) => hops.translate(model, from, to, texts, hopOpts));
     if (constraints && !last) constraints = constraintsForNextHop(constraints, hop.translations);
     texts = hop.translations;
     if (last && opts.alternatives) alternatives = hop.alternatives;

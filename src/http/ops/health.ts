@@ -1,5 +1,6 @@
-// GET /health: is the process up, and which models did it load (a load balancer's liveness check; 200 even with no
-// model, so a fresh install can be inspected). GET /ready: can it translate right now — at least one model loaded,
+// GET /health: is the process up, which models are installed and which of them are loaded now (models load on demand
+// within DRAGOMAN_MODEL_MEMORY; a load balancer's liveness check; 200 even with no model, so a fresh install can be
+// inspected). GET /ready: can it translate right now — at least one model loaded,
 // the database accepts writes, every engine worker alive — else 503 with what is missing. Neither needs a key,
 // and neither says anything secret (no paths, no database URL, no error text from the database driver).
 import type { FastifyInstance } from 'fastify';
@@ -27,9 +28,14 @@ async function databaseWritable(app: FastifyInstance): Promise<boolean> {
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get('/health', { schema: hidden }, async () => {
-    const models = app.dragoman.engine.models().map((m) => ({ name: m.name, status: m.status }));
+    const models = app.dragoman.engine.models().map((m) => ({ name: m.name, status: m.status, loaded: m.loaded === true }));
     const { demo } = app.dragoman;
-    return { status: 'ok', models, modelsLoaded: models.filter((m) => m.status === 'ok').length, ...(demo && { demo }) };
+    return {
+      status: 'ok', models,
+      modelsInstalled: models.filter((m) => m.status === 'ok').length,
+      modelsLoaded: models.filter((m) => m.loaded).length,
+      ...(demo && { demo }),
+    };
   });
 
   app.get('/ready', { schema: hidden }, async (request, reply) => {
@@ -42,7 +48,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         ok: loaded > 0,
         loaded,
         ...(loaded === 0 && {
-          detail: 'no model is loaded: install one with "dragoman models pull opus-mt-en-de" or "dragoman models import FILE.tar", then restart',
+          detail: 'no model is installed: install one with "dragoman models pull opus-mt-en-de" or "dragoman models import FILE.tar"',
         }),
         ...(models.length > loaded && {
           notLoaded: models.filter((m) => m.status !== 'ok').map((m) => ({ name: m.name, status: m.status })),

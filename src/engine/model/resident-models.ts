@@ -1,0 +1,339 @@
+// Which installed models are loaded in the workers, within DRAGOMAN_MODEL_MEMORY. A request uses a model through use():
+// an unloaded model is loaded first (concurrent requests wait for the same load), and while the models loaded and
+// being loaded would pass the budget, the least recently used one that no request holds and DRAGOMAN_PRELOAD does not
+// name is unloaded. The catalog of installed models changes while serving (replace): a removed model is unloaded once
+// the requests holding it are done; requests still waiting for it fail with ModelUnavailable('removed').
+import type { EventEmitter } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ModelTooLarge, ModelUnavailable } from '../errors.ts';
+import type { ModelLoad } from '../pool/model-load.ts';
+import type { LoadedModel } from '../translate/hop.ts';
+import type { ModelFolder } from './model-folder.ts';
+
+/**
+ * What one worker's copy of a model takes: a fixed part (its onnxruntime sessions, their arenas and the search's
+ * buffers, whatever the model's size) plus, per byte of its two ONNX files, the weights as onnxruntime holds them and the
+ * prepared decoder graphs. Measured on the fixture models (docs/models.md, "Memory budget").
+ */
+export const MODEL_FIXED_BYTES = 8 * 2 ** 20;
+export const MEMORY_PER_ONNX_BYTE = 1.5;
+
+/** The estimate of what a model takes in the whole process: every worker holds a copy. */
+export function modelCost(folder: ModelFolder, workers: number): number {
+  const spec = folder.runtime;
+  if (!spec) return 0;
+  const bytes = statSync(spec.encoderPath).size + statSync(spec.decoderPath).size;
+  return Math.ceil(MODEL_FIXED_BYTES + bytes * MEMORY_PER_ONNX_BYTE) * workers;
+}
+
+/** How often at most the order of use is written (models-recent.json). */
+const RECENT_WRITE_MS = 5_000;
+
+function readRecent(file: string | undefined): string[] {
+  if (!file) return [];
+  try {
+    const names: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [];
+  } catch {
+    return []; // first start, or a damaged file: by name
+  }
+}
+
+interface Entry {
+  folder: ModelFolder;
+  cost: number;
+  loaded?: LoadedModel;
+  /** The load under way: every request for the model awaits this one. */
+  loading?: Promise<LoadedModel>;
+  /** Counted in the budget: loaded, or room taken for a load under way. */
+  resident: boolean;
+  /** Requests holding the model (use() under way): never unloaded meanwhile. */
+  holders: number;
+  lastUsed: number;
+  /** Named by DRAGOMAN_PRELOAD: loaded at start, never unloaded for room. */
+  kept: boolean;
+  removed: boolean;
+}
+
+export interface ResidentStats {
+  installed: number;
+  loaded: number;
+  loads: number;
+  evictions: number;
+  loadSeconds: number;
+  residentBytes: number;
+  budgetBytes: number | undefined;
+}
+
+export interface ResidentOptions {
+  /** DRAGOMAN_MODEL_MEMORY in bytes; undefined = no limit. */
+  budget: number | undefined;
+  /** DRAGOMAN_PRELOAD; undefined = the models that fit, the most recently used first (then by name). */
+  preload: readonly string[] | undefined;
+  /** Where the order of use is kept across restarts (a JSON list of names, most recent first); undefined = not kept. */
+  recentFile?: string;
+  workers: number;
+  /** Reads what a load needs outside the workers (tokenizer, prepared graphs); the function it returns opens the sessions. */
+  prepare: (folder: ModelFolder) => Promise<() => Promise<ModelLoad>>;
+  unload: (name: string) => Promise<void>;
+  /** Gets 'modelLoaded' ({name, ms, threads}), 'modelUnloaded' ({name, reason}) and 'modelLoadFailed' ({name, problem}). */
+  events: EventEmitter;
+}
+
+export class ResidentModels {
+  private readonly entries = new Map<string, Entry>();
+  /** Loads waiting for memory that requests hold: woken whenever a request lets go or a model is unloaded. */
+  private waiters: (() => void)[] = [];
+  private clock = 0;
+  /** Removed models still loaded (or loading) because requests hold them: still in the budget. */
+  private readonly gone = new Set<Entry>();
+  /** Bytes of models being unloaded (still in the workers until they answer). */
+  private leaving = 0;
+  private loads = 0;
+  private evictions = 0;
+  private loadSeconds = 0;
+
+  constructor(private readonly options: ResidentOptions) {}
+
+  /** The installed models, in catalog order. */
+  folders(): ModelFolder[] {
+    return [...this.entries.values()].map((e) => e.folder);
+  }
+
+  /** Installed models a route may use (status ok: not found broken when loading). */
+  usable(): ModelFolder[] {
+    return this.folders().filter((f) => f.info.status === 'ok' && f.runtime);
+  }
+
+  isLoaded(name: string): boolean {
+    return this.entries.get(name)?.loaded !== undefined;
+  }
+
+  stats(): ResidentStats {
+    return {
+      installed: this.entries.size,
+      loaded: [...this.entries.values()].filter((e) => e.loaded).length,
+      loads: this.loads,
+      evictions: this.evictions,
+      loadSeconds: this.loadSeconds,
+      residentBytes: this.residentBytes(),
+      budgetBytes: this.options.budget,
+    };
+  }
+
+  /**
+   * Sets the installed models (the folders scanned now); folders whose files changed count as removed and added again.
+   * New models are only registered; removed ones are unloaded once no request holds them.
+   */
+  replace(folders: readonly ModelFolder[]): { added: string[]; removed: string[] } {
+    const added: string[] = [];
+    const removed: string[] = [];
+    const next = new Map(folders.map((f) => [f.info.name, f]));
+    for (const [name, e] of this.entries) {
+      const f = next.get(name);
+      if (f && sameFiles(f, e.folder)) continue;
+      this.entries.delete(name);
+      e.removed = true;
+      if (e.resident) this.gone.add(e);
+      removed.push(name);
+      this.release(e);
+    }
+    for (const f of folders) {
+      if (this.entries.has(f.info.name)) continue;
+      const usable = f.info.status === 'ok' && f.runtime !== undefined;
+      this.entries.set(f.info.name, {
+        folder: f, cost: usable ? modelCost(f, this.options.workers) : 0, resident: false, holders: 0, lastUsed: 0,
+        kept: this.options.preload?.includes(f.info.name) ?? false, removed: false,
+      });
+      added.push(f.info.name);
+    }
+    this.wake();
+    return { added, removed };
+  }
+
+  /**
+   * Loads the models DRAGOMAN_PRELOAD names, or without it those that fit in the budget in catalog order. A model that
+   * fails is marked corrupt (its problem names the file) and the others are loaded.
+   */
+  async preload(): Promise<void> {
+    const { preload, budget } = this.options;
+    let room = budget ?? Infinity;
+    const recent = readRecent(this.options.recentFile);
+    const rank = (e: Entry) => {
+      const i = recent.indexOf(e.folder.info.name);
+      return i < 0 ? recent.length : i;
+    };
+    const order = [...this.entries.values()].sort((a, b) => rank(a) - rank(b));
+    for (const e of order) {
+      if (e.folder.info.status !== 'ok' || !e.folder.runtime) continue;
+      if (preload ? !e.kept : e.cost > room) continue;
+      room -= e.cost;
+      await this.ensure(e).catch(() => undefined); // marked corrupt or too large; logged by the 'modelLoadFailed' event
+    }
+  }
+
+  /** Runs `work` with the model loaded, holding it (no eviction, no unload) until work settles. */
+  async use<T>(name: string, work: (model: LoadedModel) => Promise<T>): Promise<T> {
+    const e = this.entries.get(name);
+    if (!e || e.removed) throw new ModelUnavailable(name, 'removed');
+    e.holders++;
+    try {
+      const model = await this.ensure(e);
+      e.lastUsed = ++this.clock;
+      this.noteUse();
+      return await work(model);
+    } finally {
+      e.holders--;
+      e.lastUsed = ++this.clock;
+      this.release(e);
+    }
+  }
+
+  private ensure(e: Entry): Promise<LoadedModel> {
+    if (e.loaded) return Promise.resolve(e.loaded);
+    e.loading ??= this.load(e).finally(() => {
+      e.loading = undefined;
+    });
+    return e.loading;
+  }
+
+  private async load(e: Entry): Promise<LoadedModel> {
+    const { name } = e.folder.info;
+    const { budget } = this.options;
+    if (budget !== undefined) {
+      // Kept models are never unloaded: what they take is not there for any other model, ever.
+      let room = budget;
+      for (const k of this.entries.values()) if (k !== e && k.kept && k.resident) room -= k.cost;
+      if (e.cost > room) throw new ModelTooLarge(name, e.cost, budget, room);
+    }
+    let load: ModelLoad;
+    try {
+      // Tokenizer and graphs first (main thread and a thread of their own, no worker memory), then room, then sessions.
+      const open = await this.options.prepare(e.folder);
+      await this.makeRoom(e); // counts the model in (resident) once it fits
+      if (e.removed) {
+        e.resident = false;
+        this.wake();
+        throw new ModelUnavailable(name, 'removed');
+      }
+      load = await open();
+    } catch (err) {
+      if (err instanceof ModelUnavailable) throw err;
+      e.resident = false;
+      this.wake();
+      // The folder went away under the load (`models remove`): the watcher drops it from the routes; not broken.
+      if (e.removed || !existsSync(e.folder.info.path)) throw new ModelUnavailable(name, 'removed');
+      const problem = (err as Error).message;
+      e.folder.info.status = 'corrupt';
+      e.folder.info.problem = problem;
+      this.options.events.emit('modelLoadFailed', { name, problem });
+      throw new ModelUnavailable(name, 'loadFailed', 'the operator is told in the log');
+    }
+    this.loads++;
+    this.loadSeconds += load.ms / 1000;
+    Object.assign(e.folder.info, load.runtime, { loadMs: load.ms });
+    e.loaded = load.model;
+    this.options.events.emit('modelLoaded', { name, ms: load.ms, threads: load.runtime?.threads });
+    // Removed while it loaded: the requests waiting for it fail, and the last to let go unloads it (release).
+    if (e.removed) throw new ModelUnavailable(name, 'removed');
+    return load.model;
+  }
+
+  private residentBytes(): number {
+    let sum = this.leaving;
+    for (const e of this.entries.values()) if (e.resident) sum += e.cost;
+    for (const e of this.gone) if (e.resident) sum += e.cost;
+    return sum;
+  }
+
+  /** Unloads least recently used models until `e` fits; waits while the models in the way are held by requests. */
+  private async makeRoom(e: Entry): Promise<void> {
+    const { budget } = this.options;
+    if (budget === undefined) {
+      e.resident = true;
+      return;
+    }
+    while (!e.removed) {
+      // Checked and taken in one step: another load resuming meanwhile sees this one counted.
+      if (this.residentBytes() + e.cost <= budget) {
+        e.resident = true;
+        return;
+      }
+      const victim = [...this.entries.values()]
+        .filter((v) => v.loaded && v.holders === 0 && !v.kept && !v.loading)
+        .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      if (victim) {
+        this.evictions++;
+        await this.unload(victim, 'evicted');
+      } else {
+        await new Promise<void>((resolve) => this.waiters.push(resolve));
+      }
+    }
+  }
+
+  private async unload(e: Entry, reason: 'evicted' | 'removed'): Promise<void> {
+    if (!e.resident && !e.loaded) return;
+    e.loaded = undefined;
+    e.resident = false;
+    this.gone.delete(e);
+    this.leaving += e.cost;
+    try {
+      await this.options.unload(e.folder.info.name);
+    } finally {
+      this.leaving -= e.cost;
+      this.options.events.emit('modelUnloaded', { name: e.folder.info.name, reason });
+      this.wake();
+    }
+  }
+
+  /** After a request lets go of a model: a removed model nobody holds is unloaded; waiting loads look again. */
+  private release(e: Entry): void {
+    if (e.removed && e.holders === 0 && !e.loading && e.resident) void this.unload(e, 'removed');
+    this.wake();
+  }
+
+  private recentTimer: NodeJS.Timeout | undefined;
+
+  /** The order of use, written at most every few seconds, for the next start's preload. */
+  private noteUse(): void {
+    if (!this.options.recentFile || this.recentTimer) return;
+    this.recentTimer = setTimeout(() => this.writeRecent(), RECENT_WRITE_MS);
+    this.recentTimer.unref();
+  }
+
+  /** Writes the order of use now if a write is due (engine close). */
+  flush(): void {
+    if (this.recentTimer) this.writeRecent();
+  }
+
+  private writeRecent(): void {
+    clearTimeout(this.recentTimer);
+    this.recentTimer = undefined;
+    const file = this.options.recentFile;
+    if (!file) return;
+    {
+      const names = [...this.entries.values()].filter((e) => e.lastUsed > 0).sort((a, b) => b.lastUsed - a.lastUsed).map((e) => e.folder.info.name);
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(`${file}.tmp`, JSON.stringify(names));
+        renameSync(`${file}.tmp`, file);
+      } catch {
+        // A read-only data folder: the next start preloads by name.
+      }
+    }
+  }
+
+  private wake(): void {
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w();
+  }
+}
+
+/** The same model files as when the folder was read (a `models pull --force` replaces them under the same name). */
+function sameFiles(a: ModelFolder, b: ModelFolder): boolean {
+  if (a.info.status !== b.info.status) return false;
+  if (!a.runtime || !b.runtime) return !a.runtime && !b.runtime && a.info.problem === b.info.problem;
+  return a.runtime.stamps.encoder === b.runtime.stamps.encoder && a.runtime.stamps.decoder === b.runtime.stamps.decoder;
+}

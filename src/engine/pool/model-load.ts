@@ -1,0 +1,47 @@
+// Loading one model: its tokenizer (main thread), its decoder's graphs prepared once (graph/prepare.ts, in a thread, or
+// read from the cache of an earlier load), then every worker opening the same files (pool.load). A failure names the
+// file; the caller marks the folder corrupt.
+import { graphSettings, prepareInThread } from '../graph/prepare.ts';
+import type { ModelFolder } from '../model/model-folder.ts';
+import { ModelTokenizer } from '../model/tokenizer.ts';
+import type { LoadedModel } from '../translate/hop.ts';
+import type { LoadedRuntime } from '../types.ts';
+import type { WorkerPool } from './pool.ts';
+import type { SessionSettings } from './protocol.ts';
+
+let preparing: Promise<void> = Promise.resolve();
+
+export interface ModelLoad {
+  model: LoadedModel;
+  /** Preparing the graphs (or reading them from the cache) and opening the sessions, in the slowest worker. */
+  ms: number;
+  runtime: LoadedRuntime | undefined;
+}
+
+/** The part outside the workers (tokenizer, graphs); the function returned opens the sessions in every worker. */
+export async function prepareModel(
+  pool: WorkerPool, folder: ModelFolder, settings: SessionSettings, graphCache: string,
+): Promise<() => Promise<ModelLoad>> {
+  const spec = folder.runtime;
+  if (!spec) throw new Error(folder.info.problem ?? `${folder.info.path}: not a model folder`);
+  const t0 = performance.now();
+  const tokenizer = await ModelTokenizer.load(folder.info.path); // its error names the file (tokenizer.ts)
+  // One preparing thread at a time: each is a whole V8 instance, and many first requests at once would start many.
+  const prepared = preparing.then(() => spec.graphs ?? prepareInThread({
+    decoderPath: spec.decoderPath, stamp: spec.stamps.decoder, dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId,
+    settings: graphSettings(settings), cacheDir: graphCache,
+  }).catch(() => undefined)); // the worker's load then says what is wrong with the file
+  preparing = prepared.then(() => undefined);
+  spec.graphs = await prepared;
+  const prepareMs = performance.now() - t0;
+  return async () => {
+    const report = await pool.load(spec);
+    // The worker's message names the file (seq2seq.ts load).
+    if (!report.ok) throw new Error(report.message ?? `${spec.encoderPath} / ${spec.decoderPath}: no answer from the worker`);
+    return {
+      model: { info: folder.info, rules: spec.rules, tokenizer, targetTokens: folder.targetTokens, languageTokens: folder.languageTokens },
+      ms: Math.round(prepareMs + report.ms),
+      runtime: report.runtime,
+    };
+  };
+}
