@@ -75,7 +75,7 @@ export async function translateUnits(
     }));
     const strings = plans.map(() => '');
     const sent = service
-      .translate({ strings, single: false, target, source, format: 'html', chars: 0, options, plans }, signal)
+      .translate({ strings, single: false, target, source, format: 'html', chars: 0, options: { ...options, priority: 'bulk' }, plans }, signal)
       .then(() => sentences);
     sent.catch(() => undefined); // awaited by its worker; it may fail while the worker files the previous batch
     return sent;

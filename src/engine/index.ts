@@ -53,6 +53,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const settings: SessionSettings = {
     intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, poolThreads: threads.workers * threads.intraOp,
     skipPasses: config.skipPasses,
+    turns: { scheduling: config.scheduling, bulkShare: config.bulkShare / 100, yieldMs: config.yieldMs },
   };
   const pool = new WorkerPool(threads.workers, settings);
   const loaded = await startModels(pool, folders, settings, join(config.dataDir, 'graphs'), events);
@@ -64,7 +65,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     targets: new Set(m.info.targets),
   })));
   const cache = new TranslationCache<Hop>(config.cacheSize);
-  const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs });
+  const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs, scheduling: config.scheduling });
   const hops = new HopTranslator(cache, batcher, config.beam, options.fixedNewTokens);
   batcher.on('batch', (e: BatchEvent) => events.emit('batch', e));
   // For the log: a worker replaced after a crash, or a replacement that could not load the models.
@@ -83,7 +84,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     sourceLanguages: () => router.sources(),
     targetLanguages: (source) => router.targets(source),
     models: () => folders.map((f) => ({ ...f.info })),
-    stats: () => ({ workers: threads.workers, workersAlive: pool.alive(), queueDepth: batcher.depth, workerRestarts: pool.restarts }),
+    stats: () => ({ workers: threads.workers, workersAlive: pool.alive(), queueDepth: batcher.depth, queued: batcher.queued(), workerRestarts: pool.restarts }),
     cacheStats: () => ({ size: cache.size, hits: cache.hits, misses: cache.misses }),
     crashWorkerForTest: () => pool.crashOne(),
     async close() {
