@@ -1,7 +1,8 @@
 // Jobs sharing one worker take turns at decoder-step boundaries (iteration-level scheduling, as Orca, vLLM and Text
 // Generation Inference do). A worker holds at most one interactive and one bulk job (pool.ts); before each of its
 // onnxruntime runs a job asks for its turn, and the turn goes to interactive work first, oldest first, unless bulk work
-// is owed its minimum share of the time both waited. A bulk job's runs are kept short (yieldMs), so a one-sentence
+// waits and has had less than its minimum share of the worker's recent time. A bulk job's runs are kept short
+// (yieldMs), so a one-sentence
 // request that arrives while a document decodes waits for at most one short run, not for the whole batch.
 import type { Priority } from '../types.ts';
 import type { TurnSettings } from './protocol.ts';
@@ -13,7 +14,7 @@ export interface Turn {
   wake?: () => void;
 }
 
-/** Contested time is forgotten by halves, so the share is that of the last minute or so, not of the server's life. */
+/** Worker time is forgotten by halves, so the share is that of the last minute or so, not of the server's life. */
 const SHARE_HALF_LIFE_MS = 30_000;
 
 export class Turns {
@@ -22,8 +23,8 @@ export class Turns {
   private seq = 0;
   /** When the holder's current stretch began. */
   private since = 0;
-  /** Time each class held the worker while the other class waited for it. */
-  private readonly contested: Record<Priority, number> = { interactive: 0, bulk: 0 };
+  /** Time each class held the worker, older time weighing less. */
+  private readonly held: Record<Priority, number> = { interactive: 0, bulk: 0 };
 
   constructor(private readonly settings: TurnSettings) {}
 
@@ -64,10 +65,10 @@ export class Turns {
     if (this.waiting.length) this.hand(this.choose(this.waiting));
   }
 
-  /** Bulk's share of the contested time; 1 while nothing was contested (nothing is owed). */
+  /** Bulk's share of the worker's recent time; 1 while the worker has held nothing (nothing is owed). */
   bulkShare(): number {
-    const total = this.contested.bulk + this.contested.interactive;
-    return total > 0 ? this.contested.bulk / total : 1;
+    const total = this.held.bulk + this.held.interactive;
+    return total > 0 ? this.held.bulk / total : 1;
   }
 
   private hand(next: Turn): void {
@@ -79,17 +80,16 @@ export class Turns {
     wake?.();
   }
 
-  /** The holder's time since its stretch began counts for its class when the other class was waiting meanwhile. */
+  /** The holder's time since its stretch began counts for its class. */
   private account(): void {
     const now = performance.now();
     const held = now - this.since;
     this.since = now;
-    const holder = this.holder;
-    if (!holder || !this.waiting.some((w) => w.priority !== holder.priority)) return;
+    if (!this.holder) return;
     const keep = 0.5 ** (held / SHARE_HALF_LIFE_MS);
-    this.contested.bulk *= keep;
-    this.contested.interactive *= keep;
-    this.contested[holder.priority] += held;
+    this.held.bulk *= keep;
+    this.held.interactive *= keep;
+    this.held[this.holder.priority] += held;
   }
 
   private choose(candidates: Turn[]): Turn {
