@@ -248,7 +248,8 @@ export class Batcher extends EventEmitter {
   }
 
   /**
-   * A batch cannot be interrupted, and everything queued behind it waits for its longest row: its decoding runs
+   * A batch holds its place on a worker until its longest row is done (other work of its priority waits for that, and
+   * first come, first served everything does): its decoding runs
    * about as many steps as that row has tokens. So the budget is rows x beams x longest, and past
    * LONG_ROW_TOKENS also rows x beams x longest², which keeps a batch of rows at the length limit (text with no
    * place to cut) to a few rows instead of filling the budget.
@@ -259,8 +260,8 @@ export class Batcher extends EventEmitter {
   }
 
   /**
-   * Long rows may keep every worker but one busy: a batch of them decodes for hundreds of steps and cannot be
-   * interrupted, so with two or more workers a short sentence arriving always finds one free for it.
+   * Long rows may keep every worker but one busy: a batch of them decodes for hundreds of steps and holds its place
+   * on the worker, so with two or more workers a short sentence arriving always finds one free for it.
    */
   private longAllowed(): boolean {
     const workers = this.pool.alive();
