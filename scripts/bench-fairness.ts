@@ -4,7 +4,8 @@
 // `--paragraphs` paragraphs runs, (c) both; and what the bulk work got done meanwhile (the clients' sentences a
 // second, the document's time). One table at the end.
 //
-//   npm run bench:fairness [-- --models tiny,base] [--beams 1,4] [--probes 15] [--paragraphs 600] [--base-paragraphs 600]
+//   npm run bench:fairness [-- --models tiny,base] [--beams 1,4] [--probes 15] [--paragraphs 600]
+//                          [--base-beams 1,4] [--base-probes 15] [--base-paragraphs 600]   (bench-marian-base's own)
 //
 // `base` is bench-marian-base (bench-model-folder.ts finds it; `python3 ../shared/models/_build/make_bench_model.py
 // ../bench-models/bench-marian-base` makes it), `tiny` the tiny en-de fixture.
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     paragraphs: { type: 'string', default: '600' },
     'base-paragraphs': { type: 'string' },
     'base-probes': { type: 'string' },
+    'base-beams': { type: 'string' },
   },
 });
 
@@ -77,7 +79,10 @@ async function run(label: string, folder: string, beams: number, scheduling: str
   };
   const phase = (ms: number[]): Phase => ({ p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), probes: ms.length });
 
-  /** Two clients, each with one 64-sentence request in flight at all times; stop() waits for their last. */
+  /**
+   * Two clients, each with one 64-sentence request in flight at all times; stop() waits for their last requests and
+   * answers the sentences a second over the whole time, those last requests included.
+   */
   const clients = () => {
     let stop = false;
     let sentences = 0;
@@ -87,17 +92,15 @@ async function run(label: string, folder: string, beams: number, scheduling: str
       while (!stop) {
         const q = Array.from({ length: 64 }, () => BULK[at++ % BULK.length]!);
         await translate(q);
-        if (!stop) sentences += q.length;
+        sentences += q.length;
       }
     };
     const running = [loop(), loop()];
     return {
       async stop() {
-        const window = (performance.now() - t0) / 1000;
-        const counted = sentences;
         stop = true;
         await Promise.all(running);
-        return counted / window;
+        return sentences / ((performance.now() - t0) / 1000);
       },
     };
   };
@@ -169,7 +172,8 @@ for (const model of values.models.split(',')) {
   }
   const probes = Number(model === 'base' ? values['base-probes'] ?? values.probes : values.probes);
   const paragraphs = Number(model === 'base' ? values['base-paragraphs'] ?? values.paragraphs : values.paragraphs);
-  for (const beams of values.beams.split(',').map(Number)) {
+  const beamList = model === 'base' ? values['base-beams'] ?? values.beams : values.beams;
+  for (const beams of beamList.split(',').map(Number)) {
     for (const scheduling of ['fifo', 'priority']) {
       rows.push(await run(model === 'base' ? `bench-marian-base (${paragraphs} par.)` : `tiny (${paragraphs} par.)`, folder, beams, scheduling, probes, paragraphs));
     }
