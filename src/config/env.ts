@@ -47,6 +47,17 @@ export interface Config {
   batchTokens: number;
   /** How long the batcher waits for more sentences before running a partial batch. */
   batchWaitMs: number;
+  /**
+   * priority: interactive requests go before bulk work (documents, large requests) and take the worker from a running
+   * bulk batch between its decoder steps; fifo: first come, first served, a batch runs to its end (engine/pool/turns.ts).
+   */
+  scheduling: 'priority' | 'fifo';
+  /** Least share (percent) of a worker's time bulk work gets while interactive work waits too. */
+  bulkShare: number;
+  /** A request of more characters than this is bulk work, like a document. */
+  bulkCharacters: number;
+  /** Longest a bulk batch runs on a worker before it checks whether interactive work waits, in ms. */
+  yieldMs: number;
   /** Entries of the translation LRU cache (0 disables it). */
   cacheSize: number;
   /** Limits of one request. */
@@ -338,6 +349,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     // A wait is a timer (at most 2^31 - 1 ms to Node); a batch held longer than a second only adds latency.
     batchWaitMs: int(env, 'DRAGOMAN_BATCH_WAIT_MS', 5, 0, 1000),
+    scheduling: oneOf(env, 'DRAGOMAN_SCHEDULING', ['priority', 'fifo'] as const, 'priority'),
+    bulkShare: int(env, 'DRAGOMAN_BULK_SHARE', 10, 0, 100),
+    bulkCharacters: int(env, 'DRAGOMAN_BULK_CHARACTERS', 2000, 0),
+    yieldMs: int(env, 'DRAGOMAN_YIELD_MS', 100, 1, 60_000),
     cacheSize: int(env, 'DRAGOMAN_CACHE_SIZE', 10000),
     maxStrings: int(env, 'DRAGOMAN_MAX_STRINGS', 128, 1),
     maxChars: int(env, 'DRAGOMAN_MAX_CHARS', 100_000, 1),

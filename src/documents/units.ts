@@ -2,7 +2,7 @@
 // a document worker, when the document was checked (its sentences cut, its characters counted); its sentences go
 // to the service with plans that keep their translations, and the worker puts each unit together when it writes
 // the file. Units go in large batches, a couple in flight so the engine always has the next one queued; progress
-// is reported as batches finish.
+// is reported as batches finish. Units are bulk work: the engine serves interactive requests before them.
 import { Slices } from '../service/slices.ts';
 import type { Service } from '../service/index.ts';
 import type { AnyPlan, MemoryOutcome, TranslateOptions } from '../service/types.ts';
@@ -78,7 +78,7 @@ export async function translateUnits(
     }));
     const strings = plans.map(() => '');
     const sent = service
-      .translate({ strings, single: false, target, source, format: 'html', chars: 0, options, plans }, signal)
+      .translate({ strings, single: false, target, source, format: 'html', chars: 0, options: { ...options, priority: 'bulk' }, plans }, signal)
       .then((result) => {
         if (notes) {
           memoryChars += result.memoryChars;

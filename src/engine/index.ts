@@ -65,6 +65,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const settings: SessionSettings = {
     intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, poolThreads: threads.workers * threads.intraOp,
     skipPasses: config.skipPasses,
+    turns: { scheduling: config.scheduling, bulkShare: config.bulkShare / 100, yieldMs: config.yieldMs },
   };
   const pool = new WorkerPool(threads.workers, settings);
   await pool.start([]);
@@ -96,7 +97,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     if (change.added.length || change.removed.length) events.emit('modelsChanged', change);
   }, (err) => events.emit('modelsWatchFailed', { problem: err.message }));
   const cache = new TranslationCache<Hop>(config.cacheSize);
-  const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs });
+  const batcher = new Batcher(pool, { batchTokens: config.batchTokens, batchWaitMs: config.batchWaitMs, scheduling: config.scheduling });
   const hops = new HopTranslator(cache, batcher, config.beam, options.fixedNewTokens);
   batcher.on('batch', (e: BatchEvent) => events.emit('batch', e));
   // For the log: a worker replaced after a crash, or a replacement that could not load the models.
@@ -117,7 +118,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     models: () => models.folders().map((f) => ({ ...f.info, loaded: models.isLoaded(f.info.name) })),
     modelStats: () => models.stats(),
     rescanModels: () => watch.scan(),
-    stats: () => ({ workers: threads.workers, workersAlive: pool.alive(), queueDepth: batcher.depth, workerRestarts: pool.restarts }),
+    stats: () => ({ workers: threads.workers, workersAlive: pool.alive(), queueDepth: batcher.depth, queued: batcher.queued(), workerRestarts: pool.restarts }),
     cacheStats: () => ({ size: cache.size, hits: cache.hits, misses: cache.misses }),
     crashWorkerForTest: () => pool.crashOne(),
     async close() {

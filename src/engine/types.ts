@@ -42,7 +42,15 @@ export interface ModelInfo extends Partial<LoadedRuntime> {
   loaded?: boolean;
 }
 
+/**
+ * Who waits for a translation: a person (`interactive`, the default) or a job (`bulk`: documents, large requests).
+ * Interactive work goes first and takes a worker from bulk work between decoder steps (docs/engine.md#scheduling).
+ */
+export type Priority = 'interactive' | 'bulk';
+
 export interface TranslateOptions {
+  /** Default interactive. */
+  priority?: Priority;
   /** Beam size for this call (default: DRAGOMAN_BEAM, else the model's generation_config). */
   beams?: number;
   /** Also return up to N other hypotheses of the beam (n-best), distinct from the best one. */
@@ -87,7 +95,7 @@ export interface Engine {
   targetLanguages(source?: string): string[];
   /** Every folder installed now (DRAGOMAN_MODELS_DIR is watched while serving), loaded or not. */
   models(): ModelInfo[];
-  /** Workers alive / configured, queue depth: for /ready and /metrics. */
-  stats(): { workers: number; workersAlive: number; queueDepth: number; workerRestarts: number };
+  /** Workers alive / configured, queue depth (all, and per priority): for /ready and /metrics. */
+  stats(): { workers: number; workersAlive: number; queueDepth: number; queued: Record<Priority, number>; workerRestarts: number };
   close(): Promise<void>;
 }

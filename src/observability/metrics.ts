@@ -7,9 +7,13 @@ import type { Engine } from '../engine/types.ts';
 /** What the engine tells about each batch it ran (src/engine batcher's 'batch' event). */
 export interface BatchObservation {
   model: string;
+  /** interactive or bulk (engine/types.ts Priority). */
+  priority: string;
   rows: number;
   sourceTokens: number;
   ms: number;
+  /** How long the batch's oldest sentence waited for a worker. */
+  waitedMs: number;
 }
 
 /** Optional extras of the real engine beyond the Engine interface. */
@@ -106,6 +110,14 @@ export function createMetrics(engine: Engine, jobs?: JobSource): DragomanMetrics
     registers: [registry],
   });
 
+  const queueWait = new Histogram({
+    name: 'dragoman_queue_wait_seconds',
+    help: 'How long the oldest sentence of an engine batch waited for a worker, per priority',
+    labelNames: ['priority'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+
   // Figures the engine keeps itself are read when Prometheus scrapes, not pushed on every change.
   new Gauge({
     name: 'dragoman_queue_depth',
@@ -113,6 +125,17 @@ export function createMetrics(engine: Engine, jobs?: JobSource): DragomanMetrics
     registers: [registry],
     collect() {
       this.set(engine.stats().queueDepth);
+    },
+  });
+  new Gauge({
+    name: 'dragoman_queue_sentences',
+    help: 'Sentences waiting for an engine worker, per priority (interactive, bulk)',
+    labelNames: ['priority'] as const,
+    registers: [registry],
+    collect() {
+      const queued = engine.stats().queued;
+      this.set({ priority: 'interactive' }, queued?.interactive ?? 0);
+      this.set({ priority: 'bulk' }, queued?.bulk ?? 0);
     },
   });
   new Gauge({
@@ -280,6 +303,7 @@ export function createMetrics(engine: Engine, jobs?: JobSource): DragomanMetrics
     batchRows.observe({ model: e.model }, e.rows);
     batchTokens.observe({ model: e.model }, e.sourceTokens);
     batchSeconds.observe({ model: e.model }, e.ms / 1000);
+    queueWait.observe({ priority: e.priority === 'bulk' ? 'bulk' : 'interactive' }, e.waitedMs / 1000);
   };
   const onRoute = (route: string[]) => routes.inc({ route: route.length ? route.join('>') : 'unchanged' });
   extras.events?.on('batch', onBatch as (arg: never) => void);

@@ -51,9 +51,9 @@ export function createService(deps: ServiceDeps): Service {
  * document comes out the same both ways (DRAGOMAN_KEEP_SPANS, the limits; glossaries where there are some).
  */
 export function serviceFromConfig(
-  deps: Omit<ServiceDeps, 'config' | 'keepSpans'> & { config: Pick<Config, 'maxStrings' | 'maxChars' | 'keepSpans'> },
+  deps: Omit<ServiceDeps, 'config' | 'keepSpans' | 'bulkCharacters'> & { config: Pick<Config, 'maxStrings' | 'maxChars' | 'keepSpans' | 'bulkCharacters'> },
 ): Service {
-  return createService({ ...deps, keepSpans: deps.config.keepSpans });
+  return createService({ ...deps, keepSpans: deps.config.keepSpans, bulkCharacters: deps.config.bulkCharacters });
 }
 
 export type * from './types.ts';

@@ -149,6 +149,8 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
     matchers.set(g.source.flores, d && deps.glossaries!.matcherOf(d));
   }
   const keep = req.options.keepSpans ?? deps.keepSpans ?? false;
+  const priority = req.options.priority
+    ?? (deps.bulkCharacters !== undefined && req.chars > deps.bulkCharacters ? 'bulk' : 'interactive');
 
   // 3. One engine call per group with all its segments; groups run concurrently.
   const routes: string[][] = [];
@@ -182,6 +184,7 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
             ...(alternatives > 0 ? { alternatives } : {}),
             ...(constraints?.some(Boolean) ? { constraints } : {}),
             ...(signal ? { signal } : {}),
+            priority,
           })
         : undefined;
       if (machine) routes.push(machine.route);

@@ -2,7 +2,7 @@
 // catalog's public codes (src/languages); a surface with other codes (Google, LibreTranslate) maps them.
 import type { Config } from '../config/env.ts';
 import type { Detection, LanguageDetector } from '../detect/types.ts';
-import type { Engine } from '../engine/types.ts';
+import type { Engine, Priority } from '../engine/types.ts';
 import type { Language } from '../languages/types.ts';
 import type { DeferredPlan, TranslationPlan } from '../text/types.ts';
 import type { GlossaryBook } from '../glossaries/book.ts';
@@ -31,6 +31,8 @@ export interface ServiceDeps {
   now?: () => number;
   /** Keep placeholders, URLs and e-mail addresses of plain text verbatim (DRAGOMAN_KEEP_SPANS, default on). */
   keepSpans?: boolean;
+  /** A request of more characters is bulk work for the engine (DRAGOMAN_BULK_CHARACTERS); absent: none is. */
+  bulkCharacters?: number;
 }
 
 /** Fields as the client sent them (unknown: validation is the service's job). */
@@ -44,6 +46,11 @@ export interface TranslateInput {
 }
 
 export interface TranslateOptions {
+  /**
+   * Who waits for it: bulk for documents; absent, a request of more than ServiceDeps.bulkCharacters characters is
+   * bulk and any other interactive (the engine serves interactive work first).
+   */
+  priority?: Priority;
   /** n-best: up to this many other translations per string (LibreTranslate `alternatives`). */
   alternatives?: number;
   /** A glossary of the calling key: its terms come out as its target terms (src/service/constraints.ts). */

@@ -26,6 +26,14 @@ describe('integer settings', () => {
     expect(() => loadConfig({ DRAGOMAN_INTRA_OP_THREADS: '100000' })).toThrow(/DRAGOMAN_INTRA_OP_THREADS must be at most 256/);
   });
 
+  it('scheduling: priority, a 10 % bulk share, 2000 characters and 100 ms by default; each within its range', () => {
+    expect(loadConfig({})).toMatchObject({ scheduling: 'priority', bulkShare: 10, bulkCharacters: 2000, yieldMs: 100 });
+    expect(loadConfig({ DRAGOMAN_SCHEDULING: 'FIFO' }).scheduling).toBe('fifo');
+    expect(() => loadConfig({ DRAGOMAN_SCHEDULING: 'lifo' })).toThrow(/DRAGOMAN_SCHEDULING must be one of priority, fifo/);
+    expect(() => loadConfig({ DRAGOMAN_BULK_SHARE: '101' })).toThrow(/DRAGOMAN_BULK_SHARE must be at most 100/);
+    expect(() => loadConfig({ DRAGOMAN_YIELD_MS: '0' })).toThrow(/DRAGOMAN_YIELD_MS must be an integer >= 1/);
+  });
+
   it('DRAGOMAN_KEYLESS_RPM: 1200 by default, a positive count or unlimited', () => {
     expect(loadConfig({}).keylessPerMinute).toBe(1200);
     expect(loadConfig({ DRAGOMAN_KEYLESS_RPM: '30' }).keylessPerMinute).toBe(30);

@@ -15,6 +15,9 @@ class FakePool extends EventEmitter {
   idleCount() {
     return this.idle;
   }
+  freeFor() {
+    return this.idle;
+  }
   busyCount() {
     return this.pending.length;
   }

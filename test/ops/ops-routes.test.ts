@@ -145,6 +145,11 @@ describe('ops routes with models and a metrics token', () => {
     expect(delta('dragoman_batch_rows_count{model="tiny-marian-en-de"}')).toBeGreaterThanOrEqual(1);
     expect(delta('dragoman_batch_rows_sum{model="tiny-marian-en-de"}')).toBe(2);
     expect(sample(after, 'dragoman_queue_depth')).toBe(0);
+    // A two-sentence request is interactive work.
+    expect(delta('dragoman_queue_wait_seconds_count{priority="interactive"}')).toBeGreaterThanOrEqual(1);
+    expect(delta('dragoman_queue_wait_seconds_count{priority="bulk"}')).toBe(0);
+    expect(sample(after, 'dragoman_queue_sentences{priority="interactive"}')).toBe(0);
+    expect(sample(after, 'dragoman_queue_sentences{priority="bulk"}')).toBe(0);
     expect(sample(after, 'dragoman_workers{state="alive"}')).toBe(1);
     expect(sample(after, 'dragoman_worker_restarts_total')).toBe(0);
     expect(sample(after, 'dragoman_models{status="ok"}')).toBe(1);
@@ -152,6 +157,18 @@ describe('ops routes with models and a metrics token', () => {
     expect(after).toMatch(/^process_cpu_seconds_total /m);
     // Never a key, a key id or text in a label.
     for (const secret of [key.secret, key.id, TEXT, 'Two dogs']) expect(after).not.toContain(secret);
+  });
+
+  it('a request over DRAGOMAN_BULK_CHARACTERS (2000) is bulk work, in the per-priority wait', async () => {
+    const before = await metrics();
+    const q = Array.from({ length: 50 }, (_, i) => `Sentence number ${i} is about a dog in the park.`);
+    expect(q.join('').length).toBeGreaterThan(2000);
+    const res = await translate(key.secret, { q, source: 'en', target: 'de' });
+    expect(res.status).toBe(200);
+    const after = await metrics();
+    const delta = (series: string) => (sample(after, series) ?? 0) - (sample(before, series) ?? 0);
+    expect(delta('dragoman_queue_wait_seconds_count{priority="bulk"}')).toBeGreaterThanOrEqual(1);
+    expect(delta('dragoman_queue_wait_seconds_count{priority="interactive"}')).toBe(0);
   });
 
   it('detected source is labelled auto; made-up codes never become labels', async () => {

@@ -4,16 +4,21 @@
 // The wait is only paid while requests are actually concurrent: a lone request on an idle pool leaves at the end of
 // the event loop's turn (setImmediate: microseconds), together with whatever arrived in that same turn — a burst of
 // sixteen requests on an idle server is one batch, not one alone and fifteen queued behind it.
+// With priorities (DRAGOMAN_SCHEDULING=priority), interactive and bulk rows never share a batch, interactive batches
+// leave first, and each priority has its own place on a worker (pool.ts), so an interactive batch goes to a worker
+// still decoding a bulk one and takes turns with it there (pool/turns.ts).
 import { EventEmitter } from 'node:events';
 import { EngineUnavailable } from '../errors.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import type { WorkerPool } from '../pool/pool.ts';
+import type { Priority } from '../types.ts';
 
 interface Item {
   key: string;
   model: string;
   beams: number;
   nBest: number;
+  priority: Priority;
   row: GenerationRow;
   enqueued: number;
   seq: number;
@@ -36,6 +41,7 @@ function clientGoneError(): EngineUnavailable {
 
 export interface BatchEvent {
   model: string;
+  priority: Priority;
   rows: number;
   beams: number;
   /** Padded source tokens of the batch (rows x longest row). */
@@ -68,6 +74,8 @@ const CONCURRENCY_WINDOW_MS = 1000;
 export interface BatcherSettings {
   batchTokens: number;
   batchWaitMs: number;
+  /** Default priority. */
+  scheduling?: 'priority' | 'fifo';
 }
 
 export class Batcher extends EventEmitter {
@@ -99,22 +107,40 @@ export class Batcher extends EventEmitter {
     return this.queue.length;
   }
 
+  /** Rows waiting, per priority. */
+  queued(): Record<Priority, number> {
+    const out: Record<Priority, number> = { interactive: 0, bulk: 0 };
+    for (const item of this.queue) out[item.priority]++;
+    return out;
+  }
+
+  private get priorities(): boolean {
+    return (this.settings.scheduling ?? 'priority') === 'priority';
+  }
+
+  /** The place on a worker an item needs: its priority's, or any (first come, first served). */
+  private placeOf(item: Item): Priority {
+    return this.priorities ? item.priority : 'interactive';
+  }
+
   /**
    * Queues rows of one request; resolves with each row's hypotheses (best first), in the rows' order. `cancel`:
    * when the request's client has gone, its rows still waiting are dropped (those on a worker finish).
    */
-  submit(model: string, beams: number, nBest: number, rows: GenerationRow[], cancel?: Cancellation): Promise<number[][][]> {
+  submit(
+    model: string, beams: number, nBest: number, rows: GenerationRow[], cancel?: Cancellation, priority: Priority = 'interactive',
+  ): Promise<number[][][]> {
     if (this.pool.loadFailure !== undefined && this.pool.alive() === 0) return Promise.reject(this.unavailable());
     if (cancel?.signal.aborted) return Promise.reject(clientGoneError());
     // Constrained rows never share a job with others: they take another search (search/constrained-beam.ts).
-    const key = `${model}\u0000${beams}\u0000${nBest}\u0000${rows.some((r) => r.constraints) ? 'c' : ''}`;
+    const key = `${model}\u0000${beams}\u0000${nBest}\u0000${rows.some((r) => r.constraints) ? 'c' : ''}\u0000${this.priorities ? priority : ''}`;
     const now = performance.now();
     const group = {};
     // Overlap is work running or rows left from an earlier turn; arrivals in the same turn are one burst, not a sign
     // of load worth waiting for more.
     if (this.pool.busyCount() > 0 || (this.queue.length && !this.turn)) this.concurrentAt = now;
     const done = rows.map((row) => new Promise<number[][]>((resolve, reject) => {
-      this.queue.push({ key, model, beams, nBest, row, enqueued: now, seq: this.seq++, resolve, reject, group });
+      this.queue.push({ key, model, beams, nBest, priority, row, enqueued: now, seq: this.seq++, resolve, reject, group });
     }));
     const drop = () => {
       if (!cancel!.dropWaiting()) return;
@@ -169,10 +195,15 @@ export class Batcher extends EventEmitter {
   }
 
   private pump(): void {
-    while (this.queue.length && this.pool.idleCount() > 0) {
-      const candidates = this.longAllowed() ? this.queue : this.queue.filter((i) => !isLong(i));
+    while (this.queue.length) {
+      const free: Record<Priority, number> = { interactive: this.pool.freeFor('interactive'), bulk: this.pool.freeFor('bulk') };
+      if (!free.interactive && !free.bulk) return;
+      const longAllowed = this.longAllowed();
+      const candidates = this.queue.filter((i) => free[this.placeOf(i)] > 0 && (longAllowed || !isLong(i)));
       if (!candidates.length) return;
-      const oldest = this.anchor(candidates);
+      // Interactive rows first; within a priority, the request served least (anchor).
+      const interactive = this.priorities ? candidates.filter((i) => i.priority === 'interactive') : [];
+      const oldest = this.anchor(interactive.length ? interactive : candidates);
       const sameKey = candidates.filter((i) => i.key === oldest.key);
       // Under concurrency the wait counts from when a worker freed up, not from when the oldest sentence arrived:
       // otherwise the one request that queued during the last batch leaves alone and the rest queue behind it
@@ -188,7 +219,7 @@ export class Batcher extends EventEmitter {
         return;
       }
       // With several idle workers, a backlog is shared out between them instead of going to one.
-      const maxRows = Math.ceil(sameKey.length / this.pool.idleCount());
+      const maxRows = Math.ceil(sameKey.length / free[this.placeOf(oldest)]);
       this.dispatch(this.cut(sameKey, oldest, maxRows));
     }
   }
@@ -217,7 +248,8 @@ export class Batcher extends EventEmitter {
   }
 
   /**
-   * A batch cannot be interrupted, and everything queued behind it waits for its longest row: its decoding runs
+   * A batch holds its place on a worker until its longest row is done (other work of its priority waits for that, and
+   * first come, first served everything does): its decoding runs
    * about as many steps as that row has tokens. So the budget is rows x beams x longest, and past
    * LONG_ROW_TOKENS also rows x beams x longest², which keeps a batch of rows at the length limit (text with no
    * place to cut) to a few rows instead of filling the budget.
@@ -228,8 +260,8 @@ export class Batcher extends EventEmitter {
   }
 
   /**
-   * Long rows may keep every worker but one busy: a batch of them decodes for hundreds of steps and cannot be
-   * interrupted, so with two or more workers a short sentence arriving always finds one free for it.
+   * Long rows may keep every worker but one busy: a batch of them decodes for hundreds of steps and holds its place
+   * on the worker, so with two or more workers a short sentence arriving always finds one free for it.
    */
   private longAllowed(): boolean {
     const workers = this.pool.alive();
@@ -245,7 +277,9 @@ export class Batcher extends EventEmitter {
     const first = batch[0]!;
     const started = performance.now();
     const waitedMs = started - Math.min(...batch.map((i) => i.enqueued));
-    const run = this.pool.run({ model: first.model, beams: first.beams, nBest: first.nBest, rows: batch.map((i) => i.row) });
+    const run = this.pool.run({
+      model: first.model, beams: first.beams, nBest: first.nBest, rows: batch.map((i) => i.row), ...(this.priorities ? { priority: first.priority } : {}),
+    });
     // The pool's 'idle' comes before this settles: pump again once the count is down.
     if (long) {
       void run.catch(() => undefined).finally(() => {
@@ -260,6 +294,7 @@ export class Batcher extends EventEmitter {
         batch.forEach((item, i) => item.resolve(hypotheses[i] ?? []));
         const event: BatchEvent = {
           model: first.model,
+          priority: first.priority,
           rows: batch.length,
           beams: first.beams,
           sourceTokens: batch.length * Math.max(...batch.map((i) => i.row.ids.length)),

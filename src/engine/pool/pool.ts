@@ -1,12 +1,13 @@
-// N worker threads, each a full replica of every loaded model (CTranslate2's replica pool). One job per worker at a
-// time; the batcher decides what the next job is. A worker that dies fails only the job it held and is replaced (the
-// replacement loads the models loaded at that moment). Models are loaded and unloaded in every worker at once
-// (load/unload), by model/resident-models.ts.
+// N worker threads, each a full replica of every loaded model (CTranslate2's replica pool). First come, first served:
+// one job per worker at a time. With priorities (DRAGOMAN_SCHEDULING=priority) a worker holds up to one job of each
+// priority, which take turns between decoder steps (turns.ts). The batcher decides what the next job is. A worker
+// that dies fails only the jobs it held and is replaced (the replacement loads the models loaded at that moment).
+// Models are loaded and unloaded in every worker at once (load/unload), by model/resident-models.ts.
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { EngineUnavailable, WorkerDied } from '../errors.ts';
 import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
-import type { LoadedRuntime } from '../types.ts';
+import type { LoadedRuntime, Priority } from '../types.ts';
 
 interface Pending {
   id: number;
@@ -21,7 +22,8 @@ interface Slot {
   ready: boolean;
   /** The worker said 'ready': later loads and unloads are sent to it (before that, it loads what is loaded then). */
   started: boolean;
-  busy: Pending | undefined;
+  /** Jobs on the worker: at most one, or with priorities one of each. */
+  jobs: Pending[];
   /** Loads and unloads sent to this worker by load()/unload(), waiting for its answer, by model name. */
   loads: Map<string, (report: LoadReport | undefined) => void>;
   unloads: Map<string, () => void>;
@@ -70,7 +72,7 @@ export class WorkerPool extends EventEmitter {
   private spawn(initial = false): Promise<LoadReport[]> {
     const spawnedAt = Date.now();
     const worker = new Worker(ENTRY, { execArgv: [], stdout: false, stderr: false });
-    const slot: Slot = { worker, ready: false, started: false, busy: undefined, loads: new Map(), unloads: new Map() };
+    const slot: Slot = { worker, ready: false, started: false, jobs: [], loads: new Map(), unloads: new Map() };
     this.slots.push(slot);
     const reports: LoadReport[] = [];
     let loadFailed = false;
@@ -128,9 +130,9 @@ export class WorkerPool extends EventEmitter {
             break;
           case 'result':
           case 'failed': {
-            const p = slot.busy;
-            if (!p || p.id !== msg.id) return;
-            slot.busy = undefined;
+            const p = slot.jobs.find((j) => j.id === msg.id);
+            if (!p) return;
+            slot.jobs = slot.jobs.filter((j) => j !== p);
             if (msg.type === 'result') p.resolve(msg.hypotheses);
             // onnxruntime's words are for the log (the HTTP layer logs the error and answers a plain 500).
             else p.reject(new Error(`Translation failed in the engine: ${msg.message}`));
@@ -149,13 +151,13 @@ export class WorkerPool extends EventEmitter {
         for (const waiter of slot.unloads.values()) waiter();
         slot.loads.clear();
         slot.unloads.clear();
-        const p = slot.busy;
-        slot.busy = undefined;
+        const held = slot.jobs;
+        slot.jobs = [];
         if (this.closed) {
-          p?.reject(new EngineUnavailable('shuttingDown'));
+          for (const p of held) p.reject(new EngineUnavailable('shuttingDown'));
           return;
         }
-        p?.reject(new WorkerDied());
+        for (const p of held) p.reject(new WorkerDied());
         if (!loadFailed) {
           this.restarts++;
           this.emit('workerExit');
@@ -204,7 +206,23 @@ export class WorkerPool extends EventEmitter {
   }
 
   idleCount(): number {
-    return this.slots.filter((s) => s.ready && !s.busy).length;
+    return this.slots.filter((s) => s.ready && !s.jobs.length).length;
+  }
+
+  private get priorities(): boolean {
+    return this.settings.turns?.scheduling === 'priority';
+  }
+
+  /** Whether the slot can take a job of this priority now: idle, or with priorities, holding none of it. */
+  private takes(slot: Slot, priority: Priority): boolean {
+    if (!slot.ready) return false;
+    if (!this.priorities) return !slot.jobs.length;
+    return !slot.jobs.some((j) => (j.job.priority ?? 'interactive') === priority);
+  }
+
+  /** Workers that can take a job of this priority now. */
+  freeFor(priority: Priority): number {
+    return this.slots.filter((s) => this.takes(s, priority)).length;
   }
 
   alive(): number {
@@ -212,23 +230,24 @@ export class WorkerPool extends EventEmitter {
   }
 
   busyCount(): number {
-    return this.slots.filter((s) => s.busy).length;
+    return this.slots.filter((s) => s.jobs.length).length;
   }
 
-  /** Runs a job on an idle worker; the caller (batcher) checks idleCount() first. */
+  /** Runs a job on a worker that can take it, an idle one first; the caller (batcher) checks freeFor() first. */
   run(job: GenerationJob): Promise<number[][][]> {
-    const slot = this.slots.find((s) => s.ready && !s.busy);
+    const priority = job.priority ?? 'interactive';
+    const slot = this.slots.filter((s) => this.takes(s, priority)).sort((a, b) => a.jobs.length - b.jobs.length)[0];
     if (!slot) return Promise.reject(new EngineUnavailable('noWorker'));
     return new Promise((resolve, reject) => {
       const pending: Pending = { id: this.nextId++, job, resolve, reject };
-      slot.busy = pending;
+      slot.jobs.push(pending);
       this.post(slot, { type: 'run', id: pending.id, job });
     });
   }
 
   /** Test hook: make a busy worker (else any) die as if onnxruntime crashed. */
   crashOne(): void {
-    const slot = this.slots.find((s) => s.busy) ?? this.slots[0];
+    const slot = this.slots.find((s) => s.jobs.length) ?? this.slots[0];
     if (slot) this.post(slot, { type: 'crash' });
   }
 

@@ -2,7 +2,7 @@
 import type { Spinning } from '../../config/env.ts';
 import type { PreparedDecoder } from '../graph/prepare.ts';
 import type { DecoderDims, GenerationRules } from '../model/family.ts';
-import type { LoadedRuntime } from '../types.ts';
+import type { LoadedRuntime, Priority } from '../types.ts';
 import type { RowConstraints } from '../search/constraints.ts';
 
 /** Everything a worker needs to open one model's ONNX sessions. */
@@ -27,6 +27,17 @@ export interface SessionSettings {
   poolThreads: number;
   /** Graph rewrites left out (DRAGOMAN_SKIP_PASSES: names of graph/passes.ts); absent = none. */
   skipPasses?: readonly string[];
+  /** How jobs share a worker (turns.ts); absent = first come, first served. */
+  turns?: TurnSettings;
+}
+
+/** DRAGOMAN_SCHEDULING, DRAGOMAN_BULK_SHARE and DRAGOMAN_YIELD_MS, as a worker and the pool read them. */
+export interface TurnSettings {
+  scheduling: 'priority' | 'fifo';
+  /** Least share of the worker's time (0–1) bulk work gets while interactive work waits too. */
+  bulkShare: number;
+  /** Longest a bulk job runs between two turns, in ms. */
+  yieldMs: number;
 }
 
 /** One source sentence, already tokenized, with its own limits. */
@@ -46,6 +57,8 @@ export interface GenerationJob {
   beams: number;
   /** Hypotheses to return per row (<= beams), best first. */
   nBest: number;
+  /** Absent: interactive. */
+  priority?: Priority;
 }
 
 export type ToWorker =

@@ -8,6 +8,8 @@ import { assertUnchanged } from '../model/file-stamp.ts';
 import type { FromWorker, GenerationJob, GenerationRow, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
 import { Seq2SeqModel } from '../runtime/seq2seq.ts';
 import { searchWithConstraints } from '../search/constrained-beam.ts';
+import { Turns, type Turn } from './turns.ts';
+import { decoderWithTurns } from './turn-decoder.ts';
 
 interface Loaded {
   spec: ModelRuntimeSpec;
@@ -40,6 +42,7 @@ async function load(spec: ModelRuntimeSpec): Promise<void> {
   }
 }
 
+// An unload comes only for a model no request is using (model/resident-models.ts), so no job with turns runs on it.
 async function unload(name: string): Promise<void> {
   const m = models.get(name);
   models.delete(name);
@@ -50,31 +53,39 @@ async function unload(name: string): Promise<void> {
   }
 }
 
-async function run(id: number, job: GenerationJob): Promise<void> {
+/** DRAGOMAN_SCHEDULING=priority: the jobs on this worker take turns between decoder steps (turns.ts). */
+let turns: Turns | undefined;
+
+async function run(id: number, job: GenerationJob, turn?: Turn): Promise<void> {
   const t0 = performance.now();
   try {
     const m = models.get(job.model);
     if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
+    const decoder = turn && turns ? decoderWithTurns(m.model, turns, turn, settings.turns!.yieldMs) : m.model;
     const plain = (rows: readonly GenerationRow[]) => job.beams <= 1
-      ? greedySearch(m.model, m.spec.rules, m.processors, rows)
-      : beamSearch(m.model, m.spec.rules, m.processors, rows, job.beams, job.nBest);
+      ? greedySearch(decoder, m.spec.rules, m.processors, rows)
+      : beamSearch(decoder, m.spec.rules, m.processors, rows, job.beams, job.nBest);
     // Rows that must contain given phrases (glossary terms, kept spans) take the constrained search; the others
     // are searched exactly as without them.
     const hypotheses = job.rows.some((r) => r.constraints)
-      ? await searchWithConstraints(plain, m.model, m.spec.rules, m.processors, job.rows, job.beams, job.nBest)
+      ? await searchWithConstraints(plain, decoder, m.spec.rules, m.processors, job.rows, job.beams, job.nBest)
       : await plain(job.rows);
     send({ type: 'result', id, hypotheses, ms: performance.now() - t0 });
   } catch (err) {
     send({ type: 'failed', id, message: (err as Error).message });
+  } finally {
+    if (turn) turns?.leave(turn);
   }
 }
 
-// Messages are handled one after the other: the pool sends a worker one job at a time.
+// Loads are handled one after the other, and so are jobs without turns (the pool then sends one at a time); jobs
+// with turns start as they come, after the loads, and their runs take turns.
 let chain: Promise<void> = Promise.resolve();
 port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'init':
       settings = msg.settings;
+      if (settings.turns?.scheduling === 'priority') turns = new Turns(settings.turns);
       if (settings.spinning === 'auto') {
         contention = new CpuContention(settings.poolThreads, undefined, (contended, othersCores) =>
           send({ type: 'spinning', spinning: !contended, othersCores }),
@@ -86,7 +97,12 @@ port.on('message', (msg: ToWorker) => {
       chain = chain.then(() => load(msg.model));
       break;
     case 'run':
-      chain = chain.then(() => run(msg.id, msg.job));
+      if (turns) {
+        const turn = turns.join(msg.job.priority ?? 'interactive');
+        void chain.then(() => run(msg.id, msg.job, turn));
+      } else {
+        chain = chain.then(() => run(msg.id, msg.job));
+      }
       break;
     case 'unload':
       chain = chain.then(() => unload(msg.name));

@@ -2,6 +2,7 @@
 // (the worker runs them through constrained-beam.ts), decoded and written back. Not cached: the same sentence with
 // other terms is another translation, and a glossary's terms change when it is replaced.
 import type { Batcher, Cancellation } from '../batching/batcher.ts';
+import type { Priority } from '../types.ts';
 import { TooManyTerms } from '../errors.ts';
 import { maxNewTokens, maxSourceTokens, outputCap, type GenerationRules } from '../model/family.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
@@ -20,6 +21,7 @@ export interface ConstrainedHop {
   beams: number;
   fixedNewTokens?: number;
   cancel?: Cancellation;
+  priority?: Priority;
 }
 
 /** Translations of `texts`, each containing every constraint's target exactly once. */
@@ -43,7 +45,7 @@ export async function translateConstrained(hop: ConstrainedHop, texts: readonly 
   });
   // The requested beams: the worker's first, usual search uses them, and the constrained one raises them to
   // MIN_CONSTRAINED_BEAMS itself (the batcher's token budget then undercounts those rows; they are few).
-  const hypotheses = await hop.batcher.submit(hop.model, hop.beams, 1, rows, hop.cancel);
+  const hypotheses = await hop.batcher.submit(hop.model, hop.beams, 1, rows, hop.cancel, hop.priority);
   return prepared.map((p, i) => {
     const best = hypotheses[i]![0];
     return best ? p.restore(hop.tokenizer.decode(best)) : '';

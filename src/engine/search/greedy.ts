@@ -40,8 +40,9 @@ export async function greedySearch(
           if (!done[b]) take(r, b, stepTokens[b]!);
         });
       }
-      const last = chosen[chosen.length - 1]!;
-      tokens = active.map((_, b) => (done[b] ? rules.padId : last[b]!));
+      // What the Loop would feed next, as a single step would: a row done before the run's last step padding, one
+      // that chose EOS at it that EOS (an int8 row is quantized with its neighbours, so a run may end anywhere).
+      tokens = [...chosen[chosen.length - 1]!];
       step += chosen.length - 1;
     } else {
       await singleStep(step);

@@ -79,6 +79,7 @@ export class HopTranslator {
           model: model.info.name, rules: model.rules, tokenizer: model.tokenizer, batcher, openingToken, forcedFirstId, beams,
           ...(this.fixedNewTokens !== undefined ? { fixedNewTokens: this.fixedNewTokens } : {}),
           ...(opts.signal ? { cancel: { signal: opts.signal, dropWaiting: () => true } } : {}),
+          ...(opts.priority ? { priority: opts.priority } : {}),
         }, bound.map((i) => texts[i]!), bound.map((i) => opts.constraints![i]!)),
       ]);
       bound.forEach((i, k) => {
@@ -176,7 +177,7 @@ export class HopTranslator {
         signal: opts.signal,
         dropWaiting: () => distinct.every((text) => (inFlight.get(keyOf(text))?.joiners ?? 0) === 0),
       };
-      const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows, cancel);
+      const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows, cancel, opts.priority);
       let next = 0;
       slice = performance.now();
       for (const [d, text] of distinct.entries()) {

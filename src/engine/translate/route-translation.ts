@@ -36,7 +36,7 @@ export async function translateRoute(
     // Constraints: all on the last hop; an earlier hop keeps only the spans kept as they are (found again in its output).
     const hopOpts: TranslateOptions = last
       ? { ...opts, ...(constraints ? { constraints } : {}) }
-      : { beams: opts.beams, signal: opts.signal, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
+      : { beams: opts.beams, signal: opts.signal, priority: opts.priority, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
     // One model held at a time (not the whole route): a request never holds memory while it waits for more.
     const hop = await models.use(route[h]!, (model) => hops.translate(model, from, to, texts, hopOpts));
     if (constraints && !last) constraints = constraintsForNextHop(constraints, hop.translations);

@@ -1,0 +1,74 @@
+// How jobs on one worker take turns (src/engine/pool/turns.ts): each "step" below holds the turn for a few
+// milliseconds of real work, as an onnxruntime run does.
+import { describe, expect, it } from 'vitest';
+import { Turns, type Turn } from '../../src/engine/pool/turns.ts';
+import type { Priority } from '../../src/engine/types.ts';
+
+const busy = (ms: number) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end) { /* the run */ }
+};
+
+/** A job of `steps` steps of `ms` each; `log` gets its name at every step it runs. */
+async function job(turns: Turns, turn: Turn, name: string, steps: number, log: string[], ms = 2): Promise<void> {
+  try {
+    for (let s = 0; s < steps; s++) {
+      await turns.take(turn);
+      log.push(name);
+      busy(ms);
+      await new Promise((r) => setImmediate(r)); // the run's answer comes back in a later turn of the event loop
+    }
+  } finally {
+    turns.leave(turn);
+  }
+}
+
+const settings = (scheduling: 'priority' | 'fifo', bulkShare = 0) => ({ scheduling, bulkShare, yieldMs: 100 });
+
+describe('turns on one worker', () => {
+  it('priority: an interactive job arriving during a bulk one runs at the bulk job\'s next step, and the bulk job resumes after it', async () => {
+    const turns = new Turns(settings('priority'));
+    const log: string[] = [];
+    const bulk = job(turns, turns.join('bulk'), 'b', 10, log);
+    while (log.length < 3) await new Promise((r) => setImmediate(r));
+    await Promise.all([bulk, job(turns, turns.join('interactive'), 'i', 4, log)]);
+    expect(log.join('')).toBe('bbbiiiibbbbbbb');
+  });
+
+  it('fifo: the job that came first runs to its end', async () => {
+    const turns = new Turns(settings('fifo'));
+    const log: string[] = [];
+    const bulk = job(turns, turns.join('bulk'), 'b', 10, log);
+    while (log.length < 3) await new Promise((r) => setImmediate(r));
+    await Promise.all([bulk, job(turns, turns.join('interactive'), 'i', 4, log)]);
+    expect(log.join('')).toBe('bbbbbbbbbbiiii');
+  });
+
+  for (const share of [0, 0.3]) {
+    it(`a flood of interactive jobs leaves bulk work ${share ? 'at least its share' : 'nothing'} (DRAGOMAN_BULK_SHARE ${share * 100})`, async () => {
+      const turns = new Turns(settings('priority', share));
+      const log: string[] = [];
+      let flooding = true;
+      const flood = (async () => {
+        // One interactive job after the other, each arriving while the last still runs: interactive work always waits.
+        let next: Promise<void> = job(turns, turns.join('interactive'), 'i', 5, log);
+        while (flooding) {
+          const later = job(turns, turns.join('interactive' as Priority), 'i', 5, log);
+          await next;
+          next = later;
+        }
+        await next;
+      })();
+      while (log.length < 5) await new Promise((r) => setImmediate(r));
+      const bulk = job(turns, turns.join('bulk'), 'b', 1000, log);
+      while (log.length < 300) await new Promise((r) => setImmediate(r));
+      flooding = false;
+      await flood;
+      const during = log.slice(0, 300);
+      const bulkShare = during.filter((n) => n === 'b').length / during.length;
+      if (share === 0) expect(bulkShare).toBe(0);
+      else expect(bulkShare).toBeGreaterThan(0.2);
+      await bulk;
+    }, 60_000);
+  }
+});
