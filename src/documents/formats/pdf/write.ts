@@ -1,9 +1,8 @@
 // Writing the translated PDF (on the PDF worker): on each page the text-showing operators inside the blocks are
 // cut out of the content stream (and of the forms it draws), the translations set in the blocks' boxes in the
-// Noto faces (embedded whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
+// Noto faces (the glyphs used, as subsets; the CJK face whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
 // Pages, images, vector drawings, annotations and links stay as they were.
 import { inflateSync } from 'node:zlib';
-import fontkit from '@pdf-lib/fontkit';
 import {
   decodePDFRawStream,
   PDFArray,
@@ -24,7 +23,7 @@ import { fragmentText } from '../fragment.ts';
 import { DocumentError } from '../types.ts';
 import type { Block } from './blocks.ts';
 import { IDENTITY, multiply, removeText, type ContentHooks, type Matrix } from './content.ts';
-import { face } from './fonts.ts';
+import { face, sharedFontkit } from './fonts.ts';
 import type { PdfPlan } from './read.ts';
 import { loadStructure, outlineItems } from './structure.ts';
 import { typeset } from './typeset.ts';
@@ -107,6 +106,15 @@ function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits
   page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(bytes)));
 }
 
+/** Six capitals naming a face's subset, distinct for each face. */
+function subsetTag(key: string): string {
+  let h = 2166136261;
+  for (const ch of key) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  let tag = '';
+  for (let i = 0; i < 6; i++, h = Math.floor(h / 26)) tag += String.fromCharCode(65 + (h % 26));
+  return tag;
+}
+
 /** JavaScript in any form dropped: document-level scripts, open actions, additional actions, script links. */
 function dropJavaScript(doc: PDFDocument): void {
   const JS = PDFName.of('JavaScript');
@@ -130,7 +138,7 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
   const expected = (plan.title ? 1 : 0) + plan.outline + plan.blocks.length;
   if (translations.length !== expected) throw new Error(`expected ${expected} translations, got ${translations.length}`);
   const doc = await loadStructure(bytes);
-  doc.registerFontkit(fontkit);
+  doc.registerFontkit(sharedFontkit as Parameters<PDFDocument['registerFontkit']>[0]);
   let at = 0;
   if (plan.title) doc.setTitle(fragmentText(translations[at++]!).trim());
   const items = outlineItems(doc);
@@ -154,8 +162,11 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
     const f = face(key);
     let font = fonts.get(f.key);
     if (!font) {
-      // Whole faces: fontkit's subsets of these faces lose glyph outlines (letters render blank), so none is made.
-      font = await doc.embedFont(f.bytes, { subset: false });
+      // TrueType faces: only the glyphs drawn are embedded, under a subset's name (six capitals and '+', as PDF
+      // readers expect). The CFF face (CJK) whole: fontkit's CFF subsets are files readers refuse.
+      font = f.cff
+        ? await doc.embedFont(f.bytes, { subset: false })
+        : await doc.embedFont(f.bytes, { subset: true, customName: `${subsetTag(f.key)}+${f.name}` });
       fonts.set(f.key, font);
     }
     return font;
