@@ -2,7 +2,7 @@
 // cut out of the content stream (and of the forms it draws), the translations set in the blocks' boxes in the
 // Noto faces (the glyphs used, as subsets; the CJK face whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
 // Pages, images, vector drawings, annotations and links stay as they were.
-import { inflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import {
   decodePDFRawStream,
   PDFArray,
@@ -69,6 +69,14 @@ function pageContent(page: PDFPage, limits: PdfWriteLimits): Uint8Array {
   return new Uint8Array(Buffer.concat(streams.flatMap((s) => [Buffer.from(streamBytes(s, limits)), Buffer.from('\n')])));
 }
 
+/** A stream of `bytes` compressed by zlib (native, several times faster than pdf-lib's own deflate). */
+function flated(doc: PDFDocument, bytes: Uint8Array, dict: PDFDict): PDFRawStream {
+  const data = deflateSync(bytes, { level: 6 });
+  dict.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
+  dict.set(PDFName.of('Length'), PDFNumber.of(data.length));
+  return PDFRawStream.of(dict, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+}
+
 function matrixOf(dict: PDFDict): Matrix {
   const m = dict.lookup(PDFName.of('Matrix'));
   if (!(m instanceof PDFArray) || m.size() !== 6) return IDENTITY;
@@ -93,17 +101,15 @@ function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits
       const result = removeText(streamBytes(form, limits), multiply(matrixOf(form.dict), ctm), hooksFor(own, depth + 1));
       if (result.removed === 0) return;
       const dict = form.dict.clone(doc.context);
-      dict.delete(PDFName.of('Filter'));
       dict.delete(PDFName.of('DecodeParms'));
-      dict.delete(PDFName.of('Length'));
-      doc.context.assign(ref, doc.context.flateStream(result.bytes, Object.fromEntries(dict.entries().map(([k, v]) => [k.asString().slice(1), v]))));
+      doc.context.assign(ref, flated(doc, result.bytes, dict));
     },
   });
   const resources = page.node.Resources();
   const result = removeText(pageContent(page, limits), IDENTITY, hooksFor(resources, 0));
   // The page's own drawing in one stream, its graphics state closed so what is drawn after starts clean.
   const bytes = Buffer.concat([Buffer.from('q\n'), Buffer.from(result.bytes), Buffer.from('\nQ\n')]);
-  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(bytes)));
+  page.node.set(PDFName.of('Contents'), doc.context.register(flated(doc, bytes, doc.context.obj({}))));
 }
 
 /** Six capitals naming a face's subset, distinct for each face. */
