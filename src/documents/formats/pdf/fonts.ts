@@ -66,6 +66,7 @@ interface FontkitFont {
   hasGlyphForCodePoint(cp: number): boolean;
   layout(text: string, features?: unknown): { advanceWidth: number };
   createSubset(): unknown;
+  glyphsForString(text: string): { advanceWidth: number }[];
 }
 
 interface GlyfSubset {
@@ -115,11 +116,21 @@ const MAX_LAYOUTS = 20_000;
 function withLayoutCache(font: FontkitFont): FontkitFont {
   const layout = font.layout.bind(font);
   const kept = new Map<string, ReturnType<FontkitFont['layout']>>();
+  // fontkit's Indic shaper (Devanagari) needs a generator runtime its build does not carry and throws: such text
+  // is set glyph by glyph from the font's character map, unshaped (conjuncts and reordered vowel signs not formed).
+  const shaped = (text: string): ReturnType<FontkitFont['layout']> => {
+    try {
+      return layout(text);
+    } catch {
+      const glyphs = font.glyphsForString(text);
+      return { glyphs, advanceWidth: glyphs.reduce((w, g) => w + g.advanceWidth, 0) } as ReturnType<FontkitFont['layout']>;
+    }
+  };
   font.layout = (text, features) => {
     if (features !== undefined) return layout(text, features);
     let run = kept.get(text);
     if (!run) {
-      run = layout(text);
+      run = shaped(text);
       if (kept.size >= MAX_LAYOUTS) kept.clear();
       kept.set(text, run);
     }
