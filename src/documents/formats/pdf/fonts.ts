@@ -1,8 +1,9 @@
 // The fonts translated text is set in: Noto faces carried by npm packages (nothing is downloaded at run time),
 // one family per script, tried in order for each character: Noto Sans (Latin, Greek, Cyrillic; regular, bold,
 // italic, bold italic), Noto Naskh Arabic, Noto Sans Hebrew, Noto Sans Devanagari, Noto Sans Hans (CJK ideographs
-// and kana). Bold has its own face in every family but CJK (set in the regular face); italic only in Noto Sans. Fonts are read from disk once per
-// worker; the PDF embeds each face it uses whole (fontkit's subsets of these faces lose glyph outlines).
+// and kana). Bold has its own face in every family but CJK (set in the
+// regular face); italic only in Noto Sans. Fonts are read from disk and parsed once per thread; the PDF embeds the
+// subset of each TrueType face it uses and the CJK face (CFF outlines) whole.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -59,14 +60,97 @@ export function fontFiles(): string[] {
 
 interface FontkitFont {
   unitsPerEm: number;
+  postscriptName?: string;
+  /** The CFF outlines table of an OpenType face with them. */
+  'CFF '?: unknown;
   hasGlyphForCodePoint(cp: number): boolean;
-  layout(text: string): { advanceWidth: number };
+  layout(text: string, features?: unknown): { advanceWidth: number };
+  createSubset(): unknown;
+  glyphsForString(text: string): { advanceWidth: number }[];
+}
+
+interface GlyfSubset {
+  glyf: Uint8Array[];
+  offset: number;
+  _addGlyph(gid: number): number;
+}
+
+/**
+ * Subsets whose glyphs each take an even number of bytes. fontkit writes a small subset's `loca` in the short
+ * format (offsets halved) but copies glyph data of odd length as it is, so every glyph after an odd one starts a
+ * byte off and draws blank; padding each glyph to an even length keeps the offsets true.
+ */
+function withEvenGlyphs(font: FontkitFont): FontkitFont {
+  const create = font.createSubset.bind(font);
+  font.createSubset = () => {
+    const subset = create() as GlyfSubset;
+    if (typeof subset._addGlyph !== 'function') return subset;
+    const add = subset._addGlyph.bind(subset);
+    subset._addGlyph = (gid) => {
+      const id = add(gid);
+      const last = subset.glyf[subset.glyf.length - 1];
+      if (last && last.length % 2 === 1) {
+        // In fontkit's own Buffer type: its stream takes no other chunk.
+        const padded = (last.constructor as unknown as { alloc(n: number): Uint8Array }).alloc(last.length + 1);
+        padded.set(last);
+        subset.glyf[subset.glyf.length - 1] = padded;
+        subset.offset += 1;
+      }
+      return id;
+    };
+    return subset;
+  };
+  return font;
 }
 
 const loaded = new Map<string, { bytes: Uint8Array; font: FontkitFont }>();
+/** The parsed face of each loaded file, by its bytes (what pdf-lib hands to fontkit.create). */
+const byBytes = new WeakMap<Uint8Array, FontkitFont>();
+/** Most distinct texts a face keeps the layout of. */
+const MAX_LAYOUTS = 20_000;
+
+/**
+ * A face whose layouts are kept: words repeat across blocks, pages and documents, and a layout through the
+ * OpenType tables (GSUB, GPOS) is the costly part of setting text, asked for twice per word (measuring and drawing).
+ */
+function withLayoutCache(font: FontkitFont): FontkitFont {
+  const layout = font.layout.bind(font);
+  const kept = new Map<string, ReturnType<FontkitFont['layout']>>();
+  // fontkit's Indic shaper (Devanagari) needs a generator runtime its build does not carry and throws: such text
+  // is set glyph by glyph from the font's character map, unshaped (conjuncts and reordered vowel signs not formed).
+  const shaped = (text: string): ReturnType<FontkitFont['layout']> => {
+    try {
+      return layout(text);
+    } catch {
+      const glyphs = font.glyphsForString(text);
+      return { glyphs, advanceWidth: glyphs.reduce((w, g) => w + g.advanceWidth, 0) } as ReturnType<FontkitFont['layout']>;
+    }
+  };
+  font.layout = (text, features) => {
+    if (features !== undefined) return layout(text, features);
+    let run = kept.get(text);
+    if (!run) {
+      run = shaped(text);
+      if (kept.size >= MAX_LAYOUTS) kept.clear();
+      kept.set(text, run);
+    }
+    return run;
+  };
+  return font;
+}
+
+/**
+ * The fontkit pdf-lib embeds with: the faces this module loaded are handed back parsed and with their layouts
+ * kept (no face is parsed again for each document); other bytes go to fontkit.
+ */
+export const sharedFontkit = {
+  create(bytes: Uint8Array): unknown {
+    return byBytes.get(bytes) ?? (fontkit as unknown as { create(b: Uint8Array): unknown }).create(bytes);
+  },
+};
 
 /** A face's file and its fontkit reading, loaded once. `key` as faceKey gives it; a missing style falls back. */
-export function face(key: string): { key: string; bytes: Uint8Array; font: FontkitFont } {
+export function face(key: string): { key: string; name: string; cff: boolean; bytes: Uint8Array; font: FontkitFont } {
   const all = files();
   let k = key;
   if (!(k in all)) k = k.replace('-italic', '');
@@ -74,10 +158,11 @@ export function face(key: string): { key: string; bytes: Uint8Array; font: Fontk
   let got = loaded.get(k);
   if (!got) {
     const bytes = new Uint8Array(readFileSync(all[k]!));
-    got = { bytes, font: (fontkit as unknown as { create(b: Uint8Array): FontkitFont }).create(bytes) };
+    got = { bytes, font: withEvenGlyphs(withLayoutCache((fontkit as unknown as { create(b: Uint8Array): FontkitFont }).create(bytes))) };
+    byBytes.set(bytes, got.font);
     loaded.set(k, got);
   }
-  return { key: k, ...got };
+  return { key: k, cff: got.font['CFF '] !== undefined, name: (got.font.postscriptName ?? k).replace(/[^\x21-\x7e]|[()<>[\]{}/%#]/g, ''), ...got };
 }
 
 /** The first family whose regular face has a glyph for `cp` (undefined: none of them). */

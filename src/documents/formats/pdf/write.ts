@@ -1,9 +1,8 @@
 // Writing the translated PDF (on the PDF worker): on each page the text-showing operators inside the blocks are
 // cut out of the content stream (and of the forms it draws), the translations set in the blocks' boxes in the
-// Noto faces (embedded whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
+// Noto faces (the glyphs used, as subsets; the CJK face whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
 // Pages, images, vector drawings, annotations and links stay as they were.
-import { inflateSync } from 'node:zlib';
-import fontkit from '@pdf-lib/fontkit';
+import { deflateSync, inflateSync } from 'node:zlib';
 import {
   decodePDFRawStream,
   PDFArray,
@@ -24,7 +23,7 @@ import { fragmentText } from '../fragment.ts';
 import { DocumentError } from '../types.ts';
 import type { Block } from './blocks.ts';
 import { IDENTITY, multiply, removeText, type ContentHooks, type Matrix } from './content.ts';
-import { face } from './fonts.ts';
+import { face, sharedFontkit } from './fonts.ts';
 import type { PdfPlan } from './read.ts';
 import { loadStructure, outlineItems } from './structure.ts';
 import { typeset } from './typeset.ts';
@@ -70,6 +69,14 @@ function pageContent(page: PDFPage, limits: PdfWriteLimits): Uint8Array {
   return new Uint8Array(Buffer.concat(streams.flatMap((s) => [Buffer.from(streamBytes(s, limits)), Buffer.from('\n')])));
 }
 
+/** A stream of `bytes` compressed by zlib (native, several times faster than pdf-lib's own deflate). */
+function flated(doc: PDFDocument, bytes: Uint8Array, dict: PDFDict): PDFRawStream {
+  const data = deflateSync(bytes, { level: 6 });
+  dict.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
+  dict.set(PDFName.of('Length'), PDFNumber.of(data.length));
+  return PDFRawStream.of(dict, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+}
+
 function matrixOf(dict: PDFDict): Matrix {
   const m = dict.lookup(PDFName.of('Matrix'));
   if (!(m instanceof PDFArray) || m.size() !== 6) return IDENTITY;
@@ -94,17 +101,24 @@ function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits
       const result = removeText(streamBytes(form, limits), multiply(matrixOf(form.dict), ctm), hooksFor(own, depth + 1));
       if (result.removed === 0) return;
       const dict = form.dict.clone(doc.context);
-      dict.delete(PDFName.of('Filter'));
       dict.delete(PDFName.of('DecodeParms'));
-      dict.delete(PDFName.of('Length'));
-      doc.context.assign(ref, doc.context.flateStream(result.bytes, Object.fromEntries(dict.entries().map(([k, v]) => [k.asString().slice(1), v]))));
+      doc.context.assign(ref, flated(doc, result.bytes, dict));
     },
   });
   const resources = page.node.Resources();
   const result = removeText(pageContent(page, limits), IDENTITY, hooksFor(resources, 0));
   // The page's own drawing in one stream, its graphics state closed so what is drawn after starts clean.
   const bytes = Buffer.concat([Buffer.from('q\n'), Buffer.from(result.bytes), Buffer.from('\nQ\n')]);
-  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(bytes)));
+  page.node.set(PDFName.of('Contents'), doc.context.register(flated(doc, bytes, doc.context.obj({}))));
+}
+
+/** Six capitals naming a face's subset, distinct for each face. */
+function subsetTag(key: string): string {
+  let h = 2166136261;
+  for (const ch of key) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+  let tag = '';
+  for (let i = 0; i < 6; i++, h = Math.floor(h / 26)) tag += String.fromCharCode(65 + (h % 26));
+  return tag;
 }
 
 /** JavaScript in any form dropped: document-level scripts, open actions, additional actions, script links. */
@@ -130,7 +144,7 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
   const expected = (plan.title ? 1 : 0) + plan.outline + plan.blocks.length;
   if (translations.length !== expected) throw new Error(`expected ${expected} translations, got ${translations.length}`);
   const doc = await loadStructure(bytes);
-  doc.registerFontkit(fontkit);
+  doc.registerFontkit(sharedFontkit as Parameters<PDFDocument['registerFontkit']>[0]);
   let at = 0;
   if (plan.title) doc.setTitle(fragmentText(translations[at++]!).trim());
   const items = outlineItems(doc);
@@ -154,8 +168,11 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
     const f = face(key);
     let font = fonts.get(f.key);
     if (!font) {
-      // Whole faces: fontkit's subsets of these faces lose glyph outlines (letters render blank), so none is made.
-      font = await doc.embedFont(f.bytes, { subset: false });
+      // TrueType faces: only the glyphs drawn are embedded, under a subset's name (six capitals and '+', as PDF
+      // readers expect). The CFF face (CJK) whole: fontkit's CFF subsets are files readers refuse.
+      font = f.cff
+        ? await doc.embedFont(f.bytes, { subset: false })
+        : await doc.embedFont(f.bytes, { subset: true, customName: `${subsetTag(f.key)}+${f.name}` });
       fonts.set(f.key, font);
     }
     return font;

@@ -1,0 +1,46 @@
+// Translations in other scripts set into LibreOffice's PDF: Arabic, Hebrew, Devanagari (set unshaped: fontkit's
+// Indic shaper cannot run), Chinese and Cyrillic with bold and italic runs. pdftotext reads each back, pdffonts
+// shows every font embedded and the TrueType Noto faces as subsets. Skipped where LibreOffice or poppler is missing.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { detectFormat } from '../../src/documents/formats/index.ts';
+import { makeReportPdf } from './pdf-fixtures.ts';
+import { LIMITS } from './zip-helpers.ts';
+
+const has = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' }).error === undefined;
+const missing = [!has('soffice', ['--version']) && 'soffice (LibreOffice)', !has('pdftotext', ['-v']) && 'pdftotext (poppler-utils)'].filter(Boolean);
+if (missing.length) console.log(`PDF script tests skipped: ${missing.join(', ')} not installed`);
+
+const dir = mkdtempSync(join(tmpdir(), 'dragoman-pdf-scripts-'));
+const poppler = (tool: string, bytes: Uint8Array): string => {
+  const file = join(dir, `${tool}-${Math.random().toString(36).slice(2)}.pdf`);
+  writeFileSync(file, bytes);
+  const r = spawnSync(tool, [file, ...(tool === 'pdftotext' ? ['-'] : [])], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${tool} failed: ${r.stderr}`);
+  return r.stdout;
+};
+
+const SAMPLES = ['مرحبا بالعالم', 'שלום עולם', 'नमस्ते दुनिया', '你好世界', 'Привет <b>жирный</b> <i>курсив</i>'];
+
+describe.skipIf(missing.length > 0)('PDF translations in other scripts', () => {
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('each script is drawn in an embedded Noto face and read back by pdftotext', async () => {
+    const source = new Uint8Array(await makeReportPdf());
+    const doc = await detectFormat(source, 'report.pdf').open(source, LIMITS);
+    const result = await doc.write(doc.units.map((_, i) => SAMPLES[i % SAMPLES.length]!), 'ar');
+    const text = poppler('pdftotext', result).normalize('NFC');
+    for (const word of ['بالعالم', 'עולם', 'दुनिया', '你好世界', 'жирный', 'курсив']) expect(text, word).toContain(word);
+    const fonts = poppler('pdffonts', result).split('\n').slice(2).filter((l) => l.trim());
+    for (const line of fonts) expect(line, line).toMatch(/\s+yes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/);
+    const noto = fonts.filter((l) => /Noto/.test(l));
+    for (const face of ['NotoNaskhArabic', 'NotoSansHebrew', 'NotoSansHans', 'NotoSans-Bold', 'NotoSans-Italic']) {
+      expect(noto.some((l) => l.includes(face)), face).toBe(true);
+    }
+    // TrueType faces as subsets (name prefix and pdffonts' sub column); the CFF CJK face whole.
+    for (const line of noto.filter((l) => /CID TrueType/.test(l))) expect(line, line).toMatch(/^[A-Z]{6}\+\S+\s.*\s+yes\s+yes\s+(yes|no)\s+\d+\s+\d+\s*$/);
+  }, 300_000);
+});
