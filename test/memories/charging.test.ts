@@ -28,10 +28,10 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
     });
 
     async function keyWithMemory(plan: 'free' | 'pro') {
-      const key = (await server.key({ plan })).secret;
+      const { id, secret: key } = await server.key({ plan });
       const r = await fetch(`${server.url}/v1/memories?name=M`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/x-tmx+xml' }, body: BASIC });
       expect(r.status).toBe(201);
-      return { key, memory: ((await r.json()) as any).data.memory.id as string };
+      return { id, key, memory: ((await r.json()) as any).data.memory.id as string };
     }
     const usage = async (key: string) => (await call(server.url, 'GET', '/v1/usage', { key })).body.data;
 
@@ -44,7 +44,7 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
     });
 
     it('gives them back on a plan that does not, on every text surface, and counts them apart', async () => {
-      const { key, memory } = await keyWithMemory('pro');
+      const { id, key, memory } = await keyWithMemory('pro');
       const v1 = await call(server.url, 'POST', '/v1/translate', { key, body: { q: [EXACT.source, FRESH], source: 'en', target: 'de', memory } });
       expect(v1.status).toBe(200);
       expect(v1.body.data.translations[0].translatedText).toBe(EXACT.target);
@@ -59,6 +59,9 @@ function suite(name: string, env: () => Promise<{ env: Record<string, string>; d
       });
       expect(((await libre.json()) as any).translatedText).toBe(EXACT.target);
       expect(await usage(key)).toMatchObject({ charactersUsed: FRESH.length, memoryCharactersServed: 3 * EXACT.source.length, memoryCharactersCharged: false, requests: expect.any(Number) });
+      // The per-day ledger (usage reports) gives the same back: its days add up to the month's characters.
+      const days = await server.app.store.dailyUsage({ from: '2000-01-01', to: '2999-12-31', keyId: id });
+      expect(days.reduce((sum, d) => sum + d.characters, 0)).toBe(FRESH.length);
     });
 
     it('a request refused after the work still gives back only what it was charged', async () => {

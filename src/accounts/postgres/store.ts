@@ -282,10 +282,12 @@ export class PgAccountStore implements AccountStore {
     const id = (charge as Partial<PgCharge>).id;
     const n = Math.min(chars, charge.chars);
     if (id === undefined || n <= 0) return charge;
-    // One statement: the ledger entry (what a refund would give back) and the month's usage shrink together.
+    // One statement: the ledger entry (what a refund would give back), the month's usage and the day's row shrink together.
     await this.query(
-      `WITH c AS (UPDATE charges SET chars = chars - $2 WHERE id = $1 AND NOT cancelled AND chars >= $2 RETURNING key_id, period)
-       UPDATE usage u SET chars = GREATEST(0, u.chars - $2) FROM c WHERE u.key_id = c.key_id AND u.period = c.period`,
+      `WITH c AS (UPDATE charges SET chars = chars - $2 WHERE id = $1 AND NOT cancelled AND chars >= $2
+                  RETURNING key_id, period, COALESCE(day, dragoman_day(at_ms)) AS day),
+            m AS (UPDATE usage u SET chars = GREATEST(0, u.chars - $2) FROM c WHERE u.key_id = c.key_id AND u.period = c.period)
+       UPDATE usage_days d SET chars = GREATEST(0, d.chars - $2) FROM c WHERE d.key_id = c.key_id AND d.day = c.day`,
       [id, n],
       NO_RETRIES,
     );

@@ -82,6 +82,7 @@ export class SqliteAccountStore implements AccountStore {
         WHERE key_id = ? AND period = ?`),
       credit: db.prepare('UPDATE usage SET chars = MAX(0, chars - ?) WHERE key_id = ? AND period = ?'),
       creditLedger: db.prepare('UPDATE charges SET chars = chars - ? WHERE id = ? AND refunded = 0 AND chars >= ?'),
+      creditDay: db.prepare('UPDATE usage_days SET chars = MAX(0, chars - ?) WHERE key_id = ? AND day = ?'),
       usageAll: db.prepare(`SELECT k.id AS key_id, COALESCE(u.chars, 0) AS chars, COALESCE(u.requests, 0) AS requests
         FROM api_keys k LEFT JOIN usage u ON u.key_id = k.id AND u.period = ? ORDER BY k.created_at, k.id`),
       addDay: db.prepare(`INSERT INTO usage_days (key_id, day, chars, requests, document_chars) VALUES (?, ?, ?, 1, ?)
@@ -285,9 +286,15 @@ export class SqliteAccountStore implements AccountStore {
     const n = Math.min(chars, charge.chars);
     if (n <= 0) return charge;
     this.db.transaction(() => {
-      // A named charge's ledger entry holds what a refund gives back: it shrinks with the credit, or, refunded, takes none.
-      if (charge.id !== undefined && this.stmt.creditLedger.run(n, charge.id, n).changes === 0) return;
+      let day = charge.day;
+      if (charge.id !== undefined) {
+        // A named charge's ledger entry holds what a refund gives back: it shrinks with the credit, or, refunded, takes none.
+        if (this.stmt.creditLedger.run(n, charge.id, n).changes === 0) return;
+        day = (this.stmt.ledger.get(charge.id) as LedgerRow | undefined)?.day ?? day;
+      }
+      // The month and the day the charge counts in shrink together, so the per-day report adds up to the month.
       this.stmt.credit.run(n, charge.keyId, charge.period);
+      if (day) this.stmt.creditDay.run(n, charge.keyId, day);
     }).immediate();
     return { ...charge, chars: charge.chars - n };
   }

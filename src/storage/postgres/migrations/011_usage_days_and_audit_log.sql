@@ -1,4 +1,4 @@
--- PostgreSQL twin of src/storage/sqlite/migrations/010_usage_days_and_audit_log.sql. usage_days is written inside
+-- PostgreSQL twin of src/storage/sqlite/migrations/011_usage_days_and_audit_log.sql. usage_days is written inside
 -- dragoman_charge / dragoman_refund, so the per-day rows commit with the charge they count. The day comes from the
 -- caller (the accounts' clock, the same that names the month: p_day), is kept in charges.day, and a refund is taken
 -- off that day. A named charge (dragoman_charge_kept: a document job's) also counts as document characters. The
