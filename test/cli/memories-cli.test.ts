@@ -113,4 +113,25 @@ describe('dragoman translate --memory', () => {
     expect(noKey.code).toBe(2);
     expect(noKey.err).toContain('--memory needs --key');
   }, 240_000);
+
+  it('translates files with the memory as a document job does: the stored sentence as is, PO entries flagged by origin', async () => {
+    const fresh = 'The dog is in the garden.';
+    writeFileSync(join(dir, 'notes.txt'), `${EXACT.source}\n\n${fresh}\n`);
+    writeFileSync(join(dir, 'app.po'), `msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "${EXACT.source}"\nmsgstr ""\n\nmsgid "${fresh}"\nmsgstr ""\n`);
+    const plain = await dragoman(['translate', '--from', 'en', '--to', 'de'], fresh);
+    const r = await dragoman(['translate', '--to', 'de', '--memory', 'Basic', '--key', key, join(dir, 'notes.txt'), join(dir, 'app.po')]);
+    expect(r.code, r.err).toBe(0);
+    const txt = readFileSync(join(dir, 'notes.de.txt'), 'utf8').split('\n\n');
+    expect(txt[0]).toBe(EXACT.target);
+    expect(txt[1]!.trim()).toBe(plain.out.trim());
+    // The memory's entry is final (no fuzzy flag); the model's is marked for review.
+    const po = readFileSync(join(dir, 'app.de.po'), 'utf8');
+    const entry = (id: string) => po.split('\n\n').find((e) => e.includes(`msgid "${id}"`))!;
+    expect(entry(EXACT.source)).toContain(`msgstr "${EXACT.target}"`);
+    expect(entry(EXACT.source)).not.toContain('fuzzy');
+    expect(entry(fresh)).toContain('#, fuzzy');
+    const otherKey = await dragoman(['translate', '--to', 'de', '--memory', 'Basic', '--key', other, join(dir, 'notes.txt')]);
+    expect(otherKey.code).toBe(1);
+    expect(otherKey.err).toContain('the key has no memory "Basic"');
+  }, 240_000);
 });

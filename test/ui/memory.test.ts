@@ -1,6 +1,7 @@
 // The page's translation memory choice against a real server (fixture models, SQLite) in Chromium: the key's
 // memories listed when asked, the text translated with the one chosen (its sentence as stored, the other by the
-// model, the count said), and without it once "None" is chosen again. Documents take no memory (docs/memories.md).
+// model, the count said), and without it once "None" is chosen again; a document sent with the memory chosen.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +50,18 @@ describe('the page: translation memory', () => {
     await expect.poll(() => page.getByLabel('Translation').inputValue(), POLL).toMatch(new RegExp(`^${EXACT.target.replace(/\./g, '\\.')} \\S`));
     expect(await page.locator('#memory-status').textContent()).toBe('1 of 2 sentences from the memory, as stored.');
     await page.screenshot({ path: join(RESULTS_DIR, 'ui-memory.png'), fullPage: true });
+
+    // A document sent with the memory chosen: its paragraph the memory holds comes back as stored.
+    await page.getByLabel('Choose a document').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from(`${EXACT.source}\n\n${FRESH}\n`) });
+    await page.getByRole('button', { name: 'Translate document' }).click();
+    const row = page.locator('#jobs li').first();
+    await expect.poll(() => row.getAttribute('data-status'), POLL).toBe('done');
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download notes.de.txt' }).click();
+    const result = readFileSync((await (await downloading).path())!, 'utf8').split('\n\n');
+    expect(result[0]).toBe(EXACT.target);
+    expect(result[1]!.trim()).not.toBe('');
+    expect(result[1]).not.toContain(FRESH);
 
     // "None": the same text is the model's alone.
     await select.selectOption({ label: 'None' });

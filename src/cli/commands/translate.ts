@@ -2,6 +2,8 @@
 // with the installed models, no server; plain text from standard input to standard output when no FILE (or -).
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { Config } from '../../config/env.ts';
+import type { MemoryBook } from '../../memories/index.ts';
 import { commandConfig } from '../command-config.ts';
 import { CliError, printable, usageError, type CliIo } from '../io.ts';
 import { memoryNamed, withMemories } from '../memories-context.ts';
@@ -22,12 +24,21 @@ const TRANSLATE = syntax({
     output: { type: 'string', short: 'o', value: 'OUT', about: 'where to write the result (one FILE only)' },
     'out-dir': { type: 'string', value: 'DIR', about: 'folder to write the results to' },
     glossary: { type: 'string', value: 'FILE', about: 'terms to hold: source<TAB>target lines (.tsv) or DeepL CSV (.csv); needs --from' },
-    memory: { type: 'string', value: 'MEMORY', about: "standard input only: a translation memory of --key (ID or name); its exact sentences are used as stored" },
-    'memory-threshold': { type: 'string', value: 'N', about: 'with --memory: least similarity (0-100) of a fuzzy match reported on standard error (default 75)' },
+    memory: { type: 'string', value: 'MEMORY', about: "a translation memory of --key (ID or name); its exact sentences are used as stored (text on standard input, or files as /v1/documents translates them)" },
+    'memory-threshold': { type: 'string', value: 'N', about: 'with --memory: least similarity (0-100) of a fuzzy match reported (standard error; XLIFF files carry them) (default 75)' },
     key: { type: 'string', value: 'ID', about: 'with --memory: the key whose memory it is (IDs: "dragoman keys list")' },
   },
   notes: ['Formats: those of POST /v1/documents (docs/documents.md). Limits: the DRAGOMAN_MAX_DOCUMENT_* settings.'],
 });
+
+/** The flags the file path reads. */
+interface TranslateValues {
+  to?: string;
+  from?: string;
+  output?: string;
+  'out-dir'?: string;
+  glossary?: string;
+}
 
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(TRANSLATE, args);
@@ -39,7 +50,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (values.output && files.length > 1) throw misuse(TRANSLATE, '-o names one result: use --out-dir for several files');
   if (values.glossary && !values.from) throw misuse(TRANSLATE, '--glossary needs --from: a glossary holds the terms of one language pair');
   if (values.memory && !values.key) throw misuse(TRANSLATE, '--memory needs --key: memories belong to a key (dragoman memories list --key ID)');
-  if (values.memory && files.length > 0) throw misuse(TRANSLATE, '--memory applies to text from standard input, not to files');
   if (values.memory && values.glossary) throw misuse(TRANSLATE, '--memory and --glossary exclude each other here');
   if (!values.memory && (values.key || values['memory-threshold'] !== undefined)) throw misuse(TRANSLATE, '--key and --memory-threshold go with --memory');
   const threshold = values['memory-threshold'] === undefined ? undefined : Number(values['memory-threshold']);
@@ -49,8 +59,30 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (values['out-dir'] && !(await stat(values['out-dir']).then((s) => s.isDirectory(), () => false))) {
     throw usageError(`--out-dir ${values['out-dir']} is not a folder`);
   }
-  if (values.memory) return translateWithMemory(io, { to: values.to, from: values.from, memory: values.memory, key: values.key!, threshold });
-  const config = commandConfig(io);
+  if (values.memory && files.length === 0) return translateWithMemory(io, { to: values.to, from: values.from, memory: values.memory, key: values.key!, threshold });
+  // Files with a memory: the key's memory book on the same database, as a document job of that key uses it.
+  if (values.memory) {
+    const ref = values.memory;
+    return withMemories(io, values.key!, async (ctx) => {
+      const m = await memoryNamed(ctx.book, ctx.owner, ref);
+      return translateFiles(io, values, files, fromStdin, ctx.config, { book: ctx.book, use: { owner: ctx.owner, id: m.id, threshold } });
+    });
+  }
+  return translateFiles(io, values, files, fromStdin, commandConfig(io));
+}
+
+/**
+ * Files (or standard input taken as a text document) through the server's document pipeline: the same checks,
+ * planning, service and writers as /v1/documents; with `memory`, the key's memory as a document job uses it.
+ */
+async function translateFiles(
+  io: CliIo,
+  values: TranslateValues,
+  files: string[],
+  fromStdin: boolean,
+  config: Config,
+  memory?: { book: MemoryBook; use: { owner: string; id: string; threshold: number | undefined } },
+): Promise<number> {
   // Loaded here: the engine takes seconds to import, which --help or a bad argument need not wait for.
   const { createEngine } = await import('../../engine/index.ts');
   const { createDetector } = await import('../../detect/index.ts');
@@ -87,15 +119,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         throw err instanceof ApiError ? new CliError(`--glossary ${file}: ${err.message}`) : err;
       }
     }
-    const service = serviceFromConfig({ config, engine, detector, planners: { text: planText, html: planHtml }, glossaries: book });
+    const service = serviceFromConfig({ config, engine, detector, planners: { text: planText, html: planHtml }, glossaries: book, ...(memory ? { memories: memory.book } : {}) });
     const translate = async (bytes: Uint8Array, name: string, bar: ProgressBar | undefined) => {
-      const checked = await checkDocument(service, workers, { bytes, filename: name, target: values.to, source: values.from, glossary }, config).catch((err: unknown) => {
+      const memoryRef = memory && { owner: memory.use.owner, id: memory.use.id };
+      const checked = await checkDocument(service, workers, { bytes, filename: name, target: values.to, source: values.from, glossary, memory: memoryRef }, config).catch((err: unknown) => {
         throw err instanceof ApiError ? new CliError(`${name}: ${err.message}`) : err;
       });
       const { planned, source, target } = checked;
       const translations = !source || checked.characters === 0
         ? untranslated(planned.segments)
-        : await translateUnits(service, planned.segments, source, target, (done, total) => bar?.update(done, total), undefined, glossary ? { glossary } : {});
+        : await translateUnits(service, planned.segments, source, target, (done, total) => bar?.update(done, total), undefined, {
+            ...(glossary ? { glossary } : {}),
+            // Fuzzy matches are looked up only for the formats that carry them (XLIFF), as for a document job.
+            ...(memory ? { memory: { ...memory.use, matches: planned.format === 'xliff' } } : {}),
+          });
       const out = await workers.write(bytes, planned.format, limitsOf(config), translations, target.code).catch((err: unknown) => {
         throw err instanceof ApiError ? new CliError(`${name}: ${err.message}`) : err;
       });

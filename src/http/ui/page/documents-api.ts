@@ -9,16 +9,21 @@ interface DocumentResponse {
   data: { document: DocumentView };
 }
 
-/** The accepted job, and the key's requests per minute from X-RateLimit-Limit (null: no limit). */
+/**
+ * The accepted job, and the key's requests per minute from X-RateLimit-Limit (null: no limit). `memory`: the id of
+ * one of the key's translation memories, or undefined for none.
+ */
 export async function uploadDocument(
   key: string,
   file: File,
   target: string,
   source: string,
+  memory: string | undefined,
 ): Promise<{ job: DocumentView; rpm: number | null }> {
   const form = new FormData();
   form.append('target', target);
   if (source) form.append('source', source);
+  if (memory) form.append('memory', memory);
   form.append('file', file, file.name);
   let response: Response;
   try {

@@ -7,6 +7,7 @@ import { usageAfterJob } from './actions.ts';
 import { ApiFailure } from './api.ts';
 import { $, ui as page } from './dom.ts';
 import type { DocumentView } from '../../../documents/job.ts';
+import { chosenMemory } from './memory-choice.ts';
 import { deleteDocument, fetchResult, listDocuments, readDocument, uploadDocument } from './documents-api.ts';
 import { keyForRequest, refuse } from './key-field.ts';
 import { sourcePicker, targetPicker } from './language-choice.ts';
@@ -201,7 +202,7 @@ async function send(): Promise<void> {
   ui.send.disabled = true;
   ui.status.textContent = `Sending ${file.name}…`;
   try {
-    const { job, rpm } = await uploadDocument(key, file, target, sourcePicker.value);
+    const { job, rpm } = await uploadDocument(key, file, target, sourcePicker.value, chosenMemory());
     learnRate(rpm);
     ui.status.textContent = `${job.filename} accepted: ${formatCount(job.characters)} characters.`;
     new JobRow(job, key, 'top');
