@@ -146,7 +146,7 @@ async function throughputs(run: Translate, texts: string[], withClients = true):
 async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Translate; release: () => Promise<void> }> {
   const [folder] = await scanFolders(dir, precision);
   const spec = folder?.runtime;
-  if (!spec) throw new Error(`${dir}: no loadable model for the floor measurement`);
+  if (spec?.kind !== 'encoder-decoder') throw new Error(`${dir}: no loadable encoder-decoder model for the floor measurement`);
   const ids = (await ModelTokenizer.load(folder.info.path)).encode(SENTENCE);
   const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
     { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, poolThreads: threads, skipPasses: [...settings.skipPasses, 'greedy-loop'] },

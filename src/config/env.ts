@@ -3,7 +3,8 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
-export type Precision = 'int8' | 'fp32';
+/** auto: each model runs the smallest files it has (int4, else int8, else fp32). */
+export type Precision = 'auto' | 'int4' | 'int8' | 'fp32';
 export type Spinning = 'off' | 'run' | 'on' | 'auto';
 export type OnOff = boolean;
 
@@ -16,7 +17,10 @@ export interface Config {
   modelsDir: string;
   /** auto: serve the repository's small test models, labelled as a demo, when modelsDir holds no model (src/models/demo.ts). */
   demoModels: 'auto' | 'off';
-  /** Preferred weights: int8 uses the *_quantized.onnx files where present, fp32 the full ones. */
+  /**
+   * Preferred weights: int4 the *_q4 / int4 files, int8 the *_quantized.onnx ones, fp32 the full ones, each where the
+   * folder has them (else the next larger); auto the smallest a folder has.
+   */
   precision: Precision;
   /** Beam size override; undefined = the model's generation_config.json num_beams (1 when absent). */
   beam: number | undefined;
@@ -336,7 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DRAGOMAN_DATA_DIR || './data'),
     modelsDir: resolve(env.DRAGOMAN_MODELS_DIR || './models'),
     demoModels: oneOf(env, 'DRAGOMAN_DEMO_MODELS', ['auto', 'off'] as const, 'auto'),
-    precision: oneOf(env, 'DRAGOMAN_PRECISION', ['int8', 'fp32'] as const, 'int8'),
+    precision: oneOf(env, 'DRAGOMAN_PRECISION', ['auto', 'int4', 'int8', 'fp32'] as const, 'auto'),
     beam,
     // Each worker holds a replica of every model: past 64 a start only runs out of memory.
     workers: int(env, 'DRAGOMAN_WORKERS', 0, 0, 64),

@@ -82,6 +82,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     family: f.info.family!,
     sources: new Set(f.info.sources),
     targets: new Set(f.info.targets),
+    ...(f.info.pairs ? { pairs: new Set(f.info.pairs.map(([s, t]) => `${s}>${t}`)) } : {}),
   })));
   models.replace(folders);
   await models.preload();

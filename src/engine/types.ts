@@ -1,16 +1,28 @@
 // What the rest of Dragoman sees of the engine. Languages are FLORES-200 codes (`deu_Latn`), the catalog's
 // canonical identity (src/languages); the engine maps them to each model's own codes.
 
-/** OPUS-MT (one pair, multi-target or multi-source), NLLB-200, M2M-100, mBART-50 many-to-many. */
-export type ModelFamily = 'marian' | 'nllb' | 'm2m100' | 'mbart50';
+/**
+ * Encoder-decoder: OPUS-MT (one pair, multi-target or multi-source), NLLB-200, M2M-100, mBART-50 many-to-many.
+ * Decoder-only LLM translators, by config.json's model_type: Llama, Qwen2/Qwen3, Gemma 2/3, Hunyuan (Hy-MT),
+ * Mistral, Phi-3.
+ */
+export type ModelFamily = 'marian' | 'nllb' | 'm2m100' | 'mbart50'
+  | 'llama' | 'qwen2' | 'qwen3' | 'gemma2' | 'gemma3' | 'hunyuan' | 'mistral' | 'phi3';
+
+/** Which files a model runs: DRAGOMAN_PRECISION picks among them (auto: the smallest the folder has). */
+export type ModelPrecision = 'int4' | 'int8' | 'fp32';
+export type PrecisionSetting = 'auto' | ModelPrecision;
 export type ModelStatus = 'ok' | 'incomplete' | 'corrupt';
 
 /** How a loaded model runs on onnxruntime, as the worker that loaded it reports. */
 export interface LoadedRuntime {
   /** onnxruntime threads of its sessions (one for a small model unless DRAGOMAN_INTRA_OP_THREADS is set). */
   threads: number;
-  /** 'split': the merged decoder runs as two models without its If (the `split` pass); 'merged': as it is. */
-  decoder: 'split' | 'merged';
+  /**
+   * 'split': the merged decoder runs as two models without its If (the `split` pass); 'merged': as it is;
+   * 'decoder-only': an LLM translator's one graph (runtime/causal-lm.ts).
+   */
+  decoder: 'split' | 'merged' | 'decoder-only';
   /** Its uint8 output projection runs as int8 (split decoder on a VNNI CPU: same products, faster kernel). */
   signedWeights: boolean;
   /** Attention blocks of its decoder running as one MultiHeadAttention operator each (the `attention-fusion` pass). */
@@ -32,7 +44,9 @@ export interface ModelInfo extends Partial<LoadedRuntime> {
   /** FLORES codes the model reads and writes (NLLB, M2M-100, mBART-50: every language it has a token for). */
   sources: string[];
   targets: string[];
-  precision: 'int8' | 'fp32' | undefined;
+  precision: ModelPrecision | undefined;
+  /** A decoder-only translator's declared pairs (dragoman.json `pairs`, FLORES codes); absent: every source to every target. */
+  pairs?: [string, string][];
   sizeBytes: number;
   status: ModelStatus;
   /** What is wrong when status is not ok (path and reason). */

@@ -4,6 +4,7 @@ import { readdir, readFile, stat, writeFile, rename } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { sha256File } from './checksum.ts';
 import { isSafeModelName, isSafeRelativePath } from './safe-names.ts';
+import type { Precision } from '../config/env.ts';
 
 export const MANIFEST_FILE = 'dragoman-manifest.json';
 const FORMAT = 'dragoman-model-manifest/1';
@@ -19,7 +20,7 @@ export interface ModelManifest {
   name: string;
   /** Where the files came from, when known (pull). */
   source?: { repo: string; revision: string; commit?: string; endpoint?: string };
-  precision?: 'int8' | 'fp32';
+  precision?: Precision;
   createdAt: string;
   files: ManifestFile[];
 }

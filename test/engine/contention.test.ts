@@ -112,6 +112,7 @@ describe('the non-spinning twin of the step model', () => {
     for (const [precision, splitDecoder] of [['fp32', true], ['int8', true], ['fp32', false], ['int8', false]] as const) {
       const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), precision);
       const spec = folder.runtime!;
+      if (spec.kind !== 'encoder-decoder') throw new Error('an encoder-decoder fixture');
       const processors = processorsFor(spec.rules);
       let shared = false;
       const m = machine(2, () => (shared ? 2 : 0));
@@ -147,6 +148,7 @@ describe('the non-spinning twin of the step model', () => {
   it('is not made for a model on one onnxruntime thread (nothing spins there)', async () => {
     const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-en-de'), 'fp32');
     const spec = folder.runtime!;
+    if (spec.kind !== 'encoder-decoder') throw new Error('an encoder-decoder fixture');
     const settings = { intraOpThreads: 1, threadsAuto: false, spinning: 'auto', poolThreads: 2, skipPasses: [] } as const;
     const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
     try {

@@ -100,8 +100,8 @@ describe('the greedy loop model', () => {
 
 describe('loopPlan', () => {
   const row = (maxNewTokens: number, minNewTokens = 0, forcedFirstId?: number): GenerationRow => ({ ids: [1], maxNewTokens, minNewTokens, forcedFirstId });
-  const marian = [new BanTokens([PAD]), new MinNewTokens(EOS), new ForcedEosAtLimit(EOS)];
-  const nllb = [new MinNewTokens(2), new ForcedFirstToken(), new ForcedEosAtLimit(2)];
+  const marian = [new BanTokens([PAD]), new MinNewTokens([EOS]), new ForcedEosAtLimit(EOS)];
+  const nllb = [new MinNewTokens([2]), new ForcedFirstToken(), new ForcedEosAtLimit(2)];
 
   it('runs the steps where every row bans the same tokens, and leaves forced tokens and rule changes to single steps', () => {
     // Marian, no minimum: pad banned throughout; at most LOOP_STEPS (16) a run; the forced EOS of the limit is a single step.

@@ -95,9 +95,9 @@ describe('choosing from the candidates', () => {
     const rand = generator(7);
     const vocab = 40;
     const lists: LogitsProcessor[][] = [
-      [new BanTokens([1]), new MinNewTokens(0), new ForcedEosAtLimit(0)],
-      [new MinNewTokens(2), new ForcedFirstToken(), new ForcedEosAtLimit(2)],
-      [new BanTokens([5, 6, 7]), new MinNewTokens(0)],
+      [new BanTokens([1]), new MinNewTokens([0]), new ForcedEosAtLimit(0)],
+      [new MinNewTokens([2]), new ForcedFirstToken(), new ForcedEosAtLimit(2)],
+      [new BanTokens([5, 6, 7]), new MinNewTokens([0])],
       // A force and then a ban of the forced token: every score -Infinity, the arg-max is 0.
       [new ForcedFirstToken(), new BanTokens([9])],
     ];
@@ -128,7 +128,7 @@ describe('choosing from the candidates', () => {
   });
 
   it('needs one candidate more than the tokens its rules can ban', () => {
-    expect(candidatesNeeded([new BanTokens([1, 2]), new MinNewTokens(0), new ForcedEosAtLimit(0)])).toBe(4);
+    expect(candidatesNeeded([new BanTokens([1, 2]), new MinNewTokens([0]), new ForcedEosAtLimit(0)])).toBe(4);
     expect(() => chooseFromCandidates(BigInt64Array.of(1n, 2n), [new BanTokens([1, 2])], { step: 0, maxNewTokens: 5, minNewTokens: 0, forcedFirstId: undefined }))
       .toThrow(/all 2 candidates banned/);
   });

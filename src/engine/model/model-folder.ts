@@ -1,15 +1,17 @@
 // Reads one model folder (Hugging Face Xenova/Optimum ONNX layout): which family, which languages, which files at
 // the chosen precision, and what is wrong with it when something is. File checks only (an .onnx file's top-level
 // structure included); loading the graphs is the pool's.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { LANGUAGES, resolveLanguage } from '../../languages/catalog.ts';
-import { FAMILY_RULES, decoderDims, generationRules } from './family.ts';
+import { DECODER_ONLY_TYPES, FAMILY_RULES, decoderDims, generationRules } from './family.ts';
+import { GENAI_CONFIG, isDecoderOnly, readDecoderOnlyFolder, type TranslatorPrompt } from './decoder-only-folder.ts';
 import { fileStamp } from './file-stamp.ts';
+import { FolderProblem, fileSize, readJson } from './folder-files.ts';
 import { onnxFileProblem } from './onnx-file-check.ts';
 import { targetTokenMap, targetTokenPieces } from './target-tokens.ts';
 import type { ModelRuntimeSpec } from '../pool/protocol.ts';
-import type { ModelFamily, ModelInfo } from '../types.ts';
+import type { ModelFamily, ModelInfo, PrecisionSetting } from '../types.ts';
 
 /** The optional declaration of a model's family and languages (README, "Models"). */
 export const DECLARATION_FILE = 'dragoman.json';
@@ -25,6 +27,8 @@ export interface ModelFolder {
   targetTokens?: Record<string, string>;
   /** NLLB, M2M-100, mBART-50: FLORES code -> the vocabulary's token for that language (`__de__`, `de_DE`, `deu_Latn`). */
   languageTokens?: Record<string, string>;
+  /** A decoder-only translator's prompt (its dragoman.json). */
+  prompt?: TranslatorPrompt;
 }
 
 /** Optional `dragoman.json` beside the model files. */
@@ -38,41 +42,6 @@ interface Declaration {
 }
 
 const FAMILIES = Object.keys(FAMILY_RULES) as ModelFamily[];
-
-class FolderProblem extends Error {
-  constructor(readonly status: 'incomplete' | 'corrupt', message: string) {
-    super(message);
-  }
-}
-
-async function readJson(path: string, required: boolean): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      if (required) throw new FolderProblem('incomplete', `${path} is missing`);
-      return undefined;
-    }
-    throw new FolderProblem('corrupt', `${path} cannot be read: ${(err as Error).message}`);
-  }
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
-    return value as Record<string, unknown>;
-  } catch (err) {
-    throw new FolderProblem('corrupt', `${path} is not valid JSON (${(err as Error).message})`);
-  }
-}
-
-async function fileSize(path: string): Promise<number | undefined> {
-  try {
-    const s = await stat(path);
-    return s.isFile() ? s.size : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** From dragoman.json, else config.json's model_type as the real repositories have it (NLLB is an `m2m_100`). */
 function familyOf(name: string, declared: Declaration | undefined, config: Record<string, unknown>): ModelFamily | undefined {
@@ -178,17 +147,24 @@ function familyLanguageTokens(family: ModelFamily, tokenizerJson: Record<string,
   return out;
 }
 
-export async function readModelFolder(path: string, precision: 'int8' | 'fp32'): Promise<ModelFolder> {
+export async function readModelFolder(path: string, precision: PrecisionSetting): Promise<ModelFolder> {
   const name = basename(path);
   const info: ModelInfo = { name, path, family: undefined, sources: [], targets: [], precision: undefined, sizeBytes: 0, status: 'ok' };
   try {
-    const declared = (await readJson(join(path, DECLARATION_FILE), false)) as Declaration | undefined;
-    const config = (await readJson(join(path, 'config.json'), true))!;
+    const declaredJson = await readJson(join(path, DECLARATION_FILE), false);
+    const declared = declaredJson as Declaration | undefined;
+    // onnxruntime-genai's layout may come without config.json
+    const genai = await readJson(join(path, GENAI_CONFIG), false);
+    const config = (await readJson(join(path, 'config.json'), !genai))!;
+    if (isDecoderOnly(config, genai)) {
+      const { runtime, prompt } = await readDecoderOnlyFolder(path, info, precision, declaredJson, config, genai);
+      return { info, runtime, prompt };
+    }
     const generation = (await readJson(join(path, 'generation_config.json'), false)) ?? {};
     const family = familyOf(name, declared, config);
     info.family = family;
     if (!family) throw new FolderProblem('corrupt', `${path}: cannot tell the model family: config.json's model_type is ${JSON.stringify(config.model_type ?? null)} `
-      + `(marian, m2m_100 or mbart are known; or add dragoman.json {"family":"${FAMILIES.join('"|"')}"})`);
+      + `(marian, m2m_100, mbart and the decoder-only ${Object.keys(DECODER_ONLY_TYPES).join(', ')} are known; or add dragoman.json {"family":"${FAMILIES.join('"|"')}"})`);
 
     const sizes: Record<string, number | undefined> = {};
     const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json',
@@ -196,7 +172,7 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
       'onnx/encoder_model_quantized.onnx', 'onnx/decoder_model_merged_quantized.onnx'];
     for (const f of files) sizes[f] = await fileSize(join(path, f));
     const quantized = sizes['onnx/encoder_model_quantized.onnx'] !== undefined && sizes['onnx/decoder_model_merged_quantized.onnx'] !== undefined;
-    const suffix = precision === 'int8' && quantized ? '_quantized' : '';
+    const suffix = precision !== 'fp32' && quantized ? '_quantized' : ''; // int4 and auto: the smallest it has
     info.precision = suffix ? 'int8' : 'fp32';
     const used = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json',
       `onnx/encoder_model${suffix}.onnx`, `onnx/decoder_model_merged${suffix}.onnx`];
@@ -205,7 +181,7 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
     const missing = needed.filter((f) => sizes[f] === undefined);
     if (missing.length) {
       const int8Part = ['onnx/encoder_model_quantized.onnx', 'onnx/decoder_model_merged_quantized.onnx'];
-      const partial = !suffix && precision === 'int8' && int8Part.some((f) => sizes[f] !== undefined)
+      const partial = !suffix && precision !== 'fp32' && int8Part.some((f) => sizes[f] !== undefined)
         ? `; for int8, ${int8Part.filter((f) => sizes[f] === undefined).map((f) => join(path, f)).join(', ')} is missing` : '';
       throw new FolderProblem('incomplete', missing.map((f) => `${join(path, f)} is missing`).join('; ') + partial);
     }
@@ -241,7 +217,7 @@ export async function readModelFolder(path: string, precision: 'int8' | 'fp32'):
     const decoderPath = join(path, `onnx/decoder_model_merged${suffix}.onnx`);
     return {
       info,
-      runtime: { name, encoderPath, decoderPath, rules, dims, stamps: { encoder: fileStamp(encoderPath), decoder: fileStamp(decoderPath) } },
+      runtime: { kind: 'encoder-decoder', name, encoderPath, decoderPath, rules, dims, stamps: { encoder: fileStamp(encoderPath), decoder: fileStamp(decoderPath) } },
       ...(targetTokens ? { targetTokens } : {}),
       ...(languageTokens ? { languageTokens } : {}),
     };

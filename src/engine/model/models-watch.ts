@@ -7,6 +7,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readModelFolder, type ModelFolder } from './model-folder.ts';
+import type { PrecisionSetting } from '../types.ts';
 
 /** What `models pull` and `models import` write into a folder before renaming it into place (src/models/manifest.ts). */
 const MANIFEST_FILE = 'dragoman-manifest.json';
@@ -57,7 +58,7 @@ export class ModelsWatch {
 
   constructor(
     private readonly dir: string,
-    private readonly precision: 'int8' | 'fp32',
+    private readonly precision: PrecisionSetting,
     initial: readonly ModelFolder[],
     private readonly onChange: (folders: ModelFolder[]) => void,
     private readonly onError: (err: Error) => void,

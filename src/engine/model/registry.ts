@@ -2,9 +2,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readModelFolder, type ModelFolder } from './model-folder.ts';
-import type { ModelInfo } from '../types.ts';
+import type { ModelInfo, PrecisionSetting } from '../types.ts';
 
-export async function scanFolders(dir: string, precision: 'int8' | 'fp32'): Promise<ModelFolder[]> {
+export async function scanFolders(dir: string, precision: PrecisionSetting): Promise<ModelFolder[]> {
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -21,6 +21,6 @@ export async function scanFolders(dir: string, precision: 'int8' | 'fp32'): Prom
  * load-check.ts: the tokenizer and the graphs' inputs and outputs). An ONNX file that exists but does not load is
  * found when the engine starts (createEngine reports it the same way).
  */
-export async function scanModels(dir: string, precision: 'int8' | 'fp32'): Promise<ModelInfo[]> {
+export async function scanModels(dir: string, precision: PrecisionSetting): Promise<ModelInfo[]> {
   return (await scanFolders(dir, precision)).map((f) => f.info);
 }

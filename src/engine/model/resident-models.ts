@@ -10,6 +10,7 @@ import { ModelTooLarge, ModelUnavailable } from '../errors.ts';
 import type { ModelLoad } from '../pool/model-load.ts';
 import type { LoadedModel } from '../translate/hop.ts';
 import type { ModelFolder } from './model-folder.ts';
+import { runtimeFiles } from './runtime-files.ts';
 
 /**
  * What one worker's copy of a model takes: a fixed part (its onnxruntime sessions, their arenas and the search's
@@ -23,7 +24,8 @@ export const MEMORY_PER_ONNX_BYTE = 1.5;
 export function modelCost(folder: ModelFolder, workers: number): number {
   const spec = folder.runtime;
   if (!spec) return 0;
-  const bytes = statSync(spec.encoderPath).size + statSync(spec.decoderPath).size;
+  // a graph's external weights (model.onnx_data) count as much as the graph
+  const bytes = runtimeFiles(spec).reduce((sum, f) => sum + statSync(f.path).size + (statSync(`${f.path}_data`, { throwIfNoEntry: false })?.size ?? 0), 0);
   return Math.ceil(MODEL_FIXED_BYTES + bytes * MEMORY_PER_ONNX_BYTE) * workers;
 }
 
@@ -335,5 +337,5 @@ export class ResidentModels {
 function sameFiles(a: ModelFolder, b: ModelFolder): boolean {
   if (a.info.status !== b.info.status) return false;
   if (!a.runtime || !b.runtime) return !a.runtime && !b.runtime && a.info.problem === b.info.problem;
-  return a.runtime.stamps.encoder === b.runtime.stamps.encoder && a.runtime.stamps.decoder === b.runtime.stamps.decoder;
+  return runtimeFiles(a.runtime).map((f) => f.stamp).join() === runtimeFiles(b.runtime).map((f) => f.stamp).join();
 }

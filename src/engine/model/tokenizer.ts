@@ -15,6 +15,7 @@ interface HfTokenizer {
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
   convert_tokens_to_ids(tokens: string[]): (number | null | undefined)[];
   get_vocab(): Map<string, number> | Record<string, number>;
+  apply_chat_template(messages: { role: string; content: string }[], options: Record<string, unknown>): unknown;
 }
 
 type TokenizerClass = new (json: unknown, config: unknown) => HfTokenizer;
@@ -22,8 +23,14 @@ type TokenizerClass = new (json: unknown, config: unknown) => HfTokenizer;
 export class ModelTokenizer {
   private constructor(
     private readonly tok: HfTokenizer,
-    readonly eosId: number,
+    /** `</s>`, which closes an encoder-decoder model's source (a decoder-only model's chat template closes its prompt). */
+    private readonly eos: number | undefined,
   ) {}
+
+  get eosId(): number {
+    if (this.eos === undefined) throw new Error('this tokenizer has no </s> token to close a source with');
+    return this.eos;
+  }
 
   /**
    * Reads the folder's tokenizer files (no network, no cache directory). The server loads each model's tokenizer
@@ -40,6 +47,11 @@ export class ModelTokenizer {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${configPath} cannot be used: ${(err as Error).message}`);
     }
+    // Newer repositories keep the chat template beside tokenizer_config.json
+    if (config.chat_template === undefined) {
+      const template = await readFile(join(folder, 'chat_template.jinja'), 'utf8').catch(() => undefined);
+      if (template !== undefined) config.chat_template = template;
+    }
     const path = join(folder, 'tokenizer.json');
     try {
       const json = JSON.parse(await readFile(path, 'utf8')) as unknown;
@@ -48,8 +60,9 @@ export class ModelTokenizer {
       const Cls = all[className] ?? (transformers.PreTrainedTokenizer as unknown as TokenizerClass);
       const tok = new Cls(json, config);
       const eos = tok.convert_tokens_to_ids(['</s>'])[0];
-      if (typeof eos !== 'number') throw new Error('it has no </s> token');
-      return new ModelTokenizer(tok, eos);
+      // A decoder-only model needs its chat template instead (decoder-only-folder.ts reads which kind a folder is).
+      if (typeof eos !== 'number' && typeof config.chat_template !== 'string') throw new Error('it has no </s> token');
+      return new ModelTokenizer(tok, typeof eos === 'number' ? eos : undefined);
     } catch (err) {
       throw new Error(`${path} cannot be used: ${(err as Error).message}`);
     }
@@ -60,8 +73,24 @@ export class ModelTokenizer {
    * (`eng_Latn`), a multi-target Marian model's target (`>>fra<<`, as MarianTokenizer splits it off the text).
    */
   encode(text: string, languageTokenId?: number): number[] {
-    const pieces = this.tok.encode(text, { add_special_tokens: false });
+    const pieces = this.textIds(text);
     return languageTokenId !== undefined ? [languageTokenId, ...pieces, this.eosId] : [...pieces, this.eosId];
+  }
+
+  /** The text's pieces alone: no language token, no `</s>`, no chat template. */
+  textIds(text: string): number[] {
+    return this.tok.encode(text, { add_special_tokens: false });
+  }
+
+  /**
+   * A decoder-only translator's prompt ids: `content` (dragoman.json's filled prompt) as one user message in the
+   * tokenizer's own chat template, the generation prompt added — what transformers' apply_chat_template gives.
+   */
+  chat(content: string): number[] {
+    const out = this.tok.apply_chat_template([{ role: 'user', content }],
+      { add_generation_prompt: true, tokenize: true, return_dict: true, return_tensor: false }) as { input_ids?: unknown };
+    if (!Array.isArray(out?.input_ids)) throw new Error('the tokenizer has no chat template to wrap the prompt in');
+    return out.input_ids as number[];
   }
 
   /** Drops special tokens (and NLLB language tokens), joins pieces, applies clean_up_tokenization. */

@@ -3,6 +3,7 @@
 // file; the caller marks the folder corrupt.
 import { graphSettings, prepareInThread } from '../graph/prepare.ts';
 import type { ModelFolder } from '../model/model-folder.ts';
+import { runtimeFiles } from '../model/runtime-files.ts';
 import { ModelTokenizer } from '../model/tokenizer.ts';
 import type { LoadedModel } from '../translate/hop.ts';
 import type { LoadedRuntime } from '../types.ts';
@@ -27,19 +28,22 @@ export async function prepareModel(
   const t0 = performance.now();
   const tokenizer = await ModelTokenizer.load(folder.info.path); // its error names the file (tokenizer.ts)
   // One preparing thread at a time: each is a whole V8 instance, and many first requests at once would start many.
-  const prepared = preparing.then(() => spec.graphs ?? prepareInThread({
-    decoderPath: spec.decoderPath, stamp: spec.stamps.decoder, dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId,
-    settings: graphSettings(settings), cacheDir: graphCache,
-  }).catch(() => undefined)); // the worker's load then says what is wrong with the file
-  preparing = prepared.then(() => undefined);
-  spec.graphs = await prepared;
+  // (a decoder-only model's graph runs as it is)
+  if (spec.kind === 'encoder-decoder') {
+    const prepared = preparing.then(() => spec.graphs ?? prepareInThread({
+      decoderPath: spec.decoderPath, stamp: spec.stamps.decoder, dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId,
+      settings: graphSettings(settings), cacheDir: graphCache,
+    }).catch(() => undefined)); // the worker's load then says what is wrong with the file
+    preparing = prepared.then(() => undefined);
+    spec.graphs = await prepared;
+  }
   const prepareMs = performance.now() - t0;
   return async () => {
     const report = await pool.load(spec);
     // The worker's message names the file (seq2seq.ts load).
-    if (!report.ok) throw new Error(report.message ?? `${spec.encoderPath} / ${spec.decoderPath}: no answer from the worker`);
+    if (!report.ok) throw new Error(report.message ?? `${runtimeFiles(spec).map((f) => f.path).join(' / ')}: no answer from the worker`);
     return {
-      model: { info: folder.info, rules: spec.rules, tokenizer, targetTokens: folder.targetTokens, languageTokens: folder.languageTokens },
+      model: { info: folder.info, rules: spec.rules, tokenizer, targetTokens: folder.targetTokens, languageTokens: folder.languageTokens, prompt: folder.prompt },
       ms: Math.round(prepareMs + report.ms),
       runtime: report.runtime,
     };

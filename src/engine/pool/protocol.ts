@@ -6,7 +6,11 @@ import type { LoadedRuntime, Priority } from '../types.ts';
 import type { RowConstraints } from '../search/constraints.ts';
 
 /** Everything a worker needs to open one model's ONNX sessions. */
-export interface ModelRuntimeSpec {
+export type ModelRuntimeSpec = Seq2SeqSpec | DecoderOnlySpec;
+
+/** An encoder-decoder model: its encoder and merged decoder (runtime/seq2seq.ts). */
+export interface Seq2SeqSpec {
+  kind: 'encoder-decoder';
   name: string;
   encoderPath: string;
   decoderPath: string;
@@ -16,6 +20,20 @@ export interface ModelRuntimeSpec {
   stamps: { encoder: string; decoder: string };
   /** The decoder's graphs as graph/prepare.ts made them (cached files); absent: the worker prepares them itself. */
   graphs?: PreparedDecoder;
+}
+
+/** A decoder-only translator: one graph with its KV cache (runtime/causal-lm.ts). */
+export interface DecoderOnlySpec {
+  kind: 'decoder-only';
+  name: string;
+  modelPath: string;
+  /** optimum: `past_key_values.*` and position ids, rows batched with padding; genai: the model builder's graph
+   * (GroupQueryAttention reads positions from the attention mask), each row run on its own. */
+  layout: 'optimum' | 'genai';
+  rules: GenerationRules;
+  /** Its KV cache: layers, key/value heads, head size. */
+  dims: DecoderDims;
+  stamps: { model: string };
 }
 
 export interface SessionSettings {

@@ -7,13 +7,15 @@ import { CpuContention } from '../runtime/contention.ts';
 import { assertUnchanged } from '../model/file-stamp.ts';
 import type { FromWorker, GenerationJob, GenerationRow, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
 import { Seq2SeqModel } from '../runtime/seq2seq.ts';
+import { CausalLm } from '../runtime/causal-lm.ts';
+import { runtimeFiles } from '../model/runtime-files.ts';
 import { searchWithConstraints } from '../search/constrained-beam.ts';
 import { Turns, type Turn } from './turns.ts';
 import { decoderWithTurns } from './turn-decoder.ts';
 
 interface Loaded {
   spec: ModelRuntimeSpec;
-  model: Seq2SeqModel;
+  model: Seq2SeqModel | CausalLm;
   processors: LogitsProcessor[];
 }
 
@@ -31,10 +33,10 @@ async function load(spec: ModelRuntimeSpec): Promise<void> {
   const t0 = performance.now();
   try {
     // The files read at start, not others put in their place since (a replacement worker loads long after start).
-    assertUnchanged(spec.encoderPath, spec.stamps.encoder);
-    assertUnchanged(spec.decoderPath, spec.stamps.decoder);
+    for (const f of runtimeFiles(spec)) assertUnchanged(f.path, f.stamp);
     const processors = processorsFor(spec.rules);
-    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
+    const model = spec.kind === 'decoder-only' ? await CausalLm.load(spec, settings)
+      : await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
     models.set(spec.name, { spec, model, processors });
     send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
   } catch (err) {

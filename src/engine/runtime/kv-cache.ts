@@ -1,6 +1,7 @@
 // A batch's decoder state (the encoder output and the KV cache) and the row operations search needs on it: one copy
 // per beam, rows reordered after a beam step, finished rows dropped.
 import ort from 'onnxruntime-node';
+import type { DecoderState } from './search-decoder.ts';
 
 export interface Encoded {
   hidden: ort.Tensor;
@@ -9,8 +10,7 @@ export interface Encoded {
 }
 
 /** Decoder KV cache of a batch; encoder K/V are kept from step 0 (the cached branch may return them empty). */
-export interface DecoderState {
-  rows: number;
+export interface Seq2SeqState extends DecoderState {
   encoded: Encoded;
   past: Record<string, ort.Tensor>;
   step: number;

@@ -4,9 +4,14 @@
 // Loops) is the runtime's business: a step answers with candidates when the graph has them and with logits otherwise,
 // a beam step is always ranked by graph/beam-rank.ts, and a run the graph cannot take answers `undefined`, after
 // which the search takes single steps.
-import type { DecoderState } from './kv-cache.ts';
 
-export type { DecoderState } from './kv-cache.ts';
+/**
+ * A batch being decoded, as search holds it: each decoder keeps its own state behind this (seq2seq.ts: the encoder
+ * output and the KV cache; causal-lm.ts: the prompt's KV cache) and search only hands it back.
+ */
+export interface DecoderState {
+  rows: number;
+}
 
 /**
  * Search drops finished rows from the state once this share of it (1 / n) is done; a greedy run ends there too

@@ -8,14 +8,14 @@ import { beamLoopInputs, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, searchF
 import { SEARCH, TOP_IDS } from '../graph/top-candidates.ts';
 import type { DecoderDims } from '../model/family.ts';
 import type { LoadedRuntime } from '../types.ts';
-import { gatherRows, permuteRows, repeatRows, type DecoderState, type Encoded } from './kv-cache.ts';
+import { gatherRows, permuteRows, repeatRows, type Seq2SeqState, type Encoded } from './kv-cache.ts';
 import { loadModel } from './load-model.ts';
 import type { Decoder } from './open-decoder.ts';
 import { BeamRanking } from './beam-ranking.ts';
 import type { BeamRunRequest, BeamStepRequest, CandidateRequest, GreedyRunRequest, RankedStep, SearchDecoder, StepCandidates } from './search-decoder.ts';
 import type { StepSessions } from './step-sessions.ts';
 
-export type { DecoderState, Encoded } from './kv-cache.ts';
+export type { Seq2SeqState, Encoded } from './kv-cache.ts';
 
 type Result = 'logits' | typeof TOP_IDS;
 
@@ -100,7 +100,7 @@ export class Seq2SeqModel implements SearchDecoder {
     return this.steps;
   }
 
-  async begin(sources: readonly number[][], copies = 1): Promise<DecoderState> {
+  async begin(sources: readonly number[][], copies = 1): Promise<Seq2SeqState> {
     const encoded = await this.encode(sources);
     return this.start(copies === 1 ? encoded : {
       hidden: repeatRows(encoded.hidden, copies), mask: repeatRows(encoded.mask, copies), rows: encoded.rows * copies,
@@ -122,7 +122,7 @@ export class Seq2SeqModel implements SearchDecoder {
     return { hidden: out.last_hidden_state as ort.Tensor, mask: maskTensor, rows };
   }
 
-  private start(encoded: Encoded): DecoderState {
+  private start(encoded: Encoded): Seq2SeqState {
     const { heads, headDim } = this.dims;
     const past: Record<string, ort.Tensor> = {};
     for (const n of [...this.selfNames, ...this.crossNames]) {
@@ -141,7 +141,7 @@ export class Seq2SeqModel implements SearchDecoder {
    * `logits()` then runs the same step again on the same inputs, without touching the cache. Without them, or asked
    * for k = 0 (or k past the vocabulary), the answer is the logits.
    */
-  async step(state: DecoderState, tokens: readonly number[], want: CandidateRequest): Promise<StepCandidates> {
+  async step(state: Seq2SeqState, tokens: readonly number[], want: CandidateRequest): Promise<StepCandidates> {
     const vocab = this.decoder.kind === 'split' ? this.decoder.loop?.vocab : undefined;
     if (want.k <= 0 || !this.searchOutputs || (vocab !== undefined && want.k > vocab)) {
       const logits = (await this.logitsStep(state, tokens)).data as Float32Array;
@@ -159,7 +159,7 @@ export class Seq2SeqModel implements SearchDecoder {
   }
 
   /** One step's logits, [rows, 1, vocab]. */
-  private async logitsStep(state: DecoderState, tokens: readonly number[]): Promise<ort.Tensor> {
+  private async logitsStep(state: Seq2SeqState, tokens: readonly number[]): Promise<ort.Tensor> {
     const logits = (await this.advanceWith(state, tokens, 'logits', NO_SEARCH)).out.logits as ort.Tensor;
     // The greedy Loop's scan output is [1, rows, 1, vocab]: the same data.
     return logits.dims.length === 3 ? logits : new ort.Tensor('float32', logits.data as Float32Array, logits.dims.slice(1));
@@ -169,7 +169,7 @@ export class Seq2SeqModel implements SearchDecoder {
    * One decoder run fetching `result` and the self-attention cache (only what is fetched is copied out), with the
    * search inputs' feeds; also the feeds and session it ran (split decoder only), for a step's logits() to run again.
    */
-  private async advanceWith(state: DecoderState, tokens: readonly number[], result: Result, search: Record<string, ort.Tensor>) {
+  private async advanceWith(state: Seq2SeqState, tokens: readonly number[], result: Result, search: Record<string, ort.Tensor>) {
     let used: Record<string, ort.Tensor> | undefined;
     let usedSession: ort.InferenceSession | undefined;
     const feeds: Record<string, ort.Tensor> = {
@@ -216,7 +216,7 @@ export class Seq2SeqModel implements SearchDecoder {
   }
 
   /** One beam step: in beam-loop.ts's Loop when the step model has it, else a step then beam-rank.ts's model. */
-  async beamStep(state: DecoderState, tokens: readonly number[], req: BeamStepRequest): Promise<RankedStep> {
+  async beamStep(state: Seq2SeqState, tokens: readonly number[], req: BeamStepRequest): Promise<RankedStep> {
     const loop = this.beamLoop;
     if (loop) return (await this.beamLoopRun(loop, state, tokens, req, 1, this.ranking.tensors(req.rules, req.beams, loop.vocab)))[0]!;
     if (req.from.some((f, i) => f !== i)) this.reorder(state, req.from);
@@ -224,7 +224,7 @@ export class Seq2SeqModel implements SearchDecoder {
   }
 
   /** Beam steps in one onnxruntime run of beam-loop.ts's Loop (SearchDecoder.beamRun). */
-  async beamRun(state: DecoderState, tokens: readonly number[], req: BeamRunRequest): Promise<RankedStep[] | undefined> {
+  async beamRun(state: Seq2SeqState, tokens: readonly number[], req: BeamRunRequest): Promise<RankedStep[] | undefined> {
     const loop = this.beamLoop;
     if (!loop) return undefined;
     const rules = this.ranking.tensors([{ forced: undefined, banned: new Set(req.banned) }], req.beams, loop.vocab);
@@ -232,7 +232,7 @@ export class Seq2SeqModel implements SearchDecoder {
   }
 
   private async beamLoopRun(
-    loop: BeamLoop, state: DecoderState, tokens: readonly number[], req: Omit<BeamStepRequest, 'rules'>, steps: number, rules: RuleTensors,
+    loop: BeamLoop, state: Seq2SeqState, tokens: readonly number[], req: Omit<BeamStepRequest, 'rules'>, steps: number, rules: RuleTensors,
   ): Promise<RankedStep[]> {
     const { done, beams, scores, from } = req;
     await this.splitCross(state);
@@ -268,7 +268,7 @@ export class Seq2SeqModel implements SearchDecoder {
   }
 
   /** Greedy steps in one onnxruntime run of greedy-loop.ts's Loop (SearchDecoder.greedyRun). */
-  async greedyRun(state: DecoderState, tokens: readonly number[], req: GreedyRunRequest): Promise<number[][] | undefined> {
+  async greedyRun(state: Seq2SeqState, tokens: readonly number[], req: GreedyRunRequest): Promise<number[][] | undefined> {
     if (this.decoder.kind !== 'split' || !this.decoder.loop) return undefined;
     const { steps, banned, done } = req;
     await this.splitCross(state);
@@ -288,19 +288,19 @@ export class Seq2SeqModel implements SearchDecoder {
    * Split decoder, first step: the cross-attention K/V from the encoder output, then every step (the first with an
    * empty self-attention cache) on the with-past model.
    */
-  private async splitCross(state: DecoderState): Promise<void> {
+  private async splitCross(state: Seq2SeqState): Promise<void> {
     if (state.step > 0 || this.decoder.kind !== 'split') return;
     this.keepCross(state, await this.decoder.crossKv.run({ encoder_hidden_states: state.encoded.hidden }));
   }
 
   /** The cross-attention K/V of a first step's outputs, kept for every later step. */
-  private keepCross(state: DecoderState, from: ort.InferenceSession.ReturnType): void {
+  private keepCross(state: Seq2SeqState, from: ort.InferenceSession.ReturnType): void {
     this.crossNames.forEach((n, i) => (state.past[this.crossPast[i]!] = from[`present.${n}`] as ort.Tensor));
   }
 
   /** A Loop run's feeds, in the session's input order (greedy-loop.ts). */
   private loopFeeds(
-    session: ort.InferenceSession, state: DecoderState, ids: ort.Tensor, steps: number, banned: readonly number[],
+    session: ort.InferenceSession, state: Seq2SeqState, ids: ort.Tensor, steps: number, banned: readonly number[],
     done: readonly boolean[] | undefined, search: Record<string, ort.Tensor>, wholeLogits: boolean,
   ): Record<string, ort.Tensor> {
     const own: Record<string, ort.Tensor> = {
@@ -325,12 +325,12 @@ export class Seq2SeqModel implements SearchDecoder {
   }
 
   /** Row i of the self-attention cache becomes old row `from[i]` (beam search). Cross K/V rows of one source are equal. */
-  reorder(state: DecoderState, from: readonly number[]): void {
+  reorder(state: Seq2SeqState, from: readonly number[]): void {
     for (const n of this.selfNames) permuteRows(state.past[`past_key_values.${n}`]!, from);
   }
 
   /** Keeps only the given rows of a batch (finished rows stop costing compute); every cached tensor follows. */
-  select(state: DecoderState, rows: readonly number[]): void {
+  select(state: Seq2SeqState, rows: readonly number[]): void {
     for (const key of Object.keys(state.past)) state.past[key] = gatherRows(state.past[key]!, rows);
     state.encoded = { hidden: gatherRows(state.encoded.hidden, rows), mask: gatherRows(state.encoded.mask, rows), rows: rows.length };
     state.rows = rows.length;

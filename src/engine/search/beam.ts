@@ -31,6 +31,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
   let from = Array.from({ length: total }, (_, g) => g);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   const K = 2 * beams;
+  const stops = new Set(rules.stopIds);
   // Each beam's best K candidates plus as many as the rules can ban, and a margin, so that the ranking almost never
   // has to score every logit (graph/beam-rank.ts).
   const candidates = K + candidatesNeeded(processors) - 1 + 8;
@@ -61,7 +62,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
         const sc = ranked.values[j]!;
         const g = Number(ranked.from[j]);
         const v = Number(ranked.ids[j]);
-        if (v === rules.eosId) {
+        if (stops.has(v)) {
           if (rank >= beams) continue;
           hyps[r]!.add(sc, [...seqs[g]!, v], curLen);
         } else {

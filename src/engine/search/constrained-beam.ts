@@ -100,7 +100,7 @@ export const constrainedBeamSearch: BeamSearch = async (decoder, rules, processo
         applyRules(lp, processors, ctx);
         if (forcedByRules === undefined) {
           // Room: tokens left before the last one (which the model's rules force to EOS).
-          const rule = ruleFor(c, h.state, h.tokens, row.maxNewTokens - 1 - step, rules.eosId);
+          const rule = ruleFor(c, h.state, h.tokens, row.maxNewTokens - 1 - step, rules.stopIds);
           if (rule.only) {
             const keep = rule.only.map((v) => lp[v]!);
             lp.fill(-Infinity);
@@ -123,7 +123,7 @@ export const constrainedBeamSearch: BeamSearch = async (decoder, rules, processo
       // EOS: a finished hypothesis when it ranks among the best B (as beam.ts takes it); allowed only once all is out.
       const growing: Candidate[] = [];
       candidates.forEach((cand, rank) => {
-        if (cand.tokens[cand.tokens.length - 1] === rules.eosId) {
+        if (rules.stopIds.includes(cand.tokens[cand.tokens.length - 1]!)) {
           if (rank < B && allMet(live[cand.from]!.state)) finished[r]!.add(cand.score, cand.tokens, cand.tokens.length);
         } else growing.push(cand);
       });

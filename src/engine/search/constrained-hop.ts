@@ -4,7 +4,7 @@
 import type { Batcher, Cancellation } from '../batching/batcher.ts';
 import type { Priority } from '../types.ts';
 import { TooManyTerms } from '../errors.ts';
-import { maxNewTokens, maxSourceTokens, outputCap, type GenerationRules } from '../model/family.ts';
+import { maxSourceTokens, outputCap, type GenerationRules } from '../model/family.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { SegmentConstraint } from '../types.ts';
@@ -16,7 +16,10 @@ export interface ConstrainedHop {
   rules: GenerationRules;
   tokenizer: ModelTokenizer;
   batcher: Batcher;
-  openingToken: number | undefined;
+  /** A segment's source ids, as the hop frames them (an LLM translator: its prompt). */
+  encode(text: string): number[];
+  /** The most new tokens a row of these source ids may take (the hop's rule). */
+  newTokens(ids: readonly number[]): number;
   forcedFirstId: number | undefined;
   beams: number;
   fixedNewTokens?: number;
@@ -32,14 +35,14 @@ export async function translateConstrained(hop: ConstrainedHop, texts: readonly 
   const cap = outputCap(hop.rules);
   const rows: GenerationRow[] = prepared.map((p) => {
     // The source is cut to the position table (a longer sentence is rare: the service cuts text into sentences first).
-    const full = hop.tokenizer.encode(p.source, hop.openingToken);
+    const full = hop.encode(p.source);
     const ids = full.length > limit ? [...full.slice(0, limit - 1), full[full.length - 1]!] : full;
     // The phrases' room comes on top of the usual limit, but no output may pass the model's own (its positions): a
     // row whose phrases alone do not fit is refused, before anything is decoded.
     const room = extraRoom(p.phrases);
     const forced = hop.forcedFirstId === undefined ? 0 : 1; // the target's language token comes first
     if (room + forced > cap) throw new TooManyTerms(p.phrases.length, room - 1, cap - 1 - forced);
-    const max = Math.min(cap, (hop.fixedNewTokens ?? maxNewTokens(hop.rules, ids.length)) + room);
+    const max = Math.min(cap, (hop.fixedNewTokens ?? hop.newTokens(ids)) + room);
     const min = Math.min(hop.fixedNewTokens ?? 0, max);
     return { ids, maxNewTokens: max, minNewTokens: min, forcedFirstId: hop.forcedFirstId, constraints: { phrases: p.phrases, joiners } };
   });

@@ -102,7 +102,7 @@ export function advance(c: RowConstraints, s: ConstraintState, token: number): C
  * often as listed banned where the hypothesis ends with the rest of it (no duplicate).
  */
 export function ruleFor(
-  c: RowConstraints, s: ConstraintState, tail: readonly number[], room: number, eosId: number,
+  c: RowConstraints, s: ConstraintState, tail: readonly number[], room: number, stopIds: readonly number[],
 ): { only?: number[]; ban: number[] } {
   if (s.open) {
     const pos = s.open.pos;
@@ -113,7 +113,7 @@ export function ruleFor(
     return { only: [...new Set(c.phrases.filter((_, i) => !s.met[i]).map((p) => p[0]!))], ban: [] };
   }
   const ban: number[] = [];
-  if (due > 0) ban.push(eosId);
+  if (due > 0) ban.push(...stopIds);
   if (s.justMet) ban.push(...c.joiners);
   c.phrases.forEach((p, i) => {
     if (!s.met[i]) return;

@@ -23,10 +23,11 @@ export async function greedySearch(
   let tokens = rows.map(() => rules.decoderStartId);
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   const want: CandidateRequest = { k: candidatesNeeded(processors) };
+  const stops = new Set(rules.stopIds);
   /** Row rows[r], at state row b, took `next`: done at EOS or at its own limit. */
   const take = (r: number, b: number, next: number) => {
     outputs[r]!.push(next);
-    if (next === rules.eosId || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
+    if (stops.has(next) || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
   };
   // Whether the decoder takes runs: one that declines a run declines them all, so its steps plan none (NLLB-600M).
   let runs = true;

@@ -56,12 +56,14 @@ export class BanTokens implements LogitsProcessor {
   }
 }
 
-/** EOS is not allowed before `minNewTokens` (used by the benchmark to generate a fixed number of tokens). */
+/** No token ending the output is allowed before `minNewTokens` (used by the benchmark to generate a fixed number of tokens). */
 export class MinNewTokens implements LogitsProcessor {
-  readonly maxBanned = 1;
-  constructor(private readonly eosId: number) {}
+  readonly maxBanned: number;
+  constructor(private readonly stopIds: readonly number[]) {
+    this.maxBanned = stopIds.length;
+  }
   effect(row: RowContext): RuleEffect {
-    return row.step < row.minNewTokens ? { ban: [this.eosId] } : undefined;
+    return row.step < row.minNewTokens ? { ban: this.stopIds } : undefined;
   }
 }
 
@@ -69,7 +71,7 @@ export class MinNewTokens implements LogitsProcessor {
 export function processorsFor(rules: GenerationRules): LogitsProcessor[] {
   const list: LogitsProcessor[] = [];
   if (rules.bannedIds.length) list.push(new BanTokens(rules.bannedIds));
-  list.push(new MinNewTokens(rules.eosId));
+  list.push(new MinNewTokens(rules.stopIds));
   if (rules.forcesTargetToken) list.push(new ForcedFirstToken());
   if (rules.forcedEosId !== undefined) list.push(new ForcedEosAtLimit(rules.forcedEosId));
   return list;

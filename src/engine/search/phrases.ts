@@ -37,7 +37,7 @@ export function joinerIds(tokenizer: ModelTokenizer): number[] {
 
 /** The target pieces of `text` (no EOS, no language token), or undefined when decoding them does not give it back. */
 function spell(tokenizer: ModelTokenizer, text: string): number[] | undefined {
-  const ids = tokenizer.encode(text).slice(0, -1);
+  const ids = tokenizer.textIds(text);
   return ids.length > 0 && tokenizer.decode(ids) === text ? ids : undefined;
 }
 

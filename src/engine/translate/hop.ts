@@ -5,6 +5,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Batcher } from '../batching/batcher.ts';
 import { NoLanguageToken } from '../errors.ts';
 import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
+import type { TranslatorPrompt } from '../model/decoder-only-folder.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import type { ModelInfo, TranslateOptions } from '../types.ts';
@@ -20,6 +21,8 @@ export interface LoadedModel {
   targetTokens?: Record<string, string>;
   /** NLLB, M2M-100, mBART-50: FLORES code -> the vocabulary's language token (`deu_Latn`, `__de__`, `de_DE`). */
   languageTokens?: Record<string, string>;
+  /** A decoder-only translator: its dragoman.json prompt. */
+  prompt?: TranslatorPrompt;
 }
 
 export interface Hop {
@@ -40,6 +43,26 @@ function languageTokenId(model: LoadedModel, token: string | undefined, flores: 
   const id = token === undefined ? undefined : model.tokenizer.tokenId(token);
   if (id === undefined) throw new NoLanguageToken(model.info.name, flores);
   return id;
+}
+
+/**
+ * How a segment becomes a row: its source ids and the most tokens its output may take. An encoder-decoder model reads
+ * the segment's pieces (framed by the family's language token); a decoder-only translator reads its prompt
+ * (dragoman.json's template filled, in the tokenizer's chat template), and its output is bounded by the segment's own
+ * tokens as an encoder-decoder model's is, within what its context has left after the prompt.
+ */
+function framing(model: LoadedModel, source: string, target: string, openingToken: number | undefined) {
+  const { prompt, tokenizer, rules } = model;
+  if (!prompt) {
+    return { encode: (text: string) => tokenizer.encode(text, openingToken), newTokens: (ids: readonly number[]) => maxNewTokens(rules, ids.length) };
+  }
+  const fill = (text: string) => prompt.template.replaceAll('{source_name}', prompt.names[source] ?? source)
+    .replaceAll('{target_name}', prompt.names[target] ?? target).replaceAll('{text}', text);
+  const wrapper = tokenizer.chat(fill('')).length;
+  return {
+    encode: (text: string) => tokenizer.chat(fill(text)),
+    newTokens: (ids: readonly number[]) => Math.max(1, Math.min(maxNewTokens(rules, Math.max(1, ids.length - wrapper)), rules.maxPositions - ids.length)),
+  };
 }
 
 export class HopTranslator {
@@ -68,6 +91,7 @@ export class HopTranslator {
     const openingToken = rules.opening === 'source' ? languageToken(source)
       : model.targetTokens ? languageTokenId(model, model.targetTokens[target], target) : undefined;
     const forcedFirstId = rules.forcesTargetToken ? languageToken(target) : undefined;
+    const { encode, newTokens } = framing(model, source, target, openingToken);
 
     // Segments with constraints take their own search; the others go the usual way, as if none had any.
     const bound = opts.constraints?.map((c, i) => (c?.length && HAS_LETTER.test(texts[i]!) ? i : -1)).filter((i) => i >= 0) ?? [];
@@ -76,7 +100,7 @@ export class HopTranslator {
       const [plain, constrained] = await Promise.all([
         this.translate(model, source, target, texts.map((t, i) => (isBound.has(i) ? '' : t)), { ...opts, constraints: undefined }),
         translateConstrained({
-          model: model.info.name, rules: model.rules, tokenizer: model.tokenizer, batcher, openingToken, forcedFirstId, beams,
+          model: model.info.name, rules: model.rules, tokenizer: model.tokenizer, batcher, encode, newTokens, forcedFirstId, beams,
           ...(this.fixedNewTokens !== undefined ? { fixedNewTokens: this.fixedNewTokens } : {}),
           ...(opts.signal ? { cancel: { signal: opts.signal, dropWaiting: () => true } } : {}),
           ...(opts.priority ? { priority: opts.priority } : {}),
@@ -152,7 +176,7 @@ export class HopTranslator {
       const pieces: ReturnType<typeof fitPieces>[] = [];
       slice = performance.now();
       for (const text of distinct) {
-        pieces.push(fitPieces(text, (t) => model.tokenizer.encode(t, openingToken), limit));
+        pieces.push(fitPieces(text, encode, limit));
         if (performance.now() - slice > YIELD_AFTER_MS) {
           await nextTurn();
           slice = performance.now();
@@ -166,7 +190,7 @@ export class HopTranslator {
         const same = ids.join(',');
         let row = rowByIds.get(same);
         if (row === undefined) {
-          const max = this.fixedNewTokens ?? maxNewTokens(model.rules, ids.length);
+          const max = this.fixedNewTokens ?? newTokens(ids);
           row = rows.push({ ids, maxNewTokens: max, minNewTokens: this.fixedNewTokens ?? 0, forcedFirstId }) - 1;
           rowByIds.set(same, row);
         }
