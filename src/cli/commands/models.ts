@@ -29,7 +29,7 @@ const PULL = syntax({
   about: 'Download a model from the Hugging Face hub (connected machines only) into DRAGOMAN_MODELS_DIR, checking every file.',
   flags: {
     revision: { type: 'string', value: 'R', about: 'branch, tag or commit (default: main)' },
-    precision: { type: 'string', value: 'int8|fp32', about: 'which graphs (default: DRAGOMAN_PRECISION, int8)' },
+    precision: { type: 'string', value: 'auto|int4|int8|fp32', about: 'which graphs (default: DRAGOMAN_PRECISION, auto: the smallest a model has)' },
     name: { type: 'string', value: 'N', about: "the model's folder name (default: the repository's name)" },
     force: { type: 'boolean', about: 'replace an installed model of the same name' },
   },
@@ -93,18 +93,23 @@ function progressSink(io: CliIo): ProgressSink {
 
 function precisionOf(value: string | undefined, fallback: Precision): Precision {
   if (value === undefined) return fallback;
-  if (value !== 'int8' && value !== 'fp32') throw usageError(`--precision must be int8 or fp32, got "${value}"`);
-  return value;
+  const known = ['auto', 'int4', 'int8', 'fp32'] as const;
+  if (!(known as readonly string[]).includes(value)) throw usageError(`--precision must be ${known.join(', ')}, got "${value}"`);
+  return value as Precision;
 }
 
 function publicCode(flores: string): string {
   return languageByFlores(flores)?.code ?? flores;
 }
 
-/** `en → de`, `en → cs,de,fr`, `204 languages → en` (multi-source), `100 languages` (many-to-many). */
+/**
+ * `en → de`, `en → cs,de,fr`, `204 languages → en` (multi-source), `100 languages` (many-to-many), `en → de, de → en`
+ * (an LLM translator's declared pairs).
+ */
 function languagesColumn(m: ListedModel): string {
   if (m.sources.length === 0) return '-';
   const side = (codes: string[]) => (codes.length > 8 ? `${codes.length} languages` : codes.map(publicCode).join(','));
+  if (m.pairs) return m.pairs.length > 4 ? `${m.pairs.length} pairs` : m.pairs.map(([s, t]) => `${publicCode(s)} → ${publicCode(t)}`).join(', ');
   if (m.family !== 'marian') return `${new Set([...m.sources, ...m.targets]).size} languages`;
   return `${side(m.sources)} → ${side(m.targets)}`;
 }
