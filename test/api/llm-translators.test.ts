@@ -3,11 +3,12 @@
 // still wins the pair both serve, X-Dragoman-Model names the LLM, HTML keeps its tags, a glossary's term comes out,
 // characters are metered, and a folder without its dragoman.json is refused with the reason.
 import * as deepl from 'deepl-node';
-import { rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanModels } from '../../src/engine/model/registry.ts';
-import { linkModel, tempDir } from '../engine/helpers.ts';
+import { FLOAT, GRAPH, INT64, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
+import { FIXTURES, engineOver, linkModel, tempDir } from '../engine/helpers.ts';
 import { llmDev } from '../fixture-models.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -86,6 +87,32 @@ describe('an LLM translator\'s folder', () => {
       expect(info!.problem).toMatch(/dragoman\.json is missing.*prompt and languages/);
     } finally {
       bare.remove();
+    }
+  });
+
+  it('is refused when its graph needs an operator onnxruntime\'s CPU provider lacks, naming the operator', async () => {
+    const odd = tempDir('dragoman-llm-op-');
+    const folder = join(odd.path, 'qwen-odd-op');
+    try {
+      mkdirSync(join(folder, 'onnx'), { recursive: true });
+      for (const f of readdirSync(join(FIXTURES, LLM))) if (f !== 'onnx') symlinkSync(join(FIXTURES, LLM, f), join(folder, f));
+      writeFileSync(join(folder, 'onnx', 'model.onnx'), modelBytes(concat([
+        nodeField('FlashDecodeAttention', ['input_ids'], ['logits'], 'attention'),
+        lenField(GRAPH.name, 'odd'),
+        tensorInfoField(GRAPH.input, 'input_ids', INT64, ['batch', 'seq']),
+        tensorInfoField(GRAPH.output, 'logits', FLOAT, ['batch', 'seq', 'vocab']),
+      ]), 17));
+      const engine = await engineOver(odd.path);
+      try {
+        await expect(engine.translate(['Ein Hund.'], 'deu_Latn', 'eng_Latn')).rejects.toThrow();
+        const info = engine.models().find((m) => m.name === 'qwen-odd-op')!;
+        expect(info.status).toBe('corrupt');
+        expect(info.problem).toMatch(/FlashDecodeAttention/);
+      } finally {
+        await engine.close();
+      }
+    } finally {
+      odd.remove();
     }
   });
 
