@@ -19,7 +19,8 @@ export interface ModelManifest {
   name: string;
   /** Where the files came from, when known (pull). */
   source?: { repo: string; revision: string; commit?: string; endpoint?: string };
-  precision?: 'int8' | 'fp32';
+  /** What pull asked for (int4 and auto take the smallest graphs a decoder-only repository has). */
+  precision?: 'int8' | 'fp32' | 'int4' | 'auto';
   createdAt: string;
   files: ManifestFile[];
 }

@@ -113,7 +113,7 @@ describe('dragoman <command> --help / -h', () => {
   }
 
   it('the defaults README documents are in the help', async () => {
-    expect((await inProcess('models', 'pull', '--help')).stdout).toMatch(/--precision int8\|fp32 .*default: DRAGOMAN_PRECISION, int8/);
+    expect((await inProcess('models', 'pull', '--help')).stdout).toMatch(/--precision int8\|fp32\|int4\|auto .*default: DRAGOMAN_PRECISION, int8/);
     expect((await inProcess('usage', '-h')).stdout).toMatch(/--month YYYY-MM .*default: the current one, UTC/);
     expect((await inProcess('serve', '-h')).stdout).toMatch(/DRAGOMAN_HOST:DRAGOMAN_PORT \(default 127\.0\.0\.1:8080\)/);
     expect((await inProcess('models', 'pack', '-h')).stdout).toMatch(/^ {2}-o, --output FILE\.tar +the archive to write \(required\)$/m);

@@ -109,7 +109,7 @@ describe('dragoman models', () => {
   it('gives clear messages for bad input', async () => {
     const env = { DRAGOMAN_MODELS_DIR: join(root, 'empty') };
     await expect(run(['pull'], io(env).io)).rejects.toThrow(/expected one REPO/);
-    await expect(run(['pull', 'x', '--precision', 'fp16'], io(env).io)).rejects.toThrow(/--precision must be int8 or fp32/);
+    await expect(run(['pull', 'x', '--precision', 'fp16'], io(env).io)).rejects.toThrow(/--precision must be int8, fp32, int4, auto, got "fp16"/);
     await expect(run(['pack', 'opus-mt-en-de'], io(env).io)).rejects.toThrow(/-o FILE\.tar/);
     await expect(run(['import', join(root, 'nope.tar')], io(env).io)).rejects.toThrow(/ENOENT|no such file/);
     const l = io(env);

@@ -5,6 +5,7 @@ import { languageByFlores } from '../../languages/catalog.ts';
 import { listModels, type ListedModel } from '../../models/list.ts';
 import { importPack, packModels } from '../../models/pack.ts';
 import { formatBytes, type ProgressSink } from '../../models/progress.ts';
+import type { PullPrecision } from '../../models/needed-files.ts';
 import { pullModel } from '../../models/pull.ts';
 import { removeModel } from '../../models/remove.ts';
 import { verifyModels } from '../../models/verify.ts';
@@ -29,13 +30,17 @@ const PULL = syntax({
   about: 'Download a model from the Hugging Face hub (connected machines only) into DRAGOMAN_MODELS_DIR, checking every file.',
   flags: {
     revision: { type: 'string', value: 'R', about: 'branch, tag or commit (default: main)' },
-    precision: { type: 'string', value: 'int8|fp32', about: 'which graphs (default: DRAGOMAN_PRECISION, int8)' },
+    precision: {
+      type: 'string',
+      value: 'int8|fp32|int4|auto',
+      about: 'which graphs (default: DRAGOMAN_PRECISION, int8); int4 and auto: the smallest of an LLM',
+    },
     name: { type: 'string', value: 'N', about: "the model's folder name (default: the repository's name)" },
     force: { type: 'boolean', about: 'replace an installed model of the same name' },
   },
   notes: [
     'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M), m2m100 (Xenova/m2m100_418M), ' +
-    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt)',
+    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt); LLM translators: hy-mt2, translategemma, qwen3, gemma3, llama3.2',
     `${DIR_NOTE} Downloads come from HF_ENDPOINT (default https://huggingface.co), with HF_TOKEN when set.`,
   ],
 });
@@ -74,7 +79,7 @@ const VERIFY = syntax({
 
 const HELP = groupHelp('models', [LIST, PULL, PACK, IMPORT, REMOVE, VERIFY], [
   'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M), m2m100 (Xenova/m2m100_418M), ' +
-    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt)',
+    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt); LLM translators: hy-mt2, translategemma, qwen3, gemma3, llama3.2',
   'models live in DRAGOMAN_MODELS_DIR; pull reads HF_ENDPOINT and HF_TOKEN',
 ]);
 
@@ -91,10 +96,14 @@ function progressSink(io: CliIo): ProgressSink {
   };
 }
 
-function precisionOf(value: string | undefined, fallback: Precision): Precision {
+const PULL_PRECISIONS = ['int8', 'fp32', 'int4', 'auto'] as const;
+
+function precisionOf(value: string | undefined, fallback: Precision): PullPrecision {
   if (value === undefined) return fallback;
-  if (value !== 'int8' && value !== 'fp32') throw usageError(`--precision must be int8 or fp32, got "${value}"`);
-  return value;
+  if (!(PULL_PRECISIONS as readonly string[]).includes(value)) {
+    throw usageError(`--precision must be ${PULL_PRECISIONS.join(', ')}, got "${value}"`);
+  }
+  return value as PullPrecision;
 }
 
 function publicCode(flores: string): string {
