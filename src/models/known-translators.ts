@@ -2,10 +2,12 @@
 // write the folder's dragoman.json (an LLM translator without one is refused: its files do not say how to ask it).
 // docs/models.md ("LLM translators") shows the same entries and where each came from.
 
-/** One prompt for the pairs whose source or target matches; the first matching rule wins, else `prompt`. */
+/** One prompt for some pairs; the first rule that matches wins, else `prompt`. A rule's missing fields match any pair. */
 export interface PromptRule {
   source?: string | string[];
   target?: string | string[];
+  /** Matches when the source or the target is one of these. */
+  either?: string | string[];
   prompt: string;
   /** The names this prompt writes (a Chinese prompt names languages in Chinese). */
   languages?: Record<string, string>;
@@ -58,10 +60,7 @@ function hunyuan(codes: string[], english: string, chinese: string): TranslatorD
   return {
     prompt: english,
     languages: Object.fromEntries(rows.map(([c, en]) => [c, en])),
-    prompts: [
-      { source: CHINESE, prompt: chinese, languages: zhNames },
-      { target: CHINESE, prompt: chinese, languages: zhNames },
-    ],
+    prompts: [{ either: CHINESE.filter((c) => codes.includes(c)), prompt: chinese, languages: zhNames }],
   };
 }
 

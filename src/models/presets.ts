@@ -14,7 +14,7 @@ const NAMED: Record<string, string> = {
   m2m100_418M: 'Xenova/m2m100_418M',
   mbart50: 'Xenova/mbart-large-50-many-to-many-mmt',
   'mbart-large-50-many-to-many-mmt': 'Xenova/mbart-large-50-many-to-many-mmt',
-  // LLM translators (docs/models.md, "LLM translators"): exports in a layout the CPU runs, with a known prompt.
+  // LLM translators (docs/models.md, "LLM translators"): ONNX exports whose prompt known-translators.ts holds.
   'hy-mt2': 'ModaLeap/hy-mt2-1.8b-onnx',
   translategemma: 'Menterium/translategemma-4b-it-onnx-int4-cpu',
   qwen3: 'onnx-community/Qwen3-0.6B-ONNX',

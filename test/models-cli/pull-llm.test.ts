@@ -114,8 +114,7 @@ describe('models pull of an LLM translator', () => {
     );
     // The card's rule: into and out of Chinese the Chinese prompt, which names languages in Chinese.
     expect(declaration.prompts).toEqual([
-      expect.objectContaining({ source: ['zh', 'zh-Hant', 'yue'], prompt: expect.stringContaining('将以下文本翻译为{target_name}') }),
-      expect.objectContaining({ target: ['zh', 'zh-Hant', 'yue'] }),
+      expect.objectContaining({ either: ['zh', 'zh-Hant', 'yue'], prompt: expect.stringContaining('将以下文本翻译为{target_name}') }),
     ]);
     expect((declaration.prompts as { languages: Record<string, string> }[])[0]!.languages.en).toBe('英语');
     expect(Object.keys(declaration.languages as object)).toHaveLength(38);
@@ -145,7 +144,29 @@ describe('models pull of an LLM translator', () => {
   });
 });
 
+/** The `dragoman.json` blocks docs/models.md marks with `<!-- dragoman.json: NAME -->`. */
+async function documentedEntries(): Promise<Map<string, Record<string, unknown>>> {
+  const page = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'models.md'), 'utf8');
+  const entries = new Map<string, Record<string, unknown>>();
+  for (const m of page.matchAll(/<!-- dragoman\.json: (.+?) -->\n```json\n([\s\S]*?)\n```/g)) entries.set(m[1]!, JSON.parse(m[2]!));
+  return entries;
+}
+
 describe('known translators', () => {
+  it('are the entries docs/models.md shows', async () => {
+    const docs = await documentedEntries();
+    const entry = (repo: string, template?: string) => knownTranslator(repo)!.declaration(template);
+    expect([...docs.keys()]).toEqual(['Hy-MT2', 'TranslateGemma, own chat template', 'TranslateGemma, plain chat template', 'Gemma 3']);
+    expect(docs.get('Hy-MT2')).toEqual(entry('x/hy-mt2-1.8b'));
+    expect(docs.get('TranslateGemma, own chat template')).toEqual(entry('x/translategemma-4b-it', GEMMA_TEMPLATE_WITH_CODES));
+    expect(docs.get('TranslateGemma, plain chat template')!.prompt).toBe(entry('x/translategemma-4b-it').prompt);
+    expect(docs.get('Gemma 3')).toEqual(entry('onnx-community/gemma-3-1b-it-ONNX'));
+    // The page shows the other Hunyuan prompts as the one line that differs.
+    const page = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'models.md'), 'utf8');
+    expect(page).toContain(`"prompt": ${JSON.stringify(entry('x/HY-MT1.5-1.8B').prompt)}`);
+    expect(page).toContain(`"prompt": ${JSON.stringify(entry('x/Hunyuan-MT-7B').prompts![0]!.prompt)}`);
+  });
+
   it('declare only languages the catalog knows, each once, and prompts that hold the text', () => {
     for (const known of KNOWN_TRANSLATORS) {
       for (const template of [undefined, GEMMA_TEMPLATE_WITH_CODES]) {
