@@ -20,6 +20,7 @@ export interface ModelManifest {
   name: string;
   /** Where the files came from, when known (pull). */
   source?: { repo: string; revision: string; commit?: string; endpoint?: string };
+  /** What pull asked for (int4 and auto take the smallest graphs a repository has). */
   precision?: Precision;
   createdAt: string;
   files: ManifestFile[];

@@ -14,9 +14,15 @@ const NAMED: Record<string, string> = {
   m2m100_418M: 'Xenova/m2m100_418M',
   mbart50: 'Xenova/mbart-large-50-many-to-many-mmt',
   'mbart-large-50-many-to-many-mmt': 'Xenova/mbart-large-50-many-to-many-mmt',
+  // LLM translators (docs/models.md, "LLM translators"): ONNX exports whose prompt known-translators.ts holds.
+  'hy-mt2': 'ModaLeap/hy-mt2-1.8b-onnx',
+  translategemma: 'Menterium/translategemma-4b-it-onnx-int4-cpu',
+  qwen3: 'onnx-community/Qwen3-0.6B-ONNX',
+  gemma3: 'onnx-community/gemma-3-1b-it-ONNX',
+  'llama3.2': 'onnx-community/Llama-3.2-1B-Instruct',
 };
 
-/** `opus-mt-en-de` → `Xenova/opus-mt-en-de`; `nllb`, `m2m100`, `mbart50` → the Xenova conversions; `owner/repo` as is. */
+/** `opus-mt-en-de` → `Xenova/opus-mt-en-de`; `nllb`, `m2m100`, `mbart50`, `hy-mt2`, ... → the repositories above; `owner/repo` as is. */
 export function resolveRepo(spec: string): RepoChoice {
   const trimmed = spec.trim().replace(/^https?:\/\/[^/]+\//, '').replace(/\/+$/, '');
   let repo: string;
@@ -27,7 +33,7 @@ export function resolveRepo(spec: string): RepoChoice {
   else {
     throw new Error(
       `unknown model "${spec}": give a Hugging Face repository (owner/name, e.g. Xenova/opus-mt-en-de) ` +
-        `or a preset (opus-mt-xx-yy, nllb, m2m100, mbart50)`,
+        `or a preset (opus-mt-xx-yy, nllb, m2m100, mbart50, hy-mt2, translategemma, qwen3, gemma3, llama3.2)`,
     );
   }
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new Error(`"${spec}" is not a repository name of the form owner/name`);

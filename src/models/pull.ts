@@ -4,13 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Precision } from '../config/env.ts';
 import { DECLARATION_FILE, languagesFromName } from '../engine/model/model-folder.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import { gitBlobSha1File, sha256File } from './checksum.ts';
 import { downloadToPartial, fileMetadata, HubError, type HubSettings, type RemoteFile } from './hub.ts';
 import { newManifest, writeManifest, type ManifestFile, type ModelManifest } from './manifest.ts';
-import { neededFiles } from './needed-files.ts';
+import { knownTranslator } from './known-translators.ts';
+import { neededFiles, type PullPrecision, type RepoLayout } from './needed-files.ts';
 import { resolveRepo } from './presets.ts';
 import { fileProgress, formatBytes, type ProgressSink } from './progress.ts';
 import { installFolder, pathExists } from './install.ts';
@@ -21,7 +21,8 @@ export interface PullOptions {
   /** Repository (`Xenova/opus-mt-en-de`) or preset (`opus-mt-en-de`, `nllb`). */
   spec: string;
   revision?: string;
-  precision?: Precision;
+  /** Default int8; `int4` and `auto` take the smallest graphs a decoder-only repository has. */
+  precision?: PullPrecision;
   /** Folder name; default the repository's name. */
   name?: string;
   /** Replace an installed model of the same name. */
@@ -45,47 +46,80 @@ const STATE_FILE = '.pull-state.json';
 
 export class ChecksumError extends Error {}
 
-async function planFiles(opts: Required<Pick<PullOptions, 'hub' | 'precision' | 'revision'>>, repo: string) {
-  const { hub, precision } = opts;
-  // The first answer tells us the commit the revision points at; every later file is asked for at that commit so a
-  // push to the branch during the download cannot mix two versions.
-  let revision = opts.revision;
-  let commit: string | undefined;
+/**
+ * Asks the hub about files at one commit: the first answer gives the commit the revision points at, and every later
+ * file is asked for at that commit, so a push to the branch during the download cannot mix two versions.
+ */
+class PinnedRepo {
+  commit: string | undefined;
+  private revision: string;
+
+  constructor(
+    private readonly hub: HubSettings,
+    readonly repo: string,
+    revision: string,
+  ) {
+    this.revision = revision;
+  }
+
+  async meta(path: string): Promise<RemoteFile | undefined> {
+    let meta = await fileMetadata(this.hub, this.repo, this.revision, path);
+    if (meta?.commit && !this.commit) {
+      this.commit = meta.commit;
+      // This first file too is fetched at the commit, not at the branch it was asked for.
+      if (this.commit !== this.revision) meta = (await fileMetadata(this.hub, this.repo, this.commit, path)) ?? meta;
+      this.revision = this.commit;
+    }
+    return meta;
+  }
+}
+
+/**
+ * Which layout the repository is in: the model builder's writes genai_config.json; a decoder-only Optimum export has
+ * onnx/model*.onnx where an encoder-decoder one has onnx/encoder_model*.onnx.
+ */
+async function layoutOf(pinned: PinnedRepo): Promise<RepoLayout> {
+  if (await pinned.meta('genai_config.json')) return 'genai';
+  for (const graph of ['onnx/model.onnx', 'onnx/model_quantized.onnx', 'onnx/model_q4.onnx']) {
+    if (await pinned.meta(graph)) return 'decoder-only';
+  }
+  return 'encoder-decoder';
+}
+
+async function planFiles(opts: { hub: HubSettings; precision: PullPrecision; revision: string }, repo: string) {
+  const pinned = new PinnedRepo(opts.hub, repo, opts.revision);
+  // Every layout has a tokenizer.json: asking for it first pins the commit before the layout is probed.
+  const tokenizer = await pinned.meta('tokenizer.json');
+  const layout = await layoutOf(pinned);
   const found: RemoteFile[] = [];
   const missing: string[] = [];
-  for (const wanted of neededFiles(precision)) {
-    let meta = await fileMetadata(hub, repo, revision, wanted.path);
-    if (meta?.commit && !commit) {
-      commit = meta.commit;
-      // This first file too is fetched at the commit, not at the branch it was asked for.
-      if (commit !== revision) meta = (await fileMetadata(hub, repo, commit, wanted.path)) ?? meta;
-      revision = commit;
-    }
-    if (meta) {
-      found.push(meta);
+  for (const wanted of neededFiles(layout, opts.precision)) {
+    if (wanted.path === 'tokenizer.json' && tokenizer) {
+      found.push(tokenizer);
       continue;
     }
-    if (wanted.fallback) {
-      const [main, ...extra] = wanted.fallback;
-      meta = await fileMetadata(hub, repo, revision, main!);
-      if (meta) {
-        found.push(meta);
-        for (const p of extra) {
-          const m = await fileMetadata(hub, repo, revision, p);
-          if (m) found.push(m);
-        }
-        continue;
+    const tried: string[] = [];
+    let choice: typeof wanted | undefined = wanted;
+    let meta: RemoteFile | undefined;
+    while (choice && !(meta = await pinned.meta(choice.path))) {
+      tried.push(choice.path);
+      choice = choice.fallback;
+    }
+    if (meta && choice) {
+      found.push(meta);
+      for (const p of choice.companions ?? []) {
+        const m = await pinned.meta(p);
+        if (m) found.push(m);
       }
-      missing.push(`${wanted.path} (nor ${main})`);
-    } else if (!wanted.optional) missing.push(wanted.path);
+    } else if (!wanted.optional) missing.push(tried.length > 1 ? `${tried[0]} (nor ${tried.slice(1).join(', ')})` : tried[0]!);
   }
   if (missing.length > 0) {
     throw new HubError(
-      `${repo}@${opts.revision} is not a model in the ONNX layout Dragoman reads: missing ${missing.join(', ')}`,
+      `${repo}@${opts.revision} is not a model in an ONNX layout Dragoman reads (${layout}): missing ${missing.join(', ')}`,
       false,
     );
   }
-  return { files: found, commit };
+  return { files: found, commit: pinned.commit, layout };
 }
 
 async function checkFile(path: string, remote: RemoteFile): Promise<string> {
@@ -160,7 +194,7 @@ export async function pullModel(opts: PullOptions): Promise<PullResult> {
 
   const unlock = await lockPull(opts.modelsDir, name);
   try {
-    const { files, commit } = await planFiles({ hub: opts.hub, precision, revision }, repo);
+    const { files, commit, layout } = await planFiles({ hub: opts.hub, precision, revision }, repo);
     const total = files.reduce((n, f) => n + (f.size ?? 0), 0);
     opts.log.write(
       `Pulling ${repo}@${revision}${commit && commit !== revision ? ` (${commit.slice(0, 12)})` : ''}, ${precision}: ` +
@@ -178,7 +212,10 @@ export async function pullModel(opts: PullOptions): Promise<PullResult> {
     const entries: ManifestFile[] = [];
     for (const remote of files) entries.push(await fetchOne(opts, staging, remote));
 
-    const identity = await identityForRename(staging, name, repoName, entries);
+    const identity =
+      layout === 'encoder-decoder'
+        ? await identityForRename(staging, name, repoName, entries)
+        : await translatorDeclaration(staging, repo, entries, opts.log);
     if (identity) entries.push(identity);
     const manifest = newManifest(name, entries, {
       source: { repo, revision, ...(commit ? { commit } : {}), endpoint: opts.hub.endpoint },
@@ -209,6 +246,43 @@ async function identityForRename(staging: string, name: string, repoName: string
   const path = join(staging, DECLARATION_FILE);
   await writeFile(path, `${JSON.stringify({ family: 'marian', source: languages[0], target: languages[1] }, null, 2)}\n`);
   return { path: DECLARATION_FILE, size: (await stat(path)).size, sha256: await sha256File(path) };
+}
+
+/**
+ * An LLM translator's folder must say how to ask it (dragoman.json: its prompt and languages). A repository that
+ * ships one keeps it; for an export of a model whose card Dragoman knows, the card's prompt is written.
+ */
+async function translatorDeclaration(
+  staging: string,
+  repo: string,
+  entries: ManifestFile[],
+  log: ProgressSink,
+): Promise<ManifestFile | undefined> {
+  if (entries.some((e) => e.path === DECLARATION_FILE)) return undefined;
+  const known = knownTranslator(repo);
+  if (!known) {
+    log.write(
+      `${repo} is a decoder-only model Dragoman has no prompt for: write its ${DECLARATION_FILE} ` +
+        `(docs/models.md, "LLM translators") or the server refuses it\n`,
+    );
+    return undefined;
+  }
+  const path = join(staging, DECLARATION_FILE);
+  await writeFile(path, `${JSON.stringify(known.declaration(await chatTemplateOf(staging)), null, 2)}\n`);
+  log.write(`Wrote ${DECLARATION_FILE}: ${known.name}\n`);
+  return { path: DECLARATION_FILE, size: (await stat(path)).size, sha256: await sha256File(path) };
+}
+
+/** The chat template the folder ships: its own file, else tokenizer_config.json's `chat_template`. */
+async function chatTemplateOf(dir: string): Promise<string | undefined> {
+  const own = await readFile(join(dir, 'chat_template.jinja'), 'utf8').catch(() => undefined);
+  if (own !== undefined) return own;
+  const config = JSON.parse(await readFile(join(dir, 'tokenizer_config.json'), 'utf8').catch(() => '{}')) as { chat_template?: unknown };
+  const template = config.chat_template;
+  if (typeof template === 'string') return template;
+  // Older repositories list named templates: [{ name, template }].
+  if (Array.isArray(template)) return template.map((t) => String((t as { template?: unknown }).template ?? '')).join('\n');
+  return undefined;
 }
 
 function processAlive(pid: number): boolean {

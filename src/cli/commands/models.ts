@@ -35,7 +35,7 @@ const PULL = syntax({
   },
   notes: [
     'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M), m2m100 (Xenova/m2m100_418M), ' +
-    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt)',
+    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt); LLM translators: hy-mt2, translategemma, qwen3, gemma3, llama3.2',
     `${DIR_NOTE} Downloads come from HF_ENDPOINT (default https://huggingface.co), with HF_TOKEN when set.`,
   ],
 });
@@ -74,7 +74,7 @@ const VERIFY = syntax({
 
 const HELP = groupHelp('models', [LIST, PULL, PACK, IMPORT, REMOVE, VERIFY], [
   'presets: opus-mt-xx-yy (Xenova/opus-mt-xx-yy), nllb (Xenova/nllb-200-distilled-600M), m2m100 (Xenova/m2m100_418M), ' +
-    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt)',
+    'mbart50 (Xenova/mbart-large-50-many-to-many-mmt); LLM translators: hy-mt2, translategemma, qwen3, gemma3, llama3.2',
   'models live in DRAGOMAN_MODELS_DIR; pull reads HF_ENDPOINT and HF_TOKEN',
 ]);
 
