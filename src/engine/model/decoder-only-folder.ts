@@ -4,23 +4,15 @@
 // it names (MatMulNBits int4 weights, GroupQueryAttention). docs/models.md, "LLM translators", tells the same.
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { resolveLanguage } from '../../languages/catalog.ts';
 import type { DecoderOnlySpec } from '../pool/protocol.ts';
 import type { ModelInfo, ModelPrecision, PrecisionSetting } from '../types.ts';
 import { DECODER_ONLY_TYPES, decoderDims, generationRules } from './family.ts';
 import { fileStamp } from './file-stamp.ts';
 import { FolderProblem, fileSize, readJson } from './folder-files.ts';
 import { onnxFileProblem } from './onnx-file-check.ts';
+import { readTranslatorPrompt, type TranslatorPrompt } from './translator-prompt.ts';
 
 export const GENAI_CONFIG = 'genai_config.json';
-
-/** dragoman.json of an LLM translator, checked. */
-export interface TranslatorPrompt {
-  /** With `{source_name}`, `{target_name}` and `{text}`; the tokenizer's chat template wraps it as one user message. */
-  template: string;
-  /** FLORES code -> the name the prompt gives the language. */
-  names: Record<string, string>;
-}
 
 type Json = Record<string, unknown>;
 
@@ -53,22 +45,11 @@ function declaredPrompt(path: string, declared: Json | undefined): { prompt: Tra
     throw new FolderProblem('incomplete', `${file} is missing: an LLM translator needs it to declare its prompt and languages, e.g. `
       + '{"prompt":"Translate from {source_name} to {target_name}:\\n{text}","languages":{"en":"English","de":"German"}} (docs/models.md)');
   }
-  const { prompt, languages, pairs } = declared;
-  if (typeof prompt !== 'string' || !prompt.includes('{text}')) throw new FolderProblem('corrupt', `${file}: "prompt" must be a string with {text} in it`);
-  if (!languages || typeof languages !== 'object' || Array.isArray(languages) || !Object.keys(languages).length) {
-    throw new FolderProblem('corrupt', `${file}: "languages" must map the model's language codes to the names its prompt uses`);
-  }
-  const names: Record<string, string> = {};
-  const floresOf: Record<string, string> = {};
-  for (const [code, name] of Object.entries(languages as Json)) {
-    const flores = resolveLanguage(code)?.flores;
-    if (!flores) throw new FolderProblem('corrupt', `${file}: language "${code}" is not in the language catalog`);
-    if (typeof name !== 'string' || !name.trim()) throw new FolderProblem('corrupt', `${file}: language "${code}" needs the name its prompt uses`);
-    names[flores] = name;
-    floresOf[code] = flores;
-  }
+  const { prompt, floresOf } = readTranslatorPrompt(file, declared);
+  const { names } = prompt;
+  const { pairs } = declared;
   const all = Object.keys(names).sort();
-  if (pairs === undefined) return { prompt: { template: prompt, names }, sources: all, targets: all };
+  if (pairs === undefined) return { prompt, sources: all, targets: all };
   if (!Array.isArray(pairs) || !pairs.length) throw new FolderProblem('corrupt', `${file}: "pairs" must be a list of [source, target] codes`);
   const list = pairs.map((p): [string, string] => {
     if (!Array.isArray(p) || p.length !== 2 || !floresOf[String(p[0])] || !floresOf[String(p[1])] || p[0] === p[1]) {
@@ -77,7 +58,7 @@ function declaredPrompt(path: string, declared: Json | undefined): { prompt: Tra
     return [floresOf[String(p[0])]!, floresOf[String(p[1])]!];
   });
   return {
-    prompt: { template: prompt, names }, pairs: list,
+    prompt, pairs: list,
     sources: [...new Set(list.map((p) => p[0]))].sort(), targets: [...new Set(list.map((p) => p[1]))].sort(),
   };
 }

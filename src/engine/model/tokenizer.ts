@@ -15,7 +15,7 @@ interface HfTokenizer {
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
   convert_tokens_to_ids(tokens: string[]): (number | null | undefined)[];
   get_vocab(): Map<string, number> | Record<string, number>;
-  apply_chat_template(messages: { role: string; content: string }[], options: Record<string, unknown>): unknown;
+  apply_chat_template(messages: { role: string; content: unknown }[], options: Record<string, unknown>): unknown;
 }
 
 type TokenizerClass = new (json: unknown, config: unknown) => HfTokenizer;
@@ -83,12 +83,13 @@ export class ModelTokenizer {
   }
 
   /**
-   * A decoder-only translator's prompt ids: `content` (dragoman.json's filled prompt) as one user message in the
-   * tokenizer's own chat template, the generation prompt added — what transformers' apply_chat_template gives.
+   * A decoder-only translator's prompt ids: `content` (dragoman.json's filled prompt, or its structured part) as one
+   * user message in the tokenizer's own chat template, the generation prompt added, with the model's extra template
+   * variables — what transformers' apply_chat_template gives.
    */
-  chat(content: string): number[] {
+  chat(content: string | Record<string, unknown>[], options: Record<string, unknown> = {}): number[] {
     const out = this.tok.apply_chat_template([{ role: 'user', content }],
-      { add_generation_prompt: true, tokenize: true, return_dict: true, return_tensor: false }) as { input_ids?: unknown };
+      { ...options, add_generation_prompt: true, tokenize: true, return_dict: true, return_tensor: false }) as { input_ids?: unknown };
     if (!Array.isArray(out?.input_ids)) throw new Error('the tokenizer has no chat template to wrap the prompt in');
     return out.input_ids as number[];
   }

@@ -5,7 +5,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Batcher } from '../batching/batcher.ts';
 import { NoLanguageToken } from '../errors.ts';
 import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
-import type { TranslatorPrompt } from '../model/decoder-only-folder.ts';
+import { userContent, type TranslatorPrompt } from '../model/translator-prompt.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { GenerationRow } from '../pool/protocol.ts';
 import type { ModelInfo, TranslateOptions } from '../types.ts';
@@ -56,11 +56,10 @@ function framing(model: LoadedModel, source: string, target: string, openingToke
   if (!prompt) {
     return { encode: (text: string) => tokenizer.encode(text, openingToken), newTokens: (ids: readonly number[]) => maxNewTokens(rules, ids.length) };
   }
-  const fill = (text: string) => prompt.template.replaceAll('{source_name}', prompt.names[source] ?? source)
-    .replaceAll('{target_name}', prompt.names[target] ?? target).replaceAll('{text}', text);
-  const wrapper = tokenizer.chat(fill('')).length;
+  const ask = (text: string) => tokenizer.chat(userContent(prompt, source, target, text), prompt.options);
+  const wrapper = ask('').length;
   return {
-    encode: (text: string) => tokenizer.chat(fill(text)),
+    encode: ask,
     newTokens: (ids: readonly number[]) => Math.max(1, Math.min(maxNewTokens(rules, Math.max(1, ids.length - wrapper)), rules.maxPositions - ids.length)),
   };
 }
