@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveLanguage } from '../../src/languages/catalog.ts';
 import { readManifest } from '../../src/models/manifest.ts';
 import { KNOWN_TRANSLATORS, knownTranslator } from '../../src/models/known-translators.ts';
+import { readTranslatorPrompt, userContent } from '../../src/engine/model/translator-prompt.ts';
 import { pullModel } from '../../src/models/pull.ts';
 import { resolveRepo } from '../../src/models/presets.ts';
 import { startFakeHub, type FakeHub } from './fake-hub.ts';
@@ -179,6 +180,17 @@ describe('known translators', () => {
         expect(prompts.length, known.name).toBeGreaterThan(0);
         for (const p of prompts) expect(p, known.name).toContain('{text}');
         for (const rule of d.prompts ?? []) expect(Object.keys(rule.languages ?? d.languages).sort()).toEqual([...codes].sort());
+      }
+    }
+  });
+
+  it('are read by the server as they are written (the engine\'s own dragoman.json reader)', () => {
+    for (const known of KNOWN_TRANSLATORS) {
+      for (const template of [undefined, GEMMA_TEMPLATE_WITH_CODES]) {
+        const { prompt } = readTranslatorPrompt(`${known.name}/dragoman.json`, known.declaration(template) as unknown as Record<string, unknown>);
+        const [source, target] = Object.keys(prompt.names);
+        const asked = userContent(prompt, source!, target!, 'A dog runs.');
+        expect(JSON.stringify(asked), known.name).toContain('A dog runs.');
       }
     }
   });
