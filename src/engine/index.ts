@@ -10,7 +10,7 @@ import { Batcher, type BatchEvent } from './batching/batcher.ts';
 import { TranslationCache } from './translate/cache.ts';
 import { poolShape } from './pool/cpu-limit.ts';
 import { WorkerPool } from './pool/pool.ts';
-import type { SessionSettings } from './pool/protocol.ts';
+import type { SessionSettings } from './settings.ts';
 import { prepareModel } from './pool/model-load.ts';
 import { pruneGraphCache } from './graph/prepare.ts';
 import { scanFolders } from './model/registry.ts';

@@ -3,66 +3,13 @@
 // them rewritten, having run its own check on onnxruntime, or leaves them as they were (a pattern it does not match,
 // a check that fails: slower, never wrong). prepare.ts runs the list once per decoder file and keeps the result on
 // disk, keyed by the file's hash and each pass's name and version: bump a pass's version when its output changes.
-import type ort from 'onnxruntime-node';
-import type { DecoderDims } from '../model/family.ts';
 import { attentionFusionPass } from './attention-fusion.ts';
 import { beamLoopPass } from './beam-loop.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
 import { greedyLoopPass } from './greedy-loop.ts';
 import { signedWeightsPass } from './signed-weights.ts';
 import { searchOutputsPass } from './top-candidates.ts';
-
-/** Which rewrites the settings leave out (DRAGOMAN_SKIP_PASSES, docs/tuning.md): `split` and pass names. */
-export interface GraphSettings {
-  skip: readonly string[];
-}
-
-/** What the runtime needs to know of the graphs it opens. */
-export interface GraphFacts {
-  /** The passes applied, in order (`split` first). */
-  passes: string[];
-  signedWeights: boolean;
-  /** Attention blocks running as one MultiHeadAttention operator each. */
-  fusedAttention: number;
-  /** The step model has the search outputs. */
-  search: boolean;
-  /** The step model runs inside greedy search's Loop (and beam search's beside it): with its logits' length. */
-  loop?: { vocab: number; beam: boolean };
-}
-
-/** The split decoder as the passes leave it. */
-export interface StepGraphs {
-  /** From the encoder output to the cross-attention K/V, run once a batch. */
-  crossKv: Uint8Array;
-  /** The with-past step model (what the Loops wrap). */
-  step: Uint8Array;
-  /** What the runtime opens: the step model, or the step model inside the search Loops. */
-  model: Uint8Array;
-  facts: GraphFacts;
-}
-
-export interface PassContext {
-  decoderPath: string;
-  decoderBytes: number;
-  dims: DecoderDims;
-  padId: number;
-  eosId: number | undefined;
-  settings: GraphSettings;
-  /** An onnxruntime session of `bytes` for a check (one thread, no spinning), released by the caller. */
-  open(bytes: Uint8Array): Promise<ort.InferenceSession>;
-  /** The cross-attention K/V model's session, for test batches. */
-  crossKv: ort.InferenceSession;
-}
-
-export interface GraphPass {
-  name: string;
-  /** Bumped whenever the pass's output changes: it is part of the cache key. */
-  version: number;
-  /** Whether the model and the graphs so far allow it (the settings' skip list is runPasses' business). */
-  wanted(ctx: PassContext, graphs: StepGraphs): boolean;
-  /** The graphs rewritten and checked, or undefined to leave them as they are. */
-  run(graphs: StepGraphs, ctx: PassContext): Promise<StepGraphs | undefined>;
-}
+import type { GraphPass, GraphSettings, PassContext, StepGraphs } from './pass.ts';
 
 /** Version of the cut (decoder-split.ts), the step before every pass. */
 export const SPLIT_VERSION = 1;

@@ -12,8 +12,9 @@ import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
 import { assertUnchanged } from '../model/file-stamp.ts';
 import { cpuHasVnni } from '../runtime/cpu-features.ts';
-import type { SessionSettings } from '../pool/protocol.ts';
-import { passVersions, runPasses, splitDecoder, type GraphFacts, type GraphSettings, type PassContext } from './passes.ts';
+import type { SessionSettings } from '../settings.ts';
+import type { GraphFacts, GraphSettings, PassContext } from './pass.ts';
+import { passVersions, runPasses, splitDecoder } from './passes.ts';
 
 export interface PrepareRequest {
   decoderPath: string;

@@ -9,7 +9,7 @@ import {
   concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, raw, strings, varintField, type Field, type GraphNode,
 } from './onnx-proto.ts';
 import { cpuHasVnni } from '../runtime/cpu-features.ts';
-import type { GraphPass } from './passes.ts';
+import type { GraphPass } from './pass.ts';
 
 /** A node reading a tensor, and at which input. */
 interface Use {

@@ -4,7 +4,7 @@ import {
   FLOAT, GRAPH, INT64, MODEL, OPSET, concat, fields, int64InitializerField, intAttribute, intsAttribute, modelGraph, nameOf,
   nodeField, raw, tensorInfoField, VALUE_INFO_NAME,
 } from './onnx-proto.ts';
-import type { GraphPass } from './passes.ts';
+import type { GraphPass } from './pass.ts';
 
 export const TOP_IDS = 'top_ids';
 

@@ -7,7 +7,7 @@ import { ModelTokenizer } from '../model/tokenizer.ts';
 import type { LoadedModel } from '../translate/hop.ts';
 import type { LoadedRuntime } from '../types.ts';
 import type { WorkerPool } from './pool.ts';
-import type { SessionSettings } from './protocol.ts';
+import type { SessionSettings } from '../settings.ts';
 
 let preparing: Promise<void> = Promise.resolve();
 

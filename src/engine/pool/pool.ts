@@ -6,7 +6,8 @@
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { EngineUnavailable, WorkerDied } from '../errors.ts';
-import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
+import type { FromWorker, GenerationJob, ModelRuntimeSpec, ToWorker } from './protocol.ts';
+import type { SessionSettings } from '../settings.ts';
 import type { LoadedRuntime, Priority } from '../types.ts';
 
 interface Pending {

@@ -1,9 +1,9 @@
 // Messages between the pool (main thread) and a worker. Plain structured-clone data only.
-import type { Spinning } from '../../config/env.ts';
 import type { PreparedDecoder } from '../graph/prepare.ts';
 import type { DecoderDims, GenerationRules } from '../model/family.ts';
 import type { LoadedRuntime, Priority } from '../types.ts';
 import type { RowConstraints } from '../search/constraints.ts';
+import type { SessionSettings } from '../settings.ts';
 
 /** Everything a worker needs to open one model's ONNX sessions. */
 export interface ModelRuntimeSpec {
@@ -16,28 +16,6 @@ export interface ModelRuntimeSpec {
   stamps: { encoder: string; decoder: string };
   /** The decoder's graphs as graph/prepare.ts made them (cached files); absent: the worker prepares them itself. */
   graphs?: PreparedDecoder;
-}
-
-export interface SessionSettings {
-  intraOpThreads: number;
-  /** The thread count was chosen by Dragoman, not configured: small models then run on one thread (seq2seq.ts). */
-  threadsAuto: boolean;
-  spinning: Spinning;
-  /** onnxruntime threads the whole pool runs at once (workers × threads): what `auto` spinning weighs others against. */
-  poolThreads: number;
-  /** Graph rewrites left out (DRAGOMAN_SKIP_PASSES: names of graph/passes.ts); absent = none. */
-  skipPasses?: readonly string[];
-  /** How jobs share a worker (turns.ts); absent = first come, first served. */
-  turns?: TurnSettings;
-}
-
-/** DRAGOMAN_SCHEDULING, DRAGOMAN_BULK_SHARE and DRAGOMAN_YIELD_MS, as a worker and the pool read them. */
-export interface TurnSettings {
-  scheduling: 'priority' | 'fifo';
-  /** Least share of the worker's time (0–1) bulk work gets while interactive work waits too. */
-  bulkShare: number;
-  /** Longest a bulk job runs between two turns, in ms. */
-  yieldMs: number;
 }
 
 /** One source sentence, already tokenized, with its own limits. */

@@ -5,8 +5,10 @@ import { greedySearch } from '../search/greedy.ts';
 import { candidatesNeeded, processorsFor, type LogitsProcessor } from '../search/logits-processors.ts';
 import { CpuContention } from '../runtime/contention.ts';
 import { assertUnchanged } from '../model/file-stamp.ts';
-import type { FromWorker, GenerationJob, GenerationRow, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
-import { Seq2SeqModel } from '../runtime/seq2seq.ts';
+import type { FromWorker, GenerationJob, GenerationRow, ModelRuntimeSpec, ToWorker } from './protocol.ts';
+import type { SessionSettings } from '../settings.ts';
+import { loadModel } from '../runtime/load-model.ts';
+import type { Seq2SeqModel } from '../runtime/seq2seq.ts';
 import { searchWithConstraints } from '../search/constrained-beam.ts';
 import { Turns, type Turn } from './turns.ts';
 import { decoderWithTurns } from './turn-decoder.ts';
@@ -34,7 +36,7 @@ async function load(spec: ModelRuntimeSpec): Promise<void> {
     assertUnchanged(spec.encoderPath, spec.stamps.encoder);
     assertUnchanged(spec.decoderPath, spec.stamps.decoder);
     const processors = processorsFor(spec.rules);
-    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
+    const model = await loadModel(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
     models.set(spec.name, { spec, model, processors });
     send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
   } catch (err) {

@@ -7,7 +7,7 @@ import { graphSettings, prepareDecoder, type PreparedDecoder } from '../graph/pr
 import type { DecoderDims } from '../model/family.ts';
 import { assertUnchanged, fileStamp } from '../model/file-stamp.ts';
 import { graphIoProblem } from '../model/graph-io.ts';
-import type { SessionSettings } from '../pool/protocol.ts';
+import type { SessionSettings } from '../settings.ts';
 import { CpuContention } from './contention.ts';
 import { openDecoder } from './open-decoder.ts';
 import { Seq2SeqModel } from './seq2seq.ts';

@@ -2,14 +2,11 @@
 // search's SearchDecoder (search-decoder.ts): which graph variant answers a step or a run (optimum's merged file, the
 // split step model with its search outputs and Loops, open-decoder.ts) stays in this file.
 import ort from 'onnxruntime-node';
-import { BEAM_LOOP } from '../graph/beam-loop.ts';
-import { LOOP } from '../graph/greedy-loop.ts';
-import { beamLoopInputs, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength, type RuleTensors } from '../graph/loop-io.ts';
+import { BEAM_LOOP, beamLoopInputs, greedyLoopInputs, LOOP, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength, type RuleTensors } from '../graph/loop-io.ts';
 import { SEARCH, TOP_IDS } from '../graph/top-candidates.ts';
 import type { DecoderDims } from '../model/family.ts';
 import type { LoadedRuntime } from '../types.ts';
 import { gatherRows, permuteRows, repeatRows, type DecoderState, type Encoded } from './kv-cache.ts';
-import { loadModel } from './load-model.ts';
 import type { Decoder } from './open-decoder.ts';
 import { BeamRanking } from './beam-ranking.ts';
 import type { BeamRunRequest, BeamStepRequest, CandidateRequest, GreedyRunRequest, RankedStep, SearchDecoder, StepCandidates } from './search-decoder.ts';
@@ -37,7 +34,7 @@ export class Seq2SeqModel implements SearchDecoder {
   /** What a split step fetches: one result and the self-attention cache (a copy of anything more costs time). */
   private readonly fetches: Record<Result, string[]>;
 
-  /** Use Seq2SeqModel.load (load-model.ts). */
+  /** Use loadModel (load-model.ts). */
   constructor(
     private readonly encoder: ort.InferenceSession,
     private readonly decoder: Decoder,
@@ -88,11 +85,6 @@ export class Seq2SeqModel implements SearchDecoder {
   /** Greedy search's candidates per row in the Loop (0: no search outputs). */
   private get topCandidates(): number {
     return this.decoder.kind === 'split' ? this.decoder.topCandidates : 0;
-  }
-
-  /** Opens a model's sessions: see load-model.ts. */
-  static load(...args: Parameters<typeof loadModel>): Promise<Seq2SeqModel> {
-    return loadModel(...args);
   }
 
   /** DRAGOMAN_SPINNING=auto: the step model's sessions (undefined otherwise). */
