@@ -11,7 +11,7 @@ import { loopPlan } from '../../src/engine/search/greedy.ts';
 import { greedyLoopFits, withGreedyLoop } from '../../src/engine/graph/greedy-loop.ts';
 import { LOOP } from '../../src/engine/graph/loop-io.ts';
 import { BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens } from '../../src/engine/search/logits-processors.ts';
-import type { GenerationRow } from '../../src/engine/pool/protocol.ts';
+import type { GenerationRow } from '../../src/engine/search/types.ts';
 import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
 import { FIXTURES, greedyCases, nllbDev, onAndOff, readDev, withSparseFiles, type MarianDevRow } from './helpers.ts';
 

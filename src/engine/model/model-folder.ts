@@ -8,7 +8,7 @@ import { FAMILY_RULES, decoderDims, generationRules } from './family.ts';
 import { fileStamp } from './file-stamp.ts';
 import { onnxFileProblem } from './onnx-file-check.ts';
 import { targetTokenMap, targetTokenPieces } from './target-tokens.ts';
-import type { ModelRuntimeSpec } from '../pool/protocol.ts';
+import type { ModelRuntimeSpec } from './runtime-spec.ts';
 import type { ModelFamily, ModelInfo } from '../types.ts';
 
 /** The optional declaration of a model's family and languages (README, "Models"). */

@@ -7,6 +7,7 @@ import { ModelTokenizer } from '../model/tokenizer.ts';
 import type { LoadedModel } from '../translate/hop.ts';
 import type { LoadedRuntime } from '../types.ts';
 import type { WorkerPool } from './pool.ts';
+import type { PreparedModelSpec } from './protocol.ts';
 import type { SessionSettings } from '../settings.ts';
 
 let preparing: Promise<void> = Promise.resolve();
@@ -22,7 +23,8 @@ export interface ModelLoad {
 export async function prepareModel(
   pool: WorkerPool, folder: ModelFolder, settings: SessionSettings, graphCache: string,
 ): Promise<() => Promise<ModelLoad>> {
-  const spec = folder.runtime;
+  // The folder's spec keeps its prepared graphs: a model loaded again (after an unload) does not prepare them again.
+  const spec: PreparedModelSpec | undefined = folder.runtime;
   if (!spec) throw new Error(folder.info.problem ?? `${folder.info.path}: not a model folder`);
   const t0 = performance.now();
   const tokenizer = await ModelTokenizer.load(folder.info.path); // its error names the file (tokenizer.ts)

@@ -5,7 +5,8 @@ import { greedySearch } from '../search/greedy.ts';
 import { candidatesNeeded, processorsFor, type LogitsProcessor } from '../search/logits-processors.ts';
 import { CpuContention } from '../runtime/contention.ts';
 import { assertUnchanged } from '../model/file-stamp.ts';
-import type { FromWorker, GenerationJob, GenerationRow, ModelRuntimeSpec, ToWorker } from './protocol.ts';
+import type { FromWorker, PreparedModelSpec, ToWorker } from './protocol.ts';
+import type { GenerationJob, GenerationRow } from '../search/types.ts';
 import type { SessionSettings } from '../settings.ts';
 import { loadModel } from '../runtime/load-model.ts';
 import type { Seq2SeqModel } from '../runtime/seq2seq.ts';
@@ -14,7 +15,7 @@ import { Turns, type Turn } from './turns.ts';
 import { decoderWithTurns } from './turn-decoder.ts';
 
 interface Loaded {
-  spec: ModelRuntimeSpec;
+  spec: PreparedModelSpec;
   model: Seq2SeqModel;
   processors: LogitsProcessor[];
 }
@@ -29,7 +30,7 @@ const send = (m: FromWorker) => port.postMessage(m);
 /** DRAGOMAN_SPINNING=auto: one reading of the machine for all of this worker's models, made on `init`. */
 let contention: CpuContention | undefined;
 
-async function load(spec: ModelRuntimeSpec): Promise<void> {
+async function load(spec: PreparedModelSpec): Promise<void> {
   const t0 = performance.now();
   try {
     // The files read at start, not others put in their place since (a replacement worker loads long after start).

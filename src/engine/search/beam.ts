@@ -6,7 +6,7 @@
 // cur_len^length_penalty.
 import type { GenerationRules } from '../model/family.ts';
 import { candidatesNeeded, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from './types.ts';
 import { DROP_FINISHED_SHARE, type RankedStep, type SearchDecoder } from '../runtime/search-decoder.ts';
 import { loopPlan } from './greedy.ts';
 import { Hypotheses } from './hypotheses.ts';

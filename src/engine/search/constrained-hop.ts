@@ -5,7 +5,7 @@ import type { Batcher, Cancellation } from '../batching/batcher.ts';
 import type { Priority } from '../types.ts';
 import { TooManyTerms } from '../errors.ts';
 import { maxNewTokens, maxSourceTokens, outputCap, type GenerationRules } from '../model/family.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from './types.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { SegmentConstraint } from '../types.ts';
 import { joinerIds, prepareRow } from './phrases.ts';

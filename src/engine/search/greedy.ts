@@ -4,7 +4,7 @@
 // for as one run, which a decoder with greedy-loop.ts's Loop takes many to an onnxruntime run, chosen the same way.
 import type { GenerationRules } from '../model/family.ts';
 import { applyRules, candidatesNeeded, chooseFromCandidates, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from './types.ts';
 import { argmax } from './scores.ts';
 import { DROP_FINISHED_SHARE, type CandidateRequest, type SearchDecoder } from '../runtime/search-decoder.ts';
 

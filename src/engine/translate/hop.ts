@@ -6,7 +6,7 @@ import type { Batcher } from '../batching/batcher.ts';
 import { NoLanguageToken } from '../errors.ts';
 import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from '../search/types.ts';
 import type { ModelInfo, TranslateOptions } from '../types.ts';
 import { TranslationCache } from './cache.ts';
 import { fitPieces } from './long-input.ts';
