@@ -251,8 +251,8 @@ function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * The engine's graph rewrites, in the order they run (src/engine/graph/passes.ts declares them; a test keeps the two
- * lists equal). DRAGOMAN_SKIP_PASSES names those to leave out, for measurements (docs/tuning.md): `split` runs
+ * The engine's graph passes, in the order they run: its rewrites, then its search graphs (src/engine/runtime/prepare.ts
+ * declares them; a test keeps the two lists equal). DRAGOMAN_SKIP_PASSES names those to leave out, for measurements (docs/tuning.md): `split` runs
  * optimum's merged decoder as it is (and so none of the others), `search-outputs` makes both searches read all
  * logits (and so no Loop), `greedy-loop` one step a run (and so no beam Loop either).
  */

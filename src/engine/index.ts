@@ -12,7 +12,7 @@ import { poolShape } from './pool/cpu-limit.ts';
 import { WorkerPool } from './pool/pool.ts';
 import type { SessionSettings } from './settings.ts';
 import { prepareModel } from './pool/model-load.ts';
-import { pruneGraphCache } from './graph/prepare.ts';
+import { pruneGraphCache } from './runtime/prepare.ts';
 import { scanFolders } from './model/registry.ts';
 import type { ModelFolder } from './model/model-folder.ts';
 import { ModelsWatch } from './model/models-watch.ts';

@@ -10,7 +10,7 @@ export interface SessionSettings {
   spinning: Spinning;
   /** onnxruntime threads the whole pool runs at once (workers × threads): what `auto` spinning weighs others against. */
   poolThreads: number;
-  /** Graph rewrites left out (DRAGOMAN_SKIP_PASSES: names of graph/passes.ts); absent = none. */
+  /** Graph rewrites left out (DRAGOMAN_SKIP_PASSES: names of runtime/prepare.ts's PASSES); absent = none. */
   skipPasses?: readonly string[];
   /** How jobs share a worker (turns.ts); absent = first come, first served. */
   turns?: TurnSettings;

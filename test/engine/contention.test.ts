@@ -10,7 +10,7 @@ import { candidatesNeeded, processorsFor } from '../../src/engine/search/logits-
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
 import { loadModel } from '../../src/engine/runtime/load-model.ts';
 import { fileStamp } from '../../src/engine/model/file-stamp.ts';
-import { GRAPH_CACHE_KEEP_MS, prepareDecoder, prepareInThread } from '../../src/engine/graph/prepare.ts';
+import { GRAPH_CACHE_KEEP_MS, prepareDecoder, prepareInThread } from '../../src/engine/runtime/prepare.ts';
 import { IDLE_RELEASE_MS, StepSessions } from '../../src/engine/runtime/step-sessions.ts';
 import { engineOver, FIXTURES, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
@@ -157,7 +157,7 @@ describe('the non-spinning twin of the step model', () => {
   });
 });
 
-describe('preparing the graphs (graph/prepare.ts)', () => {
+describe('preparing the graphs (runtime/prepare.ts)', () => {
   it('runs the passes once per file: a second preparation reads the cache, in a thread as in memory, and a replaced file is refused', async () => {
     const dir = tempDir();
     try {

@@ -10,7 +10,7 @@ import {
   ATTRIBUTE, GRAPH, TENSOR, VALUE_INFO_NAME,
   attribute, concat, floatAttribute, graphNodes, hasSubgraph, intAttribute, intOf, intsOf, modelGraph, nameOf, nodeField, raw,
   scalarFloat, type GraphNode,
-} from './onnx-proto.ts';
+} from '../model/onnx-proto.ts';
 import ort from 'onnxruntime-node';
 import { feedsFor, testFeeds } from './check-feeds.ts';
 import type { GraphPass } from './pass.ts';

@@ -1,7 +1,7 @@
-// Loading one model: its tokenizer (main thread), its decoder's graphs prepared once (graph/prepare.ts, in a thread, or
+// Loading one model: its tokenizer (main thread), its decoder's graphs prepared once (runtime/prepare.ts, in a thread, or
 // read from the cache of an earlier load), then every worker opening the same files (pool.load). A failure names the
 // file; the caller marks the folder corrupt.
-import { graphSettings, prepareInThread } from '../graph/prepare.ts';
+import { graphSettings, prepareInThread } from '../runtime/prepare.ts';
 import type { ModelFolder } from '../model/model-folder.ts';
 import { ModelTokenizer } from '../model/tokenizer.ts';
 import type { LoadedModel } from '../translate/hop.ts';

@@ -1,5 +1,5 @@
 // Messages between the pool (main thread) and a worker. Plain structured-clone data only.
-import type { PreparedDecoder } from '../graph/prepare.ts';
+import type { PreparedDecoder } from '../runtime/prepare.ts';
 import type { ModelRuntimeSpec } from '../model/runtime-spec.ts';
 import type { GenerationJob } from '../search/types.ts';
 import type { LoadedRuntime } from '../types.ts';
@@ -7,7 +7,7 @@ import type { SessionSettings } from '../settings.ts';
 
 /** A model as the pool sends it to a worker: its folder's spec, and its decoder's graphs when they are prepared. */
 export interface PreparedModelSpec extends ModelRuntimeSpec {
-  /** The decoder's graphs as graph/prepare.ts made them (cached files); absent: the worker prepares them itself. */
+  /** The decoder's graphs as runtime/prepare.ts made them (cached files); absent: the worker prepares them itself. */
   graphs?: PreparedDecoder;
 }
 

@@ -2,17 +2,13 @@
 // step or a run of steps, read each row's candidates (greedy) or each sentence's ranked candidates (beam); reorder
 // and drop rows. Which graph variant answers (optimum's merged file, the split step model, its search outputs, its
 // Loops) is the runtime's business: a step answers with candidates when the graph has them and with logits otherwise,
-// a beam step is always ranked by graph/beam-rank.ts, and a run the graph cannot take answers `undefined`, after
+// a beam step is always ranked by search-graphs/beam-rank.ts, and a run the graph cannot take answers `undefined`, after
 // which the search takes single steps.
 import type { DecoderState } from './kv-cache.ts';
 
 export type { DecoderState } from './kv-cache.ts';
 
-/**
- * Search drops finished rows from the state once this share of it (1 / n) is done; a greedy run ends there too
- * (greedy-loop.ts), so that the rows left run on without the finished ones.
- */
-export const DROP_FINISHED_SHARE = 4;
+export { DROP_FINISHED_SHARE } from '../search-graphs/loop-io.ts';
 
 /** What a step is asked for: each row's k best tokens, best first, ties to the lower id (0: the logits only). */
 export interface CandidateRequest {
@@ -55,7 +51,7 @@ export interface BeamStepRequest {
   scores: readonly number[];
   /** Rows of finished sentences (fed padding). */
   done: readonly boolean[];
-  /** Each row's best logits the ranking scores first (graph/beam-rank.ts): 2 × beams, the rules' bans and a margin. */
+  /** Each row's best logits the ranking scores first (search-graphs/beam-rank.ts): 2 × beams, the rules' bans and a margin. */
   candidates: number;
   /** Each sentence's rules at this step (undefined for a finished one). */
   rules: readonly (StepRules | undefined)[];
@@ -68,7 +64,7 @@ export interface BeamRunRequest extends Omit<BeamStepRequest, 'rules'> {
 }
 
 /**
- * One beam step's ranking (graph/beam-rank.ts, Hugging Face's): each sentence's 2 × beams best candidates, best
+ * One beam step's ranking (search-graphs/beam-rank.ts, Hugging Face's): each sentence's 2 × beams best candidates, best
  * first, as [sentences × 2 × beams] scores (float32), rows of the state they continue, and tokens.
  */
 export interface RankedStep {
@@ -92,7 +88,7 @@ export interface SearchDecoder {
   /** One beam step: the cache reordered by `from`, one token fed per row, the step ranked. */
   beamStep(state: DecoderState, tokens: readonly number[], step: BeamStepRequest): Promise<RankedStep>;
   /**
-   * Up to `steps` beam steps in one go (graph/beam-loop.ts), each ranked as beamStep ranks it: after each, every
+   * Up to `steps` beam steps in one go (search-graphs/beam-loop.ts), each ranked as beamStep ranks it: after each, every
    * sentence's first `beams` candidates become its beams (a finished sentence's rows padding), until a step where a
    * live sentence has EOS among them, the last step run. Undefined when this decoder takes single steps (it then
    * always does: search need not ask again).

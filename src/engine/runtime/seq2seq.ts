@@ -2,8 +2,8 @@
 // search's SearchDecoder (search-decoder.ts): which graph variant answers a step or a run (optimum's merged file, the
 // split step model with its search outputs and Loops, open-decoder.ts) stays in this file.
 import ort from 'onnxruntime-node';
-import { BEAM_LOOP, beamLoopInputs, greedyLoopInputs, LOOP, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength, type RuleTensors } from '../graph/loop-io.ts';
-import { SEARCH, TOP_IDS } from '../graph/top-candidates.ts';
+import { BEAM_LOOP, beamLoopInputs, greedyLoopInputs, LOOP, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength, type RuleTensors } from '../search-graphs/loop-io.ts';
+import { SEARCH, TOP_IDS } from '../search-graphs/top-candidates.ts';
 import type { DecoderDims } from '../model/family.ts';
 import type { LoadedRuntime } from '../types.ts';
 import { gatherRows, permuteRows, repeatRows, type DecoderState, type Encoded } from './kv-cache.ts';

@@ -1,5 +1,5 @@
 // Beam search over a batch with Hugging Face BeamSearchScorer semantics (the references were made that way). The
-// decoder ranks each step (graph/beam-rank.ts: log_softmax -> rules -> + beam score, each sentence's top 2*beams by
+// decoder ranks each step (search-graphs/beam-rank.ts: log_softmax -> rules -> + beam score, each sentence's top 2*beams by
 // score desc, flat index asc); this file keeps the books: EOS only accepted from the top `beams` ranks, a hypothesis
 // scores sum_logprobs / generated_len^length_penalty (EOS counted), and a sentence is done when it has `beams`
 // hypotheses and, unless early_stopping, the worst of them is at least the best running score /
@@ -32,7 +32,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
   const limit = Math.max(...rows.map((r) => r.maxNewTokens));
   const K = 2 * beams;
   // Each beam's best K candidates plus as many as the rules can ban, and a margin, so that the ranking almost never
-  // has to score every logit (graph/beam-rank.ts).
+  // has to score every logit (search-graphs/beam-rank.ts).
   const candidates = K + candidatesNeeded(processors) - 1 + 8;
 
   /**

@@ -10,14 +10,14 @@
 import {
   bodyFields, int64Scalar, loopPart, loopsModel, greedyLoopPart, renamedInfo, scalarInitializer, stepModelIo, type LoopPart, type StepModelIo,
 } from './greedy-loop.ts';
-import { BOOL, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField } from './onnx-proto.ts';
+import { BOOL, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField } from '../model/onnx-proto.ts';
 import { statSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
 import { BEAM_RANK, beamRankModel, rankNodes } from './beam-rank.ts';
-import { feedsFor, testFeeds } from './check-feeds.ts';
+import { feedsFor, testFeeds } from '../graph/check-feeds.ts';
 import { BEAM_LOOP, cacheUnder, loopRun, searchFeeds, twoBeams, WHOLE_ROW } from './loop-io.ts';
-import type { GraphPass } from './pass.ts';
+import type { GraphPass } from '../graph/pass.ts';
 import { SEARCH } from './top-candidates.ts';
 import { checkGreedyLoop, checkLoop } from './greedy-loop.ts';
 

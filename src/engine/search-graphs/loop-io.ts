@@ -5,6 +5,12 @@ import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
 import { SEARCH } from './top-candidates.ts';
 
+/**
+ * Search drops finished rows from the state once this share of it (1 / n) is done; a greedy run ends there too
+ * (greedy-loop.ts bakes it into its Loop; search reads it through runtime/search-decoder.ts), so that the rows left run on without the finished ones.
+ */
+export const DROP_FINISHED_SHARE = 4;
+
 /** The loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
 export const LOOP = {
   /** int64 scalar: steps to run at most (the loop ends earlier when every row is done). */

@@ -11,14 +11,13 @@
 import {
   BOOL, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, graphAttribute, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
   tensorInfoField, varintField, type Field,
-} from './onnx-proto.ts';
+} from '../model/onnx-proto.ts';
 import { statSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
-import { feedsFor, testFeeds } from './check-feeds.ts';
-import { cacheUnder, greedyLoopInputs, LOOP, loopRun, NO_SEARCH, noLogits } from './loop-io.ts';
-import type { GraphPass } from './pass.ts';
-import { DROP_FINISHED_SHARE } from '../runtime/search-decoder.ts';
+import { feedsFor, testFeeds } from '../graph/check-feeds.ts';
+import { cacheUnder, DROP_FINISHED_SHARE, greedyLoopInputs, LOOP, loopRun, NO_SEARCH, noLogits } from './loop-io.ts';
+import type { GraphPass } from '../graph/pass.ts';
 import { SEARCH, TOP_IDS } from './top-candidates.ts';
 
 function scalarInfo(field: number, name: string, elemType: number): Uint8Array {
