@@ -24,7 +24,7 @@ export interface Config {
   workers: number;
   /**
    * DRAGOMAN_MODEL_MEMORY: bytes the loaded models may take in this process, every worker's copy counted; past it the
-   * least recently used are unloaded (engine/model/resident-models.ts). undefined = no limit: every model loaded.
+   * least recently used are unloaded (engine/translate/resident-models.ts). undefined = no limit: every model loaded.
    */
   modelMemory: number | undefined;
   /** DRAGOMAN_PRELOAD: models loaded at start and never unloaded; undefined = the models that fit (most recently used first), none kept. */

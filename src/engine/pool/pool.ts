@@ -2,7 +2,7 @@
 // one job per worker at a time. With priorities (DRAGOMAN_SCHEDULING=priority) a worker holds up to one job of each
 // priority, which take turns between decoder steps (turns.ts). The batcher decides what the next job is. A worker
 // that dies fails only the jobs it held and is replaced (the replacement loads the models loaded at that moment).
-// Models are loaded and unloaded in every worker at once (load/unload), by model/resident-models.ts.
+// Models are loaded and unloaded in every worker at once (load/unload), by translate/resident-models.ts.
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { EngineUnavailable, WorkerDied } from '../errors.ts';

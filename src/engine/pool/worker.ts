@@ -45,7 +45,7 @@ async function load(spec: PreparedModelSpec): Promise<void> {
   }
 }
 
-// An unload comes only for a model no request is using (model/resident-models.ts), so no job with turns runs on it.
+// An unload comes only for a model no request is using (translate/resident-models.ts), so no job with turns runs on it.
 async function unload(name: string): Promise<void> {
   const m = models.get(name);
   models.delete(name);

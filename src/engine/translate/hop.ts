@@ -10,7 +10,7 @@ import type { GenerationRow } from '../search/types.ts';
 import type { ModelInfo, TranslateOptions } from '../types.ts';
 import { TranslationCache } from './cache.ts';
 import { fitPieces } from './long-input.ts';
-import { translateConstrained } from '../search/constrained-hop.ts';
+import { translateConstrained } from './constrained-hop.ts';
 
 export interface LoadedModel {
   info: ModelInfo;

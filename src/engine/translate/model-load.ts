@@ -4,10 +4,10 @@
 import { graphSettings, prepareInThread } from '../runtime/prepare.ts';
 import type { ModelFolder } from '../model/model-folder.ts';
 import { ModelTokenizer } from '../model/tokenizer.ts';
-import type { LoadedModel } from '../translate/hop.ts';
+import type { LoadedModel } from './hop.ts';
 import type { LoadedRuntime } from '../types.ts';
-import type { WorkerPool } from './pool.ts';
-import type { PreparedModelSpec } from './protocol.ts';
+import type { WorkerPool } from '../pool/pool.ts';
+import type { PreparedModelSpec } from '../pool/protocol.ts';
 import type { SessionSettings } from '../settings.ts';
 
 let preparing: Promise<void> = Promise.resolve();
