@@ -9,7 +9,7 @@ import type { LoadedRuntime } from '../types.ts';
 import { gatherRows, permuteRows, repeatRows, type DecoderState, type Encoded } from './kv-cache.ts';
 import type { Decoder } from './open-decoder.ts';
 import { BeamRanking } from './beam-ranking.ts';
-import type { BeamRunRequest, BeamStepRequest, CandidateRequest, GreedyRunRequest, RankedStep, SearchDecoder, StepCandidates } from './search-decoder.ts';
+import type { BeamRunRequest, BeamStepRequest, CandidateRequest, GreedyRunRequest, RankedStep, SearchDecoder, StepCandidates, StepRuns } from './search-decoder.ts';
 import type { StepSessions } from './step-sessions.ts';
 
 export type { DecoderState, Encoded } from './kv-cache.ts';
@@ -63,7 +63,19 @@ export class Seq2SeqModel implements SearchDecoder {
       logits: [LOOP.logits, ...loopPresent],
       [TOP_IDS]: [LOOP.topIds, ...loopPresent],
     };
+    // The Loops the step model holds, offered once as runs: search asks for no run this decoder lacks.
+    if (decoder.kind === 'split' && decoder.loop) {
+      const withPast = decoder.withPast;
+      const beam = this.beamLoop;
+      this.runs = {
+        greedy: (state, tokens, req) => this.greedyRun(withPast, state, tokens, req),
+        ...(beam ? { beam: (state: DecoderState, tokens: readonly number[], req: BeamRunRequest) => this.beamRun(beam, state, tokens, req) } : {}),
+      };
+    }
   }
+
+  /** Greedy and beam search's runs of steps in one onnxruntime run, when the step model holds their Loops. */
+  readonly runs?: StepRuns;
 
   /** The same fetches from greedy-loop.ts's Loop, and the step model's name of each of its outputs. */
   private readonly loopFetches: Record<Result, string[]>;
@@ -215,10 +227,8 @@ export class Seq2SeqModel implements SearchDecoder {
     return this.ranking.rank(await this.logitsStep(state, tokens), req);
   }
 
-  /** Beam steps in one onnxruntime run of beam-loop.ts's Loop (SearchDecoder.beamRun). */
-  async beamRun(state: DecoderState, tokens: readonly number[], req: BeamRunRequest): Promise<RankedStep[] | undefined> {
-    const loop = this.beamLoop;
-    if (!loop) return undefined;
+  /** Beam steps in one onnxruntime run of beam-loop.ts's Loop (StepRuns.beam). */
+  private async beamRun(loop: BeamLoop, state: DecoderState, tokens: readonly number[], req: BeamRunRequest): Promise<RankedStep[]> {
     const rules = this.ranking.tensors([{ forced: undefined, banned: new Set(req.banned) }], req.beams, loop.vocab);
     return this.beamLoopRun(loop, state, tokens, req, req.steps, rules);
   }
@@ -259,13 +269,12 @@ export class Seq2SeqModel implements SearchDecoder {
     return this.decoder.kind === 'split' && !!this.decoder.loop;
   }
 
-  /** Greedy steps in one onnxruntime run of greedy-loop.ts's Loop (SearchDecoder.greedyRun). */
-  async greedyRun(state: DecoderState, tokens: readonly number[], req: GreedyRunRequest): Promise<number[][] | undefined> {
-    if (this.decoder.kind !== 'split' || !this.decoder.loop) return undefined;
+  /** Greedy steps in one onnxruntime run of greedy-loop.ts's Loop (StepRuns.greedy). */
+  private async greedyRun(withPast: ort.InferenceSession, state: DecoderState, tokens: readonly number[], req: GreedyRunRequest): Promise<number[][]> {
     const { steps, banned, done } = req;
     await this.splitCross(state);
     const ids = new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]);
-    const session = this.steps?.pick() ?? this.decoder.withPast;
+    const session = this.steps?.pick() ?? withPast;
     const run = this.loopFeeds(session, state, ids, steps, banned, done, searchFeeds(this.topCandidates, 1), false);
     const out = await session.run(run, [LOOP.chosen, ...this.loopFetches[TOP_IDS].slice(1)]);
     this.selfPast.forEach((key, i) => (state.past[key] = out[LOOP.presentPrefix + this.selfPresent[i]!] as ort.Tensor));

@@ -107,8 +107,8 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
     return true;
   };
 
-  // Whether the decoder takes runs: one that declines a run declines them all, so its steps plan none.
-  let runs = true;
+  // Runs of steps, when the decoder has beam search's Loop (without it, its steps plan no run).
+  const beamRun = decoder.runs?.beam;
 
   /**
    * The steps from `step` on that beam-loop.ts can run in one go: the rules only ban, the same ids for every row (as
@@ -116,7 +116,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
    * run): each has fewer than `beams` hypotheses and only finite beam scores.
    */
   const loopSteps = (step: number) => {
-    if (!runs) return undefined;
+    if (!beamRun) return undefined;
     const live = active.map((r, p) => ({ r, p })).filter(({ p }) => !done[p]);
     if (live.some(({ r, p }) => hyps[r]!.list.length >= beams || scores.slice(p * beams, (p + 1) * beams).some((s) => !(s > -Infinity)))) return undefined;
     return loopPlan(processors, live.map(({ r }) => rows[r]!), step);
@@ -126,8 +126,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
     const plan = loopSteps(step);
     const doneRows = Array.from({ length: active.length * beams }, (_, g) => done[Math.floor(g / beams)]!);
     const request = { beams, from, scores, done: doneRows, candidates };
-    const run = plan && await decoder.beamRun(state, tokens, { ...request, ...plan });
-    if (plan && !run) runs = false;
+    const run = plan && beamRun ? await beamRun(state, tokens, { ...request, ...plan }) : undefined;
     const stepRules = () => active.map((r, p) => (done[p] ? undefined : rulesAt(processors, rowContext(rows[r]!, step))));
     const ranked = run ?? [await decoder.beamStep(state, tokens, { ...request, rules: stepRules() })];
     // Every step of a run but the last continued each sentence's first `beams` candidates in the graph, which is what

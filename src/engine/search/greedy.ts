@@ -28,12 +28,11 @@ export async function greedySearch(
     outputs[r]!.push(next);
     if (next === rules.eosId || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
   };
-  // Whether the decoder takes runs: one that declines a run declines them all, so its steps plan none (NLLB-600M).
-  let runs = true;
+  // Runs of steps, when the decoder has greedy search's Loop (NLLB-600M's has none: its steps plan no run).
+  const run = decoder.runs?.greedy;
   for (let step = 0; step < limit; step++) {
-    const plan = runs ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step) : undefined;
-    const chosen = plan && await decoder.greedyRun(state, tokens, { ...plan, done });
-    if (plan && !chosen) runs = false;
+    const plan = run ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step) : undefined;
+    const chosen = plan && run ? await run(state, tokens, { ...plan, done }) : undefined;
     if (chosen) {
       for (const stepTokens of chosen) {
         active.forEach((r, b) => {
