@@ -6,10 +6,10 @@ import type { LoadedRuntime } from '../types.ts';
 import type { SessionSettings } from '../settings.ts';
 
 /** A model as the pool sends it to a worker: its folder's spec, and its decoder's graphs when they are prepared. */
-export interface PreparedModelSpec extends ModelRuntimeSpec {
+export type PreparedModelSpec = ModelRuntimeSpec & {
   /** The decoder's graphs as runtime/prepare.ts made them (cached files); absent: the worker prepares them itself. */
   graphs?: PreparedDecoder;
-}
+};
 
 export type ToWorker =
   | { type: 'init'; settings: SessionSettings }
