@@ -20,7 +20,7 @@ import { createEngine, type BatchEvent, type DragomanEngine } from '../src/engin
 import { candidatesNeeded, processorsFor } from '../src/engine/search/logits-processors.ts';
 import { argmax } from '../src/engine/search/scores.ts';
 import { scanFolders } from '../src/engine/model/registry.ts';
-import { Seq2SeqModel } from '../src/engine/runtime/seq2seq.ts';
+import { loadModel } from '../src/engine/runtime/load-model.ts';
 import { ModelTokenizer } from '../src/engine/model/tokenizer.ts';
 import { hugePageBytes } from '../src/observability/huge-pages.ts';
 import { benchModelFolder, modelsDir, ROOT } from './bench-model-folder.ts';
@@ -148,7 +148,7 @@ async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Tr
   const spec = folder?.runtime;
   if (spec?.kind !== 'encoder-decoder') throw new Error(`${dir}: no loadable encoder-decoder model for the floor measurement`);
   const ids = (await ModelTokenizer.load(folder.info.path)).encode(SENTENCE);
-  const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
+  const model = await loadModel(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId,
     { intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, poolThreads: threads, skipPasses: [...settings.skipPasses, 'greedy-loop'] },
     candidatesNeeded(processorsFor(spec.rules)));
   // The engine's decoder graph (with its TopK when greedy top-k is on), its best token taken with no rules around it.

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/dispatch.ts';
 import { readModelFolder } from '../src/engine/model/model-folder.ts';
-import { modelCost } from '../src/engine/model/resident-models.ts';
+import { modelCost } from '../src/engine/translate/resident-models.ts';
 import { LANGUAGES } from '../src/languages/catalog.ts';
 import { listening } from '../test/server-process.ts';
 

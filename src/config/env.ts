@@ -28,7 +28,7 @@ export interface Config {
   workers: number;
   /**
    * DRAGOMAN_MODEL_MEMORY: bytes the loaded models may take in this process, every worker's copy counted; past it the
-   * least recently used are unloaded (engine/model/resident-models.ts). undefined = no limit: every model loaded.
+   * least recently used are unloaded (engine/translate/resident-models.ts). undefined = no limit: every model loaded.
    */
   modelMemory: number | undefined;
   /** DRAGOMAN_PRELOAD: models loaded at start and never unloaded; undefined = the models that fit (most recently used first), none kept. */
@@ -255,8 +255,8 @@ function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * The engine's graph rewrites, in the order they run (src/engine/graph/passes.ts declares them; a test keeps the two
- * lists equal). DRAGOMAN_SKIP_PASSES names those to leave out, for measurements (docs/tuning.md): `split` runs
+ * The engine's graph passes, in the order they run: its rewrites, then its search graphs (src/engine/runtime/prepare.ts
+ * declares them; a test keeps the two lists equal). DRAGOMAN_SKIP_PASSES names those to leave out, for measurements (docs/tuning.md): `split` runs
  * optimum's merged decoder as it is (and so none of the others), `search-outputs` makes both searches read all
  * logits (and so no Loop), `greedy-loop` one step a run (and so no beam Loop either).
  */

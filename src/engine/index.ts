@@ -1,6 +1,6 @@
 // createEngine wires the engine: the registry, tokenizers, router, cache, batcher and hops in the main thread (translate/),
 // each decoder's graphs prepared once (graph/), generation on the pool of worker threads (pool/, runtime/, search/).
-// Models are loaded on demand within DRAGOMAN_MODEL_MEMORY (model/resident-models.ts), and the models folder is
+// Models are loaded on demand within DRAGOMAN_MODEL_MEMORY (translate/resident-models.ts), and the models folder is
 // watched while serving (model/models-watch.ts): the routes change at once when a model is installed or removed.
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
@@ -10,13 +10,13 @@ import { Batcher, type BatchEvent } from './batching/batcher.ts';
 import { TranslationCache } from './translate/cache.ts';
 import { poolShape } from './pool/cpu-limit.ts';
 import { WorkerPool } from './pool/pool.ts';
-import type { SessionSettings } from './pool/protocol.ts';
-import { prepareModel } from './pool/model-load.ts';
-import { pruneGraphCache } from './graph/prepare.ts';
+import type { SessionSettings } from './settings.ts';
+import { prepareModel } from './translate/model-load.ts';
+import { pruneGraphCache } from './runtime/prepare.ts';
 import { scanFolders } from './model/registry.ts';
 import type { ModelFolder } from './model/model-folder.ts';
 import { ModelsWatch } from './model/models-watch.ts';
-import { ResidentModels, type ResidentStats } from './model/resident-models.ts';
+import { ResidentModels, type ResidentStats } from './translate/resident-models.ts';
 import { Router } from './translate/router.ts';
 import { HopTranslator, type Hop } from './translate/hop.ts';
 import { translateRoute } from './translate/route-translation.ts';

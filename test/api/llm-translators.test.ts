@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanModels } from '../../src/engine/model/registry.ts';
-import { FLOAT, GRAPH, INT64, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
+import { FLOAT, GRAPH, INT64, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/model/onnx-proto.ts';
 import { FIXTURES, engineOver, linkModel, tempDir } from '../engine/helpers.ts';
 import { llmDev } from '../fixture-models.ts';
 import { startTestApp, type TestApp } from './helpers.ts';

@@ -155,20 +155,103 @@ describe('architecture: imports between the parts of src/', () => {
   });
 });
 
+// The engine's own order, lowest first: a file imports only from its own layer or lower ones, so data flows one way
+// (translate → batching → pool → search → runtime → search-graphs → graph → model) and the vocabulary sits at the bottom.
+// A folder name stands for the folder, a path for one file.
+const ENGINE_LAYERS: readonly (readonly string[])[] = [
+  ['types.ts', 'errors.ts', 'settings.ts'],
+  ['model'],
+  ['graph'],
+  ['search-graphs'],
+  ['runtime'],
+  ['search'],
+  ['pool'],
+  ['batching'],
+  ['translate'],
+  ['index.ts'],
+];
+
+/** The layer of a path under src/engine/ (its position in ENGINE_LAYERS), or -1 when no layer names it. */
+function engineLayer(pathInSrc: string): number {
+  const inEngine = pathInSrc.slice('engine/'.length);
+  return ENGINE_LAYERS.findIndex((layer) => layer.some((part) => inEngine === part || inEngine.startsWith(`${part}/`)));
+}
+
+/** Every import circle among the files of `edges` (each once, as the files of a strongly connected component). */
+function circles(links: readonly { from: string; to: string }[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of links) next.set(from, [...(next.get(from) ?? []), to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const to of next.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (stack.includes(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component = stack.splice(stack.indexOf(file));
+    if (component.length > 1 || (next.get(file) ?? []).includes(file)) found.push(component.sort());
+  };
+  for (const file of next.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
 describe('architecture: inside the engine', () => {
   const inEngine = (folder: string) => edges.filter((e) => e.from.startsWith(`engine/${folder}/`) && e.to.startsWith('engine/'));
+  const engineEdges = edges.filter((e) => e.from.startsWith('engine/') && e.to.startsWith('engine/'));
 
-  it('search sees the decoder through runtime/search-decoder.ts only: no graph variant, no session', () => {
+  it('every file of the engine is in a layer', () => {
+    const files = sourceFiles(join(SRC, 'engine')).map((file) => relative(SRC, file).split('\\').join('/'));
+    expect(files.length).toBeGreaterThan(50);
+    expect(files.filter((file) => engineLayer(file) < 0)).toEqual([]);
+  });
+
+  it('a file imports only from its own layer or lower ones', () => {
+    expect(engineEdges.length).toBeGreaterThan(150);
+    const upward = engineEdges
+      .filter(({ from, to }) => engineLayer(to) > engineLayer(from))
+      .map(({ from, to }) => `${from} → ${to}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('the layer rule catches an import that runs back up', () => {
+    expect(engineLayer('engine/search/greedy.ts')).toBeLessThan(engineLayer('engine/pool/protocol.ts'));
+    expect(engineLayer('engine/graph/passes.ts')).toBeLessThan(engineLayer('engine/search-graphs/greedy-loop.ts'));
+    expect(engineLayer('engine/model/model-folder.ts')).toBeLessThan(engineLayer('engine/graph/passes.ts'));
+    expect(engineLayer('engine/types.ts')).toBe(0);
+    expect(engineLayer('engine/index.ts')).toBe(ENGINE_LAYERS.length - 1);
+  });
+
+  it('no import circle in src/engine, between files of one folder or of several', () => {
+    expect(circles(engineEdges)).toEqual([]);
+    // The finder finds one: a → b → c → a, and a file importing itself.
+    const ring = [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }, { from: 'c', to: 'd' }, { from: 'e', to: 'e' }];
+    expect(circles(ring)).toEqual([['a', 'b', 'c'], ['e']]);
+  });
+
+  it('search sees the decoder through runtime/search-decoder.ts only: no graph, no search graph, no session', () => {
     const seen = inEngine('search');
     expect(seen.some((e) => e.to === 'engine/runtime/search-decoder.ts')).toBe(true);
-    const bad = seen.filter(({ to }) => to.startsWith('engine/graph/') || (to.startsWith('engine/runtime/') && to !== 'engine/runtime/search-decoder.ts'));
+    const bad = seen.filter(({ to }) => ['graph/', 'search-graphs/'].some((p) => to.startsWith(`engine/${p}`))
+      || (to.startsWith('engine/runtime/') && to !== 'engine/runtime/search-decoder.ts'));
     expect(bad).toEqual([]);
   });
 
-  it('the graph rewrites and the runtime know nothing of requests: no pool, batching, translate or search', () => {
-    const bad = ['graph', 'runtime'].flatMap(inEngine)
-      .filter(({ to }) => ['pool/worker', 'batching/', 'translate/', 'search/'].some((p) => to.startsWith(`engine/${p}`)));
+  it("only the pool and its direct users read the worker protocol (the engine's vocabulary lives elsewhere)", () => {
+    const readers = [...new Set(edges.filter((e) => e.to === 'engine/pool/protocol.ts').map((e) => e.from))].sort();
+    expect(readers.filter((from) => !from.startsWith('engine/pool/') && from !== 'engine/translate/model-load.ts')).toEqual([]);
+    expect(readers).toContain('engine/pool/worker.ts');
+  });
+
+  it("graph/ is the rewrites that keep the model's meaning: it builds no search, and runs nothing of the runtime", () => {
+    const bad = inEngine('graph').filter(({ to }) => !['engine/graph/', 'engine/model/'].some((p) => to.startsWith(p)));
     expect(bad).toEqual([]);
   });
 });
-

@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, GRAPH_PASSES, loadConfig, MAX_BEAM } from '../../src/config/env.ts';
-import { PASSES } from '../../src/engine/graph/passes.ts';
+import { PASSES } from '../../src/engine/runtime/prepare.ts';
 import { main } from '../../src/cli/dispatch.ts';
 
 describe('integer settings', () => {

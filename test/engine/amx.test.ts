@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { constants } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { applyAmxSetting, errnoName, loadAmxGuard } from '../../src/engine/runtime/amx.ts';
-import { cpuHasAmx } from '../../src/engine/runtime/cpu-features.ts';
+import { cpuHasAmx } from '../../src/engine/graph/cpu-features.ts';
 
 const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
 const hasAmx = cpuHasAmx();

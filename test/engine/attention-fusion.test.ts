@@ -7,7 +7,7 @@ import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { attentionFusionPass, fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
-import { MODEL, OPSET, fields, nameOf } from '../../src/engine/graph/onnx-proto.ts';
+import { MODEL, OPSET, fields, nameOf } from '../../src/engine/model/onnx-proto.ts';
 import { FIXTURES, graphOf, maxAbsDiff, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 const MODELS = [

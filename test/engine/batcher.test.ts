@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { Batcher } from '../../src/engine/batching/batcher.ts';
-import type { GenerationJob, GenerationRow } from '../../src/engine/pool/protocol.ts';
+import type { GenerationJob, GenerationRow } from '../../src/engine/search/types.ts';
 import type { WorkerPool } from '../../src/engine/pool/pool.ts';
 
 class FakePool extends EventEmitter {

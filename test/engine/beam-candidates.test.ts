@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import ort from 'onnxruntime-node';
 import { softmaxStats } from '../../src/engine/search/scores.ts';
-import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
+import { SEARCH, withSearchOutputs } from '../../src/engine/search-graphs/top-candidates.ts';
 import { identityLogitsModel, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 function lcg(seed: number): () => number {

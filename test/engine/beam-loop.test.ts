@@ -5,13 +5,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { BEAM_LOOP, beamLoopFits, withBeamLoop, withSearchLoops } from '../../src/engine/graph/beam-loop.ts';
-import { LOOP, withGreedyLoop } from '../../src/engine/graph/greedy-loop.ts';
-import { idleLoopInput, twoBeams } from '../../src/engine/graph/loop-io.ts';
+import { beamLoopFits, withBeamLoop, withSearchLoops } from '../../src/engine/search-graphs/beam-loop.ts';
+import { withGreedyLoop } from '../../src/engine/search-graphs/greedy-loop.ts';
+import { BEAM_LOOP, idleLoopInput, LOOP, twoBeams } from '../../src/engine/search-graphs/loop-io.ts';
 import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
-import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
-import { BEAM_RANK, beamRankModel } from '../../src/engine/graph/beam-rank.ts';
+import { SEARCH, withSearchOutputs } from '../../src/engine/search-graphs/top-candidates.ts';
+import { BEAM_RANK, beamRankModel } from '../../src/engine/search-graphs/beam-rank.ts';
 import { gatherRows } from '../../src/engine/runtime/kv-cache.ts';
 import { FIXTURES, nllbDev, onAndOff, readDev, withSparseFiles, type MarianDevRow } from './helpers.ts';
 

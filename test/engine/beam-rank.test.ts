@@ -1,12 +1,12 @@
-// Beam search's ranking of a step (graph/beam-rank.ts), the one place it is written: each sentence's 2 × beams best
+// Beam search's ranking of a step (search-graphs/beam-rank.ts), the one place it is written: each sentence's 2 × beams best
 // (beam, token) by f32(rules(log_softmax) + beam score), ties to the lower flat index, compared with a plain
 // JavaScript statement of Hugging Face's rule over every candidate: coarse logits (ties everywhere, so the candidates
 // often cannot decide and the whole rows are ranked), banned and forced rows, beams at −1e9 and −∞, a finished
 // sentence, and k from 2 × beams + 1 to the whole vocabulary.
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { BEAM_RANK, beamRankModel } from '../../src/engine/graph/beam-rank.ts';
-import { SEARCH, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
+import { BEAM_RANK, beamRankModel } from '../../src/engine/search-graphs/beam-rank.ts';
+import { SEARCH, withSearchOutputs } from '../../src/engine/search-graphs/top-candidates.ts';
 import { logProb } from '../../src/engine/search/scores.ts';
 import { identityLogitsModel } from './helpers.ts';
 

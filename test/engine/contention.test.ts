@@ -8,9 +8,9 @@ import { beamSearch } from '../../src/engine/search/beam.ts';
 import { greedySearch } from '../../src/engine/search/greedy.ts';
 import { candidatesNeeded, processorsFor } from '../../src/engine/search/logits-processors.ts';
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
-import { Seq2SeqModel } from '../../src/engine/runtime/seq2seq.ts';
+import { loadModel } from '../../src/engine/runtime/load-model.ts';
 import { fileStamp } from '../../src/engine/model/file-stamp.ts';
-import { GRAPH_CACHE_KEEP_MS, prepareDecoder, prepareInThread } from '../../src/engine/graph/prepare.ts';
+import { GRAPH_CACHE_KEEP_MS, prepareDecoder, prepareInThread } from '../../src/engine/runtime/prepare.ts';
 import { IDLE_RELEASE_MS, StepSessions } from '../../src/engine/runtime/step-sessions.ts';
 import { engineOver, FIXTURES, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
@@ -118,7 +118,7 @@ describe('the non-spinning twin of the step model', () => {
       const m = machine(2, () => (shared ? 2 : 0));
       const contention = new CpuContention(2, m.sources);
       const settings = { intraOpThreads: 2, threadsAuto: false, spinning: 'auto', poolThreads: 2, skipPasses: splitDecoder ? [] : ['split'] } as const;
-      const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId);
+      const model = await loadModel(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId);
       try {
         // The split decoder's step model is greedy and beam search's Loops (greedy-loop.ts, beam-loop.ts): the twin is made of it too.
         expect([model.runtime.greedyLoop, model.runtime.beamLoop]).toEqual([splitDecoder, splitDecoder]);
@@ -150,7 +150,7 @@ describe('the non-spinning twin of the step model', () => {
     const spec = folder.runtime!;
     if (spec.kind !== 'encoder-decoder') throw new Error('an encoder-decoder fixture');
     const settings = { intraOpThreads: 1, threadsAuto: false, spinning: 'auto', poolThreads: 2, skipPasses: [] } as const;
-    const model = await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
+    const model = await loadModel(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings);
     try {
       expect(model.stepSessions).toBeUndefined();
     } finally {
@@ -159,7 +159,7 @@ describe('the non-spinning twin of the step model', () => {
   });
 });
 
-describe('preparing the graphs (graph/prepare.ts)', () => {
+describe('preparing the graphs (runtime/prepare.ts)', () => {
   it('runs the passes once per file: a second preparation reads the cache, in a thread as in memory, and a replaced file is refused', async () => {
     const dir = tempDir();
     try {

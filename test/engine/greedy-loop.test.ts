@@ -8,10 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { fuseAttention } from '../../src/engine/graph/attention-fusion.ts';
 import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
 import { loopPlan } from '../../src/engine/search/greedy.ts';
-import { greedyLoopFits, LOOP, withGreedyLoop } from '../../src/engine/graph/greedy-loop.ts';
+import { greedyLoopFits, withGreedyLoop } from '../../src/engine/search-graphs/greedy-loop.ts';
+import { LOOP } from '../../src/engine/search-graphs/loop-io.ts';
 import { BanTokens, ForcedEosAtLimit, ForcedFirstToken, MinNewTokens } from '../../src/engine/search/logits-processors.ts';
-import type { GenerationRow } from '../../src/engine/pool/protocol.ts';
-import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
+import type { GenerationRow } from '../../src/engine/search/types.ts';
+import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/search-graphs/top-candidates.ts';
 import { FIXTURES, greedyCases, nllbDev, onAndOff, readDev, withSparseFiles, type MarianDevRow } from './helpers.ts';
 
 const PAD = 3999;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/env.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
-import { FLOAT, GRAPH, NODE, VALUE_INFO_NAME, concat, fields, lenField, modelBytes, modelGraph, nodeField, strings, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
+import { FLOAT, GRAPH, NODE, VALUE_INFO_NAME, concat, fields, lenField, modelBytes, modelGraph, nodeField, strings, tensorInfoField } from '../../src/engine/model/onnx-proto.ts';
 import { FIXTURE_MODELS_DIR, coreModelsDir } from '../fixture-models.ts';
 
 /** Every fixture model (files to read or copy; never write into it). */

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/env.ts';
 import { ModelTooLarge, ModelUnavailable } from '../../src/engine/errors.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
-import { modelCost } from '../../src/engine/model/resident-models.ts';
+import { modelCost } from '../../src/engine/translate/resident-models.ts';
 import { FIXTURES } from './helpers.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'dragoman-on-demand-'));

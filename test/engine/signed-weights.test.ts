@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { splitMergedDecoder } from '../../src/engine/graph/decoder-split.ts';
-import { GRAPH, INT8, TENSOR, UINT8, fields, modelGraph, strings } from '../../src/engine/graph/onnx-proto.ts';
-import { cpuHasVnni } from '../../src/engine/runtime/cpu-features.ts';
+import { GRAPH, INT8, TENSOR, UINT8, fields, modelGraph, strings } from '../../src/engine/model/onnx-proto.ts';
+import { cpuHasVnni } from '../../src/engine/graph/cpu-features.ts';
 import { signedMatMulWeights } from '../../src/engine/graph/signed-weights.ts';
 import { CORE_FIXTURES, FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
 

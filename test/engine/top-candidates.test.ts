@@ -12,8 +12,8 @@ import {
   type LogitsProcessor, type RowContext,
 } from '../../src/engine/search/logits-processors.ts';
 import { argmax } from '../../src/engine/search/scores.ts';
-import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/graph/onnx-proto.ts';
-import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/graph/top-candidates.ts';
+import { FLOAT, GRAPH, concat, modelBytes, nodeField, tensorInfoField } from '../../src/engine/model/onnx-proto.ts';
+import { SEARCH, TOP_IDS, withSearchOutputs } from '../../src/engine/search-graphs/top-candidates.ts';
 import { FIXTURES, graphOf, greedyCases, nllbDev, onAndOff, readDev, type MarianDevRow } from './helpers.ts';
 
 /** The k best ids of a row, best first, ties to the lower id (what ONNX TopK promises), computed in JS. */

@@ -48,7 +48,7 @@ describe('npm run build', () => {
       DRAGOMAN_LOG_LEVEL: 'warn',
     };
     // The thread that prepares a decoder's graphs starts from the compiled entry.
-    const { prepareInThread } = (await import(join(dist, 'engine/graph/prepare.js'))) as typeof import('../../src/engine/graph/prepare.ts');
+    const { prepareInThread } = (await import(join(dist, 'engine/runtime/prepare.js'))) as typeof import('../../src/engine/runtime/prepare.ts');
     const { fileStamp } = (await import(join(dist, 'engine/model/file-stamp.js'))) as typeof import('../../src/engine/model/file-stamp.ts');
     const decoderPath = join(ROOT, 'test/fixtures/models/tiny-marian-en-de/onnx/decoder_model_merged.onnx');
     const stamp = fileStamp(decoderPath);

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/dispatch.ts';
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
-import { modelCost } from '../../src/engine/model/resident-models.ts';
+import { modelCost } from '../../src/engine/translate/resident-models.ts';
 import { listening } from '../server-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

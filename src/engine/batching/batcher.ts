@@ -9,7 +9,7 @@
 // still decoding a bulk one and takes turns with it there (pool/turns.ts).
 import { EventEmitter } from 'node:events';
 import { EngineUnavailable } from '../errors.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from '../search/types.ts';
 import type { WorkerPool } from '../pool/pool.ts';
 import type { Priority } from '../types.ts';
 

@@ -10,10 +10,10 @@ import {
   ATTRIBUTE, GRAPH, TENSOR, VALUE_INFO_NAME,
   attribute, concat, floatAttribute, graphNodes, hasSubgraph, intAttribute, intOf, intsOf, modelGraph, nameOf, nodeField, raw,
   scalarFloat, type GraphNode,
-} from './onnx-proto.ts';
+} from '../model/onnx-proto.ts';
 import ort from 'onnxruntime-node';
-import { feedsFor, NO_SEARCH, testFeeds } from './loop-io.ts';
-import type { GraphPass } from './passes.ts';
+import { feedsFor, testFeeds } from './check-feeds.ts';
+import type { GraphPass } from './pass.ts';
 
 const MS_DOMAIN = 'com.microsoft';
 
@@ -185,7 +185,7 @@ export const attentionFusionPass: GraphPass = {
       const feeds = await testFeeds(ctx.crossKv, ctx.dims);
       const input = new ort.Tensor('int64', BigInt64Array.of(0n, 0n), [2, 1]);
       for (let step = 0; step < 2; step++) {
-        const out = await session.run(feedsFor(session, { ...feeds, ...NO_SEARCH, input_ids: input }));
+        const out = await session.run(feedsFor(session, { ...feeds, input_ids: input }));
         const logits = out.logits as ort.Tensor;
         if (logits.dims[0] !== 2 || !(logits.data as Float32Array).every(Number.isFinite)) return undefined;
         for (let i = 0; i < ctx.dims.layers; i++) {

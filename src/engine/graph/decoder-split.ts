@@ -6,7 +6,7 @@
 import {
   ATTRIBUTE, GRAPH, TENSOR, VALUE_INFO_NAME,
   concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, nodeField, raw, str, type GraphNode,
-} from './onnx-proto.ts';
+} from '../model/onnx-proto.ts';
 
 export interface SplitDecoder {
   /** The with-past branch as a model: the merged file's inputs but `use_cache_branch`; logits and self-attention K/V. */

@@ -1,77 +1,24 @@
-// The rewrites the step model gets, as one declared, ordered list. Optimum's merged decoder is first cut in two
-// (decoder-split.ts); each pass below then takes the graphs as the passes before it left them and either returns
-// them rewritten, having run its own check on onnxruntime, or leaves them as they were (a pattern it does not match,
-// a check that fails: slower, never wrong). prepare.ts runs the list once per decoder file and keeps the result on
-// disk, keyed by the file's hash and each pass's name and version: bump a pass's version when its output changes.
-import type ort from 'onnxruntime-node';
-import type { DecoderDims } from '../model/family.ts';
+// The rewrites that keep the model's meaning, as one declared, ordered list: the same logits and cache, computed by
+// fewer or faster operators. Optimum's merged decoder is first cut in two (decoder-split.ts); each pass then takes
+// the graphs as the passes before it left them and either returns them rewritten, having run its own check on
+// onnxruntime, or leaves them as they were (a pattern it does not match, a check that fails: slower, never wrong).
+// runtime/prepare.ts runs them at load, once per decoder file, followed by the search graphs built over the result
+// (search-graphs/passes.ts), and keeps the result on disk, keyed by the file's hash and each pass's name and version:
+// bump a pass's version when its output changes.
 import { attentionFusionPass } from './attention-fusion.ts';
-import { beamLoopPass } from './beam-loop.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
-import { greedyLoopPass } from './greedy-loop.ts';
 import { signedWeightsPass } from './signed-weights.ts';
-import { searchOutputsPass } from './top-candidates.ts';
-
-/** Which rewrites the settings leave out (DRAGOMAN_SKIP_PASSES, docs/tuning.md): `split` and pass names. */
-export interface GraphSettings {
-  skip: readonly string[];
-}
-
-/** What the runtime needs to know of the graphs it opens. */
-export interface GraphFacts {
-  /** The passes applied, in order (`split` first). */
-  passes: string[];
-  signedWeights: boolean;
-  /** Attention blocks running as one MultiHeadAttention operator each. */
-  fusedAttention: number;
-  /** The step model has the search outputs. */
-  search: boolean;
-  /** The step model runs inside greedy search's Loop (and beam search's beside it): with its logits' length. */
-  loop?: { vocab: number; beam: boolean };
-}
-
-/** The split decoder as the passes leave it. */
-export interface StepGraphs {
-  /** From the encoder output to the cross-attention K/V, run once a batch. */
-  crossKv: Uint8Array;
-  /** The with-past step model (what the Loops wrap). */
-  step: Uint8Array;
-  /** What the runtime opens: the step model, or the step model inside the search Loops. */
-  model: Uint8Array;
-  facts: GraphFacts;
-}
-
-export interface PassContext {
-  decoderPath: string;
-  decoderBytes: number;
-  dims: DecoderDims;
-  padId: number;
-  eosId: number | undefined;
-  settings: GraphSettings;
-  /** An onnxruntime session of `bytes` for a check (one thread, no spinning), released by the caller. */
-  open(bytes: Uint8Array): Promise<ort.InferenceSession>;
-  /** The cross-attention K/V model's session, for test batches. */
-  crossKv: ort.InferenceSession;
-}
-
-export interface GraphPass {
-  name: string;
-  /** Bumped whenever the pass's output changes: it is part of the cache key. */
-  version: number;
-  /** Whether the model and the graphs so far allow it (the settings' skip list is runPasses' business). */
-  wanted(ctx: PassContext, graphs: StepGraphs): boolean;
-  /** The graphs rewritten and checked, or undefined to leave them as they are. */
-  run(graphs: StepGraphs, ctx: PassContext): Promise<StepGraphs | undefined>;
-}
+import type { GraphPass, GraphSettings, PassContext, StepGraphs } from './pass.ts';
 
 /** Version of the cut (decoder-split.ts), the step before every pass. */
 export const SPLIT_VERSION = 1;
 
-export const PASSES: readonly GraphPass[] = [signedWeightsPass, attentionFusionPass, searchOutputsPass, greedyLoopPass, beamLoopPass];
+/** The meaning-preserving rewrites, in the order they run. */
+export const REWRITES: readonly GraphPass[] = [signedWeightsPass, attentionFusionPass];
 
-/** Names and versions of the cut and every pass: what a cached result must have been made by. */
-export function passVersions(): string {
-  return [`split@${SPLIT_VERSION}`, ...PASSES.map((p) => `${p.name}@${p.version}`)].join(',');
+/** Names and versions of the cut and of these passes: what a cached result must have been made by. */
+export function passVersions(passes: readonly GraphPass[]): string {
+  return [`split@${SPLIT_VERSION}`, ...passes.map((p) => `${p.name}@${p.version}`)].join(',');
 }
 
 /** The merged decoder cut in two, or undefined when it cannot be (the runtime then runs the file as it is). */
@@ -90,10 +37,10 @@ export function splitDecoder(merged: Uint8Array, settings: GraphSettings): StepG
   };
 }
 
-/** Every wanted pass in order over the cut decoder; a pass that throws is left out like one that declines. */
-export async function runPasses(graphs: StepGraphs, ctx: PassContext): Promise<StepGraphs> {
+/** Every wanted pass of `passes` in order over the cut decoder; a pass that throws is left out like one that declines. */
+export async function runPasses(graphs: StepGraphs, ctx: PassContext, passes: readonly GraphPass[]): Promise<StepGraphs> {
   let g = graphs;
-  for (const pass of PASSES) {
+  for (const pass of passes) {
     if (ctx.settings.skip.includes(pass.name) || !pass.wanted(ctx, g)) continue;
     const next = await pass.run(g, ctx).catch(() => undefined);
     if (next) g = { ...next, facts: { ...next.facts, passes: [...g.facts.passes, pass.name] } };

@@ -7,9 +7,9 @@
 import {
   GRAPH, INT8, TENSOR, UINT8, VALUE_INFO_NAME,
   concat, fields, graphNodes, hasSubgraph, lenField, modelGraph, nameOf, raw, strings, varintField, type Field, type GraphNode,
-} from './onnx-proto.ts';
-import { cpuHasVnni } from '../runtime/cpu-features.ts';
-import type { GraphPass } from './passes.ts';
+} from '../model/onnx-proto.ts';
+import { cpuHasVnni } from './cpu-features.ts';
+import type { GraphPass } from './pass.ts';
 
 /** A node reading a tensor, and at which input. */
 interface Use {

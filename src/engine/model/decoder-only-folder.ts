@@ -4,7 +4,7 @@
 // it names (MatMulNBits int4 weights, GroupQueryAttention). docs/models.md, "LLM translators", tells the same.
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DecoderOnlySpec } from '../pool/protocol.ts';
+import type { DecoderOnlySpec } from './runtime-spec.ts';
 import type { ModelInfo, ModelPrecision, PrecisionSetting } from '../types.ts';
 import { DECODER_ONLY_TYPES, decoderDims, generationRules } from './family.ts';
 import { fileStamp } from './file-stamp.ts';

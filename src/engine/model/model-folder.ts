@@ -11,7 +11,7 @@ import { fileStamp } from './file-stamp.ts';
 import { FolderProblem, fileSize, readJson } from './folder-files.ts';
 import { onnxFileProblem } from './onnx-file-check.ts';
 import { targetTokenMap, targetTokenPieces } from './target-tokens.ts';
-import type { ModelRuntimeSpec } from '../pool/protocol.ts';
+import type { ModelRuntimeSpec } from './runtime-spec.ts';
 import type { ModelFamily, ModelInfo, PrecisionSetting } from '../types.ts';
 
 /** The optional declaration of a model's family and languages (README, "Models"). */

@@ -5,7 +5,7 @@
 // onnxGraphIo also walks the graph's own fields for the inputs and outputs it declares (load-check.ts).
 import { open, type FileHandle } from 'node:fs/promises';
 import type { GraphIo } from './graph-io.ts';
-import { fields, GRAPH, MODEL, readVarint, strings, VALUE_INFO_NAME } from '../graph/onnx-proto.ts';
+import { fields, GRAPH, MODEL, readVarint, strings, VALUE_INFO_NAME } from './onnx-proto.ts';
 
 /** Undefined when the file is structurally a whole ModelProto; else what is wrong, in words. */
 export async function onnxFileProblem(path: string): Promise<string | undefined> {

@@ -2,11 +2,13 @@
 // one job per worker at a time. With priorities (DRAGOMAN_SCHEDULING=priority) a worker holds up to one job of each
 // priority, which take turns between decoder steps (turns.ts). The batcher decides what the next job is. A worker
 // that dies fails only the jobs it held and is replaced (the replacement loads the models loaded at that moment).
-// Models are loaded and unloaded in every worker at once (load/unload), by model/resident-models.ts.
+// Models are loaded and unloaded in every worker at once (load/unload), by translate/resident-models.ts.
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { EngineUnavailable, WorkerDied } from '../errors.ts';
-import type { FromWorker, GenerationJob, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
+import type { FromWorker, PreparedModelSpec, ToWorker } from './protocol.ts';
+import type { GenerationJob } from '../search/types.ts';
+import type { SessionSettings } from '../settings.ts';
 import type { LoadedRuntime, Priority } from '../types.ts';
 
 interface Pending {
@@ -45,7 +47,7 @@ const LOAD_RETRY_MS = 5_000;
 
 export class WorkerPool extends EventEmitter {
   private readonly slots: Slot[] = [];
-  private specs: ModelRuntimeSpec[] = [];
+  private specs: PreparedModelSpec[] = [];
   private nextId = 1;
   private closed = false;
   restarts = 0;
@@ -60,7 +62,7 @@ export class WorkerPool extends EventEmitter {
   }
 
   /** Starts the workers and loads every model in each; resolves with the first worker's load report per model. */
-  async start(specs: ModelRuntimeSpec[]): Promise<LoadReport[]> {
+  async start(specs: PreparedModelSpec[]): Promise<LoadReport[]> {
     this.specs = specs;
     const reports = await Promise.all(Array.from({ length: this.size }, () => this.spawn(true)));
     // A model that fails in one worker fails in all (same files): keep only those that loaded everywhere.
@@ -77,7 +79,7 @@ export class WorkerPool extends EventEmitter {
     const reports: LoadReport[] = [];
     let loadFailed = false;
     /** What this worker loads when it starts: the models loaded in the pool at that moment. */
-    let initialSpecs: ModelRuntimeSpec[] = [];
+    let initialSpecs: PreparedModelSpec[] = [];
     return new Promise((resolveLoad) => {
       const finishLoad = () => {
         if (slot.ready || reports.length < initialSpecs.length) return;
@@ -176,7 +178,7 @@ export class WorkerPool extends EventEmitter {
    * Loads a model in every worker (each after the job it runs); workers started later load it too. Resolves with the
    * slowest worker's report, or the first failure (the model is then unloaded from the workers where it loaded).
    */
-  async load(spec: ModelRuntimeSpec): Promise<LoadReport> {
+  async load(spec: PreparedModelSpec): Promise<LoadReport> {
     this.specs = [...this.specs.filter((s) => s.name !== spec.name), spec];
     const started = this.slots.filter((s) => s.started);
     const reports = (await Promise.all(started.map((slot) => new Promise<LoadReport | undefined>((resolve) => {

@@ -2,7 +2,7 @@
 // first, and a bulk job's Loop runs are cut to the steps that fit in yieldMs, so it gives way often. Search is the
 // same code either way: a shorter run returns fewer steps, and greedy and beam search already take what a run returns
 // (a Loop run of n steps computes exactly what n single steps do), so the output is the same.
-import type { BeamRunRequest, GreedyRunRequest, SearchDecoder } from '../runtime/search-decoder.ts';
+import type { BeamRunRequest, DecoderState, GreedyRunRequest, SearchDecoder } from '../runtime/search-decoder.ts';
 import type { Turn, Turns } from './turns.ts';
 
 /** A Loop run is worth its feeds from two steps on (search's loopPlan asks for no fewer). */
@@ -17,12 +17,15 @@ export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn
     const fit = stepMs === undefined ? MIN_RUN_STEPS : Math.floor(yieldMs / stepMs);
     return Math.min(asked, Math.max(MIN_RUN_STEPS, fit));
   };
-  const timed = async <T>(run: () => Promise<T[] | undefined>): Promise<T[] | undefined> => {
+  const timed = async <T>(run: () => Promise<T[]>): Promise<T[]> => {
     const t0 = performance.now();
     const out = await run();
-    if (out?.length) stepMs = (performance.now() - t0) / out.length;
+    if (out.length) stepMs = (performance.now() - t0) / out.length;
     return out;
   };
+  const runs = decoder.runs;
+  const greedy = runs?.greedy;
+  const beam = runs?.beam;
   return {
     async begin(sources, copies) {
       await turns.take(job);
@@ -35,10 +38,6 @@ export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn
       stepMs = performance.now() - t0;
       return out;
     },
-    async greedyRun(state, tokens, run: GreedyRunRequest) {
-      await turns.take(job);
-      return timed(() => decoder.greedyRun(state, tokens, { ...run, steps: steps(run.steps) }));
-    },
     async beamStep(state, tokens, step) {
       await turns.take(job);
       const t0 = performance.now();
@@ -46,11 +45,23 @@ export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn
       stepMs = performance.now() - t0;
       return out;
     },
-    async beamRun(state, tokens, run: BeamRunRequest) {
-      await turns.take(job);
-      return timed(() => decoder.beamRun(state, tokens, { ...run, steps: steps(run.steps) }));
-    },
     reorder: (state, from) => decoder.reorder(state, from),
     select: (state, rows) => decoder.select(state, rows),
+    ...(runs && {
+      runs: {
+        ...(greedy && {
+          async greedy(state: DecoderState, tokens: readonly number[], run: GreedyRunRequest) {
+            await turns.take(job);
+            return timed(() => greedy(state, tokens, { ...run, steps: steps(run.steps) }));
+          },
+        }),
+        ...(beam && {
+          async beam(state: DecoderState, tokens: readonly number[], run: BeamRunRequest) {
+            await turns.take(job);
+            return timed(() => beam(state, tokens, { ...run, steps: steps(run.steps) }));
+          },
+        }),
+      },
+    }),
   };
 }

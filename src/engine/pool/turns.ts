@@ -5,7 +5,7 @@
 // (yieldMs), so a one-sentence
 // request that arrives while a document decodes waits for at most one short run, not for the whole batch.
 import type { Priority } from '../types.ts';
-import type { TurnSettings } from './protocol.ts';
+import type { TurnSettings } from '../settings.ts';
 
 export interface Turn {
   readonly priority: Priority;

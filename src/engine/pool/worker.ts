@@ -5,8 +5,11 @@ import { greedySearch } from '../search/greedy.ts';
 import { candidatesNeeded, processorsFor, type LogitsProcessor } from '../search/logits-processors.ts';
 import { CpuContention } from '../runtime/contention.ts';
 import { assertUnchanged } from '../model/file-stamp.ts';
-import type { FromWorker, GenerationJob, GenerationRow, ModelRuntimeSpec, SessionSettings, ToWorker } from './protocol.ts';
-import { Seq2SeqModel } from '../runtime/seq2seq.ts';
+import type { FromWorker, PreparedModelSpec, ToWorker } from './protocol.ts';
+import type { GenerationJob, GenerationRow } from '../search/types.ts';
+import type { SessionSettings } from '../settings.ts';
+import { loadModel } from '../runtime/load-model.ts';
+import type { Seq2SeqModel } from '../runtime/seq2seq.ts';
 import { CausalLm } from '../runtime/causal-lm.ts';
 import { runtimeFiles } from '../model/runtime-files.ts';
 import { searchWithConstraints } from '../search/constrained-beam.ts';
@@ -14,7 +17,7 @@ import { Turns, type Turn } from './turns.ts';
 import { decoderWithTurns } from './turn-decoder.ts';
 
 interface Loaded {
-  spec: ModelRuntimeSpec;
+  spec: PreparedModelSpec;
   model: Seq2SeqModel | CausalLm;
   processors: LogitsProcessor[];
 }
@@ -29,14 +32,14 @@ const send = (m: FromWorker) => port.postMessage(m);
 /** DRAGOMAN_SPINNING=auto: one reading of the machine for all of this worker's models, made on `init`. */
 let contention: CpuContention | undefined;
 
-async function load(spec: ModelRuntimeSpec): Promise<void> {
+async function load(spec: PreparedModelSpec): Promise<void> {
   const t0 = performance.now();
   try {
     // The files read at start, not others put in their place since (a replacement worker loads long after start).
     for (const f of runtimeFiles(spec)) assertUnchanged(f.path, f.stamp);
     const processors = processorsFor(spec.rules);
     const model = spec.kind === 'decoder-only' ? await CausalLm.load(spec, settings)
-      : await Seq2SeqModel.load(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
+      : await loadModel(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
     models.set(spec.name, { spec, model, processors });
     send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
   } catch (err) {
@@ -44,7 +47,7 @@ async function load(spec: ModelRuntimeSpec): Promise<void> {
   }
 }
 
-// An unload comes only for a model no request is using (model/resident-models.ts), so no job with turns runs on it.
+// An unload comes only for a model no request is using (translate/resident-models.ts), so no job with turns runs on it.
 async function unload(name: string): Promise<void> {
   const m = models.get(name);
   models.delete(name);

@@ -6,7 +6,7 @@
 // a seccomp filter for that one arch_prctl call. Integer products are exact on either kernel (same tokens, tested).
 import { constants } from 'node:os';
 import { createRequire } from 'node:module';
-import { cpuHasAmx } from './cpu-features.ts';
+import { cpuHasAmx } from '../graph/cpu-features.ts';
 
 /**
  * off: onnxruntime will not get AMX in this process (the filter is in place, the permission not granted);

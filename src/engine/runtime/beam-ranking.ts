@@ -1,8 +1,8 @@
-// Beam search's ranking (graph/beam-rank.ts) as the runtime feeds it: the rules as tensors, and the ranking model's
+// Beam search's ranking (search-graphs/beam-rank.ts) as the runtime feeds it: the rules as tensors, and the ranking model's
 // own session for a step of a decoder without beam search's Loop (the Loop ranks its steps itself).
 import ort from 'onnxruntime-node';
-import { BEAM_RANK, beamRankModel } from '../graph/beam-rank.ts';
-import { ruleTensors, type RuleTensors } from '../graph/loop-io.ts';
+import { BEAM_RANK, beamRankModel } from '../search-graphs/beam-rank.ts';
+import { ruleTensors, type RuleTensors } from '../search-graphs/loop-io.ts';
 import type { BeamStepRequest, RankedStep, StepRules } from './search-decoder.ts';
 
 export class BeamRanking {

@@ -1,6 +1,6 @@
 // One decoder-only model (an LLM translator) on onnxruntime: the prompts are prefilled once, then decoder steps run
 // over the KV cache. It is search's SearchDecoder (search-decoder.ts) as seq2seq.ts is: greedy, beam and constrained
-// beam search run on it unchanged. The first step's answer is the prefill's last logits (the prompt's end is where
+// beam search run on it unchanged (it offers no runs: search takes single steps). The first step's answer is the prefill's last logits (the prompt's end is where
 // the answer starts, so the step's token — search's decoder start — is not fed).
 // Two layouts (model/decoder-only-folder.ts): optimum's graph takes position ids, so prompts of different lengths
 // batch together, padded on the left with the attention mask; the onnxruntime-genai builder's graph (GroupQueryAttention)
@@ -8,7 +8,8 @@
 import { statSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
-import type { DecoderOnlySpec, SessionSettings } from '../pool/protocol.ts';
+import type { DecoderOnlySpec } from '../model/runtime-spec.ts';
+import type { SessionSettings } from '../settings.ts';
 import type { LoadedRuntime } from '../types.ts';
 import { BeamRanking } from './beam-ranking.ts';
 import { gatherRows, permuteRows } from './kv-cache.ts';
@@ -191,18 +192,10 @@ export class CausalLm implements SearchDecoder {
     return all!;
   }
 
-  async greedyRun(): Promise<undefined> {
-    return undefined; // no in-graph Loop: greedy search takes single steps
-  }
-
   async beamStep(state: CausalState, tokens: readonly number[], req: BeamStepRequest): Promise<RankedStep> {
     if (req.from.some((f, i) => f !== i)) this.reorder(state, req.from);
     const logits = await this.advance(state, tokens);
     return this.ranking.rank(new ort.Tensor('float32', logits, [state.rows, 1, logits.length / state.rows]), req);
-  }
-
-  async beamRun(): Promise<undefined> {
-    return undefined;
   }
 
   /** Row i becomes old row `from[i]`. */

@@ -1,13 +1,13 @@
-// Opening one model: the encoder, the decoder as graph/prepare.ts made it (prepared here, in memory, when the pool did
+// Opening one model: the encoder, the decoder as prepare.ts made it (prepared here, in memory, when the pool did
 // not), onnxruntime's threads for its size, and under DRAGOMAN_SPINNING=auto the step model's non-spinning twin.
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
-import { graphSettings, prepareDecoder, type PreparedDecoder } from '../graph/prepare.ts';
+import { graphSettings, prepareDecoder, type PreparedDecoder } from './prepare.ts';
 import type { DecoderDims } from '../model/family.ts';
 import { assertUnchanged, fileStamp } from '../model/file-stamp.ts';
 import { graphIoProblem } from '../model/graph-io.ts';
-import type { SessionSettings } from '../pool/protocol.ts';
+import type { SessionSettings } from '../settings.ts';
 import { CpuContention } from './contention.ts';
 import { openDecoder } from './open-decoder.ts';
 import { Seq2SeqModel } from './seq2seq.ts';
@@ -18,7 +18,7 @@ import { StepSessions } from './step-sessions.ts';
  * `candidates`: greedy search's top-k from the decoder (candidatesNeeded of the model's rules), 0 for none.
  * `contention`: the worker's one reading of the machine for DRAGOMAN_SPINNING=auto (else one of the model's own).
  * `eosId`: the model's EOS, for greedy search's Loop (settings.greedyLoop; without it, no loop).
- * `prepared`: the decoder as graph/prepare.ts made it (the pool's workers get it from createEngine); without it, it
+ * `prepared`: the decoder as prepare.ts made it (the pool's workers get it from createEngine); without it, it
  * is prepared here, in memory.
  */
 export async function loadModel(

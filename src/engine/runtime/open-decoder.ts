@@ -1,9 +1,9 @@
-// The decoder's sessions, opened from what graph/prepare.ts made of the file: the split models (the step model with
+// The decoder's sessions, opened from what prepare.ts made of the file: the split models (the step model with
 // whatever passes applied, and the cross-attention K/V model), or optimum's merged file as it is when it could not be
 // cut. Which variant this is stays inside runtime/: search sees seq2seq.ts's step interface only.
 import { readFile } from 'node:fs/promises';
 import ort from 'onnxruntime-node';
-import type { PreparedDecoder } from '../graph/prepare.ts';
+import type { PreparedDecoder } from './prepare.ts';
 import { graphIoProblem } from '../model/graph-io.ts';
 
 /** How the decoder runs: optimum's merged file as it is, or cut in two without its `If` (decoder-split.ts). */

@@ -1,9 +1,11 @@
-// The one interface search sees of a model, as CTranslate2's decoding.h sees its decoder: begin a batch, ask for a
-// step or a run of steps, read each row's candidates (greedy) or each sentence's ranked candidates (beam); reorder
-// and drop rows. Which graph variant answers (optimum's merged file, the split step model, its search outputs, its
-// Loops) is the runtime's business: a step answers with candidates when the graph has them and with logits otherwise,
-// a beam step is always ranked by graph/beam-rank.ts, and a run the graph cannot take answers `undefined`, after
-// which the search takes single steps.
+// The one interface search sees of a model, as CTranslate2's layers::Decoder is seen by its decoding.h: begin a batch
+// (prefill), step it over its own state, reading each row's candidates (greedy) or each sentence's ranked candidates
+// (beam), reorder and drop rows. It knows nothing of greedy or beam search's books. Runs of many steps in one
+// onnxruntime run (the in-graph Loops of search-graphs/) are a capability a decoder offers or not (`runs`), chosen
+// once at load; search uses them where its rules allow and takes single steps otherwise. Which graph variant answers
+// (optimum's merged file, the split step model, its search outputs, its Loops) is the runtime's business: a step
+// answers with candidates when the graph has them and with logits otherwise, and a beam step is always ranked by
+// search-graphs/beam-rank.ts.
 
 /**
  * A batch being decoded, as search holds it: each decoder keeps its own state behind this (seq2seq.ts: the encoder
@@ -13,11 +15,7 @@ export interface DecoderState {
   rows: number;
 }
 
-/**
- * Search drops finished rows from the state once this share of it (1 / n) is done; a greedy run ends there too
- * (greedy-loop.ts), so that the rows left run on without the finished ones.
- */
-export const DROP_FINISHED_SHARE = 4;
+export { DROP_FINISHED_SHARE } from '../search-graphs/loop-io.ts';
 
 /** What a step is asked for: each row's k best tokens, best first, ties to the lower id (0: the logits only). */
 export interface CandidateRequest {
@@ -60,7 +58,7 @@ export interface BeamStepRequest {
   scores: readonly number[];
   /** Rows of finished sentences (fed padding). */
   done: readonly boolean[];
-  /** Each row's best logits the ranking scores first (graph/beam-rank.ts): 2 × beams, the rules' bans and a margin. */
+  /** Each row's best logits the ranking scores first (search-graphs/beam-rank.ts): 2 × beams, the rules' bans and a margin. */
   candidates: number;
   /** Each sentence's rules at this step (undefined for a finished one). */
   rules: readonly (StepRules | undefined)[];
@@ -73,7 +71,7 @@ export interface BeamRunRequest extends Omit<BeamStepRequest, 'rules'> {
 }
 
 /**
- * One beam step's ranking (graph/beam-rank.ts, Hugging Face's): each sentence's 2 × beams best candidates, best
+ * One beam step's ranking (search-graphs/beam-rank.ts, Hugging Face's): each sentence's 2 × beams best candidates, best
  * first, as [sentences × 2 × beams] scores (float32), rows of the state they continue, and tokens.
  */
 export interface RankedStep {
@@ -87,24 +85,32 @@ export interface SearchDecoder {
   begin(sources: readonly number[][], copies?: number): Promise<DecoderState>;
   /** Feeds one token per row and advances the cache by one step. */
   step(state: DecoderState, tokens: readonly number[], want: CandidateRequest): Promise<StepCandidates>;
-  /**
-   * Up to `steps` greedy steps in one go: each row not done takes its best candidate not banned, a row choosing EOS
-   * is done from then on; the run ends early when every row is, or DROP_FINISHED_SHARE of them. The tokens chosen,
-   * one array per step ([rows], padding for done rows), and the cache advanced by that many steps; undefined when
-   * this decoder takes single steps (it then always does: search need not ask again).
-   */
-  greedyRun(state: DecoderState, tokens: readonly number[], run: GreedyRunRequest): Promise<number[][] | undefined>;
   /** One beam step: the cache reordered by `from`, one token fed per row, the step ranked. */
   beamStep(state: DecoderState, tokens: readonly number[], step: BeamStepRequest): Promise<RankedStep>;
-  /**
-   * Up to `steps` beam steps in one go (graph/beam-loop.ts), each ranked as beamStep ranks it: after each, every
-   * sentence's first `beams` candidates become its beams (a finished sentence's rows padding), until a step where a
-   * live sentence has EOS among them, the last step run. Undefined when this decoder takes single steps (it then
-   * always does: search need not ask again).
-   */
-  beamRun(state: DecoderState, tokens: readonly number[], run: BeamRunRequest): Promise<RankedStep[] | undefined>;
   /** Row i of the cache becomes old row `from[i]` (constrained beam search's choice). */
   reorder(state: DecoderState, from: readonly number[]): void;
   /** Keeps only these rows (finished rows stop costing compute). */
   select(state: DecoderState, rows: readonly number[]): void;
+  /** Runs of steps in one go, when this decoder has them (absent: it takes single steps only). */
+  readonly runs?: StepRuns;
+}
+
+/**
+ * Many steps in one onnxruntime run (search-graphs/greedy-loop.ts, beam-loop.ts): an optional capability, each kind
+ * present only when the decoder's graphs have its Loop. A run of n steps computes what n single steps compute, and
+ * may stop after fewer steps than asked (search takes what it returns).
+ */
+export interface StepRuns {
+  /**
+   * Up to `steps` greedy steps: each row not done takes its best candidate not banned, a row choosing EOS is done
+   * from then on; the run ends early when every row is, or DROP_FINISHED_SHARE of them. The tokens chosen, one array
+   * per step ([rows], padding for done rows), and the cache advanced by that many steps.
+   */
+  greedy?(state: DecoderState, tokens: readonly number[], run: GreedyRunRequest): Promise<number[][]>;
+  /**
+   * Up to `steps` beam steps, each ranked as beamStep ranks it: after each, every sentence's first `beams`
+   * candidates become its beams (a finished sentence's rows padding), until a step where a live sentence has EOS
+   * among them, the last step run.
+   */
+  beam?(state: DecoderState, tokens: readonly number[], run: BeamRunRequest): Promise<RankedStep[]>;
 }

@@ -2,17 +2,14 @@
 // search's SearchDecoder (search-decoder.ts): which graph variant answers a step or a run (optimum's merged file, the
 // split step model with its search outputs and Loops, open-decoder.ts) stays in this file.
 import ort from 'onnxruntime-node';
-import { BEAM_LOOP } from '../graph/beam-loop.ts';
-import { LOOP } from '../graph/greedy-loop.ts';
-import { beamLoopInputs, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength, type RuleTensors } from '../graph/loop-io.ts';
-import { SEARCH, TOP_IDS } from '../graph/top-candidates.ts';
+import { BEAM_LOOP, beamLoopInputs, greedyLoopInputs, LOOP, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength, type RuleTensors } from '../search-graphs/loop-io.ts';
+import { SEARCH, TOP_IDS } from '../search-graphs/top-candidates.ts';
 import type { DecoderDims } from '../model/family.ts';
 import type { LoadedRuntime } from '../types.ts';
 import { gatherRows, permuteRows, repeatRows, type Seq2SeqState, type Encoded } from './kv-cache.ts';
-import { loadModel } from './load-model.ts';
 import type { Decoder } from './open-decoder.ts';
 import { BeamRanking } from './beam-ranking.ts';
-import type { BeamRunRequest, BeamStepRequest, CandidateRequest, GreedyRunRequest, RankedStep, SearchDecoder, StepCandidates } from './search-decoder.ts';
+import type { BeamRunRequest, BeamStepRequest, CandidateRequest, GreedyRunRequest, RankedStep, SearchDecoder, StepCandidates, StepRuns } from './search-decoder.ts';
 import type { StepSessions } from './step-sessions.ts';
 
 export type { Seq2SeqState, Encoded } from './kv-cache.ts';
@@ -37,7 +34,7 @@ export class Seq2SeqModel implements SearchDecoder {
   /** What a split step fetches: one result and the self-attention cache (a copy of anything more costs time). */
   private readonly fetches: Record<Result, string[]>;
 
-  /** Use Seq2SeqModel.load (load-model.ts). */
+  /** Use loadModel (load-model.ts). */
   constructor(
     private readonly encoder: ort.InferenceSession,
     private readonly decoder: Decoder,
@@ -66,7 +63,19 @@ export class Seq2SeqModel implements SearchDecoder {
       logits: [LOOP.logits, ...loopPresent],
       [TOP_IDS]: [LOOP.topIds, ...loopPresent],
     };
+    // The Loops the step model holds, offered once as runs: search asks for no run this decoder lacks.
+    if (decoder.kind === 'split' && decoder.loop) {
+      const withPast = decoder.withPast;
+      const beam = this.beamLoop;
+      this.runs = {
+        greedy: (state: Seq2SeqState, tokens: readonly number[], req: GreedyRunRequest) => this.greedyRun(withPast, state, tokens, req),
+        ...(beam ? { beam: (state: Seq2SeqState, tokens: readonly number[], req: BeamRunRequest) => this.beamRun(beam, state, tokens, req) } : {}),
+      };
+    }
   }
+
+  /** Greedy and beam search's runs of steps in one onnxruntime run, when the step model holds their Loops. */
+  readonly runs?: StepRuns;
 
   /** The same fetches from greedy-loop.ts's Loop, and the step model's name of each of its outputs. */
   private readonly loopFetches: Record<Result, string[]>;
@@ -88,11 +97,6 @@ export class Seq2SeqModel implements SearchDecoder {
   /** Greedy search's candidates per row in the Loop (0: no search outputs). */
   private get topCandidates(): number {
     return this.decoder.kind === 'split' ? this.decoder.topCandidates : 0;
-  }
-
-  /** Opens a model's sessions: see load-model.ts. */
-  static load(...args: Parameters<typeof loadModel>): Promise<Seq2SeqModel> {
-    return loadModel(...args);
   }
 
   /** DRAGOMAN_SPINNING=auto: the step model's sessions (undefined otherwise). */
@@ -223,10 +227,8 @@ export class Seq2SeqModel implements SearchDecoder {
     return this.ranking.rank(await this.logitsStep(state, tokens), req);
   }
 
-  /** Beam steps in one onnxruntime run of beam-loop.ts's Loop (SearchDecoder.beamRun). */
-  async beamRun(state: Seq2SeqState, tokens: readonly number[], req: BeamRunRequest): Promise<RankedStep[] | undefined> {
-    const loop = this.beamLoop;
-    if (!loop) return undefined;
+  /** Beam steps in one onnxruntime run of beam-loop.ts's Loop (StepRuns.beam). */
+  private async beamRun(loop: BeamLoop, state: Seq2SeqState, tokens: readonly number[], req: BeamRunRequest): Promise<RankedStep[]> {
     const rules = this.ranking.tensors([{ forced: undefined, banned: new Set(req.banned) }], req.beams, loop.vocab);
     return this.beamLoopRun(loop, state, tokens, req, req.steps, rules);
   }
@@ -267,13 +269,12 @@ export class Seq2SeqModel implements SearchDecoder {
     return this.decoder.kind === 'split' && !!this.decoder.loop;
   }
 
-  /** Greedy steps in one onnxruntime run of greedy-loop.ts's Loop (SearchDecoder.greedyRun). */
-  async greedyRun(state: Seq2SeqState, tokens: readonly number[], req: GreedyRunRequest): Promise<number[][] | undefined> {
-    if (this.decoder.kind !== 'split' || !this.decoder.loop) return undefined;
+  /** Greedy steps in one onnxruntime run of greedy-loop.ts's Loop (StepRuns.greedy). */
+  private async greedyRun(withPast: ort.InferenceSession, state: Seq2SeqState, tokens: readonly number[], req: GreedyRunRequest): Promise<number[][]> {
     const { steps, banned, done } = req;
     await this.splitCross(state);
     const ids = new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]);
-    const session = this.steps?.pick() ?? this.decoder.withPast;
+    const session = this.steps?.pick() ?? withPast;
     const run = this.loopFeeds(session, state, ids, steps, banned, done, searchFeeds(this.topCandidates, 1), false);
     const out = await session.run(run, [LOOP.chosen, ...this.loopFetches[TOP_IDS].slice(1)]);
     this.selfPast.forEach((key, i) => (state.past[key] = out[LOOP.presentPrefix + this.selfPresent[i]!] as ort.Tensor));

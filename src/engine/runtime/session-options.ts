@@ -1,6 +1,6 @@
 // onnxruntime session options for a model's sessions: how many threads, and how idle threads wait.
 import type ort from 'onnxruntime-node';
-import type { SessionSettings } from '../pool/protocol.ts';
+import type { SessionSettings } from '../settings.ts';
 
 /**
  * Below this decoder size a step's matrices are too small for a second thread to pay: waking it costs more than it

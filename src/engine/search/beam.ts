@@ -1,12 +1,12 @@
 // Beam search over a batch with Hugging Face BeamSearchScorer semantics (the references were made that way). The
-// decoder ranks each step (graph/beam-rank.ts: log_softmax -> rules -> + beam score, each sentence's top 2*beams by
+// decoder ranks each step (search-graphs/beam-rank.ts: log_softmax -> rules -> + beam score, each sentence's top 2*beams by
 // score desc, flat index asc); this file keeps the books: EOS only accepted from the top `beams` ranks, a hypothesis
 // scores sum_logprobs / generated_len^length_penalty (EOS counted), and a sentence is done when it has `beams`
 // hypotheses and, unless early_stopping, the worst of them is at least the best running score /
 // cur_len^length_penalty.
 import type { GenerationRules } from '../model/family.ts';
 import { candidatesNeeded, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from './types.ts';
 import { DROP_FINISHED_SHARE, type RankedStep, type SearchDecoder } from '../runtime/search-decoder.ts';
 import { loopPlan } from './greedy.ts';
 import { Hypotheses } from './hypotheses.ts';
@@ -33,7 +33,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
   const K = 2 * beams;
   const stops = new Set(rules.stopIds);
   // Each beam's best K candidates plus as many as the rules can ban, and a margin, so that the ranking almost never
-  // has to score every logit (graph/beam-rank.ts).
+  // has to score every logit (search-graphs/beam-rank.ts).
   const candidates = K + candidatesNeeded(processors) - 1 + 8;
 
   /**
@@ -108,8 +108,8 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
     return true;
   };
 
-  // Whether the decoder takes runs: one that declines a run declines them all, so its steps plan none.
-  let runs = true;
+  // Runs of steps, when the decoder has beam search's Loop (without it, its steps plan no run).
+  const beamRun = decoder.runs?.beam;
 
   /**
    * The steps from `step` on that beam-loop.ts can run in one go: the rules only ban, the same ids for every row (as
@@ -117,7 +117,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
    * run): each has fewer than `beams` hypotheses and only finite beam scores.
    */
   const loopSteps = (step: number) => {
-    if (!runs) return undefined;
+    if (!beamRun) return undefined;
     const live = active.map((r, p) => ({ r, p })).filter(({ p }) => !done[p]);
     if (live.some(({ r, p }) => hyps[r]!.list.length >= beams || scores.slice(p * beams, (p + 1) * beams).some((s) => !(s > -Infinity)))) return undefined;
     return loopPlan(processors, live.map(({ r }) => rows[r]!), step);
@@ -127,8 +127,7 @@ export const beamSearch: BeamSearch = async (decoder, rules, processors, rows, b
     const plan = loopSteps(step);
     const doneRows = Array.from({ length: active.length * beams }, (_, g) => done[Math.floor(g / beams)]!);
     const request = { beams, from, scores, done: doneRows, candidates };
-    const run = plan && await decoder.beamRun(state, tokens, { ...request, ...plan });
-    if (plan && !run) runs = false;
+    const run = plan && beamRun ? await beamRun(state, tokens, { ...request, ...plan }) : undefined;
     const stepRules = () => active.map((r, p) => (done[p] ? undefined : rulesAt(processors, rowContext(rows[r]!, step))));
     const ranked = run ?? [await decoder.beamStep(state, tokens, { ...request, rules: stepRules() })];
     // Every step of a run but the last continued each sentence's first `beams` candidates in the graph, which is what

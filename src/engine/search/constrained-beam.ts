@@ -9,7 +9,7 @@
 // the decoder's full logits each step: the top-candidates and Loop shortcuts assume rules that only ban.
 import type { GenerationRules } from '../model/family.ts';
 import { applyRules, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from './types.ts';
 import type { BeamSearch } from './beam.ts';
 import { Hypotheses } from './hypotheses.ts';
 import { logSoftmax } from './scores.ts';

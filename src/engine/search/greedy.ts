@@ -4,7 +4,7 @@
 // for as one run, which a decoder with greedy-loop.ts's Loop takes many to an onnxruntime run, chosen the same way.
 import type { GenerationRules } from '../model/family.ts';
 import { applyRules, candidatesNeeded, chooseFromCandidates, rowContext, rulesAt, type LogitsProcessor } from './logits-processors.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from './types.ts';
 import { argmax } from './scores.ts';
 import { DROP_FINISHED_SHARE, type CandidateRequest, type SearchDecoder } from '../runtime/search-decoder.ts';
 
@@ -29,12 +29,11 @@ export async function greedySearch(
     outputs[r]!.push(next);
     if (stops.has(next) || outputs[r]!.length >= rows[r]!.maxNewTokens) done[b] = true;
   };
-  // Whether the decoder takes runs: one that declines a run declines them all, so its steps plan none (NLLB-600M).
-  let runs = true;
+  // Runs of steps, when the decoder has greedy search's Loop (NLLB-600M's has none: its steps plan no run).
+  const run = decoder.runs?.greedy;
   for (let step = 0; step < limit; step++) {
-    const plan = runs ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step) : undefined;
-    const chosen = plan && await decoder.greedyRun(state, tokens, { ...plan, done });
-    if (plan && !chosen) runs = false;
+    const plan = run ? loopPlan(processors, active.filter((_, b) => !done[b]).map((r) => rows[r]!), step) : undefined;
+    const chosen = plan && run ? await run(state, tokens, { ...plan, done }) : undefined;
     if (chosen) {
       for (const stepTokens of chosen) {
         active.forEach((r, b) => {

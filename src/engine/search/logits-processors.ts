@@ -3,7 +3,7 @@
 // (log-probabilities for beam search, logits for greedy search without top-k candidates), chooseFromCandidates picks
 // greedy search's token from the decoder's k best (top-candidates.ts) with the same result.
 import type { GenerationRules } from '../model/family.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from './types.ts';
 
 export interface RowContext {
   /** Tokens generated so far for this row (0 when choosing the first generated token). */

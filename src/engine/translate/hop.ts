@@ -7,11 +7,11 @@ import { NoLanguageToken } from '../errors.ts';
 import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
 import { userContent, type TranslatorPrompt } from '../model/translator-prompt.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from '../search/types.ts';
 import type { ModelInfo, TranslateOptions } from '../types.ts';
 import { TranslationCache } from './cache.ts';
 import { fitPieces } from './long-input.ts';
-import { translateConstrained } from '../search/constrained-hop.ts';
+import { translateConstrained } from './constrained-hop.ts';
 
 export interface LoadedModel {
   info: ModelInfo;

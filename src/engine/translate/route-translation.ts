@@ -9,7 +9,7 @@ import type { Router } from './router.ts';
 export interface RouteParts {
   router: Router;
   hops: HopTranslator;
-  /** Loads a model of the route when needed and holds it while its hop runs (model/resident-models.ts). */
+  /** Loads a model of the route when needed and holds it while its hop runs (resident-models.ts). */
   models: { use<T>(name: string, work: (model: LoadedModel) => Promise<T>): Promise<T> };
   /** Gets 'route' (the model names) for every routed request. */
   events: EventEmitter;

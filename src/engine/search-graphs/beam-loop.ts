@@ -10,38 +10,16 @@
 import {
   bodyFields, int64Scalar, loopPart, loopsModel, greedyLoopPart, renamedInfo, scalarInitializer, stepModelIo, type LoopPart, type StepModelIo,
 } from './greedy-loop.ts';
-import { BOOL, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField } from './onnx-proto.ts';
+import { BOOL, FLOAT, GRAPH, INT64, concat, int64InitializerField, intAttribute, lenField, nodeField, raw, tensorInfoField } from '../model/onnx-proto.ts';
 import { statSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
 import { BEAM_RANK, beamRankModel, rankNodes } from './beam-rank.ts';
-import { cacheUnder, feedsFor, loopRun, searchFeeds, testFeeds, twoBeams, WHOLE_ROW } from './loop-io.ts';
-import type { GraphPass } from './passes.ts';
+import { feedsFor, testFeeds } from '../graph/check-feeds.ts';
+import { BEAM_LOOP, cacheUnder, loopRun, searchFeeds, twoBeams, WHOLE_ROW } from './loop-io.ts';
+import type { GraphPass } from '../graph/pass.ts';
 import { SEARCH } from './top-candidates.ts';
 import { checkGreedyLoop, checkLoop } from './greedy-loop.ts';
-
-/** The beam loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
-export const BEAM_LOOP = {
-  /** int64 scalar: steps to run at most. */
-  steps: 'beam/steps',
-  /** int64 [1]: beams per sentence (rows = sentences × beams, grouped). */
-  beams: 'beam/beams',
-  /** The first step's tokens [rows, 1], each row's beam score [rows] (float32) and the rows of finished sentences [rows, 1]. */
-  ids: 'beam/ids',
-  scores: 'beam/scores',
-  done: 'beam/done',
-  /** int64 [rows]: the row of the cache each row continues at the first step (the choice made before the run). */
-  from: 'beam/from',
-  /** The rules of every step of the run, as beam-rank.ts reads them: mask [1 or rows, 1, vocab], forced [1 or rows, 1, 1]. */
-  mask: 'beam/mask',
-  forced: 'beam/forced',
-  /** Scan outputs, one per step run: beam-rank.ts's ranking [steps, sentences, 2 × beams] (scores, row continued, token). */
-  values: 'beam/values',
-  rankedFrom: 'beam/ranked_from',
-  rankedIds: 'beam/ranked_ids',
-  /** Cache in (`past_key_values.N.decoder.*`) and out (`present.N.decoder.*`) under the step model's names with this prefix. */
-  prefix: 'beam/',
-} as const;
 
 /**
  * The beam loop model alone, or undefined when the step model is not one this can wrap (no search outputs, not exactly

@@ -1,5 +1,5 @@
-// The decoder the runtime opens, made once per decoder file: optimum's merged file cut in two and every wanted pass
-// of passes.ts run over it, with their checks. With a cache folder the result is written there, under a key made of
+// The decoder the runtime opens, made once per decoder file at load: optimum's merged file cut in two, graph/'s
+// meaning-preserving rewrites run over it, then the search graphs (search-graphs/), every pass with its check. With a cache folder the result is written there, under a key made of
 // the file's SHA-256, the passes' names and versions and what else they depend on (the CPU's VNNI, the model's
 // dimensions and ids, the settings), so a restart, a replacement worker and the step model's non-spinning twin all
 // open the same files instead of rebuilding them. createEngine runs it in a thread of its own (prepareInThread): the
@@ -11,9 +11,17 @@ import { Worker } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
 import { assertUnchanged } from '../model/file-stamp.ts';
-import { cpuHasVnni } from '../runtime/cpu-features.ts';
-import type { SessionSettings } from '../pool/protocol.ts';
-import { passVersions, runPasses, splitDecoder, type GraphFacts, type GraphSettings, type PassContext } from './passes.ts';
+import { cpuHasVnni } from '../graph/cpu-features.ts';
+import type { SessionSettings } from '../settings.ts';
+import type { GraphFacts, GraphPass, GraphSettings, PassContext } from '../graph/pass.ts';
+import { passVersions, REWRITES, runPasses, splitDecoder } from '../graph/passes.ts';
+import { SEARCH_GRAPHS } from '../search-graphs/passes.ts';
+
+/**
+ * Every pass in the order it runs (DRAGOMAN_SKIP_PASSES names them, src/config/env.ts's GRAPH_PASSES lists them):
+ * the rewrites first, so that the search graphs wrap the rewritten step model.
+ */
+export const PASSES: readonly GraphPass[] = [...REWRITES, ...SEARCH_GRAPHS];
 
 export interface PrepareRequest {
   decoderPath: string;
@@ -45,7 +53,7 @@ export function cacheKey(bytes: Uint8Array, req: PrepareRequest): string {
   const hash = createHash('sha256');
   hash.update(bytes);
   hash.update(JSON.stringify({
-    passes: passVersions(), vnni: cpuHasVnni(), dims: req.dims, padId: req.padId, eosId: req.eosId ?? null, settings: req.settings,
+    passes: passVersions(PASSES), vnni: cpuHasVnni(), dims: req.dims, padId: req.padId, eosId: req.eosId ?? null, settings: req.settings,
     ort: ort.env.versions.common,
   }));
   return hash.digest('hex').slice(0, 32);
@@ -157,7 +165,7 @@ export async function prepareDecoder(req: PrepareRequest): Promise<PreparedDecod
         };
         // The cut itself must load: else the merged file (slower, never wrong).
         await (await ctx.open(split.step)).release();
-        const g = await runPasses(split, ctx);
+        const g = await runPasses(split, ctx, PASSES);
         result = { kind: 'split', crossKv: g.crossKv, model: g.model, facts: g.facts, cached: false };
       } catch {
         result = { kind: 'merged' };

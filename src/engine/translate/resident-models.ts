@@ -7,10 +7,10 @@ import type { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ModelTooLarge, ModelUnavailable } from '../errors.ts';
-import type { ModelLoad } from '../pool/model-load.ts';
-import type { LoadedModel } from '../translate/hop.ts';
-import type { ModelFolder } from './model-folder.ts';
-import { runtimeFiles } from './runtime-files.ts';
+import type { ModelLoad } from './model-load.ts';
+import type { LoadedModel } from './hop.ts';
+import type { ModelFolder } from '../model/model-folder.ts';
+import { runtimeFiles } from '../model/runtime-files.ts';
 
 /**
  * What one worker's copy of a model takes: a fixed part (its onnxruntime sessions, their arenas and the search's

@@ -5,11 +5,11 @@ import type { Batcher, Cancellation } from '../batching/batcher.ts';
 import type { Priority } from '../types.ts';
 import { TooManyTerms } from '../errors.ts';
 import { maxSourceTokens, outputCap, type GenerationRules } from '../model/family.ts';
-import type { GenerationRow } from '../pool/protocol.ts';
+import type { GenerationRow } from '../search/types.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { SegmentConstraint } from '../types.ts';
-import { joinerIds, prepareRow } from './phrases.ts';
-import { extraRoom } from './constraints.ts';
+import { joinerIds, prepareRow } from '../search/phrases.ts';
+import { extraRoom } from '../search/constraints.ts';
 
 export interface ConstrainedHop {
   model: string;

@@ -1,14 +1,15 @@
-// Loading one model: its tokenizer (main thread), its decoder's graphs prepared once (graph/prepare.ts, in a thread, or
+// Loading one model: its tokenizer (main thread), its decoder's graphs prepared once (runtime/prepare.ts, in a thread, or
 // read from the cache of an earlier load), then every worker opening the same files (pool.load). A failure names the
 // file; the caller marks the folder corrupt.
-import { graphSettings, prepareInThread } from '../graph/prepare.ts';
+import { graphSettings, prepareInThread } from '../runtime/prepare.ts';
 import type { ModelFolder } from '../model/model-folder.ts';
 import { runtimeFiles } from '../model/runtime-files.ts';
 import { ModelTokenizer } from '../model/tokenizer.ts';
-import type { LoadedModel } from '../translate/hop.ts';
+import type { LoadedModel } from './hop.ts';
 import type { LoadedRuntime } from '../types.ts';
-import type { WorkerPool } from './pool.ts';
-import type { SessionSettings } from './protocol.ts';
+import type { WorkerPool } from '../pool/pool.ts';
+import type { PreparedModelSpec } from '../pool/protocol.ts';
+import type { SessionSettings } from '../settings.ts';
 
 let preparing: Promise<void> = Promise.resolve();
 
@@ -23,7 +24,8 @@ export interface ModelLoad {
 export async function prepareModel(
   pool: WorkerPool, folder: ModelFolder, settings: SessionSettings, graphCache: string,
 ): Promise<() => Promise<ModelLoad>> {
-  const spec = folder.runtime;
+  // The folder's spec keeps its prepared graphs: a model loaded again (after an unload) does not prepare them again.
+  const spec: PreparedModelSpec | undefined = folder.runtime;
   if (!spec) throw new Error(folder.info.problem ?? `${folder.info.path}: not a model folder`);
   const t0 = performance.now();
   const tokenizer = await ModelTokenizer.load(folder.info.path); // its error names the file (tokenizer.ts)

@@ -1,11 +1,59 @@
-// The tensors a run of the step model or of its Loops is fed, shared by the graph checks (passes.ts) and the runtime
-// (runtime/decoder.ts): search inputs (top-candidates.ts), each Loop's own inputs (greedy-loop.ts, beam-loop.ts), what
-// the Loop a run does not use is fed, and a small test batch.
+// The Loops' inputs and outputs and the tensors a run of the step model or of its Loops is fed, shared by the Loops'
+// checks and the runtime (runtime/seq2seq.ts): search inputs (top-candidates.ts), each Loop's names and own inputs
+// (greedy-loop.ts, beam-loop.ts build them), and what the Loop a run does not use is fed.
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
-import { BEAM_LOOP } from './beam-loop.ts';
-import { LOOP } from './greedy-loop.ts';
 import { SEARCH } from './top-candidates.ts';
+
+/**
+ * Search drops finished rows from the state once this share of it (1 / n) is done; a greedy run ends there too
+ * (greedy-loop.ts bakes it into its Loop; search reads it through runtime/search-decoder.ts), so that the rows left run on without the finished ones.
+ */
+export const DROP_FINISHED_SHARE = 4;
+
+/** The loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
+export const LOOP = {
+  /** int64 scalar: steps to run at most (the loop ends earlier when every row is done). */
+  steps: 'loop/steps',
+  /** The first step's tokens [rows, 1] and the rows already done [rows, 1] (bool: fed padding, never chosen for). */
+  ids: 'loop/ids',
+  done: 'loop/done',
+  /** float [vocab]: 0, or -Infinity for a banned token (the same for every row and step of the run). */
+  ban: 'loop/ban',
+  /** int64 [1]: how much of each row's logits the `logits` scan output carries (0, or the whole row for a step's logits). */
+  logitsLen: 'loop/logits_len',
+  /** Scan outputs, one row per step run: chosen tokens [steps, rows, 1], and the step model's logits and top ids. */
+  chosen: 'loop/chosen',
+  logits: 'loop/logits',
+  topIds: 'loop/top_ids',
+  /** The self-attention cache after the last step, under the step model's `present.*` name with this prefix. */
+  presentPrefix: 'loop/',
+  /** The carried cache inputs: the step model's `past_key_values.*.decoder.*` names with this prefix. */
+  pastPrefix: 'loop/',
+} as const;
+
+/** The beam loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
+export const BEAM_LOOP = {
+  /** int64 scalar: steps to run at most. */
+  steps: 'beam/steps',
+  /** int64 [1]: beams per sentence (rows = sentences × beams, grouped). */
+  beams: 'beam/beams',
+  /** The first step's tokens [rows, 1], each row's beam score [rows] (float32) and the rows of finished sentences [rows, 1]. */
+  ids: 'beam/ids',
+  scores: 'beam/scores',
+  done: 'beam/done',
+  /** int64 [rows]: the row of the cache each row continues at the first step (the choice made before the run). */
+  from: 'beam/from',
+  /** The rules of every step of the run, as beam-rank.ts reads them: mask [1 or rows, 1, vocab], forced [1 or rows, 1, 1]. */
+  mask: 'beam/mask',
+  forced: 'beam/forced',
+  /** Scan outputs, one per step run: beam-rank.ts's ranking [steps, sentences, 2 × beams] (scores, row continued, token). */
+  values: 'beam/values',
+  rankedFrom: 'beam/ranked_from',
+  rankedIds: 'beam/ranked_ids',
+  /** Cache in (`past_key_values.N.decoder.*`) and out (`present.N.decoder.*`) under the step model's names with this prefix. */
+  prefix: 'beam/',
+} as const;
 
 /** Feeds of the search inputs (top-candidates.ts): k best logits per row, statistics over statsLen of each row. */
 export function searchFeeds(k: number, statsLen: number): Record<string, ort.Tensor> {
@@ -23,11 +71,6 @@ export const WHOLE_ROW = 2 ** 40;
 /** greedy-loop.ts's `logits` scan output: whole rows (a step asked for its logits), or none. */
 export const wholeRowLength = new ort.Tensor('int64', BigInt64Array.of(BigInt(WHOLE_ROW)), [1]);
 export const noLogits = new ort.Tensor('int64', BigInt64Array.of(0n), [1]);
-
-/** The feeds a session declares (the split models take fewer inputs than the merged one). */
-export function feedsFor(session: ort.InferenceSession, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
-  return Object.fromEntries(session.inputNames.map((n) => [n, feeds[n]!]));
-}
 
 /** Test feeds with the self-attention cache under a Loop model's `prefix` (checkGreedyLoop, checkBeamLoop). */
 export function cacheUnder(prefix: string, feeds: Record<string, ort.Tensor>): Record<string, ort.Tensor> {
@@ -80,22 +123,6 @@ function makeIdleLoopInput(name: string, dims: DecoderDims): ort.Tensor | undefi
     case BEAM_LOOP.from: return emptyOf('int64', [0]);
     default: return undefined;
   }
-}
-
-/** Feeds of a test batch: two rows, one padded, three source positions (openFused, checkGreedyLoop, checkBeamLoop). */
-export async function testFeeds(crossKv: ort.InferenceSession, dims: DecoderDims) {
-  const { layers, heads, headDim } = dims;
-  const mask = new ort.Tensor('int64', BigInt64Array.of(1n, 1n, 1n, 1n, 1n, 0n), [2, 3]);
-  const hidden = new ort.Tensor('float32', new Float32Array(2 * 3 * heads * headDim).fill(0.5), [2, 3, heads * headDim]);
-  const cross = await crossKv.run({ encoder_hidden_states: hidden });
-  const feeds: Record<string, ort.Tensor> = { encoder_attention_mask: mask };
-  for (let i = 0; i < layers; i++) {
-    for (const kv of ['key', 'value']) {
-      feeds[`past_key_values.${i}.encoder.${kv}`] = cross[`present.${i}.encoder.${kv}`] as ort.Tensor;
-      feeds[`past_key_values.${i}.decoder.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [2, heads, 0, headDim]);
-    }
-  }
-  return feeds;
 }
 
 /** Greedy search's Loop's own inputs (greedy-loop.ts): one row per `done` flag. */

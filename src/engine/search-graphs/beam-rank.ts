@@ -13,7 +13,7 @@
 // finished hypothesis, the first `beams` others the next beams.
 import {
   BOOL, FLOAT, GRAPH, INT64, concat, graphAttribute, int64InitializerField, intAttribute, lenField, modelBytes, nodeField, tensorInfoField,
-} from './onnx-proto.ts';
+} from '../model/onnx-proto.ts';
 import { int64Scalar, scalarInitializer } from './greedy-loop.ts';
 import { softmaxStatsNodes } from './top-candidates.ts';
 

@@ -11,35 +11,14 @@
 import {
   BOOL, FLOAT, GRAPH, INT64, TENSOR, VALUE_INFO_NAME, concat, fields, graphAttribute, intAttribute, lenField, modelGraph, nameOf, nodeField, raw,
   tensorInfoField, varintField, type Field,
-} from './onnx-proto.ts';
+} from '../model/onnx-proto.ts';
 import { statSync } from 'node:fs';
 import ort from 'onnxruntime-node';
 import type { DecoderDims } from '../model/family.ts';
-import { cacheUnder, feedsFor, greedyLoopInputs, loopRun, NO_SEARCH, noLogits, testFeeds } from './loop-io.ts';
-import type { GraphPass } from './passes.ts';
-import { DROP_FINISHED_SHARE } from '../runtime/search-decoder.ts';
+import { feedsFor, testFeeds } from '../graph/check-feeds.ts';
+import { cacheUnder, DROP_FINISHED_SHARE, greedyLoopInputs, LOOP, loopRun, NO_SEARCH, noLogits } from './loop-io.ts';
+import type { GraphPass } from '../graph/pass.ts';
 import { SEARCH, TOP_IDS } from './top-candidates.ts';
-
-/** The loop model's own inputs and outputs (its other inputs are the step model's, by the same names). */
-export const LOOP = {
-  /** int64 scalar: steps to run at most (the loop ends earlier when every row is done). */
-  steps: 'loop/steps',
-  /** The first step's tokens [rows, 1] and the rows already done [rows, 1] (bool: fed padding, never chosen for). */
-  ids: 'loop/ids',
-  done: 'loop/done',
-  /** float [vocab]: 0, or -Infinity for a banned token (the same for every row and step of the run). */
-  ban: 'loop/ban',
-  /** int64 [1]: how much of each row's logits the `logits` scan output carries (0, or the whole row for a step's logits). */
-  logitsLen: 'loop/logits_len',
-  /** Scan outputs, one row per step run: chosen tokens [steps, rows, 1], and the step model's logits and top ids. */
-  chosen: 'loop/chosen',
-  logits: 'loop/logits',
-  topIds: 'loop/top_ids',
-  /** The self-attention cache after the last step, under the step model's `present.*` name with this prefix. */
-  presentPrefix: 'loop/',
-  /** The carried cache inputs: the step model's `past_key_values.*.decoder.*` names with this prefix. */
-  pastPrefix: 'loop/',
-} as const;
 
 function scalarInfo(field: number, name: string, elemType: number): Uint8Array {
   return tensorInfoField(field, name, elemType, []);

@@ -3,8 +3,8 @@
 import {
   FLOAT, GRAPH, INT64, MODEL, OPSET, concat, fields, int64InitializerField, intAttribute, intsAttribute, modelGraph, nameOf,
   nodeField, raw, tensorInfoField, VALUE_INFO_NAME,
-} from './onnx-proto.ts';
-import type { GraphPass } from './passes.ts';
+} from '../model/onnx-proto.ts';
+import type { GraphPass } from '../graph/pass.ts';
 
 export const TOP_IDS = 'top_ids';
 
