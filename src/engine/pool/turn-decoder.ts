@@ -23,6 +23,14 @@ export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn
     if (out.length) stepMs = (performance.now() - t0) / out.length;
     return out;
   };
+  /** One step in the job's turn, timed: what the next bulk run's length is cut by. */
+  const timedStep = async <T>(run: () => Promise<T>): Promise<T> => {
+    await turns.take(job);
+    const t0 = performance.now();
+    const out = await run();
+    stepMs = performance.now() - t0;
+    return out;
+  };
   const runs = decoder.runs;
   const greedy = runs?.greedy;
   const beam = runs?.beam;
@@ -31,20 +39,8 @@ export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn
       await turns.take(job);
       return decoder.begin(sources, copies);
     },
-    async step(state, tokens, want) {
-      await turns.take(job);
-      const t0 = performance.now();
-      const out = await decoder.step(state, tokens, want);
-      stepMs = performance.now() - t0;
-      return out;
-    },
-    async beamStep(state, tokens, step) {
-      await turns.take(job);
-      const t0 = performance.now();
-      const out = await decoder.beamStep(state, tokens, step);
-      stepMs = performance.now() - t0;
-      return out;
-    },
+    step: (state, tokens, want) => timedStep(() => decoder.step(state, tokens, want)),
+    beamStep: (state, tokens, step) => timedStep(() => decoder.beamStep(state, tokens, step)),
     reorder: (state, from) => decoder.reorder(state, from),
     select: (state, rows) => decoder.select(state, rows),
     ...(runs && {
