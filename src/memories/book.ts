@@ -301,10 +301,13 @@ export class MemoryBook {
     const common = this.commonWords(m);
     const fresh = all.filter((w) => !common.has(w));
     const lists = await this.store.postings(m, fresh.length ? fresh : all, POSTING_CAP);
-    for (const [w, l] of lists) if (l.length > POSTING_CAP) common.add(w);
-    const rare = [...lists.values()].filter((l) => l.length <= POSTING_CAP);
+    const rare: number[][] = [];
+    for (const [w, l] of lists) {
+      if (l === null) common.add(w);
+      else rare.push(l);
+    }
     const counts = new Map<number, number>();
-    for (const l of rare.length ? rare : [...lists.values()]) for (const seg of l) counts.set(seg, (counts.get(seg) ?? 0) + 1);
+    for (const l of rare) for (const seg of l) counts.set(seg, (counts.get(seg) ?? 0) + 1);
     const ids = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATES).map(([id]) => id);
     const q = tokens(sentence);
     const norm = normalise(sentence);
