@@ -124,6 +124,9 @@ export class MemoryBook {
     let skipped = 0;
     let source: string | undefined = fallback;
     let rows: SegmentRow[] = [];
+    // One chunk written while the next is read: the store's writing (PostgreSQL's, in another process) overlaps the
+    // parsing and hashing here. Its failure is seen at the next flush or at the end.
+    let pending: Promise<void> | undefined;
     const flush = async () => {
       if (!rows.length) return;
       if (staging === undefined) {
@@ -132,7 +135,9 @@ export class MemoryBook {
       }
       const chunk = rows;
       rows = [];
-      await this.store.importChunk(staging, chunk);
+      await pending;
+      pending = this.store.importChunk(staging, chunk);
+      pending.catch(() => undefined);
     };
     try {
       for await (const batch of units) {
@@ -160,6 +165,7 @@ export class MemoryBook {
         }
       }
       await flush();
+      await pending;
       if (staging === undefined) {
         if (into) return { memory: into, imported: 0, skipped };
         if (!source) throw new MemoryFileError(undefined, 'the file holds no translation unit and names no source language.');
@@ -173,6 +179,8 @@ export class MemoryBook {
       }
       return { memory, imported, skipped };
     } catch (err) {
+      // No chunk may land after the staging area is removed.
+      await pending?.catch(() => undefined);
       if (staging !== undefined) await this.store.abortImport(staging).catch(() => undefined);
       if (err instanceof MemoryFileError) throw invalidRequest(`The ${opts.format.toUpperCase()} file cannot be imported. ${err.message}`);
       throw err;

@@ -32,10 +32,11 @@ export class PgMemoryStore implements MemoryStore {
     await this.storage.ready();
   }
 
-  private async q<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T>> {
+  /** A query; a `name`d one is prepared once per connection (a lookup's: parsed and planned once, not per call). */
+  private async q<T extends pg.QueryResultRow>(sql: string, params: unknown[] = [], name?: string): Promise<pg.QueryResult<T>> {
     try {
       await this.schema();
-      return await this.pool.query<T>(sql, params);
+      return await this.pool.query<T>(name ? { name, text: sql, values: params } : { text: sql, values: params });
     } catch (err) {
       if (isUnavailable(err)) throw new AccountsUnavailable();
       throw err;
@@ -239,7 +240,7 @@ export class PgMemoryStore implements MemoryStore {
   async exactMany(m: Memory, targetLang: string, keys: string[]): Promise<Map<string, Segment>> {
     const out = new Map<string, Segment>();
     if (!keys.length) return out;
-    const rows = (await this.q<SegmentRecord & { key: string }>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND key = ANY($3::text[])', [m.num, targetLang, [...new Set(keys)]])).rows;
+    const rows = (await this.q<SegmentRecord & { key: string }>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND key = ANY($3::text[])', [m.num, targetLang, [...new Set(keys)]], 'memory-exact')).rows;
     for (const r of rows) out.set(r.key, segmentOf(r));
     return out;
   }
@@ -251,7 +252,7 @@ export class PgMemoryStore implements MemoryStore {
     const rows = (await this.q<{ word: number; total: string; first: string | null; segs: string | null }>(`SELECT g.word, t.total, b.first, b.segs
       FROM unnest($2::int[]) AS g(word)
       CROSS JOIN LATERAL (SELECT COALESCE(SUM(n), 0) AS total FROM memory_postings WHERE mem = $1 AND word = g.word) t
-      LEFT JOIN LATERAL (SELECT first, segs FROM memory_postings WHERE mem = $1 AND word = g.word AND t.total <= $3) b ON true`, [m.num, words, cap])).rows;
+      LEFT JOIN LATERAL (SELECT first, segs FROM memory_postings WHERE mem = $1 AND word = g.word AND t.total <= $3) b ON true`, [m.num, words, cap], 'memory-postings')).rows;
     for (const r of rows) {
       if (Number(r.total) > cap) out.set(r.word, null);
       else if (r.first !== null) decodeBlock(Number(r.first), r.segs!, out.get(r.word)!);
@@ -261,7 +262,7 @@ export class PgMemoryStore implements MemoryStore {
 
   async byIds(m: Memory, targetLang: string, ids: number[]): Promise<Segment[]> {
     if (!ids.length) return [];
-    return (await this.q<SegmentRecord>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND id = ANY($3::bigint[])', [m.num, targetLang, ids])).rows.map(segmentOf);
+    return (await this.q<SegmentRecord>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND id = ANY($3::bigint[])', [m.num, targetLang, ids], 'memory-by-ids')).rows.map(segmentOf);
   }
 
   async addServed(owner: string, period: string, chars: number, day: string): Promise<void> {
@@ -314,13 +315,20 @@ async function recount(c: Q, num: number): Promise<void> {
 }
 
 /** Blocks written in statements of at most 20,000 rows. */
-async function insertBlocks(c: Q, num: number, blocks: PostingBlock[]): Promise<void> {
-  for (let i = 0; i < blocks.length; i += 20_000) {
-    const part = blocks.slice(i, i + 20_000);
+async function insertBlocks(c: Q, num: number, blocks: Iterable<PostingBlock>): Promise<void> {
+  let part: PostingBlock[] = [];
+  const write = async () => {
+    if (!part.length) return;
     await c.query(`INSERT INTO memory_postings (mem, word, first, last, n, segs)
       SELECT $1, * FROM unnest($2::int[], $3::bigint[], $4::bigint[], $5::int[], $6::text[])`,
     [num, part.map((b) => b.word), part.map((b) => b.first), part.map((b) => b.last), part.map((b) => b.n), part.map((b) => b.segs)]);
+    part = [];
+  };
+  for (const b of blocks) {
+    part.push(b);
+    if (part.length >= 20_000) await write();
   }
+  await write();
 }
 
 /** A segment's id taken out of the blocks of its source's index words. */

@@ -7,7 +7,7 @@
 /** Most segment ids in one block (a common word's list is many blocks, so one segment's removal rewrites one). */
 export const BLOCK_IDS = 16_384;
 /** Postings an import holds in memory before writing them as blocks (about 8 bytes each). */
-export const FLUSH_POSTINGS = 4_000_000;
+export const FLUSH_POSTINGS = 2_000_000;
 
 /** One row of the index: the ids are `first` and the gaps in `segs`. */
 export interface PostingBlock {
@@ -42,31 +42,56 @@ export function decodeBlock(first: number, segs: string, into: number[] = []): n
   return into;
 }
 
-/** Postings gathered in memory (segment ids in increasing order per word), taken as blocks. */
+/** A segment's offset within a run of the builder: word × SPAN + offset stays an exact double (words are 31-bit). */
+const SPAN = 2 ** 22;
+
+/**
+ * Postings gathered in memory, taken as blocks. Each posting is one number (word × SPAN + the segment's offset from
+ * the run's first), in a typed array: 8 bytes a posting, no object per word or list, sorted natively when taken. A
+ * segment id before the run's first or SPAN past it ends the run (its blocks are made then) and starts another.
+ */
 export class PostingBuilder {
-  private lists = new Map<number, number[]>();
+  private keys = new Float64Array(4096);
+  private count = 0;
+  private base = 0;
+  /** Runs ended, each sorted, with its first segment id. */
+  private runs: { keys: Float64Array; base: number }[] = [];
+  /** Postings added since the last take. */
   size = 0;
 
   add(seg: number, words: readonly number[]): void {
-    for (const w of words) {
-      const l = this.lists.get(w);
-      if (l) l.push(seg);
-      else this.lists.set(w, [seg]);
+    if (this.count && (seg < this.base || seg - this.base >= SPAN)) {
+      this.runs.push({ keys: this.keys.slice(0, this.count).sort(), base: this.base });
+      this.count = 0;
     }
+    if (!this.count) this.base = seg;
+    if (this.count + words.length > this.keys.length) {
+      const keys = new Float64Array(Math.max(this.keys.length * 2, this.count + words.length));
+      keys.set(this.keys.subarray(0, this.count));
+      this.keys = keys;
+    }
+    const off = seg - this.base;
+    for (const w of words) this.keys[this.count++] = w * SPAN + off;
     this.size += words.length;
   }
 
-  /** The blocks of everything added, by word; the builder is empty after. */
-  take(): PostingBlock[] {
-    const out: PostingBlock[] = [];
-    const words = [...this.lists.keys()].sort((a, b) => a - b);
-    for (const w of words) {
-      const l = this.lists.get(w)!;
-      l.sort((a, b) => a - b); // already in order but for a duplicate's rows: linear then
-      for (let i = 0; i < l.length; i += BLOCK_IDS) out.push(encodeBlock(w, l.slice(i, i + BLOCK_IDS)));
-    }
-    this.lists = new Map();
+  /** The blocks of everything added, made as they are read (never all held at once); the builder is empty after. */
+  *take(): Generator<PostingBlock> {
+    const runs = this.runs;
+    // The array goes with the runs: adds after this one start a new one.
+    if (this.count) runs.push({ keys: this.keys.subarray(0, this.count).sort(), base: this.base });
+    if (this.count) this.keys = new Float64Array(4096);
+    this.runs = [];
+    this.count = 0;
     this.size = 0;
-    return out;
+    for (const { keys: k, base } of runs) {
+      let i = 0;
+      while (i < k.length) {
+        const word = Math.floor(k[i]! / SPAN);
+        const ids: number[] = [];
+        for (; i < k.length && Math.floor(k[i]! / SPAN) === word; i++) ids.push(base + (k[i]! - word * SPAN));
+        for (let j = 0; j < ids.length; j += BLOCK_IDS) yield encodeBlock(word, ids.length <= BLOCK_IDS ? ids : ids.slice(j, j + BLOCK_IDS));
+      }
+    }
   }
 }

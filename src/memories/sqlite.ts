@@ -168,7 +168,7 @@ export class SqliteMemoryStore implements MemoryStore {
     })();
   }
 
-  private writeBlocks(num: number, blocks: PostingBlock[]): void {
+  private writeBlocks(num: number, blocks: Iterable<PostingBlock>): void {
     for (const b of blocks) this.s.insertBlock.run(num, b.word, b.first, b.last, b.n, b.segs);
   }
 
