@@ -124,6 +124,9 @@ export class MemoryBook {
     let skipped = 0;
     let source: string | undefined = fallback;
     let rows: SegmentRow[] = [];
+    // One chunk written while the next is read: the store's writing (PostgreSQL's, in another process) overlaps the
+    // parsing and hashing here. Its failure is seen at the next flush or at the end.
+    let pending: Promise<void> | undefined;
     const flush = async () => {
       if (!rows.length) return;
       if (staging === undefined) {
@@ -132,7 +135,9 @@ export class MemoryBook {
       }
       const chunk = rows;
       rows = [];
-      await this.store.importChunk(staging, chunk);
+      await pending;
+      pending = this.store.importChunk(staging, chunk);
+      pending.catch(() => undefined);
     };
     try {
       for await (const batch of units) {
@@ -160,6 +165,7 @@ export class MemoryBook {
         }
       }
       await flush();
+      await pending;
       if (staging === undefined) {
         if (into) return { memory: into, imported: 0, skipped };
         if (!source) throw new MemoryFileError(undefined, 'the file holds no translation unit and names no source language.');
@@ -173,6 +179,8 @@ export class MemoryBook {
       }
       return { memory, imported, skipped };
     } catch (err) {
+      // No chunk may land after the staging area is removed.
+      await pending?.catch(() => undefined);
       if (staging !== undefined) await this.store.abortImport(staging).catch(() => undefined);
       if (err instanceof MemoryFileError) throw invalidRequest(`The ${opts.format.toUpperCase()} file cannot be imported. ${err.message}`);
       throw err;
@@ -301,10 +309,13 @@ export class MemoryBook {
     const common = this.commonWords(m);
     const fresh = all.filter((w) => !common.has(w));
     const lists = await this.store.postings(m, fresh.length ? fresh : all, POSTING_CAP);
-    for (const [w, l] of lists) if (l.length > POSTING_CAP) common.add(w);
-    const rare = [...lists.values()].filter((l) => l.length <= POSTING_CAP);
+    const rare: number[][] = [];
+    for (const [w, l] of lists) {
+      if (l === null) common.add(w);
+      else rare.push(l);
+    }
     const counts = new Map<number, number>();
-    for (const l of rare.length ? rare : [...lists.values()]) for (const seg of l) counts.set(seg, (counts.get(seg) ?? 0) + 1);
+    for (const l of rare) for (const seg of l) counts.set(seg, (counts.get(seg) ?? 0) + 1);
     const ids = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATES).map(([id]) => id);
     const q = tokens(sentence);
     const norm = normalise(sentence);

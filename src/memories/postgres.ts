@@ -1,20 +1,27 @@
 // Memories in the PostgreSQL database the accounts use (DRAGOMAN_DATABASE_URL): replicas share them like keys.
 // Tables made by the storage layer's migrations. An import's chunks are each one statement over arrays (unnest), under a
-// staging row; its last transaction makes them the memory's.
+// staging row, committed without waiting for the disk (the last transaction waits, and a crash before it leaves only a
+// staging row to sweep); its index words are gathered in memory and written as posting blocks (postings.ts) a few
+// million at a time. Its last transaction makes the segments the memory's, and the tables' statistics are renewed
+// after it, so the planner knows the memory's size.
 import type pg from 'pg';
 import { AccountsUnavailable } from '../accounts/errors.ts';
 import type { PgStorage } from '../storage/index.ts';
 import { isUnavailable } from '../storage/postgres/unavailable.ts';
+import { decodeBlock, encodeBlock, FLUSH_POSTINGS, PostingBuilder, type PostingBlock } from './postings.ts';
 import {
   JOB_COLUMNS, jobOf, lastOfEachKey, memoryOf, segmentOf,
   type AddMode, type JobRecord, type MemoryJob, type MemoryRecord, type MemoryStore, type SegmentRecord, type SegmentRow,
 } from './store.ts';
+import { indexWords } from './text.ts';
 import type { Memory, Segment, SegmentFilter, SegmentPage } from './types.ts';
 
 type Q = Pick<pg.PoolClient, 'query'>;
 
 export class PgMemoryStore implements MemoryStore {
   private readonly pool: pg.Pool;
+  /** Postings of running imports not yet written, by staging row. */
+  private readonly staged = new Map<number, PostingBuilder>();
 
   // The process's pool (src/storage/postgres); the tables are made by its migrations.
   constructor(private readonly storage: PgStorage) {
@@ -25,10 +32,11 @@ export class PgMemoryStore implements MemoryStore {
     await this.storage.ready();
   }
 
-  private async q<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T>> {
+  /** A query; a `name`d one is prepared once per connection (a lookup's: parsed and planned once, not per call). */
+  private async q<T extends pg.QueryResultRow>(sql: string, params: unknown[] = [], name?: string): Promise<pg.QueryResult<T>> {
     try {
       await this.schema();
-      return await this.pool.query<T>(sql, params);
+      return await this.pool.query<T>(name ? { name, text: sql, values: params } : { text: sql, values: params });
     } catch (err) {
       if (isUnavailable(err)) throw new AccountsUnavailable();
       throw err;
@@ -104,29 +112,38 @@ export class PgMemoryStore implements MemoryStore {
     const now = Date.now();
     const r = await this.q<{ num: string }>(`INSERT INTO memories (id, owner, name, source, targets, segment_count, state, into_num, heartbeat, created_at, updated_at)
       VALUES ($1, $2, $3, $4, '', 0, 'staging', $5, $6, $6, $6) RETURNING num`, [m.id, m.owner, m.name, m.source, intoNum, now]);
-    return Number(r.rows[0]!.num);
+    const num = Number(r.rows[0]!.num);
+    this.staged.set(num, new PostingBuilder());
+    return num;
   }
 
   async importChunk(staging: number, rows: SegmentRow[]): Promise<void> {
+    const postings = this.staged.get(staging);
+    if (!postings) throw new Error('memory import: the staging area is gone');
     await this.tx(async (c) => {
+      await c.query('SET LOCAL synchronous_commit = off');
       await c.query('UPDATE memories SET heartbeat = $1 WHERE num = $2', [Date.now(), staging]);
-      await write(c, staging, rows, 'replace');
+      await write(c, staging, rows, 'replace', postings);
+      if (postings.size >= FLUSH_POSTINGS) await insertBlocks(c, staging, postings.take());
     });
   }
 
   async finishImport(staging: number): Promise<Memory> {
-    return this.tx(async (c) => {
+    const postings = this.staged.get(staging) ?? new PostingBuilder();
+    this.staged.delete(staging);
+    const memory = await this.tx(async (c) => {
       const st = (await c.query<MemoryRecord & { into_num: string | null; state: string }>('SELECT * FROM memories WHERE num = $1 FOR UPDATE', [staging])).rows[0];
       if (!st || st.state !== 'staging') throw new Error('memory import: the staging area is gone');
+      await insertBlocks(c, staging, postings.take());
       let num = staging;
       if (st.into_num !== null) {
         num = Number(st.into_num);
         if (!(await c.query('SELECT 1 FROM memories WHERE num = $1 FOR UPDATE', [num])).rowCount) throw new Error('memory import: the memory was deleted during the import');
+        // Stored segments the file gives again are replaced by the file's (their stale postings name no segment).
         const replaced = `SELECT a.id FROM memory_segments a JOIN memory_segments b ON b.mem = $2 AND a.key = b.key AND a.target_lang = b.target_lang WHERE a.mem = $1`;
-        await c.query(`DELETE FROM memory_words WHERE mem = $1 AND seg IN (${replaced})`, [num, staging]);
         await c.query(`DELETE FROM memory_segments WHERE mem = $1 AND id IN (${replaced})`, [num, staging]);
         await c.query('UPDATE memory_segments SET mem = $1 WHERE mem = $2', [num, staging]);
-        await c.query('UPDATE memory_words SET mem = $1 WHERE mem = $2', [num, staging]);
+        await c.query('UPDATE memory_postings SET mem = $1 WHERE mem = $2', [num, staging]);
         await c.query('DELETE FROM memories WHERE num = $1', [staging]);
       } else {
         await c.query("UPDATE memories SET state = 'ready' WHERE num = $1", [staging]);
@@ -134,9 +151,13 @@ export class PgMemoryStore implements MemoryStore {
       await recount(c, num);
       return memoryOf((await c.query<MemoryRecord>('SELECT * FROM memories WHERE num = $1', [num])).rows[0]!);
     });
+    // Statistics of the tables as they are now: planned on an empty memory's, a lookup would scan the memory.
+    await this.q('ANALYZE memory_segments, memory_postings').catch(() => undefined);
+    return memory;
   }
 
   async abortImport(staging: number): Promise<void> {
+    this.staged.delete(staging);
     await this.tx((c) => drop(c, staging));
   }
 
@@ -150,7 +171,9 @@ export class PgMemoryStore implements MemoryStore {
     return this.tx(async (c) => {
       const m = await this.memory(owner, id, c);
       if (!m) return [];
-      const ids = await write(c, m.num, rows, mode);
+      const postings = new PostingBuilder();
+      const ids = await write(c, m.num, rows, mode, postings);
+      await insertBlocks(c, m.num, postings.take());
       const targets = [...new Set([...m.targets, ...rows.map((r) => r.targetLang)])].sort().join(',');
       await c.query('UPDATE memories SET segment_count = (SELECT COUNT(*) FROM memory_segments WHERE mem = $1), targets = $2, updated_at = $3 WHERE num = $1', [m.num, targets, Date.now()]);
       return ids;
@@ -161,13 +184,14 @@ export class PgMemoryStore implements MemoryStore {
     return this.tx(async (c) => {
       const m = await this.memory(owner, id, c);
       if (!m) return undefined;
-      if (!(await c.query('SELECT 1 FROM memory_segments WHERE mem = $1 AND id = $2', [m.num, segId])).rowCount) return undefined;
+      const old = (await c.query<{ source: string }>('SELECT source FROM memory_segments WHERE mem = $1 AND id = $2', [m.num, segId])).rows[0];
+      if (!old) return undefined;
       const clash = (await c.query<{ id: string }>('SELECT id FROM memory_segments WHERE mem = $1 AND key = $2 AND target_lang = $3', [m.num, row.key, row.targetLang])).rows[0];
       if (clash && Number(clash.id) !== segId) throw Object.assign(new Error('duplicate'), { code: 'duplicate' });
-      await c.query('DELETE FROM memory_words WHERE mem = $1 AND seg = $2', [m.num, segId]);
+      await unindex(c, m.num, segId, old.source);
       await c.query(`UPDATE memory_segments SET key = $1, target_lang = $2, source = $3, target = $4, source_markup = $5, target_markup = $6, reviewed = $7, updated_at = $8
         WHERE id = $9`, [row.key, row.targetLang, row.source, row.target, row.sourceMarkup ?? null, row.targetMarkup ?? null, row.reviewed ? 1 : 0, Date.now(), segId]);
-      await insertWords(c, m.num, row.words.map(() => segId), row.words);
+      await insertBlocks(c, m.num, row.words.map((w) => encodeBlock(w, [segId])));
       await recount(c, m.num);
       return segmentOf((await c.query<SegmentRecord>('SELECT * FROM memory_segments WHERE id = $1', [segId])).rows[0]!);
     });
@@ -177,8 +201,9 @@ export class PgMemoryStore implements MemoryStore {
     return this.tx(async (c) => {
       const m = await this.memory(owner, id, c);
       if (!m) return false;
-      if (!(await c.query('DELETE FROM memory_segments WHERE mem = $1 AND id = $2', [m.num, segId])).rowCount) return false;
-      await c.query('DELETE FROM memory_words WHERE mem = $1 AND seg = $2', [m.num, segId]);
+      const old = (await c.query<{ source: string }>('DELETE FROM memory_segments WHERE mem = $1 AND id = $2 RETURNING source', [m.num, segId])).rows[0];
+      if (!old) return false;
+      await unindex(c, m.num, segId, old.source);
       await recount(c, m.num);
       return true;
     });
@@ -215,23 +240,29 @@ export class PgMemoryStore implements MemoryStore {
   async exactMany(m: Memory, targetLang: string, keys: string[]): Promise<Map<string, Segment>> {
     const out = new Map<string, Segment>();
     if (!keys.length) return out;
-    const rows = (await this.q<SegmentRecord & { key: string }>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND key = ANY($3::text[])', [m.num, targetLang, [...new Set(keys)]])).rows;
+    const rows = (await this.q<SegmentRecord & { key: string }>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND key = ANY($3::text[])', [m.num, targetLang, [...new Set(keys)]], 'memory-exact')).rows;
     for (const r of rows) out.set(r.key, segmentOf(r));
     return out;
   }
 
-  async postings(m: Memory, words: number[], cap: number): Promise<Map<number, number[]>> {
-    const out = new Map<number, number[]>(words.map((w) => [w, []]));
+  async postings(m: Memory, words: number[], cap: number): Promise<Map<number, number[] | null>> {
+    const out = new Map<number, number[] | null>(words.map((w) => [w, []]));
     if (!words.length) return out;
-    const rows = (await this.q<{ word: number; seg: string }>(`SELECT g.word, s.seg FROM unnest($2::int[]) AS g(word)
-      CROSS JOIN LATERAL (SELECT seg FROM memory_words WHERE mem = $1 AND word = g.word LIMIT $3) s`, [m.num, words, cap + 1])).rows;
-    for (const r of rows) out.get(r.word)!.push(Number(r.seg));
+    // One round trip: each word's total, and its blocks unless the total marks a common word.
+    const rows = (await this.q<{ word: number; total: string; first: string | null; segs: string | null }>(`SELECT g.word, t.total, b.first, b.segs
+      FROM unnest($2::int[]) AS g(word)
+      CROSS JOIN LATERAL (SELECT COALESCE(SUM(n), 0) AS total FROM memory_postings WHERE mem = $1 AND word = g.word) t
+      LEFT JOIN LATERAL (SELECT first, segs FROM memory_postings WHERE mem = $1 AND word = g.word AND t.total <= $3) b ON true`, [m.num, words, cap], 'memory-postings')).rows;
+    for (const r of rows) {
+      if (Number(r.total) > cap) out.set(r.word, null);
+      else if (r.first !== null) decodeBlock(Number(r.first), r.segs!, out.get(r.word)!);
+    }
     return out;
   }
 
   async byIds(m: Memory, targetLang: string, ids: number[]): Promise<Segment[]> {
     if (!ids.length) return [];
-    return (await this.q<SegmentRecord>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND id = ANY($3::bigint[])', [m.num, targetLang, ids])).rows.map(segmentOf);
+    return (await this.q<SegmentRecord>('SELECT * FROM memory_segments WHERE mem = $1 AND target_lang = $2 AND id = ANY($3::bigint[])', [m.num, targetLang, ids], 'memory-by-ids')).rows.map(segmentOf);
   }
 
   async addServed(owner: string, period: string, chars: number, day: string): Promise<void> {
@@ -272,7 +303,7 @@ export class PgMemoryStore implements MemoryStore {
 }
 
 async function drop(c: Q, num: number): Promise<void> {
-  await c.query('DELETE FROM memory_words WHERE mem = $1', [num]);
+  await c.query('DELETE FROM memory_postings WHERE mem = $1', [num]);
   await c.query('DELETE FROM memory_segments WHERE mem = $1', [num]);
   await c.query('DELETE FROM memories WHERE num = $1', [num]);
 }
@@ -283,13 +314,39 @@ async function recount(c: Q, num: number): Promise<void> {
     updated_at = $2 WHERE num = $1`, [num, Date.now()]);
 }
 
-async function insertWords(c: Q, num: number, segs: number[], words: number[]): Promise<void> {
-  if (!words.length) return;
-  await c.query('INSERT INTO memory_words (mem, word, seg) SELECT $1, w, s FROM unnest($2::int[], $3::bigint[]) AS x(w, s) ON CONFLICT DO NOTHING', [num, words, segs]);
+/** Blocks written in statements of at most 20,000 rows. */
+async function insertBlocks(c: Q, num: number, blocks: Iterable<PostingBlock>): Promise<void> {
+  let part: PostingBlock[] = [];
+  const write = async () => {
+    if (!part.length) return;
+    await c.query(`INSERT INTO memory_postings (mem, word, first, last, n, segs)
+      SELECT $1, * FROM unnest($2::int[], $3::bigint[], $4::bigint[], $5::int[], $6::text[])`,
+    [num, part.map((b) => b.word), part.map((b) => b.first), part.map((b) => b.last), part.map((b) => b.n), part.map((b) => b.segs)]);
+    part = [];
+  };
+  for (const b of blocks) {
+    part.push(b);
+    if (part.length >= 20_000) await write();
+  }
+  await write();
+}
+
+/** A segment's id taken out of the blocks of its source's index words. */
+async function unindex(c: Q, num: number, seg: number, source: string): Promise<void> {
+  const blocks = (await c.query<{ ctid: string; first: string; segs: string }>(
+    'SELECT ctid, first, segs FROM memory_postings WHERE mem = $1 AND word = ANY($2::int[]) AND first <= $3 AND last >= $3', [num, indexWords(source), seg])).rows;
+  for (const b of blocks) {
+    const ids = decodeBlock(Number(b.first), b.segs).filter((x) => x !== seg);
+    if (!ids.length) await c.query('DELETE FROM memory_postings WHERE ctid = $1', [b.ctid]);
+    else {
+      const e = encodeBlock(0, ids);
+      await c.query('UPDATE memory_postings SET first = $1, last = $2, n = $3, segs = $4 WHERE ctid = $5', [e.first, e.last, e.n, e.segs, b.ctid]);
+    }
+  }
 }
 
 /** Rows upserted under `num` in one statement; ids in the order of `rows` (undefined where a reviewed one stayed). */
-async function write(c: Q, num: number, all: SegmentRow[], mode: AddMode): Promise<(number | undefined)[]> {
+async function write(c: Q, num: number, all: SegmentRow[], mode: AddMode, postings: PostingBuilder): Promise<(number | undefined)[]> {
   const rows = lastOfEachKey(all);
   if (!rows.length) return [];
   const now = Date.now();
@@ -305,13 +362,10 @@ async function write(c: Q, num: number, all: SegmentRow[], mode: AddMode): Promi
     col((r) => r.targetMarkup ?? null), col((r) => (r.reviewed ? 1 : 0))]);
   const ids = new Map<string, { id: number; inserted: boolean }>();
   for (const r of res.rows) ids.set(`${r.key}\t${r.target_lang}`, { id: Number(r.id), inserted: r.inserted });
-  const segs: number[] = [];
-  const words: number[] = [];
-  const out = rows.map((r) => {
+  return rows.map((r) => {
     const hit = ids.get(`${r.key}\t${r.targetLang}`);
-    if (hit?.inserted) for (const w of r.words) { segs.push(hit.id); words.push(w); }
+    // A replaced segment keeps its id and its words (same key, same normalised source).
+    if (hit?.inserted) postings.add(hit.id, r.words);
     return hit?.id;
   });
-  await insertWords(c, num, segs, words);
-  return out;
 }

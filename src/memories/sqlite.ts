@@ -1,21 +1,32 @@
-// Memories on the process's SQLite connection (src/storage/sqlite), which the accounts use too. An import writes
-// its chunks in short transactions under a staging row, so the accounts' writes are never held up for long, and
-// makes them the memory's in one last transaction.
+// Memories on the process's SQLite connection (src/storage/sqlite), which the accounts use too. An import appends its
+// chunks in short transactions under a staging row, its index words gathered in memory and written as posting blocks
+// (postings.ts) a few million at a time; its last transaction fills the exact-match index (memory_keys) in key order
+// and makes the segments the memory's. Until then the staged segments are no memory's: a killed import leaves the
+// memory as it was, and its staging row is swept.
 import type Database from 'better-sqlite3';
 import type { SqliteStorage } from '../storage/index.ts';
+import { decodeBlock, FLUSH_POSTINGS, PostingBuilder, type PostingBlock } from './postings.ts';
 import {
   JOB_COLUMNS, jobOf, lastOfEachKey, memoryOf, segmentOf,
   type AddMode, type JobRecord, type MemoryJob, type MemoryRecord, type MemoryStore, type SegmentRecord, type SegmentRow,
 } from './store.ts';
+import { indexWords } from './text.ts';
 import type { Memory, Segment, SegmentFilter, SegmentPage } from './types.ts';
 
 const MEMORY = 'SELECT * FROM memories WHERE owner = ? AND id = ? AND state = \'ready\'';
+const BY_KEY = 'FROM memory_keys k JOIN memory_segments s ON s.id = k.seg WHERE k.mem = ? AND k.key = ? AND k.target_lang = ?';
+
+/** What a running import holds in memory: its postings not yet written, and the segments it appended. */
+interface Staged {
+  postings: PostingBuilder;
+  rows: number;
+}
 
 export class SqliteMemoryStore implements MemoryStore {
   private readonly db: Database.Database;
   private readonly s;
   private readonly servedTx: (owner: string, period: string, day: string, chars: number) => void;
-  private readonly wordInserts = new Map<number, Database.Statement>();
+  private readonly staged = new Map<number, Staged>();
 
   constructor(storage: SqliteStorage) {
     // The process's one connection (src/storage/sqlite); the tables are made by its migrations.
@@ -23,9 +34,11 @@ export class SqliteMemoryStore implements MemoryStore {
     // SQLite's lower() folds ASCII only: a filter on "Häuschen" must find "HÄUSCHEN".
     this.db.function('memory_fold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
     const db = this.db;
+    // Every statement prepared here, once (src/storage/sqlite/open.ts: none is left for the collector).
     this.s = {
       addServed: db.prepare('INSERT INTO memory_usage (owner, period, chars) VALUES (?, ?, ?) ON CONFLICT (owner, period) DO UPDATE SET chars = chars + excluded.chars'),
       addServedDay: db.prepare('INSERT INTO usage_days (key_id, day, memory_chars) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET memory_chars = memory_chars + excluded.memory_chars'),
+      served: db.prepare('SELECT chars FROM memory_usage WHERE owner = ? AND period = ?'),
       insertMemory: db.prepare(`INSERT INTO memories (id, owner, name, source, targets, segment_count, state, into_num, heartbeat, created_at, updated_at)
         VALUES (@id, @owner, @name, @source, @targets, 0, @state, @into, @now, @now, @now)`),
       get: db.prepare(MEMORY),
@@ -34,21 +47,46 @@ export class SqliteMemoryStore implements MemoryStore {
       count: db.prepare('SELECT COUNT(*) AS n FROM memories WHERE owner = ? AND state = \'ready\''),
       rename: db.prepare('UPDATE memories SET name = ?, updated_at = ? WHERE owner = ? AND id = ? AND state = \'ready\''),
       heartbeat: db.prepare('UPDATE memories SET heartbeat = ? WHERE num = ?'),
+      ready: db.prepare('UPDATE memories SET state = \'ready\' WHERE num = ?'),
       deleteMemory: db.prepare('DELETE FROM memories WHERE num = ?'),
       deleteSegments: db.prepare('DELETE FROM memory_segments WHERE mem = ?'),
-      deleteWords: db.prepare('DELETE FROM memory_words WHERE mem = ?'),
-      find: db.prepare('SELECT id, reviewed FROM memory_segments WHERE mem = ? AND key = ? AND target_lang = ?'),
+      deleteKeys: db.prepare('DELETE FROM memory_keys WHERE mem = ?'),
+      deletePostings: db.prepare('DELETE FROM memory_postings WHERE mem = ?'),
+      find: db.prepare(`SELECT s.id, s.reviewed ${BY_KEY}`),
       insert: db.prepare(`INSERT INTO memory_segments (mem, target_lang, key, source, target, source_markup, target_markup, reviewed, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertKey: db.prepare('INSERT INTO memory_keys (mem, key, target_lang, seg) VALUES (?, ?, ?, ?)'),
+      deleteKey: db.prepare('DELETE FROM memory_keys WHERE mem = ? AND key = ? AND target_lang = ?'),
       replace: db.prepare('UPDATE memory_segments SET source = ?, target = ?, source_markup = ?, target_markup = ?, reviewed = ?, updated_at = ? WHERE id = ?'),
+      change: db.prepare(`UPDATE memory_segments SET key = ?, target_lang = ?, source = ?, target = ?, source_markup = ?, target_markup = ?, reviewed = ?, updated_at = ?
+        WHERE id = ?`),
       segment: db.prepare('SELECT * FROM memory_segments WHERE mem = ? AND id = ?'),
       deleteSegment: db.prepare('DELETE FROM memory_segments WHERE mem = ? AND id = ?'),
-      deleteSegmentWords: db.prepare('DELETE FROM memory_words WHERE mem = ? AND seg = ?'),
-      exact: db.prepare('SELECT * FROM memory_segments WHERE mem = ? AND key = ? AND target_lang = ?'),
-      postings: db.prepare('SELECT seg FROM memory_words WHERE mem = ? AND word = ? LIMIT ?'),
-      recount: db.prepare('UPDATE memories SET segment_count = (SELECT COUNT(*) FROM memory_segments WHERE mem = @num), updated_at = @now, targets = @targets WHERE num = @num'),
-      languages: db.prepare('SELECT DISTINCT target_lang FROM memory_segments WHERE mem = ?'),
+      exact: db.prepare(`SELECT s.* ${BY_KEY}`),
+      insertBlock: db.prepare('INSERT INTO memory_postings (mem, word, first, last, n, segs) VALUES (?, ?, ?, ?, ?, ?)'),
+      total: db.prepare('SELECT COALESCE(SUM(n), 0) AS n FROM memory_postings WHERE mem = ? AND word = ?'),
+      blocks: db.prepare('SELECT first, segs FROM memory_postings WHERE mem = ? AND word = ?'),
+      holding: db.prepare('SELECT rowid AS r, first, segs FROM memory_postings WHERE mem = ? AND word = ? AND first <= ? AND last >= ?'),
+      rewriteBlock: db.prepare('UPDATE memory_postings SET first = ?, last = ?, n = ?, segs = ? WHERE rowid = ?'),
+      deleteBlock: db.prepare('DELETE FROM memory_postings WHERE rowid = ?'),
+      byIds: db.prepare('SELECT * FROM memory_segments WHERE mem = ? AND target_lang = ? AND id IN (SELECT value FROM json_each(?))'),
+      countKeys: db.prepare('SELECT COUNT(*) AS n FROM memory_keys WHERE mem = ?'),
+      languages: db.prepare('SELECT DISTINCT target_lang FROM memory_keys WHERE mem = ?'),
+      recount: db.prepare('UPDATE memories SET segment_count = @n, updated_at = @now, targets = @targets WHERE num = @num'),
       stale: db.prepare('SELECT num FROM memories WHERE state = \'staging\' AND heartbeat < ?'),
+      // An import's end: the staged segments' keys in key order (a key given twice: the later segment), ...
+      stagedKeys: db.prepare(`INSERT INTO memory_keys (mem, key, target_lang, seg) SELECT @num, key, target_lang, id FROM memory_segments
+        WHERE mem = @staging ORDER BY key, target_lang, id ON CONFLICT (mem, key, target_lang) DO UPDATE SET seg = excluded.seg`),
+      // ... the earlier segment of a key given twice dropped, ...
+      stagedOrphans: db.prepare(`DELETE FROM memory_segments WHERE mem = @staging AND NOT EXISTS (SELECT 1 FROM memory_keys k
+        WHERE k.mem = @num AND k.key = memory_segments.key AND k.target_lang = memory_segments.target_lang AND k.seg = memory_segments.id)`),
+      // ... and, into an existing memory, the stored segments the file gives again replaced, ...
+      replacedSegments: db.prepare(`DELETE FROM memory_segments WHERE id IN (SELECT k.seg FROM memory_segments b
+        JOIN memory_keys k ON k.mem = @num AND k.key = b.key AND k.target_lang = b.target_lang WHERE b.mem = @staging)`),
+      replacedKeys: db.prepare('DELETE FROM memory_keys WHERE mem = @num AND (key, target_lang) IN (SELECT key, target_lang FROM memory_segments WHERE mem = @staging)'),
+      // ... then the segments and their blocks moved in.
+      moveSegments: db.prepare('UPDATE memory_segments SET mem = @num WHERE mem = @staging'),
+      movePostings: db.prepare('UPDATE memory_postings SET mem = @num WHERE mem = @staging'),
       insertJob: db.prepare(`INSERT INTO memory_jobs (id, owner, kind, status, token, memory_id, display_name, file_name, content_type, content_length, error, skipped, created_at, updated_at)
         VALUES (@id, @owner, @kind, @status, @token, @memoryId, @displayName, @fileName, @contentType, @contentLength, @error, @skipped, @createdAt, @updatedAt)`),
       getJob: db.prepare('SELECT * FROM memory_jobs WHERE id = ?'),
@@ -93,7 +131,9 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   private drop(num: number): void {
-    this.s.deleteWords.run(num);
+    this.staged.delete(num);
+    this.s.deletePostings.run(num);
+    this.s.deleteKeys.run(num);
     this.s.deleteSegments.run(num);
     this.s.deleteMemory.run(num);
   }
@@ -102,38 +142,67 @@ export class SqliteMemoryStore implements MemoryStore {
     let intoNum: number | null = null;
     if (into !== undefined) intoNum = this.memory(m.owner, into)?.num ?? null;
     const r = this.s.insertMemory.run({ id: m.id, owner: m.owner, name: m.name, source: m.source, targets: '', state: 'staging', into: intoNum, now: Date.now() });
-    return Number(r.lastInsertRowid);
+    const num = Number(r.lastInsertRowid);
+    this.staged.set(num, { postings: new PostingBuilder(), rows: 0 });
+    return num;
+  }
+
+  private stagedOf(staging: number): Staged {
+    const st = this.staged.get(staging);
+    if (!st) throw new Error('memory import: the staging area is gone');
+    return st;
   }
 
   async importChunk(staging: number, rows: SegmentRow[]): Promise<void> {
+    const st = this.stagedOf(staging);
     this.db.transaction(() => {
       this.s.heartbeat.run(Date.now(), staging);
-      this.write(staging, rows, 'replace');
+      const now = Date.now();
+      // Appended only: the staging area has no key index; a key given twice is settled at the end (finishImport).
+      for (const r of lastOfEachKey(rows)) {
+        const id = Number(this.s.insert.run(staging, r.targetLang, r.key, r.source, r.target, r.sourceMarkup ?? null, r.targetMarkup ?? null, r.reviewed ? 1 : 0, now, now).lastInsertRowid);
+        st.postings.add(id, r.words);
+        st.rows++;
+      }
+      if (st.postings.size >= FLUSH_POSTINGS) this.writeBlocks(staging, st.postings.take());
     })();
   }
 
+  private writeBlocks(num: number, blocks: Iterable<PostingBlock>): void {
+    for (const b of blocks) this.s.insertBlock.run(num, b.word, b.first, b.last, b.n, b.segs);
+  }
+
   async finishImport(staging: number): Promise<Memory> {
-    return this.db.transaction(() => {
-      const st = this.s.byNum.get(staging) as (MemoryRecord & { into_num: number | null; state: string }) | undefined;
-      if (!st || st.state !== 'staging') throw new Error('memory import: the staging area is gone');
-      let num = staging;
-      if (st.into_num !== null) {
-        num = st.into_num;
-        if (!this.s.byNum.get(num)) throw new Error('memory import: the memory was deleted during the import');
-        // Stored segments the file gives again are replaced by the file's.
-        this.db.prepare(`DELETE FROM memory_words WHERE mem = @num AND seg IN (SELECT a.id FROM memory_segments a JOIN memory_segments b
-          ON b.mem = @staging AND a.key = b.key AND a.target_lang = b.target_lang WHERE a.mem = @num)`).run({ num, staging });
-        this.db.prepare(`DELETE FROM memory_segments WHERE mem = @num AND id IN (SELECT a.id FROM memory_segments a JOIN memory_segments b
-          ON b.mem = @staging AND a.key = b.key AND a.target_lang = b.target_lang WHERE a.mem = @num)`).run({ num, staging });
-        this.db.prepare('UPDATE memory_segments SET mem = ? WHERE mem = ?').run(num, staging);
-        this.db.prepare('UPDATE memory_words SET mem = ? WHERE mem = ?').run(num, staging);
-        this.s.deleteMemory.run(staging);
-      } else {
-        this.db.prepare('UPDATE memories SET state = \'ready\' WHERE num = ?').run(staging);
-      }
-      this.recount(num);
-      return memoryOf(this.s.byNum.get(num) as MemoryRecord);
-    })();
+    const st = this.staged.get(staging) ?? { postings: new PostingBuilder(), rows: 0 };
+    try {
+      return this.db.transaction(() => {
+        const rec = this.s.byNum.get(staging) as (MemoryRecord & { into_num: number | null; state: string }) | undefined;
+        if (!rec || rec.state !== 'staging') throw new Error('memory import: the staging area is gone');
+        this.writeBlocks(staging, st.postings.take());
+        const num = rec.into_num ?? staging;
+        const p = { num, staging };
+        if (num !== staging) {
+          if (!this.s.byNum.get(num)) throw new Error('memory import: the memory was deleted during the import');
+          // Stored segments the file gives again are replaced by the file's (their stale postings name no segment).
+          this.s.replacedSegments.run(p);
+          this.s.replacedKeys.run(p);
+        }
+        const before = num === staging ? 0 : (this.s.countKeys.get(num) as { n: number }).n;
+        this.s.stagedKeys.run(p);
+        if ((this.s.countKeys.get(num) as { n: number }).n - before < st.rows) this.s.stagedOrphans.run(p);
+        if (num !== staging) {
+          this.s.moveSegments.run(p);
+          this.s.movePostings.run(p);
+          this.s.deleteMemory.run(staging);
+        } else {
+          this.s.ready.run(staging);
+        }
+        this.recount(num);
+        return memoryOf(this.s.byNum.get(num) as MemoryRecord);
+      })();
+    } finally {
+      this.staged.delete(staging);
+    }
   }
 
   async abortImport(staging: number): Promise<void> {
@@ -146,35 +215,47 @@ export class SqliteMemoryStore implements MemoryStore {
     return stale.length;
   }
 
-  private recount(num: number): void {
-    const targets = (this.s.languages.all(num) as { target_lang: string }[]).map((r) => r.target_lang).sort().join(',');
-    this.s.recount.run({ num, now: Date.now(), targets });
+  private recount(num: number, targets?: string): void {
+    const n = (this.s.countKeys.get(num) as { n: number }).n;
+    targets ??= (this.s.languages.all(num) as { target_lang: string }[]).map((r) => r.target_lang).sort().join(',');
+    this.s.recount.run({ num, n, now: Date.now(), targets });
   }
 
-  /** Rows written under `num`; answers the ids (undefined where a reviewed segment kept its place). */
+  /** Rows written under a ready memory `num`; answers the ids (undefined where a reviewed segment kept its place). */
   private write(num: number, rows: SegmentRow[], mode: AddMode): (number | undefined)[] {
     const now = Date.now();
-    return lastOfEachKey(rows).map((r) => {
+    const postings = new PostingBuilder();
+    const ids = lastOfEachKey(rows).map((r) => {
       const old = this.s.find.get(num, r.key, r.targetLang) as { id: number; reviewed: number } | undefined;
       const reviewed = r.reviewed ? 1 : 0;
       if (old) {
+        // The same key is the same normalised source: the same index words, the postings stay.
         if (mode === 'keep-reviewed' && old.reviewed === 1) return undefined;
         this.s.replace.run(r.source, r.target, r.sourceMarkup ?? null, r.targetMarkup ?? null, reviewed, now, old.id);
         return old.id;
       }
       const id = Number(this.s.insert.run(num, r.targetLang, r.key, r.source, r.target, r.sourceMarkup ?? null, r.targetMarkup ?? null, reviewed, now, now).lastInsertRowid);
-      if (r.words.length) this.wordInsert(r.words.length).run(...r.words.flatMap((w) => [num, w, id]));
+      this.s.insertKey.run(num, r.key, r.targetLang, id);
+      postings.add(id, r.words);
       return id;
     });
+    this.writeBlocks(num, postings.take());
+    return ids;
   }
 
-  private wordInsert(n: number): Database.Statement {
-    let st = this.wordInserts.get(n);
-    if (!st) {
-      st = this.db.prepare(`INSERT OR IGNORE INTO memory_words (mem, word, seg) VALUES ${Array.from({ length: n }, () => '(?, ?, ?)').join(', ')}`);
-      this.wordInserts.set(n, st);
+  /** A segment's id taken out of the blocks of its source's index words. */
+  private unindex(num: number, seg: number, source: string): void {
+    for (const w of indexWords(source)) {
+      for (const b of this.s.holding.all(num, w, seg, seg) as { r: number; first: number; segs: string }[]) {
+        const ids = decodeBlock(b.first, b.segs).filter((x) => x !== seg);
+        if (!ids.length) this.s.deleteBlock.run(b.r);
+        else {
+          let segs = '';
+          for (let i = 1; i < ids.length; i++) segs += (i > 1 ? ',' : '') + (ids[i]! - ids[i - 1]!);
+          this.s.rewriteBlock.run(ids[0], ids[ids.length - 1], ids.length, segs, b.r);
+        }
+      }
     }
-    return st;
   }
 
   async add(owner: string, id: string, rows: SegmentRow[], mode: AddMode): Promise<(number | undefined)[]> {
@@ -182,29 +263,26 @@ export class SqliteMemoryStore implements MemoryStore {
     if (!m) return [];
     return this.db.transaction(() => {
       const ids = this.write(m.num, rows, mode);
-      this.recountSmall(m, rows);
+      this.recount(m.num, [...new Set([...m.targets, ...rows.map((r) => r.targetLang)])].sort().join(','));
       return ids;
     })();
-  }
-
-  /** segment_count and targets after a few segments changed: counted on the key index, not the whole table. */
-  private recountSmall(m: Memory, rows: SegmentRow[]): void {
-    const n = (this.db.prepare('SELECT COUNT(*) AS n FROM memory_segments WHERE mem = ?').get(m.num) as { n: number }).n;
-    const targets = [...new Set([...m.targets, ...rows.map((r) => r.targetLang)])].sort().join(',');
-    this.db.prepare('UPDATE memories SET segment_count = ?, targets = ?, updated_at = ? WHERE num = ?').run(n, targets, Date.now(), m.num);
   }
 
   async updateSegment(owner: string, id: string, segId: number, row: SegmentRow): Promise<Segment | undefined> {
     const m = this.memory(owner, id);
     if (!m) return undefined;
     return this.db.transaction(() => {
-      if (!this.s.segment.get(m.num, segId)) return undefined;
+      const old = this.s.segment.get(m.num, segId) as (SegmentRecord & { key: string }) | undefined;
+      if (!old) return undefined;
       const clash = this.s.find.get(m.num, row.key, row.targetLang) as { id: number } | undefined;
       if (clash && clash.id !== segId) throw Object.assign(new Error('duplicate'), { code: 'duplicate' });
-      this.s.deleteSegmentWords.run(m.num, segId);
-      this.db.prepare(`UPDATE memory_segments SET key = ?, target_lang = ?, source = ?, target = ?, source_markup = ?, target_markup = ?, reviewed = ?, updated_at = ?
-        WHERE id = ?`).run(row.key, row.targetLang, row.source, row.target, row.sourceMarkup ?? null, row.targetMarkup ?? null, row.reviewed ? 1 : 0, Date.now(), segId);
-      if (row.words.length) this.wordInsert(row.words.length).run(...row.words.flatMap((w) => [m.num, w, segId]));
+      this.unindex(m.num, segId, old.source);
+      this.s.deleteKey.run(m.num, old.key, old.target_lang);
+      this.s.change.run(row.key, row.targetLang, row.source, row.target, row.sourceMarkup ?? null, row.targetMarkup ?? null, row.reviewed ? 1 : 0, Date.now(), segId);
+      this.s.insertKey.run(m.num, row.key, row.targetLang, segId);
+      const postings = new PostingBuilder();
+      postings.add(segId, row.words);
+      this.writeBlocks(m.num, postings.take());
       this.recount(m.num);
       return segmentOf(this.s.segment.get(m.num, segId) as SegmentRecord);
     })();
@@ -214,8 +292,11 @@ export class SqliteMemoryStore implements MemoryStore {
     const m = this.memory(owner, id);
     if (!m) return false;
     return this.db.transaction(() => {
-      if (this.s.deleteSegment.run(m.num, segId).changes === 0) return false;
-      this.s.deleteSegmentWords.run(m.num, segId);
+      const old = this.s.segment.get(m.num, segId) as (SegmentRecord & { key: string }) | undefined;
+      if (!old) return false;
+      this.s.deleteSegment.run(m.num, segId);
+      this.s.deleteKey.run(m.num, old.key, old.target_lang);
+      this.unindex(m.num, segId, old.source);
       this.recount(m.num);
       return true;
     })();
@@ -258,17 +339,24 @@ export class SqliteMemoryStore implements MemoryStore {
     return out;
   }
 
-  async postings(m: Memory, words: number[], cap: number): Promise<Map<number, number[]>> {
-    const out = new Map<number, number[]>();
-    for (const w of words) out.set(w, (this.s.postings.raw().all(m.num, w, cap + 1) as [number][]).map((r) => r[0]));
+  async postings(m: Memory, words: number[], cap: number): Promise<Map<number, number[] | null>> {
+    const out = new Map<number, number[] | null>();
+    for (const w of words) {
+      // A common word's blocks are counted, not read.
+      if ((this.s.total.get(m.num, w) as { n: number }).n > cap) {
+        out.set(w, null);
+        continue;
+      }
+      const ids: number[] = [];
+      for (const b of this.s.blocks.all(m.num, w) as { first: number; segs: string }[]) decodeBlock(b.first, b.segs, ids);
+      out.set(w, ids);
+    }
     return out;
   }
 
   async byIds(m: Memory, targetLang: string, ids: number[]): Promise<Segment[]> {
     if (!ids.length) return [];
-    const rows = this.db.prepare(`SELECT * FROM memory_segments WHERE mem = ? AND target_lang = ? AND id IN (${ids.map(() => '?').join(',')})`)
-      .all(m.num, targetLang, ...ids) as SegmentRecord[];
-    return rows.map(segmentOf);
+    return (this.s.byIds.all(m.num, targetLang, JSON.stringify(ids)) as SegmentRecord[]).map(segmentOf);
   }
 
   async addServed(owner: string, period: string, chars: number, day: string): Promise<void> {
@@ -277,7 +365,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   async served(owner: string, period: string): Promise<number> {
-    return (this.db.prepare('SELECT chars FROM memory_usage WHERE owner = ? AND period = ?').get(owner, period) as { chars: number } | undefined)?.chars ?? 0;
+    return (this.s.served.get(owner, period) as { chars: number } | undefined)?.chars ?? 0;
   }
 
   async insertJob(job: MemoryJob): Promise<void> {

@@ -1,5 +1,6 @@
 // Where memories live: the accounts database (SQLite file or PostgreSQL), in tables of their own (made by the migrations of src/storage).
-// The book (book.ts) computes keys and index words; a store only reads and writes rows.
+// The book (book.ts) computes keys and index words; a store reads and writes rows, the index words as posting
+// blocks (postings.ts).
 import type { Memory, Segment, SegmentFilter, SegmentPage } from './types.ts';
 
 /** A segment ready to store: its exact key and index words computed (text.ts). */
@@ -66,10 +67,10 @@ export interface MemoryStore {
   /** Exact segments of many keys at once (keys absent from the memory are absent from the map). */
   exactMany(memory: Memory, targetLang: string, keys: string[]): Promise<Map<string, Segment>>;
   /**
-   * Posting lists of index words: for each word, up to `cap` + 1 segment ids (a list longer than `cap` marks a
-   * common word, which the lookup passes over).
+   * Posting lists of index words (postings.ts): for each word, its segment ids, or null for a common word (more than
+   * `cap` ids), which the lookup passes over. A list may name a segment replaced by an import since: byIds leaves it out.
    */
-  postings(memory: Memory, words: number[], cap: number): Promise<Map<number, number[]>>;
+  postings(memory: Memory, words: number[], cap: number): Promise<Map<number, number[] | null>>;
   /** Segments by id, of the memory and target language. */
   byIds(memory: Memory, targetLang: string, ids: number[]): Promise<Segment[]>;
 
