@@ -39,6 +39,25 @@ export function coreModelsDir(): string {
   return core;
 }
 
+const oneModel = new Map<string, string>();
+
+/**
+ * A models folder holding a link to one fixture model only, made on first use, once per test process, removed when
+ * the process exits. For a suite that translates with that model alone: each engine worker (and each server
+ * process) then loads one model, not three.
+ */
+export function oneModelDir(fixture: (typeof CORE_MODELS)[number]): string {
+  let dir = oneModel.get(fixture);
+  if (!dir) {
+    const made = mkdtempSync(join(tmpdir(), `dragoman-${fixture}-`));
+    symlinkSync(join(FIXTURE_MODELS_DIR, fixture), join(made, fixture));
+    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+    oneModel.set(fixture, made);
+    dir = made;
+  }
+  return dir;
+}
+
 /**
  * One row of a family fixture's reference.jsonl: transformers.js' own greedy pipeline('translation') on the folder's
  * files, fp32 and q8 (made by scripts/fixtures/make_reference.mjs, without Dragoman's engine).

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call } from './helpers.ts';
-import { coreModelsDir } from '../fixture-models.ts';
+import { oneModelDir } from '../fixture-models.ts';
 import { listening } from '../server-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -26,7 +26,8 @@ function envFor(dataDir: string): NodeJS.ProcessEnv {
     ...process.env,
     DRAGOMAN_PORT: '0',
     DRAGOMAN_DATA_DIR: dataDir,
-    DRAGOMAN_MODELS_DIR: coreModelsDir(),
+    // Every request here is English to German: each server start loads that one model, not the three core ones.
+    DRAGOMAN_MODELS_DIR: oneModelDir('tiny-marian-en-de'),
     DRAGOMAN_WORKERS: '1',
     DRAGOMAN_INTRA_OP_THREADS: '1',
     DRAGOMAN_CACHE_SIZE: '0',

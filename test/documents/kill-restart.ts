@@ -74,7 +74,7 @@ export function killRestart(): KillRestart {
       await store.close();
 
       const first = await serve();
-      const text = Array.from({ length: 1500 }, (_x, i) => `The house number ${i} is small, and the garden behind it is very big.`).join('\n\n');
+      const text = Array.from({ length: 500 }, (_x, i) => `The house number ${i} is small, and the garden behind it is very big.`).join('\n\n');
       const up = await upload(first.url, secret, 'long.txt', text);
       expect(up.status, JSON.stringify(up.body)).toBe(202);
       const id = up.body.data.document.id as string;
@@ -102,7 +102,7 @@ export function killRestart(): KillRestart {
         expect(used).toEqual({ chars: characters, requests: 1 });
         const result = await download(second.url, secret, id);
         expect(result.status).toBe(200);
-        expect(result.bytes.toString().split('\n\n')).toHaveLength(1500);
+        expect(result.bytes.toString().split('\n\n')).toHaveLength(500);
       } else {
         expect(used).toEqual({ chars: 0, requests: 0 });
       }

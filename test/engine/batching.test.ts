@@ -2,7 +2,7 @@
 // and the cache returns what the model returned.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitPieces, MAX_CACHED_CHARS, type BatchEvent, type DragomanEngine } from '../../src/engine/index.ts';
-import { CORE_FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
+import { CORE_FIXTURES, engineOver, oneModelDir, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');
 // Short and long sentences mixed, so batches carry real padding.
@@ -12,7 +12,8 @@ describe('dynamic batching (fp32, greedy)', () => {
   let engine: DragomanEngine;
   const batches: BatchEvent[] = [];
   beforeAll(async () => {
-    engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '1', DRAGOMAN_BATCH_WAIT_MS: '20' });
+    // English to German only: the one model, alone in its folder.
+    engine = await engineOver(oneModelDir('tiny-marian-en-de'), { DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '1', DRAGOMAN_BATCH_WAIT_MS: '20' });
     engine.events.on('batch', (e: BatchEvent) => batches.push(e));
   });
   afterAll(() => engine.close());

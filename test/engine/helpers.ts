@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config/env.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
 import { FLOAT, GRAPH, NODE, VALUE_INFO_NAME, concat, fields, lenField, modelBytes, modelGraph, nodeField, strings, tensorInfoField } from '../../src/engine/model/onnx-proto.ts';
 import { FIXTURE_MODELS_DIR, coreModelsDir } from '../fixture-models.ts';
+export { oneModelDir } from '../fixture-models.ts';
 
 /** Every fixture model (files to read or copy; never write into it). */
 export const FIXTURES = FIXTURE_MODELS_DIR;

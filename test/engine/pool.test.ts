@@ -8,9 +8,12 @@ import type { DragomanEngine } from '../../src/engine/index.ts';
 import { poolShape } from '../../src/engine/pool/cpu-limit.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { SMALL_DECODER_BYTES, sessionOptions, threadsFor } from '../../src/engine/runtime/session-options.ts';
-import { CORE_FIXTURES, FIXTURES, engineOver, readDev, type MarianDevRow } from './helpers.ts';
+import { CORE_FIXTURES, FIXTURES, engineOver, oneModelDir, readDev, type MarianDevRow } from './helpers.ts';
 
 const dev = readDev<MarianDevRow>('tiny-marian-en-de');
+// The tests that only translate English to German serve that model alone: each engine (and each replacement
+// worker) then loads one model instead of the three core ones.
+const EN_DE = oneModelDir('tiny-marian-en-de');
 
 async function until(check: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -23,7 +26,7 @@ async function until(check: () => boolean, ms = 30_000): Promise<void> {
 describe('worker pool', () => {
   let engine: DragomanEngine;
   beforeAll(async () => {
-    engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_WORKERS: '2', DRAGOMAN_INTRA_OP_THREADS: '1', DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4' });
+    engine = await engineOver(EN_DE, { DRAGOMAN_WORKERS: '2', DRAGOMAN_INTRA_OP_THREADS: '1', DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4' });
   });
   afterAll(() => engine.close());
 
@@ -105,7 +108,7 @@ describe('a replacement worker when a model file was replaced after start', () =
 
 describe('closing the engine', () => {
   it('fails what is still queued instead of leaving it hanging', async () => {
-    const engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4', DRAGOMAN_BATCH_TOKENS: '64' });
+    const engine = await engineOver(EN_DE, { DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '4', DRAGOMAN_BATCH_TOKENS: '64' });
     const pending = engine.translate(dev.slice(0, 40).map((d) => d.src), 'eng_Latn', 'deu_Latn');
     const outcome = pending.then(() => 'resolved', (err: unknown) => err);
     await until(() => engine.stats().queueDepth > 0 && engine.stats().queueDepth < 40);
@@ -172,7 +175,7 @@ describe('spinning', () => {
     const texts = dev.slice(0, 12).map((d) => d.src);
     const results: string[][] = [];
     for (const spinning of ['off', 'run', 'on', 'auto']) {
-      const engine = await engineOver(CORE_FIXTURES, { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '2', DRAGOMAN_SPINNING: spinning, DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
+      const engine = await engineOver(EN_DE, { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '2', DRAGOMAN_SPINNING: spinning, DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' });
       try {
         results.push((await engine.translate(texts, 'eng_Latn', 'deu_Latn')).translations);
       } finally {

@@ -2,13 +2,25 @@
 // only), plus the family's framing of source ids. Runs in the main thread so the batcher knows exact lengths.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as transformers from '@huggingface/transformers';
 
-transformers.env.allowRemoteModels = false;
-transformers.env.allowLocalModels = true;
-// Its only warning here says MarianTokenizer approximates nmt_nfkc; the parity tests show exact ids on our models,
-// and our logs are JSON lines: keep stray console output out of them.
-transformers.env.logLevel = transformers.LogLevel.ERROR;
+type Transformers = typeof import('@huggingface/transformers');
+let loaded: Promise<Transformers> | undefined;
+
+/**
+ * @huggingface/transformers, imported on the first tokenizer load: its import costs most of a second of CPU, which
+ * a process that loads no model (`dragoman keys ...`, a server with an empty models folder) need not pay.
+ */
+function transformersLibrary(): Promise<Transformers> {
+  loaded ??= import('@huggingface/transformers').then((transformers) => {
+    transformers.env.allowRemoteModels = false;
+    transformers.env.allowLocalModels = true;
+    // Its only warning here says MarianTokenizer approximates nmt_nfkc; the parity tests show exact ids on our
+    // models, and our logs are JSON lines: keep stray console output out of them.
+    transformers.env.logLevel = transformers.LogLevel.ERROR;
+    return transformers;
+  });
+  return loaded;
+}
 
 interface HfTokenizer {
   encode(text: string, options?: { add_special_tokens?: boolean }): number[];
@@ -53,6 +65,7 @@ export class ModelTokenizer {
       if (template !== undefined) config.chat_template = template;
     }
     const path = join(folder, 'tokenizer.json');
+    const transformers = await transformersLibrary();
     try {
       const json = JSON.parse(await readFile(path, 'utf8')) as unknown;
       const className = String(config.tokenizer_class ?? '').replace(/Fast$/, '');
