@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Per-suite options go in `common`: each project below gets them (projects do not inherit `test` options).
@@ -14,9 +13,7 @@ export default defineConfig({
     reporters: ['default', './test/skipped-tools-reporter.ts'],
     pool: 'forks',
     fileParallelism: true,
-    // One file more than the cores: many files spend much of their time waiting on LibreOffice, Chromium, child
-    // processes and servers, and a third file fills that time on a 2-core machine (docs/performance.md, "The test suite").
-    maxWorkers: availableParallelism() + 1,
+    maxWorkers: 2,
     projects: [
       { test: { name: 'main', include: ['test/**/*.test.ts'], ...common } },
       // With a PostgreSQL server (.ci/run starts one), the in-process API suite and the gate tests run a second
