@@ -97,13 +97,16 @@ async function translateFiles(
   const { glossaryBook, parseEntries } = await import('../../glossaries/index.ts');
   const { MemoryGlossaryStore } = await import('../../glossaries/memory.ts');
 
+  // The detector's models are read on this thread while the engine's worker loads the translation models.
+  const detecting = createDetector({ secondOpinion: config.detectSecondOpinion });
+  detecting.catch(() => undefined); // awaited below; a failure is not left unhandled if the engine fails first
   const engine = await createEngine(config);
   const workers = new DocumentWorkers(config);
   try {
     if (!engine.models().some((m) => m.status === 'ok')) {
       throw new CliError(`no model is installed in ${config.modelsDir}: install one with \`dragoman models pull\``);
     }
-    const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
+    const detector = await detecting;
     // A glossary file goes through the server's glossary book (its checks, its term matching), kept in memory.
     const book = glossaryBook(new MemoryGlossaryStore(), config);
     let glossary: { owner: string; id: string } | undefined;
@@ -186,12 +189,14 @@ async function translateWithMemory(io: CliIo, o: { to: string; from: string | un
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
+    const detecting = createDetector({ secondOpinion: config.detectSecondOpinion });
+    detecting.catch(() => undefined);
     const engine = await createEngine(config);
     try {
       if (!engine.models().some((x) => x.status === 'ok')) {
         throw new CliError(`no model is installed in ${config.modelsDir}: install one with \`dragoman models pull\``);
       }
-      const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
+      const detector = await detecting;
       const service = serviceFromConfig({ config, engine, detector, planners: { text: planText, html: planHtml }, memories: book, now: () => accounts.clock.now() });
       const use = { owner, id: m.id, matches: true, ...(o.threshold !== undefined ? { threshold: o.threshold } : {}) };
       const req = service.prepareTranslate({ q: text, target: o.to, source: o.from ?? m.source, format: 'text' }, { memory: use });
