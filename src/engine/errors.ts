@@ -33,6 +33,25 @@ export class TooManyTerms extends EngineError {
   }
 }
 
+/** A request adds to the prompt (context, instructions, a register) what a model's dragoman.json declares no wording for. */
+export class PromptPartUnsupported extends EngineError {
+  constructor(readonly model: string, readonly part: string) {
+    super(`Model ${model} takes no ${part} in its prompt: its dragoman.json declares no wording for it.`);
+    this.name = 'PromptPartUnsupported';
+  }
+}
+
+/** The prompt without the text (instructions, context) takes more of the model's context than it may. */
+export class PromptTooLong extends EngineError {
+  constructor(readonly model: string, readonly tokens: number, readonly limit: number) {
+    super(
+      `The prompt of model ${model} takes ${tokens} tokens before the text with this context and these instructions, ` +
+        `more than the ${limit} it may (half of the prompt the model reads): shorten the context or the instructions.`,
+    );
+    this.name = 'PromptTooLong';
+  }
+}
+
 /** Why the engine cannot take work right now; each is safe to retry later. */
 export type UnavailableReason = 'shuttingDown' | 'modelsUnloadable' | 'noWorker' | 'clientGone';
 
