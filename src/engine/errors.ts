@@ -41,12 +41,12 @@ export class PromptPartUnsupported extends EngineError {
   }
 }
 
-/** The prompt without the text (instructions, context) takes more of the model's context than it may. */
+/** What a request adds to the prompt (context, instructions, a register) takes more tokens than it may. */
 export class PromptTooLong extends EngineError {
   constructor(readonly model: string, readonly tokens: number, readonly limit: number) {
     super(
-      `The prompt of model ${model} takes ${tokens} tokens before the text with this context and these instructions, ` +
-        `more than the ${limit} it may (half of the prompt the model reads): shorten the context or the instructions.`,
+      `The context, instructions and formality take ${tokens} tokens in the prompt of model ${model}, more than the ` +
+        `${limit} they may (half of what the model reads at once): shorten the context or the instructions.`,
     );
     this.name = 'PromptTooLong';
   }

@@ -62,8 +62,8 @@ export function chooseRoute(deps: ServiceDeps, source: Language, target: Languag
     if (!choice || !deps.engine.route(source.flores, target.flores)) return undefined;
     const which = 'name' in choice ? `model ${choiceWords(choice)} does not translate ${pair}`
       : choice.kind === 'quality' ? `no LLM translator installed translates ${pair}` : `no encoder-decoder model installed translates ${pair}`;
-    throw new UnsupportedChoice('model', `${which[0]!.toUpperCase()}${which.slice(1)}: 'model' ${choiceWords(choice)} cannot be honoured. ` +
-      'Leave it out for the usual route (docs/models.md#quality-or-speed).');
+    throw new UnsupportedChoice('model', `${which[0]!.toUpperCase()}${which.slice(1)}: the request's choice of model (${choiceWords(choice)}) ` +
+      'cannot be honoured. Leave it out for the usual route (docs/models.md#quality-or-speed).');
   }
   const info = new Map(deps.engine.models().map((m) => [m.name, m]));
   const first = info.get(route[0] ?? '');

@@ -50,7 +50,7 @@ function languageTokenId(model: LoadedModel, token: string | undefined, flores: 
  * the segment's pieces (framed by the family's language token); a decoder-only translator reads its prompt
  * (dragoman.json's template filled, in the tokenizer's chat template), and its output is bounded by the segment's own
  * tokens as an encoder-decoder model's is, within what its context has left after the prompt. What a request adds
- * (context, instructions, a register) takes at most half of the prompt's tokens, so the text keeps the other half.
+ * (context, instructions, a register) takes at most half of the tokens it reads at once, so the text keeps room.
  */
 function framing(model: LoadedModel, source: string, target: string, openingToken: number | undefined, additions: PromptAdditions) {
   const { prompt, tokenizer, rules } = model;
@@ -61,8 +61,11 @@ function framing(model: LoadedModel, source: string, target: string, openingToke
   }
   const ask = (text: string) => tokenizer.chat(userContent(prompt, source, target, text, additions, model.info.name), prompt.options);
   const wrapper = ask('').length;
-  const limit = Math.floor(maxSourceTokens(rules) / 2);
-  if (wrapper > limit && hasAdditions(additions)) throw new PromptTooLong(model.info.name, wrapper, limit);
+  if (hasAdditions(additions)) {
+    const added = wrapper - tokenizer.chat(userContent(prompt, source, target, ''), prompt.options).length;
+    const limit = Math.floor(maxSourceTokens(rules) / 2);
+    if (added > limit) throw new PromptTooLong(model.info.name, added, limit);
+  }
   return {
     encode: ask,
     newTokens: (ids: readonly number[]) => Math.max(1, Math.min(maxNewTokens(rules, Math.max(1, ids.length - wrapper)), rules.maxPositions - ids.length)),

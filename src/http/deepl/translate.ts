@@ -23,7 +23,7 @@ function asDeepL(e: UnsupportedChoice): DeepLRefusal {
   const message = e.option === 'formality' ? "'formality' is not supported for given 'target_lang'."
     : e.option === 'instructions' ? "Value for 'custom_instructions' not supported."
       : e.option === 'context' ? "Value for 'context' not supported." : "Value for 'model_type' not supported.";
-  return new DeepLRefusal(message, e.message.replaceAll("'instructions'", "'custom_instructions'").replaceAll("'model'", "'model_type'"));
+  return new DeepLRefusal(message, e.message.replaceAll("'instructions'", "'custom_instructions'"));
 }
 
 /** What /v2/translate makes of its parameters, before the service sees them. */
