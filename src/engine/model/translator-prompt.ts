@@ -76,7 +76,7 @@ export function userContent(
   const fill = (s: string) => s.replace(PLACEHOLDER, (_m, key: string) => values[key] ?? '');
   const wording = (part: string, declared: string | undefined, value: Record<string, string>) => {
     if (declared === undefined) throw new PromptPartUnsupported(model, part);
-    return fill(declared.replace(PLACEHOLDER, (m, key: string) => value[key] ?? m));
+    return declared.replace(PLACEHOLDER, (_m, key: string) => value[key] ?? values[key] ?? '');
   };
   values.context = additions.context ? wording('context', prompt.contextPrompt, { context: additions.context }) : '';
   values.instructions = additions.instructions?.length
