@@ -21,6 +21,18 @@ export class UnsupportedChoice extends ApiError {
   }
 }
 
+/**
+ * The `model` field of /v1 (JSON and the documents' form), LibreTranslate and Google v2: "quality", "speed" or an
+ * installed model's name. Both kinds are strict there: a pair without that kind is a 400 saying so, never another
+ * kind of model in its place.
+ */
+export function modelChoiceOf(value: unknown): ModelChoice | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw invalidRequest("'model' must be a string: \"quality\", \"speed\" or an installed model's name.");
+  if (value === 'quality' || value === 'speed') return { kind: value, strict: true };
+  return { name: value };
+}
+
 const choiceWords = (choice: ModelChoice) => ('name' in choice ? `'${choice.name}'` : `"${choice.kind}"`);
 
 /** The request's model and prompt additions, checked before anything is charged. */

@@ -7,6 +7,7 @@ import * as deepl from 'deepl-node';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkModel, tempDir } from '../engine/helpers.ts';
+import { llmDev } from '../fixture-models.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 const LLM = 'tiny-qwen3-mt';
@@ -169,5 +170,69 @@ describe('/v1/translate: model, context, instructions, formality', () => {
     const tokens = await v1(both, key, { model: 'quality', context: 'A man is walking down the street. '.repeat(20) });
     expect(tokens.status).toBe(400);
     expect(tokens.body.error.message).toMatch(/^The context, instructions and formality take \d+ tokens in the prompt of model tiny-qwen3-mt, more than the 64 they may/);
+  });
+});
+
+describe('the same choice on Google v2, LibreTranslate and /v1/documents', () => {
+  const body = { q: SOURCE, source: 'en', target: 'de', format: 'text' };
+
+  it('Google v2: model "nmt" takes the OPUS-MT model, "quality" the LLM translator, and says which kind answered', async () => {
+    const nmt = await both.call('POST', `/language/translate/v2?key=${key}`, { body: { ...body, model: 'nmt' } });
+    const llm = await both.call('POST', `/language/translate/v2?key=${key}`, { body: { ...body, model: 'quality' } });
+    expect(nmt.headers.get('x-dragoman-model')).toBe(NMT);
+    expect(nmt.body.data.translations[0].model).toBe('nmt');
+    expect(llm.headers.get('x-dragoman-model')).toBe(LLM);
+    expect(llm.body.data.translations[0].model).toBe('translation-llm');
+    const refused = await nmtOnly.call('POST', `/language/translate/v2?key=${nmtKey}`, { body: { ...body, model: 'quality' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/^No LLM translator installed translates English/);
+  });
+
+  it('LibreTranslate: model "quality" and "speed" as on /v1', async () => {
+    const llm = await both.call('POST', '/libretranslate/translate', { body: { ...body, api_key: key, model: 'quality' } });
+    const nmt = await both.call('POST', '/libretranslate/translate', { body: { ...body, api_key: key, model: 'speed' } });
+    expect(llm.headers.get('x-dragoman-model')).toBe(LLM);
+    expect(nmt.headers.get('x-dragoman-model')).toBe(NMT);
+  });
+
+  it('/v1/documents: the form\'s model field translates the document with that model, and is refused where the pair has none', async () => {
+    const v1Text = async (q: string, model: string) =>
+      (await both.call('POST', '/v1/translate', { key, body: { ...body, q, model } })).body.data.translations[0].translatedText as string;
+    // A sentence the two models translate differently, so the document's text shows which one translated it.
+    let sentence = '';
+    for (const d of llmDev(LLM).filter((x) => x.src_lang === 'en')) {
+      if ((await v1Text(d.src, 'quality')) !== (await v1Text(d.src, 'speed'))) {
+        sentence = d.src;
+        break;
+      }
+    }
+    expect(sentence).not.toBe('');
+    const submit = (app: TestApp, secret: string, model: string) => {
+      const form = new FormData();
+      form.set('file', new Blob([`${sentence}\n`], { type: 'text/plain' }), 'street.txt');
+      form.set('source', 'en');
+      form.set('target', 'de');
+      form.set('model', model);
+      return fetch(`${app.url}/v1/documents`, { method: 'POST', body: form, headers: { 'x-api-key': secret } });
+    };
+    const resultOf = async (model: string) => {
+      const r = await submit(both, key, model);
+      expect(r.status).toBe(202);
+      const { document } = ((await r.json()) as { data: { document: { id: string; model?: string } } }).data;
+      expect(document.model).toBe(model);
+      for (let i = 0; i < 200; i++) {
+        const s = await both.call('GET', `/v1/documents/${document.id}`, { key });
+        if (s.body.data.document.status === 'done') break;
+        expect(s.body.data.document.status).not.toBe('error');
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      return (await fetch(`${both.url}/v1/documents/${document.id}/result`, { headers: { 'x-api-key': key } })).text();
+    };
+    const direct = async (model: string) => (await v1Text(sentence, model)).trim();
+    expect((await resultOf('quality')).trim()).toBe(await direct('quality'));
+    expect((await resultOf('speed')).trim()).toBe(await direct('speed'));
+    const refused = await submit(nmtOnly, nmtKey, 'quality');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/^No LLM translator installed translates English/);
   });
 });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TranslateInput } from '../../service/types.ts';
 import { charge, clientGone, settleMemory } from '../metering.ts';
 import { invalidRequest } from '../../errors/api-error.ts';
-import { modelChoiceOf } from '../model-field.ts';
+import { modelChoiceOf } from '../../service/model-choice.ts';
 import { translateSchema } from './schemas.ts';
 import { DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
