@@ -64,7 +64,7 @@ export interface ModelInfo extends Partial<LoadedRuntime> {
  */
 export type Priority = 'interactive' | 'bulk';
 
-/** What an LLM translator's dragoman.json declares its prompt takes besides the text (docs/models.md#dragomanjson). */
+/** What an LLM translator's dragoman.json declares its prompt takes besides the text (docs/models.md#the-prompt-dragomanjson). */
 export interface PromptAbilities {
   /** `contextPrompt`: text around the source, read but not translated. */
   context: boolean;

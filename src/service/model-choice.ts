@@ -96,7 +96,7 @@ export function chooseRoute(deps: ServiceDeps, source: Language, target: Languag
     const name = model?.name ?? route.join('>');
     const why = !model?.prompt ? `is not an LLM translator: it reads no prompt` : `declares no wording for it in its dragoman.json`;
     throw new UnsupportedChoice(part, `Model '${name}', which translates ${pair}, takes no ${part === 'formality' ? `formality '${ask.formality}'` : part}: ` +
-      `it ${why} (docs/models.md#dragomanjson). Leave '${part}' out, or choose a model that takes it.`);
+      `it ${why} (docs/models.md#the-prompt-dragomanjson). Leave '${part}' out, or choose a model that takes it.`);
   };
   if (ask.context) take('context', first, !!first?.prompt?.context, () => (prompt.context = ask.context));
   if (ask.instructions?.length) take('instructions', last, !!last?.prompt?.instructions, () => (prompt.instructions = ask.instructions));
