@@ -5,6 +5,8 @@
 import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import type { Service } from '../service/index.ts';
 import { validateLanguage } from '../service/validate.ts';
+import { checkChoice, chooseRoute } from '../service/model-choice.ts';
+import type { ModelChoice } from '../engine/types.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import type { Language } from '../languages/types.ts';
 import type { Admission, Gate } from '../accounts/gate.ts';
@@ -82,11 +84,15 @@ export async function planDocumentFile(
 export async function checkDocument(
   service: Service,
   workers: DocumentWorkers,
-  input: { bytes: Uint8Array; filename: string; target: unknown; source: unknown; glossary?: GlossaryRef; memory?: GlossaryRef; quota?: QuotaRef },
+  input: {
+    bytes: Uint8Array; filename: string; target: unknown; source: unknown; glossary?: GlossaryRef; memory?: GlossaryRef; model?: ModelChoice;
+    quota?: QuotaRef;
+  },
   settings: DocumentSettings,
 ): Promise<Checked> {
   const target = validateLanguage('target', input.target, true)!;
   const given = validateLanguage('source', input.source, false);
+  if (input.model) checkChoice(service.deps, { model: input.model });
   // A key with no characters left is refused before anything else is done for it.
   const left = input.quota ? await input.quota.gate.charactersLeft(input.quota.admission) : null;
   // An unknown (or another key's) glossary is refused before the file is even opened, as /v1/translate does.
@@ -117,6 +123,8 @@ export async function checkDocument(
         `${detected ? `The document was detected as '${source.code}' (${source.name}); no` : 'No'} installed model translates ${source.name} ('${source.code}') into ${target.name} ('${target.code}'). See GET /v1/languages.`,
       );
     }
+    // The model asked for must serve the pair now, or the job would be charged to fail.
+    if (input.model) chooseRoute(service.deps, source, target, { model: input.model });
   }
   // The glossary must hold the document's pair, given or detected: a document has one source, and a job accepted
   // (and charged) to run without the terms asked for would be worse than this 400.

@@ -24,6 +24,7 @@ export interface JobRow {
   stored_bytes?: number | string;
   download_token?: string | null;
   memory?: string | null;
+  model?: string | null;
   finished_at?: number | string | null;
 }
 
@@ -49,15 +50,16 @@ export function fromRow(r: JobRow): JobRecord {
     storedBytes: Number(r.stored_bytes ?? 0),
     downloadToken: r.download_token ?? undefined,
     memory: r.memory ? (JSON.parse(r.memory) as JobMemory) : undefined,
+    model: r.model ?? undefined,
     finishedAt: r.finished_at === null || r.finished_at === undefined ? undefined : Number(r.finished_at),
   };
 }
 
 export const COLUMNS =
-  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, finished_at, stored_bytes, download_token, memory';
+  'id, key_id, status, filename, format, source, detected_source, target, characters, progress, created_at, expires_at, error, charge_state, charge, lease_until, glossary, finished_at, stored_bytes, download_token, memory, model';
 
 export function rowValues(j: JobRecord): unknown[] {
   return [j.id, j.keyId, j.status, j.filename, j.format, j.source ?? null, j.detectedSource ?? null, j.target, j.characters,
     j.progress, j.createdAt, j.expiresAt, j.error ?? null, j.chargeState, j.charge, j.leaseUntil, j.glossary ?? null, j.finishedAt ?? null,
-    j.storedBytes, j.downloadToken ?? null, j.memory ? JSON.stringify(j.memory) : null];
+    j.storedBytes, j.downloadToken ?? null, j.memory ? JSON.stringify(j.memory) : null, j.model ?? null];
 }

@@ -48,6 +48,8 @@ export interface JobRecord {
   downloadToken: string | undefined;
   /** The key's translation memory the job translates with (kept so a job taken over after a restart uses it). */
   memory?: JobMemory | undefined;
+  /** The model it asked for: "quality", "speed" or a model's name (docs/models.md#quality-or-speed); absent: the usual route. */
+  model?: string | undefined;
 }
 
 /** A document's memory: its id, the least similarity of a reported match, whether its translations are learned. */
@@ -71,6 +73,7 @@ export interface DocumentView {
   glossary?: string;
   memory?: string;
   memoryThreshold?: number;
+  model?: string;
   characters: number;
   /** 0 to 1. */
   progress: number;
@@ -92,6 +95,7 @@ export function viewOf(job: JobRecord): DocumentView {
     target: job.target,
     ...(job.glossary ? { glossary: job.glossary } : {}),
     ...(job.memory ? { memory: job.memory.id, memoryThreshold: job.memory.threshold } : {}),
+    ...(job.model ? { model: job.model } : {}),
     characters: job.characters,
     progress: Math.round(job.progress * 1000) / 1000,
     createdAt: new Date(job.createdAt).toISOString(),

@@ -12,6 +12,7 @@ import type { PlanStorage } from '../config/env.ts';
 import { TooManyTerms } from '../engine/errors.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Service } from '../service/index.ts';
+import { modelChoiceOf } from '../service/model-choice.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import { checkDocument, limitsOf, planDocumentFile, type DocumentSettings } from './accept.ts';
 import { chargeOf, plannedCharge, refundJob } from './charge.ts';
@@ -61,6 +62,8 @@ export interface Submission {
   glossary?: unknown;
   /** The id of one of the submitting key's translation memories, its match threshold (0-100) and learning. */
   memory?: { id: unknown; threshold?: unknown; update?: unknown };
+  /** "quality", "speed" or an installed model's name (undefined or empty: the usual route). */
+  model?: unknown;
   /** LibreTranslate's translate_file: the SHA-256 (hex) of the token its download URL carries (JobRecord.downloadToken). */
   downloadToken?: string;
 }
@@ -123,6 +126,7 @@ export class DocumentJobs {
     }
     const glossary = s.glossary ? { owner: s.admission.key.id, id: s.glossary } : undefined;
     const memory = memoryOf(s.memory);
+    const model = modelChoiceOf(s.model);
     // What the key keeps is read first, so a key at its storage limit costs no opening of the file; the insert
     // below checks it again, atomically.
     const { plan } = s.admission.key;
@@ -132,7 +136,7 @@ export class DocumentJobs {
       const used = await store.storedBytes(s.admission.key.id);
       if (used + storedBytes > storageLimit) throw storageFull(plan, storageLimit, used, storedBytes);
     }
-    const checked = await checkDocument(service, this.workers, { ...s, glossary, memory: memory && { owner: s.admission.key.id, id: memory.id }, quota: { gate, admission: s.admission } }, settings);
+    const checked = await checkDocument(service, this.workers, { ...s, glossary, memory: memory && { owner: s.admission.key.id, id: memory.id }, model, quota: { gate, admission: s.admission } }, settings);
     const id = randomBytes(16).toString('hex');
     const now = clock.now();
     const job: JobRecord = {
@@ -146,6 +150,7 @@ export class DocumentJobs {
       target: checked.target.code,
       glossary: glossary?.id,
       memory,
+      ...(model ? { model: s.model as string } : {}),
       characters: checked.characters,
       progress: 0,
       createdAt: now,
@@ -373,6 +378,7 @@ export class DocumentJobs {
             await store.update(id, { progress: done / total });
           }, stopped, {
             ...(glossary ? { glossary } : {}),
+            ...(fresh.model ? { model: modelChoiceOf(fresh.model)! } : {}),
             ...(fresh.memory ? {
               memory: {
                 owner: fresh.keyId, id: fresh.memory.id, threshold: fresh.memory.threshold, update: fresh.memory.update,

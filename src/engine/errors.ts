@@ -33,6 +33,25 @@ export class TooManyTerms extends EngineError {
   }
 }
 
+/** A request adds to the prompt (context, instructions, a register) what a model's dragoman.json declares no wording for. */
+export class PromptPartUnsupported extends EngineError {
+  constructor(readonly model: string, readonly part: string) {
+    super(`Model ${model} takes no ${part} in its prompt: its dragoman.json declares no wording for it.`);
+    this.name = 'PromptPartUnsupported';
+  }
+}
+
+/** What a request adds to the prompt (context, instructions, a register) takes more tokens than it may. */
+export class PromptTooLong extends EngineError {
+  constructor(readonly model: string, readonly tokens: number, readonly limit: number) {
+    super(
+      `The context, instructions and formality take ${tokens} tokens in the prompt of model ${model}, more than the ` +
+        `${limit} they may (half of what the model reads at once): shorten the context or the instructions.`,
+    );
+    this.name = 'PromptTooLong';
+  }
+}
+
 /** Why the engine cannot take work right now; each is safe to retry later. */
 export type UnavailableReason = 'shuttingDown' | 'modelsUnloadable' | 'noWorker' | 'clientGone';
 

@@ -113,7 +113,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
 
     translate: (segments, source, target, opts = {}) => translateRoute({ router, hops, models, events }, segments, source, target, opts),
 
-    route: (source, target) => router.route(source, target),
+    route: (source, target, choice) => router.route(source, target, choice),
     sourceLanguages: () => router.sources(),
     targetLanguages: (source) => router.targets(source),
     models: () => models.folders().map((f) => ({ ...f.info, loaded: models.isLoaded(f.info.name) })),

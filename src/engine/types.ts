@@ -47,6 +47,8 @@ export interface ModelInfo extends Partial<LoadedRuntime> {
   precision: ModelPrecision | undefined;
   /** A decoder-only translator's declared pairs (dragoman.json `pairs`, FLORES codes); absent: every source to every target. */
   pairs?: [string, string][];
+  /** An LLM translator (it reads a prompt): what its prompt takes besides the text. Absent for an encoder-decoder model. */
+  prompt?: PromptAbilities;
   sizeBytes: number;
   status: ModelStatus;
   /** What is wrong when status is not ok (path and reason). */
@@ -62,7 +64,37 @@ export interface ModelInfo extends Partial<LoadedRuntime> {
  */
 export type Priority = 'interactive' | 'bulk';
 
+/** What an LLM translator's dragoman.json declares its prompt takes besides the text (docs/models.md#the-prompt-dragomanjson). */
+export interface PromptAbilities {
+  /** `contextPrompt`: text around the source, read but not translated. */
+  context: boolean;
+  /** `instructionsPrompt`: the customer's instructions. */
+  instructions: boolean;
+  /** `formalityPrompts`: the registers it has a wording for. */
+  formality: Formality[];
+}
+
+export type Formality = 'more' | 'less';
+
+/** What a request adds to an LLM translator's prompt; each part must be one its model declares (PromptAbilities). */
+export interface PromptAdditions {
+  context?: string;
+  instructions?: readonly string[];
+  formality?: Formality;
+}
+
+/**
+ * Which model a request asks for (docs/models.md#quality-or-speed): `quality` an LLM translator of the pair, `speed`
+ * an encoder-decoder route; each falls back to the usual route when the pair has none of that kind, unless `strict`.
+ * Or one installed model by its folder name, which must serve the pair itself.
+ */
+export type ModelChoice = { kind: 'quality' | 'speed'; strict?: boolean } | { name: string };
+
 export interface TranslateOptions {
+  /** The route's kind of model, or one model; absent: the usual order (translate/router.ts). */
+  model?: ModelChoice;
+  /** Context for the route's first model, instructions and formality for its last one. */
+  prompt?: PromptAdditions;
   /** Default interactive. */
   priority?: Priority;
   /** Beam size for this call (default: DRAGOMAN_BEAM, else the model's generation_config). */
@@ -102,8 +134,8 @@ export interface EngineResult {
 export interface Engine {
   /** Translate already-segmented sentences. Throws NoRoute (errors.ts) when no route exists. */
   translate(segments: string[], source: string, target: string, options?: TranslateOptions): Promise<EngineResult>;
-  /** The models that would serve source→target, or undefined when no route exists. */
-  route(source: string, target: string): string[] | undefined;
+  /** The models that would serve source→target (as `choice` asks), or undefined when no route exists. */
+  route(source: string, target: string, choice?: ModelChoice): string[] | undefined;
   /** FLORES codes that some route can translate from / into. */
   sourceLanguages(): string[];
   targetLanguages(source?: string): string[];

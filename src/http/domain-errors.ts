@@ -2,7 +2,7 @@
 // shapes the ApiError into its own body (errors.ts for /v1 and the page, google/errors.ts, libretranslate/errors.ts).
 import { AccountsUnavailable, AuthenticationFailed, InvalidFreeText, QuotaExceeded, RateLimited, SharedKeyUnusable } from '../accounts/errors.ts';
 import type { RateOutcome } from '../accounts/types.ts';
-import { EngineUnavailable, ModelTooLarge, ModelUnavailable, NoLanguageToken, NoRoute, TooManyTerms, WorkerDied } from '../engine/errors.ts';
+import { EngineUnavailable, ModelTooLarge, ModelUnavailable, NoLanguageToken, NoRoute, PromptPartUnsupported, PromptTooLong, TooManyTerms, WorkerDied } from '../engine/errors.ts';
 import { ApiError } from '../errors/api-error.ts';
 
 /** How a client passes a key: said with every authentication failure. */
@@ -24,6 +24,8 @@ const TABLE: Mapping[] = [
   [NoRoute, (e: NoRoute) => new ApiError(400, 'invalid_request', e.message)],
   [NoLanguageToken, (e: NoLanguageToken) => new ApiError(400, 'invalid_request', e.message)],
   [TooManyTerms, (e: TooManyTerms) => new ApiError(400, 'invalid_request', e.message)],
+  [PromptPartUnsupported, (e: PromptPartUnsupported) => new ApiError(400, 'invalid_request', e.message)],
+  [PromptTooLong, (e: PromptTooLong) => new ApiError(400, 'invalid_request', e.message)],
   [EngineUnavailable, (e: EngineUnavailable) => new ApiError(503, 'server_error',
     e.reason === 'clientGone' ? e.message
       : `${e.message}${e.reason === 'modelsUnloadable' ? ' Nothing was charged.' : ''} Retrying later is safe.`)],

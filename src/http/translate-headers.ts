@@ -9,3 +9,6 @@ export function modelHeaderValue(routes: readonly (readonly string[])[]): string
 
 /** /v1/translate without source: the confidence of each string's detection, in the order of q (0 for `und`). */
 export const DETECTED_CONFIDENCE_HEADER = 'x-dragoman-detected-confidence';
+
+/** What a request added to the prompt that the route's model took no wording for, so it was left out (DeepL's context). */
+export const UNUSED_HEADER = 'x-dragoman-unused';

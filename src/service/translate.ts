@@ -13,6 +13,7 @@ import { pairMissing } from '../glossaries/book.ts';
 import type { Memory } from '../memories/types.ts';
 import { markedTarget } from '../memories/inline-codes.ts';
 import { codePoints } from './validate.ts';
+import { checkChoice, chooseRoute, type ChosenRoute } from './model-choice.ts';
 import type {
   AnyPlan,
   ServiceDeps,
@@ -34,6 +35,7 @@ export function prepareTranslate(
   const { strings, single, chars } = validateQ(input.q, deps.config, input.stringsField);
   const source = validateLanguage('source', input.source, false);
   const format = validateFormat(input.format);
+  checkChoice(deps, options);
   return { strings, single, target, source, format, chars, options };
 }
 
@@ -84,6 +86,7 @@ function hasModels(deps: ServiceDeps): boolean {
 interface Group {
   source: Language;
   indexes: number[];
+  chosen?: ChosenRoute;
 }
 
 export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, signal?: AbortSignal): Promise<TranslateResult> {
@@ -131,8 +134,10 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
 
   // 2. Every group must have a route before any work starts (a request fails whole, never half-done).
   if (groups.size > 0 && !hasModels(deps)) throw noModelsError();
+  // The route as the request chose it (a kind of model, one model), and what its models take of the prompt additions.
   for (const g of groups.values()) {
-    if (deps.engine.route(g.source.flores, target.flores)) continue;
+    g.chosen = chooseRoute(deps, g.source, target, req.options);
+    if (g.chosen) continue;
     const first = g.indexes[0]!;
     const detected = req.source ? '' : `q[${first}] was detected as '${g.source.code}' (${g.source.name}); `;
     const sentence = `no installed model translates ${g.source.name} ('${g.source.code}') into ${target.name} ` +
@@ -183,6 +188,8 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
         ? await deps.engine.translate(todoSegments, g.source.flores, target.flores, {
             ...(alternatives > 0 ? { alternatives } : {}),
             ...(constraints?.some(Boolean) ? { constraints } : {}),
+            ...(req.options.model ? { model: req.options.model } : {}),
+            ...(Object.keys(g.chosen!.prompt).length ? { prompt: g.chosen!.prompt } : {}),
             ...(signal ? { signal } : {}),
             priority,
           })
@@ -241,5 +248,10 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
     for (const r of results) r.alternatives ??= [];
   }
   if (memoryChars > 0 && req.options.memory!.countServed !== false) await deps.memories!.recordServed(req.options.memory!.owner, memoryChars, deps.now?.() ?? Date.now());
-  return { translations: results, routes, memoryChars };
+  const chosen = [...groups.values()].map((g) => g.chosen!);
+  return {
+    translations: results, routes, memoryChars,
+    languageModel: routes.some((r) => chosen.some((c) => c.languageModel && c.route.join('>') === r.join('>'))),
+    unused: [...new Set(chosen.flatMap((c) => c.unused))],
+  };
 }

@@ -2,7 +2,7 @@
 // catalog's public codes (src/languages); a surface with other codes (Google, LibreTranslate) maps them.
 import type { Config } from '../config/env.ts';
 import type { Detection, LanguageDetector } from '../detect/types.ts';
-import type { Engine, Priority } from '../engine/types.ts';
+import type { Engine, ModelChoice, Priority, PromptAdditions } from '../engine/types.ts';
 import type { Language } from '../languages/types.ts';
 import type { DeferredPlan, TranslationPlan } from '../text/types.ts';
 import type { GlossaryBook } from '../glossaries/book.ts';
@@ -45,7 +45,18 @@ export interface TranslateInput {
   stringsField?: string;
 }
 
+/** What a request may add to an LLM translator's prompt. */
+export type PromptPart = 'context' | 'instructions' | 'formality';
+
 export interface TranslateOptions {
+  /** Which model translates: a kind, or one model by name (docs/models.md#quality-or-speed); absent: the usual order. */
+  model?: ModelChoice;
+  /**
+   * Context, instructions and a register for an LLM translator's prompt. A part the route's model declares no wording
+   * for is refused (UnsupportedChoice), unless `optional` lists it: then it is left out and reported in
+   * TranslateResult.unused (DeepL's prefer_* formality, and its context, which DeepL never refuses).
+   */
+  prompt?: PromptAdditions & { optional?: readonly PromptPart[] };
   /**
    * Who waits for it: bulk for documents; absent, a request of more than ServiceDeps.bulkCharacters characters is
    * bulk and any other interactive (the engine serves interactive work first).
@@ -145,6 +156,10 @@ export interface TranslateResult {
   routes: string[][];
   /** Characters served from the memory (exact segments), over all strings. */
   memoryChars: number;
+  /** An LLM translator translated some string (DeepL's model_type_used). */
+  languageModel: boolean;
+  /** Parts of `prompt.optional` that a model of the route took no wording for, so they were left out. */
+  unused: PromptPart[];
 }
 
 export interface DetectInput {

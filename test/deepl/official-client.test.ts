@@ -46,8 +46,8 @@ describe('deepl-node against Dragoman: translation', () => {
     expect(rs.map((r) => r.detectedSourceLang)).toEqual(['en', 'en']);
   });
 
-  it('takes regional targets (EN-US) and answers model_type_used', async () => {
-    const r = await client.translateText('Das Haus ist klein.', 'de', 'en-US', { modelType: 'quality_optimized' });
+  it('takes regional targets (EN-US) and answers model_type_used (prefer_quality_optimized without an LLM translator: the classic kind)', async () => {
+    const r = await client.translateText('Das Haus ist klein.', 'de', 'en-US', { modelType: 'prefer_quality_optimized' });
     expect(r.text).toBe((await reference(server.service, 'Das Haus ist klein.', 'en', 'de'))[0]);
     expect(r.modelTypeUsed).toBe('latency_optimized');
   });

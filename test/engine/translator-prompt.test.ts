@@ -1,11 +1,13 @@
 // dragoman.json's prompt forms (docs/models.md): a template with names and codes, rules choosing another prompt for
 // some pairs (Hy-MT's Chinese prompt), the structured content part TranslateGemma's template reads, extra chat
-// template variables, and the problems a wrong declaration is refused with.
+// template variables, what a request adds (context, instructions, a register) in the declared wording, and the
+// problems a wrong declaration is refused with.
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ModelTokenizer } from '../../src/engine/model/tokenizer.ts';
-import { readTranslatorPrompt, userContent } from '../../src/engine/model/translator-prompt.ts';
+import { PromptPartUnsupported } from '../../src/engine/errors.ts';
+import { promptAbilities, readTranslatorPrompt, userContent } from '../../src/engine/model/translator-prompt.ts';
 import { FIXTURES, tempDir } from './helpers.ts';
 
 const HY = {
@@ -66,5 +68,41 @@ describe('an LLM translator\'s prompt', () => {
     expect(refused({ prompt: '{text}', languages: { xx: 'Nowhere' } })).toMatch(/"xx" is not in the language catalog/);
     expect(refused({ ...HY, prompts: [{ either: ['qq'], prompt: '{text}' }] })).toMatch(/"qq" is not a language/);
     expect(refused({ ...HY, chatTemplateOptions: ['x'] })).toMatch(/chatTemplateOptions/);
+    expect(refused({ ...HY, contextPrompt: 'Context:' })).toMatch(/"contextPrompt" must be a string with \{context\}/);
+    expect(refused({ ...HY, instructionsPrompt: 3 })).toMatch(/"instructionsPrompt" must be a string with \{instructions\}/);
+    expect(refused({ ...HY, formalityPrompts: { polite: 'Be polite.' } })).toMatch(/"formalityPrompts" must map "more" and\/or "less"/);
+  });
+});
+
+describe('what a request adds to an LLM translator\'s prompt', () => {
+  const WORDED = {
+    ...HY,
+    contextPrompt: 'Context, not to be translated: {context}\n',
+    instructionsPrompt: 'Follow these rules in {target_name}:\n{instructions}\n',
+    formalityPrompts: { more: 'Address the reader formally.\n' },
+  };
+
+  it('puts context, instructions and a register before a template that does not place them, in its wording', () => {
+    const { prompt } = readTranslatorPrompt('dragoman.json', WORDED);
+    expect(promptAbilities(prompt)).toEqual({ context: true, instructions: true, formality: ['more'] });
+    expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'A dog.', { context: 'At the park.', instructions: ['Be brief.', 'Say Hund.'], formality: 'more' }))
+      .toBe('Context, not to be translated: At the park.\nFollow these rules in German:\nBe brief.\nSay Hund.\nAddress the reader formally.\n'
+        + 'Translate the following segment into German, without additional explanation.\n\nA dog.');
+    // Nothing added: the prompt is the template alone, as a model without the wordings has it.
+    expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'A dog.')).toBe(userContent(readTranslatorPrompt('dragoman.json', HY).prompt, 'eng_Latn', 'deu_Latn', 'A dog.'));
+  });
+
+  it('fills placeholders the template places itself, once: a value that looks like a placeholder stays as sent', () => {
+    const { prompt } = readTranslatorPrompt('dragoman.json', { ...WORDED, prompt: '{formality}Into {target_name}:\n{text}\n{context}' });
+    expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'Say {context}.', { context: '{text}', formality: 'more' }))
+      .toBe('Address the reader formally.\nInto German:\nSay {context}.\nContext, not to be translated: {text}\n');
+  });
+
+  it('refuses a part the model declares no wording for, naming the model', () => {
+    const { prompt } = readTranslatorPrompt('dragoman.json', HY);
+    expect(promptAbilities(prompt)).toEqual({ context: false, instructions: false, formality: [] });
+    expect(() => userContent(prompt, 'eng_Latn', 'deu_Latn', 'A dog.', { context: 'At the park.' }, 'hy-mt')).toThrow(PromptPartUnsupported);
+    expect(() => userContent(readTranslatorPrompt('dragoman.json', WORDED).prompt, 'eng_Latn', 'deu_Latn', 'A dog.', { formality: 'less' }, 'hy-mt'))
+      .toThrow('Model hy-mt takes no formality less in its prompt');
   });
 });

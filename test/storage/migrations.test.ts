@@ -49,7 +49,7 @@ const job: JobRecord = {
   error: undefined, chargeState: 'charged', charge: '{"keyId":"key-1","period":"2026-11","chars":42}', leaseUntil: 0, storedBytes: 0, downloadToken: undefined,
 };
 /** The job table's columns in the earlier layout: without the finishing time, with and without the glossary. */
-const OLD_JOB_COLUMNS = COLUMNS.replace(/, finished_at, stored_bytes, download_token, memory$/, '');
+const OLD_JOB_COLUMNS = COLUMNS.replace(/, finished_at, stored_bytes, download_token, memory, model$/, '');
 const JOB_COLUMNS_WITHOUT_GLOSSARY = OLD_JOB_COLUMNS.replace(/, glossary$/, '');
 
 let dir: string;

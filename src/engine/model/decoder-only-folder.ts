@@ -10,7 +10,7 @@ import { DECODER_ONLY_TYPES, decoderDims, generationRules } from './family.ts';
 import { fileStamp } from './file-stamp.ts';
 import { FolderProblem, fileSize, readJson } from './folder-files.ts';
 import { onnxFileProblem } from './onnx-file-check.ts';
-import { readTranslatorPrompt, type TranslatorPrompt } from './translator-prompt.ts';
+import { promptAbilities, readTranslatorPrompt, type TranslatorPrompt } from './translator-prompt.ts';
 
 export const GENAI_CONFIG = 'genai_config.json';
 
@@ -103,6 +103,7 @@ export async function readDecoderOnlyFolder(
   info.sources = languages.sources;
   info.targets = languages.targets;
   if (languages.pairs) info.pairs = languages.pairs;
+  info.prompt = promptAbilities(languages.prompt);
 
   let graph: string;
   if (read) {

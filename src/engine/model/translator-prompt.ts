@@ -1,8 +1,11 @@
 // An LLM translator's prompt as its dragoman.json declares it (docs/models.md, "dragoman.json"): a template, or a
 // structured content part for chat templates that build the instruction themselves (TranslateGemma); the languages'
 // names and codes; rules choosing another prompt for some pairs (Hy-MT's Chinese prompt for pairs with Chinese); and
-// extra chat-template variables (Qwen3's enable_thinking). What one segment's user message is comes from here.
+// extra chat-template variables (Qwen3's enable_thinking); and the wording of what a request may add (context,
+// instructions, a register), each only when declared. What one segment's user message is comes from here.
 import { resolveLanguage } from '../../languages/catalog.ts';
+import { PromptPartUnsupported } from '../errors.ts';
+import type { Formality, PromptAbilities, PromptAdditions } from '../types.ts';
 import { FolderProblem } from './folder-files.ts';
 
 type Json = Record<string, unknown>;
@@ -30,28 +33,66 @@ export interface TranslatorPrompt {
   rules: PromptRule[];
   /** Extra variables for the chat template. */
   options: Json;
+  /** `contextPrompt`, with `{context}`: how the text around the source is given. */
+  contextPrompt?: string;
+  /** `instructionsPrompt`, with `{instructions}` (one instruction a line). */
+  instructionsPrompt?: string;
+  /** `formalityPrompts`: the wording asking for each register. */
+  formalityPrompts: Partial<Record<Formality, string>>;
+}
+
+/** The placeholders of a prompt; each is filled once, in one pass, so no filled-in value is read as a placeholder. */
+const PLACEHOLDER = /\{(source_name|target_name|source_code|target_code|text|context|instructions|formality)\}/g;
+
+/** Where the additions go in a template that does not place them itself: before it, in this order. */
+const ADDITIONS = ['context', 'instructions', 'formality'] as const;
+
+/** What `prompt`'s dragoman.json declares it takes besides the text. */
+export function promptAbilities(prompt: TranslatorPrompt): PromptAbilities {
+  return {
+    context: prompt.contextPrompt !== undefined,
+    instructions: prompt.instructionsPrompt !== undefined,
+    formality: (Object.keys(prompt.formalityPrompts) as Formality[]).sort(),
+  };
 }
 
 /** The user message's content for one segment: a string, or one structured part (the `content` form). */
 export type UserContent = string | Json[];
 
-/** The user message that asks `prompt`'s model to translate `text` from `source` into `target` (FLORES codes). */
-export function userContent(prompt: TranslatorPrompt, source: string, target: string, text: string): UserContent {
+/**
+ * The user message that asks `prompt`'s model to translate `text` from `source` into `target` (FLORES codes), with
+ * what the request adds in the model's declared wording (`model` names it when it declares none for a part).
+ */
+export function userContent(
+  prompt: TranslatorPrompt, source: string, target: string, text: string, additions: PromptAdditions = {}, model = '',
+): UserContent {
   const rule = prompt.rules.find((r) => (!r.source || r.source.has(source)) && (!r.target || r.target.has(target))
     && (!r.either || r.either.has(source) || r.either.has(target)));
   const names = rule?.names ?? prompt.names;
-  const fill = (s: string) => s.replaceAll('{source_name}', names[source] ?? source).replaceAll('{target_name}', names[target] ?? target)
-    .replaceAll('{source_code}', prompt.codes[source] ?? source).replaceAll('{target_code}', prompt.codes[target] ?? target)
-    .replaceAll('{text}', text);
+  const values: Record<string, string> = {
+    source_name: names[source] ?? source, target_name: names[target] ?? target,
+    source_code: prompt.codes[source] ?? source, target_code: prompt.codes[target] ?? target, text,
+  };
+  const fill = (s: string) => s.replace(PLACEHOLDER, (_m, key: string) => values[key] ?? '');
+  const wording = (part: string, declared: string | undefined, value: Record<string, string>) => {
+    if (declared === undefined) throw new PromptPartUnsupported(model, part);
+    return declared.replace(PLACEHOLDER, (_m, key: string) => value[key] ?? values[key] ?? '');
+  };
+  values.context = additions.context ? wording('context', prompt.contextPrompt, { context: additions.context }) : '';
+  values.instructions = additions.instructions?.length
+    ? wording('instructions', prompt.instructionsPrompt, { instructions: additions.instructions.join('\n') }) : '';
+  values.formality = additions.formality ? wording(`formality ${additions.formality}`, prompt.formalityPrompts[additions.formality], {}) : '';
+  // A template that does not place an addition has it before its own words.
+  const place = (s: string) => ADDITIONS.filter((a) => values[a] && !s.includes(`{${a}}`)).map((a) => `{${a}}`).join('') + s;
   const template = rule?.template ?? (rule?.content ? undefined : prompt.template);
-  if (template !== undefined) return fill(template);
+  if (template !== undefined) return fill(place(template));
   const content = rule?.content ?? prompt.content!;
-  return [Object.fromEntries(Object.entries(content).map(([k, v]) => [k, typeof v === 'string' ? fill(v) : v]))];
+  return [Object.fromEntries(Object.entries(content).map(([k, v]) => [k, typeof v === 'string' ? fill(v.includes('{text}') ? place(v) : v) : v]))];
 }
 
 /** Reads and checks the prompt part of dragoman.json (`file` names it in the problems). */
 export function readTranslatorPrompt(file: string, declared: Json): { prompt: TranslatorPrompt; floresOf: Record<string, string> } {
-  const { prompt, content, languages, prompts, chatTemplateOptions } = declared;
+  const { prompt, content, languages, prompts, chatTemplateOptions, contextPrompt, instructionsPrompt, formalityPrompts } = declared;
   const problem = (why: string) => new FolderProblem('corrupt', `${file}: ${why}`);
   const checkTemplate = (t: unknown, where: string) => {
     if (t === undefined) return undefined;
@@ -114,8 +155,24 @@ export function readTranslatorPrompt(file: string, declared: Json): { prompt: Tr
   if (chatTemplateOptions !== undefined && (!chatTemplateOptions || typeof chatTemplateOptions !== 'object' || Array.isArray(chatTemplateOptions))) {
     throw problem('"chatTemplateOptions" must be an object of chat template variables');
   }
+  const addition = (v: unknown, key: string, placeholder: string) => {
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || !v.includes(placeholder)) throw problem(`"${key}" must be a string with ${placeholder} in it`);
+    return v;
+  };
+  const contextWording = addition(contextPrompt, 'contextPrompt', '{context}');
+  const instructionsWording = addition(instructionsPrompt, 'instructionsPrompt', '{instructions}');
+  if (formalityPrompts !== undefined && (!formalityPrompts || typeof formalityPrompts !== 'object' || Array.isArray(formalityPrompts)
+    || !Object.keys(formalityPrompts).length
+    || Object.entries(formalityPrompts).some(([k, v]) => (k !== 'more' && k !== 'less') || typeof v !== 'string' || !v.trim()))) {
+    throw problem('"formalityPrompts" must map "more" and/or "less" to the words asking for that register');
+  }
   return {
-    prompt: { ...(template ? { template } : {}), ...(part ? { content: part } : {}), names, codes, rules, options: (chatTemplateOptions ?? {}) as Json },
+    prompt: {
+      ...(template ? { template } : {}), ...(part ? { content: part } : {}), names, codes, rules, options: (chatTemplateOptions ?? {}) as Json,
+      ...(contextWording ? { contextPrompt: contextWording } : {}), ...(instructionsWording ? { instructionsPrompt: instructionsWording } : {}),
+      formalityPrompts: (formalityPrompts ?? {}) as Partial<Record<Formality, string>>,
+    },
     floresOf,
   };
 }

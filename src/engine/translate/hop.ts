@@ -3,12 +3,12 @@
 // rest (cut to the model's position table, long-input.ts) go to the batcher as rows.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Batcher } from '../batching/batcher.ts';
-import { NoLanguageToken } from '../errors.ts';
+import { NoLanguageToken, PromptPartUnsupported, PromptTooLong } from '../errors.ts';
 import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
 import { userContent, type TranslatorPrompt } from '../model/translator-prompt.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { GenerationRow } from '../search/types.ts';
-import type { ModelInfo, TranslateOptions } from '../types.ts';
+import type { ModelInfo, PromptAdditions, TranslateOptions } from '../types.ts';
 import { TranslationCache } from './cache.ts';
 import { fitPieces } from './long-input.ts';
 import { translateConstrained } from './constrained-hop.ts';
@@ -49,19 +49,36 @@ function languageTokenId(model: LoadedModel, token: string | undefined, flores: 
  * How a segment becomes a row: its source ids and the most tokens its output may take. An encoder-decoder model reads
  * the segment's pieces (framed by the family's language token); a decoder-only translator reads its prompt
  * (dragoman.json's template filled, in the tokenizer's chat template), and its output is bounded by the segment's own
- * tokens as an encoder-decoder model's is, within what its context has left after the prompt.
+ * tokens as an encoder-decoder model's is, within what its context has left after the prompt. What a request adds
+ * (context, instructions, a register) takes at most half of the tokens it reads at once, so the text keeps room.
  */
-function framing(model: LoadedModel, source: string, target: string, openingToken: number | undefined) {
+function framing(model: LoadedModel, source: string, target: string, openingToken: number | undefined, additions: PromptAdditions) {
   const { prompt, tokenizer, rules } = model;
   if (!prompt) {
+    const asked = Object.entries(additions).find(([, v]) => v !== undefined && (!Array.isArray(v) || v.length));
+    if (asked) throw new PromptPartUnsupported(model.info.name, asked[0]);
     return { encode: (text: string) => tokenizer.encode(text, openingToken), newTokens: (ids: readonly number[]) => maxNewTokens(rules, ids.length) };
   }
-  const ask = (text: string) => tokenizer.chat(userContent(prompt, source, target, text), prompt.options);
+  const ask = (text: string) => tokenizer.chat(userContent(prompt, source, target, text, additions, model.info.name), prompt.options);
   const wrapper = ask('').length;
+  if (hasAdditions(additions)) {
+    const added = wrapper - tokenizer.chat(userContent(prompt, source, target, ''), prompt.options).length;
+    const limit = Math.floor(maxSourceTokens(rules) / 2);
+    if (added > limit) throw new PromptTooLong(model.info.name, added, limit);
+  }
   return {
     encode: ask,
     newTokens: (ids: readonly number[]) => Math.max(1, Math.min(maxNewTokens(rules, Math.max(1, ids.length - wrapper)), rules.maxPositions - ids.length)),
   };
+}
+
+function hasAdditions(a: PromptAdditions): boolean {
+  return !!a.context || !!a.instructions?.length || !!a.formality;
+}
+
+/** What the additions make of a cache key's model part: the same segment with other additions is another translation. */
+function additionsKey(a: PromptAdditions): string {
+  return hasAdditions(a) ? `\u0001${JSON.stringify([a.context ?? '', a.instructions ?? [], a.formality ?? ''])}` : '';
 }
 
 export class HopTranslator {
@@ -90,7 +107,8 @@ export class HopTranslator {
     const openingToken = rules.opening === 'source' ? languageToken(source)
       : model.targetTokens ? languageTokenId(model, model.targetTokens[target], target) : undefined;
     const forcedFirstId = rules.forcesTargetToken ? languageToken(target) : undefined;
-    const { encode, newTokens } = framing(model, source, target, openingToken);
+    const additions = opts.prompt ?? {};
+    const { encode, newTokens } = framing(model, source, target, openingToken, additions);
 
     // Segments with constraints take their own search; the others go the usual way, as if none had any.
     const bound = opts.constraints?.map((c, i) => (c?.length && HAS_LETTER.test(texts[i]!) ? i : -1)).filter((i) => i >= 0) ?? [];
@@ -113,7 +131,7 @@ export class HopTranslator {
     }
 
     const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
-    const keyOf = (text: string) => TranslationCache.key(model.info.name, source, target, beams, alternatives, text);
+    const keyOf = (text: string) => TranslationCache.key(model.info.name + additionsKey(additions), source, target, beams, alternatives, text);
     const todo = new Map<string, number[]>(); // distinct text -> positions
     const settle = new Map<string, { resolve: (r: Hop) => void; reject: (e: unknown) => void }>();
     const joining: Promise<void>[] = [];

@@ -19,7 +19,7 @@ export async function translateRoute(
   parts: RouteParts, segments: string[], source: string, target: string, opts: TranslateOptions = {},
 ): Promise<EngineResult> {
   const { router, hops, models, events } = parts;
-  const route = router.route(source, target);
+  const route = router.route(source, target, opts.model);
   if (!route) throw new NoRoute(source, target);
   if (!route.length) return { translations: [...segments], route };
   // Nothing with a letter (numbers, symbols, list markers): no model runs, and the route says so (X-Dragoman-Model: none).
@@ -34,9 +34,12 @@ export async function translateRoute(
     const last = h === route.length - 1;
     // Alternatives come from the last hop only; earlier hops pass on their best translation.
     // Constraints: all on the last hop; an earlier hop keeps only the spans kept as they are (found again in its output).
+    // The prompt: the context (in the source language) for the first model, instructions and register for the last.
+    const { context, ...forTarget } = opts.prompt ?? {};
+    const prompt = { ...(h === 0 && context ? { context } : {}), ...(last ? forTarget : {}) };
     const hopOpts: TranslateOptions = last
-      ? { ...opts, ...(constraints ? { constraints } : {}) }
-      : { beams: opts.beams, signal: opts.signal, priority: opts.priority, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
+      ? { ...opts, prompt, ...(constraints ? { constraints } : {}) }
+      : { beams: opts.beams, signal: opts.signal, priority: opts.priority, prompt, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
     // One model held at a time (not the whole route): a request never holds memory while it waits for more.
     const hop = await models.use(route[h]!, (model) => hops.translate(model, from, to, texts, hopOpts));
     if (constraints && !last) constraints = constraintsForNextHop(constraints, hop.translations);

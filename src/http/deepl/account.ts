@@ -1,6 +1,6 @@
 // /v2/usage and /v2/languages. Usage is the key's month as /v1/usage counts it; an unlimited key answers DeepL's
-// largest limit. Languages are what the installed models translate, in DeepL's codes; no model here has a
-// formality control, so every target says supports_formality: false.
+// largest limit. Languages are what the installed models translate, in DeepL's codes; a target supports formality
+// when an LLM translator into it words both registers in its dragoman.json (docs/models.md#the-prompt-dragomanjson).
 import type { FastifyInstance } from 'fastify';
 import { languageByFlores } from '../../languages/catalog.ts';
 import { deeplSourceCode, deeplTargetCodes, deeplTargetName } from './languages.ts';
@@ -30,6 +30,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
       const seen = new Set<string>();
       const out: { language: string; name: string; supports_formality?: boolean }[] = [];
       const flores = type === 'source' ? engine.sourceLanguages() : engine.targetLanguages();
+      const formal = new Set(engine.models().filter((m) => m.status === 'ok' && m.prompt?.formality.length === 2).flatMap((m) => m.targets));
       for (const f of flores) {
         const lang = languageByFlores(f);
         if (!lang) continue;
@@ -39,7 +40,7 @@ export async function accountRoutes(app: FastifyInstance): Promise<void> {
           seen.add(code);
           out.push(type === 'source'
             ? { language: code, name: code === 'ZH' ? 'Chinese' : lang.name }
-            : { language: code, name: deeplTargetName(code, lang), supports_formality: false });
+            : { language: code, name: deeplTargetName(code, lang), supports_formality: formal.has(f) });
         }
       }
       return out.sort((a, b) => a.language.localeCompare(b.language));

@@ -14,7 +14,7 @@ import { readUpload, uploadBodyLimit, uploadError, type Upload } from '../upload
 import { deeplKey } from './auth-key.ts';
 import { setDeepLErrors } from './errors.ts';
 import { fromDeepL } from './languages.ts';
-import { checkFormality, glossaryIdOf, memoryOf, requestFields, single, type Fields } from './params.ts';
+import { formalityOf, glossaryIdOf, memoryOf, requestFields, single, type Fields } from './params.ts';
 
 /** DeepL's document_key for a document: 64 hex digits only the uploading key's holder can compute. */
 export function documentKey(secret: string, documentId: string): string {
@@ -55,7 +55,8 @@ export async function documentRoutes(app: FastifyInstance): Promise<void> {
     const target = fromDeepL('target_lang', single(fields, 'target_lang'))!;
     const source = fromDeepL('source_lang', single(fields, 'source_lang'));
     if (source && source.flores === target.flores) throw invalidRequest('Source and target language are equal.');
-    checkFormality(fields);
+    // Documents take no prompt additions here: a register is refused as for a language without one.
+    if (formalityOf(fields)?.required) throw invalidRequest("'formality' is not supported for given 'target_lang'.");
     const memory = memoryOf(fields, keyIdOf(request));
     const glossary = glossaryIdOf(fields, source !== undefined);
     const filename = upload.file.filename || single(fields, 'filename') || 'document';

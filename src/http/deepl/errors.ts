@@ -30,8 +30,16 @@ export function localize(message: string): string {
     );
 }
 
+/** A refusal in DeepL's own words (`message`), with the reason it has here (`detail`, as DeepL's bodies carry it). */
+export class DeepLRefusal extends ApiError {
+  constructor(message: string, readonly detail: string) {
+    super(400, 'invalid_request', message);
+    this.name = 'DeepLRefusal';
+  }
+}
+
 export function deeplBody(e: ApiError): { message: string; detail?: string } {
-  return { message: localize(e.message) };
+  return { message: localize(e.message), ...(e instanceof DeepLRefusal ? { detail: localize(e.detail) } : {}) };
 }
 
 /** Answers whatever a route throws with DeepL's status and body; `toError` reads framework errors. */

@@ -2,6 +2,7 @@
 // way DeepL checks them. Each one our models cannot honour is answered as DeepL answers a language without it
 // (docs/deepl.md lists every decision).
 import { invalidRequest } from '../../errors/api-error.ts';
+import { DeepLRefusal } from './errors.ts';
 
 export type Fields = Record<string, unknown>;
 
@@ -51,12 +52,25 @@ export function flag(fields: Fields, name: string): boolean | undefined {
 }
 
 /**
- * `formality`: no model here has a formality control, so "more"/"less" are refused as DeepL refuses them for a
- * language without it; the "prefer_" forms fall back to the default, as DeepL's do.
+ * `formality`: a register for an LLM translator whose dragoman.json words it. "more"/"less" are refused where the
+ * pair's model has no wording, as DeepL refuses them for a language without formality; the "prefer_" forms fall
+ * back to the default there, as DeepL's do.
  */
-export function checkFormality(fields: Fields): void {
+export function formalityOf(fields: Fields): { level: 'more' | 'less'; required: boolean } | undefined {
   const formality = oneOf(fields, 'formality', ['default', 'more', 'less', 'prefer_more', 'prefer_less'] as const);
-  if (formality === 'more' || formality === 'less') throw invalidRequest("'formality' is not supported for given 'target_lang'.");
+  if (!formality || formality === 'default') return undefined;
+  return formality.startsWith('prefer_')
+    ? { level: formality.slice('prefer_'.length) as 'more' | 'less', required: false }
+    : { level: formality as 'more' | 'less', required: true };
+}
+
+/** `custom_instructions`: up to 10 strings of up to 300 characters each, as DeepL takes them. */
+export function instructionsOf(fields: Fields, most: number, longest: number): string[] {
+  const list = listOf(fields.custom_instructions);
+  if (list.length > most || list.some((i) => [...i].length > longest)) {
+    throw new DeepLRefusal("Value for 'custom_instructions' not supported.", `At most ${most} instructions of at most ${longest} characters each.`);
+  }
+  return list.filter((i) => i.trim());
 }
 
 /** `glossary_id` (or deepl-node's `glossary_ids`): at most one here, and only with a source_lang, as DeepL requires. */

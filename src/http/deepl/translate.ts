@@ -1,13 +1,30 @@
 // POST /v2/translate (and GET, as DeepL allows): DeepL's parameters onto the service. Billed characters are the
 // characters of `text` exactly as /v1/usage counts them (code points); `context` is read and never billed.
+// model_type chooses the kind of model (docs/deepl.md#model-type): latency_optimized (DeepL's default) an
+// encoder-decoder route, quality_optimized an LLM translator of the pair or DeepL's refusal, prefer_quality_optimized
+// one when installed. context, custom_instructions and formality reach an LLM translator's prompt as its
+// dragoman.json words them; where DeepL never refuses (context, prefer_* formality) a model without the wording
+// leaves them out, and X-Dragoman-Unused names them.
 import type { FastifyInstance } from 'fastify';
 import { invalidRequest } from '../../errors/api-error.ts';
-import type { TranslateOptions } from '../../service/types.ts';
+import { MAX_INSTRUCTION_CHARS, MAX_INSTRUCTIONS, UnsupportedChoice } from '../../service/model-choice.ts';
+import type { PromptPart, TranslateOptions, TranslateResult } from '../../service/types.ts';
 import { codePoints } from '../../service/validate.ts';
 import { charge, clientGone, settleMemory } from '../metering.ts';
-import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
+import { MODEL_HEADER, UNUSED_HEADER, modelHeaderValue } from '../translate-headers.ts';
+import { DeepLRefusal } from './errors.ts';
 import { deeplSourceCode, fromDeepL } from './languages.ts';
-import { checkFormality, flag, glossaryIdOf, listOf, memoryOf, oneOf, requestFields, single, type Fields } from './params.ts';
+import { flag, formalityOf, glossaryIdOf, instructionsOf, listOf, memoryOf, oneOf, requestFields, single, type Fields } from './params.ts';
+
+const MODEL_TYPES = ['quality_optimized', 'prefer_quality_optimized', 'latency_optimized'] as const;
+
+/** The service's refusal of a model choice or a prompt part, as DeepL words it. */
+function asDeepL(e: UnsupportedChoice): DeepLRefusal {
+  const message = e.option === 'formality' ? "'formality' is not supported for given 'target_lang'."
+    : e.option === 'instructions' ? "Value for 'custom_instructions' not supported."
+      : e.option === 'context' ? "Value for 'context' not supported." : "Value for 'model_type' not supported.";
+  return new DeepLRefusal(message, e.message.replaceAll("'instructions'", "'custom_instructions'"));
+}
 
 /** What /v2/translate makes of its parameters, before the service sees them. */
 export function translateOptions(fields: Fields, owner: string) {
@@ -27,8 +44,16 @@ export function translateOptions(fields: Fields, owner: string) {
   const ignoreTags = listOf(fields.ignore_tags, true).map((t) => t.toLowerCase());
   const context = fields.context;
   if (context !== undefined && typeof context !== 'string') throw invalidRequest("Value for 'context' not supported.");
-  checkFormality(fields);
-  const modelType = oneOf(fields, 'model_type', ['quality_optimized', 'prefer_quality_optimized', 'latency_optimized'] as const);
+  const formality = formalityOf(fields);
+  const instructions = instructionsOf(fields, MAX_INSTRUCTIONS, MAX_INSTRUCTION_CHARS);
+  const modelType = oneOf(fields, 'model_type', MODEL_TYPES);
+  // Custom instructions take a quality-optimized model, and DeepL rejects them with latency_optimized.
+  if (instructions.length && modelType === 'latency_optimized') {
+    throw new DeepLRefusal("Value for 'model_type' not supported.", "'custom_instructions' need a quality_optimized model; latency_optimized cannot take them.");
+  }
+  const kind = modelType === 'quality_optimized' || (instructions.length && !modelType) ? { kind: 'quality' as const, strict: true }
+    : modelType === 'prefer_quality_optimized' ? { kind: 'quality' as const } : { kind: 'speed' as const };
+  const optional: PromptPart[] = ['context', ...(formality && !formality.required ? ['formality' as const] : [])];
   const billed = flag(fields, 'show_billed_characters') ?? false;
   const glossaryId = glossaryIdOf(fields, source !== undefined);
   const memory = memoryOf(fields, owner);
@@ -37,6 +62,11 @@ export function translateOptions(fields: Fields, owner: string) {
     ...(memory ? { memory } : {}),
     ...(ignoreTags.length ? { ignoreTags } : {}),
     sentences: split === '0' ? 'whole' : split === 'nonewlines' ? 'nonewlines' : 'split',
+    model: kind,
+    prompt: {
+      ...(context?.trim() ? { context } : {}), ...(instructions.length ? { instructions } : {}),
+      ...(formality ? { formality: formality.level } : {}), optional,
+    },
   };
   return { text, target, source, format: tagHandling ? 'html' as const : 'text' as const, options, modelType, billed };
 }
@@ -52,16 +82,18 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
       const p = translateOptions(fields, request.metering!.admission!.key.id);
       const req = service.prepareTranslate({ q: p.text, target: p.target.code, source: p.source?.code, format: p.format, stringsField: 'text' }, p.options);
       await charge(gate, request, req.chars);
-      const result = await service.translate(req, clientGone(request));
+      const result: TranslateResult = await service.translate(req, clientGone(request)).catch((e: unknown) => {
+        throw e instanceof UnsupportedChoice ? asDeepL(e) : e;
+      });
       await settleMemory(gate, request, result.memoryChars, config.memoryCharged);
       reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
+      if (result.unused.length) reply.header(UNUSED_HEADER, result.unused.join(', '));
       return {
         translations: result.translations.map((t) => ({
           detected_source_language: p.source ? deeplSourceCode(p.source) : detectedCode(t.detectedSourceLanguage),
           text: t.translatedText,
           ...(p.billed ? { billed_characters: codePoints(t.input) } : {}),
-          // One kind of model serves every pair here: DeepL's classic, latency-optimised kind.
-          ...(p.modelType ? { model_type_used: 'latency_optimized' } : {}),
+          ...(p.modelType ? { model_type_used: result.languageModel ? 'quality_optimized' : 'latency_optimized' } : {}),
         })),
       };
     },

@@ -5,6 +5,17 @@ import { googleParams } from './params.ts';
 import { routeDoc } from './schemas.ts';
 import { memoryField } from '../memory-field.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
+import { modelChoiceOf } from '../../service/model-choice.ts';
+import type { ModelChoice } from '../../engine/types.ts';
+
+/**
+ * Google v2's `model`: "nmt" and "base" ask for its neural models, here an encoder-decoder route where the pair has
+ * one (an LLM translator otherwise, as Google always answers); "quality", "speed" or a model's name as on /v1.
+ */
+function googleModel(value: unknown): ModelChoice | undefined {
+  if (value === 'nmt' || value === 'base') return { kind: 'speed' };
+  return modelChoiceOf(value);
+}
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate, config } = app.dragoman;
@@ -17,13 +28,16 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
       // Google's default is html: plain text comes back entity-escaped, like Google's does.
       // `memory` is this server's own parameter: a translation memory of the key, its exact sentences as stored.
       const memory = memoryField(p.memory, request.metering!.admission!.key.id);
-      const req = service.prepareTranslate({ q: p.q, target: p.target, source: p.source, format: p.format ?? 'html' }, memory ? { memory } : {});
+      const choice = googleModel(p.model);
+      const req = service.prepareTranslate({ q: p.q, target: p.target, source: p.source, format: p.format ?? 'html' }, {
+        ...(memory ? { memory } : {}), ...(choice ? { model: choice } : {}),
+      });
       await charge(gate, request, req.chars);
       const result = await service.translate(req, clientGone(request));
       await settleMemory(gate, request, result.memoryChars, config.memoryCharged);
       reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
-      // `model` is accepted for compatibility; the only model there is answers as Google's neural one.
-      const model = p.model !== undefined ? { model: 'nmt' } : {};
+      // With `model`, the kind that answered: Google's neural "nmt", or "translation-llm" (Google v3's name for its LLM).
+      const model = p.model !== undefined ? { model: result.languageModel ? 'translation-llm' : 'nmt' } : {};
       return {
         data: {
           translations: result.translations.map((t) => ({

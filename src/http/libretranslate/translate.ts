@@ -1,10 +1,12 @@
 // POST /translate: q (string or array), source (code or auto), target, format, alternatives (n-best), and this
-// server's `memory` (a translation memory of the key: its exact sentences as stored).
+// server's `memory` (a translation memory of the key: its exact sentences as stored) and `model` ("quality", "speed"
+// or an installed model's name, as on /v1: LibreTranslate has one kind of model and no field of its own for it).
 import type { FastifyInstance } from 'fastify';
 import type { TranslationItem } from '../../service/types.ts';
 import { charge, clientGone, settleMemory } from '../metering.ts';
 import { libreAlternatives, libreBody, libreCode, libreQ, libreSource, percent } from './params.ts';
 import { routeDoc } from './schemas.ts';
+import { modelChoiceOf } from '../../service/model-choice.ts';
 import { memoryField } from '../memory-field.ts';
 import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
@@ -25,9 +27,10 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     const q = libreQ(body.q);
     const alternatives = libreAlternatives(body.alternatives);
     const memory = memoryField(body.memory, request.metering!.admission!.key.id);
+    const model = modelChoiceOf(body.model);
     const req = service.prepareTranslate(
       { q, target: libreCode(body.target), source: libreSource(body.source), format: body.format },
-      { ...(alternatives > 0 ? { alternatives } : {}), ...(memory ? { memory } : {}) },
+      { ...(alternatives > 0 ? { alternatives } : {}), ...(memory ? { memory } : {}), ...(model ? { model } : {}) },
     );
     await charge(gate, request, req.chars);
     const result = await service.translate(req, clientGone(request));

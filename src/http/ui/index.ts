@@ -69,7 +69,20 @@ function uiLanguagesBody(service: Service, target: string | undefined) {
     }
     return entry;
   });
-  return { data: { languages, targetSets } };
+  // The pairs an LLM translator and an encoder-decoder route both serve, each with the kind the usual route takes:
+  // where the page offers "Quality / Speed".
+  const models = engine.models().filter((m) => m.status === 'ok');
+  const llms = new Set(models.filter((m) => m.prompt).map((m) => m.name));
+  const modelChoices: Record<string, 'quality' | 'speed'> = {};
+  for (const m of models.filter((x) => x.prompt)) {
+    const pairs = m.pairs ?? m.sources.flatMap((s) => m.targets.filter((t) => t !== s).map((t): [string, string] => [s, t]));
+    for (const [s, t] of pairs) {
+      const [from, to] = [codeOf(s), codeOf(t)];
+      if (!from || !to || !engine.route(s, t, { kind: 'speed', strict: true })) continue;
+      modelChoices[`${from}>${to}`] = engine.route(s, t)?.some((n) => llms.has(n)) ? 'quality' : 'speed';
+    }
+  }
+  return { data: { languages, targetSets, modelChoices } };
 }
 
 export async function uiRoutes(app: FastifyInstance): Promise<void> {

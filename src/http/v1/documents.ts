@@ -21,7 +21,7 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
 
   const keyId = (request: { metering: { admission?: { key: { id: string } } } | null }) => request.metering!.admission!.key.id;
 
-  app.post('/documents', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (multipart: file, target, source, glossary, memory, memoryThreshold, memoryUpdate)' } }, async (request, reply) => {
+  app.post('/documents', { bodyLimit: uploadBodyLimit(config.maxDocumentBytes), schema: { summary: 'Translate a document (multipart: file, target, source, glossary, memory, memoryThreshold, memoryUpdate, model)' } }, async (request, reply) => {
     const upload = request.body as Upload | undefined;
     if (!upload || typeof upload !== 'object' || !('fields' in upload)) {
       throw new ApiError(415, 'invalid_request', 'Send the document as multipart/form-data with a file field and a target field.');
@@ -35,6 +35,7 @@ export async function documentsRoutes(app: FastifyInstance): Promise<void> {
       source: upload.fields.source,
       glossary: upload.fields.glossary,
       memory: { id: upload.fields.memory, threshold: upload.fields.memoryThreshold, update: upload.fields.memoryUpdate },
+      model: upload.fields.model,
     });
     return reply.code(202).send({ data: { document: viewOf(job) } });
   });

@@ -38,6 +38,10 @@ export const translateSchema = {
       memoryThreshold: { type: 'integer', minimum: 0, maximum: 100, description: 'Least similarity (0-100) of a fuzzy match reported with matches: true; default 75.' },
       matches: { type: 'boolean', description: "With memory: each translation carries the memory's matches of its sentences (source, target, similarity)." },
       memoryUpdate: { type: 'boolean', description: "With memory: this request's machine translations are added to the memory as unreviewed segments." },
+      model: { type: ['string', 'null'], description: '"quality" (an LLM translator of the pair), "speed" (an encoder-decoder route) or an installed model\'s name; absent: the usual order. 400 when the pair has no such model.' },
+      context: { type: ['string', 'null'], description: 'Text around q, read by an LLM translator that declares a context wording, never translated nor charged (at most 2,000 characters).' },
+      instructions: { type: 'array', items: { type: 'string' }, description: 'Up to 10 instructions of up to 300 characters for an LLM translator that declares an instructions wording.' },
+      formality: { type: ['string', 'null'], enum: ['default', 'more', 'less', null], description: 'A register, for an LLM translator that declares a wording for it.' },
     },
   },
   response: {

@@ -3,15 +3,27 @@ import type { FastifyInstance } from 'fastify';
 import type { TranslateInput } from '../../service/types.ts';
 import { charge, clientGone, settleMemory } from '../metering.ts';
 import { invalidRequest } from '../../errors/api-error.ts';
+import { modelChoiceOf } from '../../service/model-choice.ts';
 import { translateSchema } from './schemas.ts';
 import { DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate, config } = app.dragoman;
   app.post('/translate', { schema: translateSchema }, async (request, reply) => {
-    const body = request.body as TranslateInput & { glossary?: string | null; memory?: string | null; memoryThreshold?: number; matches?: boolean; memoryUpdate?: boolean };
+    const body = request.body as TranslateInput & {
+      glossary?: string | null; memory?: string | null; memoryThreshold?: number; matches?: boolean; memoryUpdate?: boolean;
+      model?: string | null; context?: string | null; instructions?: string[]; formality?: 'default' | 'more' | 'less' | null;
+    };
     const owner = request.metering!.admission!.key.id;
+    const model = modelChoiceOf(body.model);
+    const instructions = (body.instructions ?? []).filter((i) => i.trim());
     const req = service.prepareTranslate({ q: body.q, target: body.target, source: body.source, format: body.format }, {
+      ...(model ? { model } : {}),
+      // Each part is refused with the reason where the route's model takes no wording for it (none is optional here).
+      prompt: {
+        ...(body.context?.trim() ? { context: body.context } : {}), ...(instructions.length ? { instructions } : {}),
+        ...(body.formality === 'more' || body.formality === 'less' ? { formality: body.formality } : {}),
+      },
       ...(body.glossary ? { glossary: { owner, id: body.glossary } } : {}),
       ...(body.memory ? {
         memory: {

@@ -18,6 +18,7 @@ import { learnRate } from './live-translate.ts';
 import { formatCount, formatPercent } from './messages.ts';
 import { UsagePanel } from './usage-panel.ts';
 import { chosenMemory, showMemoryOutcome } from './memory-choice.ts';
+import { chosenModelKind, showModelUsed } from './model-kind.ts';
 
 /** The /v1 limit on strings per request (DRAGOMAN_MAX_STRINGS default); extra lines are not sent. */
 const MAX_LINES = 128;
@@ -49,7 +50,8 @@ export async function translate(quiet = false): Promise<boolean> {
   const target = targetPicker.value;
   const source = sourcePicker.value;
   const memory = chosenMemory();
-  let from = JSON.stringify([text, source, target, format(), memory]);
+  const model = chosenModelKind();
+  let from = JSON.stringify([text, source, target, format(), memory, model]);
   if (quiet && (text.trim() === '' || !target || from === shownFrom || isBusy() || isWaiting())) return false;
   const key = keyForRequest();
   if (key === undefined) return false;
@@ -67,6 +69,7 @@ export async function translate(quiet = false): Promise<boolean> {
     const body: Record<string, string> = { q: text, target, format: format() };
     if (source) body.source = source;
     if (memory) body.memory = memory;
+    if (model) body.model = model;
     let answer = await callApi<TranslateResponse>('/v1/translate', key, body);
     let item = answer.body.data.translations[0]!;
     const confidence = answer.detectedConfidence[0];
@@ -76,10 +79,11 @@ export async function translate(quiet = false): Promise<boolean> {
       afterCharge(answer);
       answer = await callApi<TranslateResponse>('/v1/translate', key, { ...body, target: retarget, source: item.detectedSourceLanguage! });
       item = { ...answer.body.data.translations[0]!, detectedSourceLanguage: item.detectedSourceLanguage };
-      from = JSON.stringify([text, source, retarget, format(), memory]);
+      from = JSON.stringify([text, source, retarget, format(), memory, model]);
     }
     ui.result.value = item.translatedText;
     showMemoryOutcome(item.memory);
+    showModelUsed(answer.model);
     noteSameText(text, item.translatedText, source || item.detectedSourceLanguage, retarget ?? target);
     shownFrom = from;
     ui.copy.disabled = false;

@@ -45,6 +45,8 @@ export interface ApiAnswer<T> {
   detectedConfidence: number[];
   /** X-Dragoman-Plan / -Characters-Used / -Characters-Limit of a charged answer (null limit = none); else null. */
   quota: { plan: string; used: number; limit: number | null } | null;
+  /** X-Dragoman-Model: the models that answered (`a>b` a pivot, `none` no model); null when absent. */
+  model: string | null;
 }
 
 function quotaOf(headers: Headers): ApiAnswer<unknown>['quota'] {
@@ -94,7 +96,7 @@ export async function callApi<T>(path: string, key: string | null, body?: unknow
   }
   if (response.ok) {
     const h = response.headers;
-    return { body: parsed as T, rate: rateOf(h), detectedConfidence: confidencesOf(h), quota: quotaOf(h) };
+    return { body: parsed as T, rate: rateOf(h), detectedConfidence: confidencesOf(h), quota: quotaOf(h), model: h.get('x-dragoman-model') };
   }
   throw failureOf(response, parsed);
 }
@@ -123,7 +125,8 @@ export interface LanguageEntry {
 }
 export interface LanguagesResponse {
   /** `targetSets`: only in /ui/languages. */
-  data: { languages: LanguageEntry[]; targetSets?: string[][] };
+  /** `modelChoices`: `source>target` -> the kind the usual route takes, for pairs an LLM translator and an encoder-decoder model both serve. */
+  data: { languages: LanguageEntry[]; targetSets?: string[][]; modelChoices?: Record<string, 'quality' | 'speed'> };
 }
 export interface TranslateResponse {
   /** `memory`: what the translation memory sent did for the string (only with one). */

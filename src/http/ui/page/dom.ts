@@ -35,6 +35,8 @@ export const ui = {
   retry: $<HTMLButtonElement>('retry'),
   detections: $('detections'),
   detectionsBody: $('detections-body'),
+  modelKind: $('model-kind'),
+  modelUsed: $('model-used'),
   memory: $<HTMLSelectElement>('memory'),
   memoriesRefresh: $<HTMLButtonElement>('memories-refresh'),
   memoryStatus: $('memory-status'),

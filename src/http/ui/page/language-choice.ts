@@ -1,5 +1,6 @@
 // The language pair: the two pickers, their languages (named in the browser's language), the pair kept from the
 // last visit, swapping, and what auto-detection found.
+import { learnModelChoices } from './model-kind.ts';
 import { ApiFailure, callApi, type LanguagesResponse } from './api.ts';
 import { ui } from './dom.ts';
 import { showError } from './feedback.ts';
@@ -71,7 +72,8 @@ export async function loadLanguages(): Promise<void> {
       if (!(err instanceof ApiFailure) || err.kind !== 'invalid' || !display) throw err;
     }
   }
-  const { languages, targetSets = [] } = answer!.body.data;
+  const { languages, targetSets = [], modelChoices } = answer!.body.data;
+  learnModelChoices(modelChoices);
   const sets = targetSets.map((codes) => new Set(codes));
   reachable.clear();
   for (const l of languages) if (l.reach !== undefined && sets[l.reach]) reachable.set(l.language, sets[l.reach]!);

@@ -12,6 +12,7 @@ import { learnRate, setupLiveTranslate } from './live-translate.ts';
 import { formatCount } from './messages.ts';
 import { setupTheme } from './theme.ts';
 import { setupMemoryChoice } from './memory-choice.ts';
+import { fitModelKind, setupModelKind } from './model-kind.ts';
 
 const USAGE_LATER =
   'Usage appears with your first translation (“Refresh usage” reads it now; like every call, it counts as one of the key’s requests per minute).';
@@ -39,6 +40,9 @@ onKeyChange(keyChanged);
 const live = setupLiveTranslate(() => translate(true), isBusy);
 whenIdle(live.idle);
 ui.memory.addEventListener('change', () => live.changed());
+setupModelKind(() => live.changed());
+/** The Quality / Speed choice follows the pair. */
+const fitModel = (): void => fitModelKind(sourcePicker.value, targetPicker.value);
 
 ui.signup.addEventListener('click', () => void signup());
 ui.usageRefresh.addEventListener('click', () => void refreshUsage());
@@ -53,6 +57,7 @@ ui.swap.addEventListener('click', () => {
     return;
   }
   swapped();
+  fitModel();
   updateCount();
   live.changed();
 });
@@ -60,11 +65,13 @@ sourcePicker.onChange(() => {
   clearDetected();
   // The target stays one the models reach from the new source, never the source itself.
   fitTarget();
+  fitModel();
   savePair();
   live.changed();
 });
 targetPicker.onPick(targetChosen);
 targetPicker.onChange(() => {
+  fitModel();
   savePair();
   live.changed();
 });
@@ -84,6 +91,7 @@ void run('Loading languages…', async () => {
   // translate without one (DRAGOMAN_UI_KEY).
   const [settings] = await Promise.all([callApi<SettingsResponse>('/ui/settings', null), loadLanguages()]);
   setSharedKey(settings.body.data.sharedKey);
+  fitModel();
   // The demo models (no model installed) translate simple sentences only: said above everything, with how to install real ones.
   const demo = settings.body.data.demo;
   const banner = document.getElementById('demo-banner');
