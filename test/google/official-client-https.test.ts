@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/dispatch.ts';
 import { loadConfig } from '../../src/config/env.ts';
-import { coreModelsDir } from '../fixture-models.ts';
+import { oneModelDir } from '../fixture-models.ts';
 import { listening } from '../server-process.ts';
 import { everyTestNeeds } from '../tools.ts';
 
@@ -22,7 +22,7 @@ const cert = join(dir, 'cert.pem');
 const key = join(dir, 'key.pem');
 const env: Record<string, string> = {
   DRAGOMAN_PORT: '0',
-  DRAGOMAN_MODELS_DIR: coreModelsDir(),
+  DRAGOMAN_MODELS_DIR: oneModelDir('tiny-marian-en-de'),
   DRAGOMAN_DATA_DIR: join(dir, 'data'),
   DRAGOMAN_WORKERS: '1',
   DRAGOMAN_INTRA_OP_THREADS: '1',

@@ -13,7 +13,7 @@ import { main } from '../../src/cli/dispatch.ts';
 import { MemoryBook, memoryStore } from '../../src/memories/index.ts';
 import { openStorage } from '../../src/storage/index.ts';
 import { STALE_IMPORT_MS } from '../../src/memories/book.ts';
-import { coreModelsDir } from '../fixture-models.ts';
+import { oneModelDir } from '../fixture-models.ts';
 import { listening } from '../server-process.ts';
 import { BASIC, writeGeneratedTmx } from './fixtures.ts';
 
@@ -32,7 +32,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function envFor(data: string, databaseUrl?: string): Record<string, string> {
   return {
-    DRAGOMAN_PORT: '0', DRAGOMAN_DATA_DIR: data, DRAGOMAN_MODELS_DIR: coreModelsDir(),
+    DRAGOMAN_PORT: '0', DRAGOMAN_DATA_DIR: data, DRAGOMAN_MODELS_DIR: oneModelDir('tiny-marian-en-de'),
     DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '1', DRAGOMAN_LOG_LEVEL: 'warn', ...(databaseUrl ? { DRAGOMAN_DATABASE_URL: databaseUrl } : {}),
   };
 }
