@@ -23,6 +23,13 @@ export const LLM_GENAI_MODELS = ['tiny-llama-mt-genai'] as const;
 export const isSeq2SeqFixture = (name: string): boolean =>
   !(LLM_MODELS as readonly string[]).includes(name) && !(LLM_GENAI_MODELS as readonly string[]).includes(name);
 
+/**
+ * The prepared decoder graphs of every test server and command, shared by the whole run (and the next): entries are
+ * keyed by the files' content and written whole (src/engine/runtime/prepare.ts), so servers on fresh data folders
+ * read the tiny models' graphs instead of preparing them again, each in a thread of its own.
+ */
+export const TEST_GRAPH_CACHE = join(tmpdir(), `dragoman-test-graphs-${process.getuid?.() ?? 'user'}`);
+
 let core: string | undefined;
 
 /**

@@ -1,7 +1,7 @@
 // Every DRAGOMAN_* setting is read here and only here, so the documentation of the settings has one source.
 // Modules receive a typed Config; tests pass their own env object instead of mutating process.env.
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /** auto: each model runs the smallest files it has (int4, else int8, else fp32). */
 export type Precision = 'auto' | 'int4' | 'int8' | 'fp32';
@@ -15,6 +15,8 @@ export interface Config {
   tls: { certFile: string; keyFile: string } | undefined;
   dataDir: string;
   modelsDir: string;
+  /** Where the prepared decoder graphs are kept (runtime/prepare.ts); content-keyed, so folders may share it. */
+  graphCacheDir: string;
   /** auto: serve the repository's small test models, labelled as a demo, when modelsDir holds no model (src/models/demo.ts). */
   demoModels: 'auto' | 'off';
   /**
@@ -339,6 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls: tls(env),
     dataDir: resolve(env.DRAGOMAN_DATA_DIR || './data'),
     modelsDir: resolve(env.DRAGOMAN_MODELS_DIR || './models'),
+    graphCacheDir: resolve(env.DRAGOMAN_GRAPH_CACHE_DIR || join(env.DRAGOMAN_DATA_DIR || './data', 'graphs')),
     demoModels: oneOf(env, 'DRAGOMAN_DEMO_MODELS', ['auto', 'off'] as const, 'auto'),
     precision: oneOf(env, 'DRAGOMAN_PRECISION', ['auto', 'int4', 'int8', 'fp32'] as const, 'auto'),
     beam,

@@ -14,6 +14,7 @@ import type { SessionSettings } from './settings.ts';
 import { prepareModel } from './translate/model-load.ts';
 import { pruneGraphCache } from './runtime/prepare.ts';
 import { scanFolders } from './model/registry.ts';
+import { warmTokenizerLibrary } from './model/tokenizer.ts';
 import type { ModelFolder } from './model/model-folder.ts';
 import { ModelsWatch } from './model/models-watch.ts';
 import { ResidentModels, type ResidentStats } from './translate/resident-models.ts';
@@ -61,6 +62,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   // Before the workers make their first onnxruntime session: the filter covers every thread made later.
   const amx = applyAmxSetting(config.amx);
   const folders = await scanFolders(config.modelsDir, config.precision);
+  if (folders.some((f) => f.runtime)) warmTokenizerLibrary();
   const threads = poolShape(config);
   const settings: SessionSettings = {
     intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, poolThreads: threads.workers * threads.intraOp,
@@ -69,7 +71,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   };
   const pool = new WorkerPool(threads.workers, settings);
   await pool.start([]);
-  const graphCache = join(config.dataDir, 'graphs');
+  const graphCache = config.graphCacheDir;
   const models = new ResidentModels({
     budget: config.modelMemory, preload: config.preload, workers: threads.workers, events,
     recentFile: join(config.dataDir, 'models-recent.json'),

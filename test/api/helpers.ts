@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/accounts/clock.ts';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/env.ts';
 import { freshDatabase } from '../postgres/pg-helpers.ts';
-import { FIXTURE_MODELS_DIR, coreModelsDir } from '../fixture-models.ts';
+import { FIXTURE_MODELS_DIR, TEST_GRAPH_CACHE, coreModelsDir } from '../fixture-models.ts';
 
 /** Every fixture model, to read files from; the servers serve the three core ones (test/fixture-models.ts). */
 export const FIXTURE_MODELS = FIXTURE_MODELS_DIR;
@@ -22,6 +22,7 @@ export function fixtureConfig(dataDir: string, env: Record<string, string> = {})
     DRAGOMAN_PORT: '0',
     DRAGOMAN_DATA_DIR: dataDir,
     DRAGOMAN_MODELS_DIR: coreModelsDir(),
+    DRAGOMAN_GRAPH_CACHE_DIR: TEST_GRAPH_CACHE,
     DRAGOMAN_WORKERS: '1',
     DRAGOMAN_INTRA_OP_THREADS: '1',
     DRAGOMAN_LOG_LEVEL: 'silent',

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oneModelDir } from '../fixture-models.ts';
+import { oneModelDir, TEST_GRAPH_CACHE } from '../fixture-models.ts';
 import { BASIC, EXACT, FUZZY_STORED, SECOND } from '../memories/fixtures.ts';
 
 const BIN = join(resolve(import.meta.dirname, '../..'), 'bin', 'dragoman.js');
@@ -15,7 +15,7 @@ const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'dragoman-memories-cli-'));
 const env = {
   ...process.env,
-  DRAGOMAN_MODELS_DIR: oneModelDir('tiny-marian-en-de'),
+  DRAGOMAN_MODELS_DIR: oneModelDir('tiny-marian-en-de'), DRAGOMAN_GRAPH_CACHE_DIR: TEST_GRAPH_CACHE,
   DRAGOMAN_DATA_DIR: join(dir, 'data'),
   DRAGOMAN_WORKERS: '1',
   DRAGOMAN_INTRA_OP_THREADS: '1',

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
-import { oneModelDir } from '../fixture-models.ts';
+import { oneModelDir, TEST_GRAPH_CACHE } from '../fixture-models.ts';
 import { SAMPLES } from './samples.ts';
 import { detectFormat } from '../../src/documents/formats/index.ts';
 
@@ -18,7 +18,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'dragoman.js');
 const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'dragoman-cli-translate-'));
-const env = { ...process.env, DRAGOMAN_MODELS_DIR: oneModelDir('tiny-marian-en-de'), DRAGOMAN_DATA_DIR: join(dir, 'data'), DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '1' };
+const env = { ...process.env, DRAGOMAN_MODELS_DIR: oneModelDir('tiny-marian-en-de'), DRAGOMAN_GRAPH_CACHE_DIR: TEST_GRAPH_CACHE, DRAGOMAN_DATA_DIR: join(dir, 'data'), DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '1' };
 let t: TestApp;
 let key: string;
 

@@ -196,6 +196,34 @@ describe('preparing the graphs (runtime/prepare.ts)', () => {
   });
 });
 
+describe('a graph cache folder of its own (DRAGOMAN_GRAPH_CACHE_DIR)', () => {
+  it('two engines on different data folders prepare a model once, in the shared folder, and translate alike', async () => {
+    const dir = tempDir();
+    try {
+      const models = join(dir.path, 'models');
+      mkdirSync(models);
+      linkModel(join(models, 'tiny-marian-en-de'), 'tiny-marian-en-de');
+      const graphs = join(dir.path, 'shared-graphs');
+      const outputs: string[] = [];
+      const marks: number[] = [];
+      for (const data of ['a', 'b']) {
+        const engine = await engineOver(models, { DRAGOMAN_DATA_DIR: join(dir.path, data), DRAGOMAN_GRAPH_CACHE_DIR: graphs, DRAGOMAN_WORKERS: '1' });
+        outputs.push((await engine.translate(['The house is small.'], 'eng_Latn', 'deu_Latn')).translations[0]!);
+        await engine.close();
+        const entries = readdirSync(graphs);
+        expect(entries).toHaveLength(1);
+        marks.push(statSync(join(graphs, entries[0]!, 'step.onnx')).mtimeMs);
+        expect(() => readdirSync(join(dir.path, data, 'graphs'))).toThrow(/ENOENT/);
+      }
+      // The second engine read the first one's files: written once.
+      expect(marks[1]).toBe(marks[0]);
+      expect(outputs[1]).toBe(outputs[0]);
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
 describe('pruning the graph cache', () => {
   it('a start removes the entries no start used for a week and keeps (and marks) the ones it used', async () => {
     const dir = tempDir();

@@ -22,6 +22,11 @@ function transformersLibrary(): Promise<Transformers> {
   return loaded;
 }
 
+/** Starts that import now (its result is kept): a start with models overlaps it with its threads' start. */
+export function warmTokenizerLibrary(): void {
+  transformersLibrary().catch(() => undefined); // a failed import is reported by the load that needs it
+}
+
 interface HfTokenizer {
   encode(text: string, options?: { add_special_tokens?: boolean }): number[];
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
