@@ -110,8 +110,8 @@ export interface DailyUsageQuery {
   plan?: PlanName;
 }
 
-/** Who did a key operation: the CLI (with the system user's name) or the admin surface. */
-export type Actor = `cli:${string}` | 'admin';
+/** Who made a key change: the CLI's system user, the admin surface, or the public signup (POST /v1/signup). */
+export type Actor = `cli:${string}` | 'admin' | 'signup';
 
 export interface AuditLogEntry {
   id: number;
