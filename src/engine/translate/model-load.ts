@@ -13,6 +13,22 @@ import type { SessionSettings } from '../settings.ts';
 
 let preparing: Promise<void> = Promise.resolve();
 
+/**
+ * The tokenizer of a model's last load, held weakly: a model unloaded for room and loaded again before the collector
+ * has taken its tokenizer gets the same one back. Models taking turns in a budget otherwise leave a dead tokenizer
+ * (megabytes of main-thread heap each: a Unigram vocabulary's trie) at every load, and the heap grows by hundreds of
+ * megabytes between two full collections (docs/performance.md, "Many models within a memory budget").
+ */
+const lastTokenizer = new WeakMap<ModelFolder, WeakRef<ModelTokenizer>>();
+
+export async function tokenizerOf(folder: ModelFolder): Promise<ModelTokenizer> {
+  const kept = lastTokenizer.get(folder)?.deref();
+  if (kept) return kept;
+  const tokenizer = await ModelTokenizer.load(folder.info.path); // its error names the file (tokenizer.ts)
+  lastTokenizer.set(folder, new WeakRef(tokenizer));
+  return tokenizer;
+}
+
 export interface ModelLoad {
   model: LoadedModel;
   /** Preparing the graphs (or reading them from the cache) and opening the sessions, in the slowest worker. */
@@ -28,7 +44,7 @@ export async function prepareModel(
   const spec: PreparedModelSpec | undefined = folder.runtime;
   if (!spec) throw new Error(folder.info.problem ?? `${folder.info.path}: not a model folder`);
   const t0 = performance.now();
-  const tokenizer = await ModelTokenizer.load(folder.info.path); // its error names the file (tokenizer.ts)
+  const tokenizer = await tokenizerOf(folder);
   // One preparing thread at a time: each is a whole V8 instance, and many first requests at once would start many.
   // (a decoder-only model's graph runs as it is)
   if (spec.kind === 'encoder-decoder') {
