@@ -16,8 +16,8 @@ let preparing: Promise<void> = Promise.resolve();
 /**
  * The tokenizer of a model's last load, held weakly: a model unloaded for room and loaded again before the collector
  * has taken its tokenizer gets the same one back. Models taking turns in a budget otherwise leave a dead tokenizer
- * (megabytes of main-thread heap each: a Unigram vocabulary's trie) at every load, and the heap grows by more than a hundred
- * megabytes between two full collections (docs/performance.md, "Many models within a memory budget").
+ * (megabytes of main-thread heap each: a Unigram vocabulary's trie) at every load, and the heap grows by more than a
+ * hundred megabytes between two full collections (docs/performance.md, "Many models within a memory budget").
  */
 const lastTokenizer = new WeakMap<ModelFolder, WeakRef<ModelTokenizer>>();
 
