@@ -1,8 +1,8 @@
 // The serving half of `npm run bench:models`: a real server (`dragoman serve`, its own process) with `copies` copies of
 // the tiny-marian-de-en fixture installed under as many language pairs, DRAGOMAN_MODEL_MEMORY holding `fit` of them.
 // Measures the first request to an unloaded model against its load time, then `clients` clients sending requests
-// across every model for `seconds` while a model is imported and two are removed, the server's resident memory
-// sampled throughout (/proc/PID/status VmRSS). Prints one table.
+// across every model for `seconds` while a model is imported and two are removed (once the clients have no request to
+// them under way), the server's resident memory sampled throughout (/proc/PID/status VmRSS). Prints one table.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,6 +97,7 @@ export async function serveMany(o: ServeManyOptions): Promise<void> {
     })).text();
     await new Promise((r) => setTimeout(r, 1000));
     const overhead = rssBytes(server.child.pid!) - cost;
+    const heapAtOverhead = await metric(server.url, 'nodejs_heap_size_total_bytes');
     await server.stop();
 
     server = await serve(env);
@@ -106,6 +107,13 @@ export async function serveMany(o: ServeManyOptions): Promise<void> {
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, rssBytes(pid));
     }, 100);
+    // The main thread's V8 heap (tokenizers live there, outside the models' estimate), once a second.
+    let peakHeap = 0;
+    const heapSampler = setInterval(() => {
+      void metric(url, 'nodejs_heap_size_total_bytes').then((b) => {
+        if (b > peakHeap) peakHeap = b;
+      }, () => undefined);
+    }, 1000);
     const translate = (code: string, q = SENTENCE) => fetch(`${url}/v1/translate`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ q, source: code, target: 'en' }),
     });
@@ -115,6 +123,8 @@ export async function serveMany(o: ServeManyOptions): Promise<void> {
     const extra: number[] = [];
     const loads: number[] = [];
     const warm: number[] = [];
+    /** What the first request costs beyond its load and the same request once loaded. */
+    const beyond: number[] = [];
     for (const c of unloaded) {
       const t0 = performance.now();
       const r = await translate(c);
@@ -123,9 +133,11 @@ export async function serveMany(o: ServeManyOptions): Promise<void> {
       const loadMs = (await metric(url, 'dragoman_model_load_seconds', `{model="copy-${c}-en"}`)) * 1000;
       const t1 = performance.now();
       await (await translate(c)).text();
-      warm.push(performance.now() - t1);
+      const warmMs = performance.now() - t1;
+      warm.push(warmMs);
       loads.push(loadMs);
       extra.push(first - loadMs);
+      beyond.push(first - loadMs - warmMs);
     }
 
     // Clients across every model for `seconds`; a third in, a model is imported; two thirds in, two are removed (taken
@@ -136,11 +148,15 @@ export async function serveMany(o: ServeManyOptions): Promise<void> {
     let sent = 0;
     let stop = false;
     const latencies: number[] = [];
+    /** Requests under way per model (language code): a model is removed once none is left, as an operator drains it. */
+    const inFlight = new Map<string, number>();
     const clients = Array.from({ length: o.clients }, async () => {
       while (!stop) {
         const c = live[Math.floor(Math.random() * live.length)]!;
         const t0 = performance.now();
+        inFlight.set(c, (inFlight.get(c) ?? 0) + 1);
         const r = await translate(c, `${SENTENCE} ${sent++}`).catch((e: Error) => ({ status: 0, text: async () => e.message }));
+        inFlight.set(c, inFlight.get(c)! - 1);
         latencies.push(performance.now() - t0);
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         if (r.status !== 200) failures.push(`copy-${c}-en ${r.status} ${await r.text()}`);
@@ -164,7 +180,9 @@ export async function serveMany(o: ServeManyOptions): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, ms / 3 - (performance.now() - imported)));
     const removed = live.splice(0, 2);
-    await new Promise((r) => setTimeout(r, 1000));
+    // Drained: no request to them under way (they may wait seconds for a load when every request needs one).
+    const drainStart = performance.now();
+    while (removed.some((c) => (inFlight.get(c) ?? 0) > 0) && performance.now() - drainStart < 60_000) await new Promise((r) => setTimeout(r, 20));
     for (const c of removed) await cli(env, ['models', 'remove', `copy-${c}-en`]);
     const languagesAfter = async () => ((await (await fetch(`${url}/v1/languages`, { headers: { 'x-api-key': key } })).json()) as {
       data: { languages: unknown[] };
@@ -176,6 +194,7 @@ export async function serveMany(o: ServeManyOptions): Promise<void> {
     stop = true;
     await Promise.all(clients);
     clearInterval(sampler);
+    clearInterval(heapSampler);
     const loadsTotal = await metric(url, 'dragoman_model_loads_total');
     const evictions = await metric(url, 'dragoman_model_evictions_total');
     const loadedNow = await metric(url, 'dragoman_models_loaded');
@@ -187,6 +206,7 @@ export async function serveMany(o: ServeManyOptions): Promise<void> {
       ['first request to an unloaded model, minus its load time (p50 / max of 8)', `${pct(extra, 50).toFixed(0)} / ${Math.max(...extra).toFixed(0)} ms`, '<= 50 ms'],
       ['  its load time (p50 / max)', `${pct(loads, 50).toFixed(0)} / ${Math.max(...loads).toFixed(0)} ms`, ''],
       ['  the same request once loaded (p50)', `${pct(warm, 50).toFixed(0)} ms`, ''],
+      ['  first request minus its load time and the same request once loaded (p50 / max)', `${pct(beyond, 50).toFixed(0)} / ${Math.max(...beyond).toFixed(0)} ms`, ''],
       [`requests by ${o.clients} clients over ${o.seconds} s`, String(total), ''],
       ['requests failed (not 200)', String(total - (statuses.get(200) ?? 0)), '0'],
       ['request latency p50 / p99', `${pct(latencies, 50).toFixed(0)} / ${pct(latencies, 99).toFixed(0)} ms`, ''],
@@ -197,6 +217,7 @@ export async function serveMany(o: ServeManyOptions): Promise<void> {
       ['overhead: server RSS with one model loaded, less its estimate', `${mib(overhead)} MiB`, ''],
       ['server RSS, peak', `${mib(peakRss)} MiB`, `<= ${mib(overhead + budget)} MiB (overhead + budget)`],
       ['peak RSS minus overhead / budget', `${mib(peakRss - overhead)} / ${mib(budget)} MiB`, ''],
+      ['  main thread V8 heap, peak (sampled each second) / after the one-model request', `${mib(peakHeap)} / ${mib(heapAtOverhead)} MiB`, ''],
     );
     if (failures.length) console.log(`failures (first 5):\n${failures.slice(0, 5).join('\n')}`);
   } finally {

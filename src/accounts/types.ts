@@ -110,8 +110,11 @@ export interface DailyUsageQuery {
   plan?: PlanName;
 }
 
-/** Who did a key operation: the CLI (with the system user's name) or the admin surface. */
-export type Actor = `cli:${string}` | 'admin';
+/**
+ * Who made a key change: the CLI's system user, the admin surface, the public signup (POST /v1/signup), or the
+ * server's first start on an empty local database (the one key it prints).
+ */
+export type Actor = `cli:${string}` | 'admin' | 'signup' | 'first-start';
 
 export interface AuditLogEntry {
   id: number;

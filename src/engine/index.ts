@@ -118,7 +118,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
     route: (source, target, choice) => router.route(source, target, choice),
     sourceLanguages: () => router.sources(),
     targetLanguages: (source) => router.targets(source),
-    models: () => models.folders().map((f) => ({ ...f.info, loaded: models.isLoaded(f.info.name) })),
+    models: () => models.folders().map((f) => ({ ...f.info, loaded: models.isLoaded(f.info.name), ...models.model(f.info.name) })),
     modelStats: () => models.stats(),
     rescanModels: () => watch.scan(),
     stats: () => ({ workers: threads.workers, workersAlive: pool.alive(), queueDepth: batcher.depth, queued: batcher.queued(), workerRestarts: pool.restarts }),

@@ -56,6 +56,10 @@ export interface ModelInfo extends Partial<LoadedRuntime> {
   loadMs?: number;
   /** Its sessions are open in the workers now (models load on demand within DRAGOMAN_MODEL_MEMORY). */
   loaded?: boolean;
+  /** What it takes against DRAGOMAN_MODEL_MEMORY now, all workers together (its estimate while loaded, else 0). */
+  memoryBytes?: number;
+  /** Requests it served since start (a pivot's two models count one each). */
+  requests?: number;
 }
 
 /**

@@ -181,6 +181,33 @@ export function createMetrics(engine: Engine, jobs?: JobSource): DragomanMetrics
       for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
     },
   });
+  new Gauge({
+    name: 'dragoman_model_loaded_bytes',
+    help: 'Estimated memory of each loaded model, all workers together (what it counts for in DRAGOMAN_MODEL_MEMORY)',
+    labelNames: ['model'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const m of engine.models()) if (m.loaded && m.memoryBytes !== undefined) this.set({ model: m.name }, m.memoryBytes);
+    },
+  });
+  // The engine counts requests per model since start (across unloads); the counter adds what each gained since the
+  // previous scrape, so a model removed and installed again keeps counting up.
+  const servedSeen = new Map<string, number>();
+  new Counter({
+    name: 'dragoman_model_requests_total',
+    help: 'Requests routed through each installed model (a pivot counts for both of its models)',
+    labelNames: ['model'] as const,
+    registers: [registry],
+    collect() {
+      for (const m of engine.models()) {
+        if (m.requests === undefined) continue;
+        const seen = servedSeen.get(m.name) ?? 0;
+        if (m.requests > seen) this.inc({ model: m.name }, m.requests - seen);
+        servedSeen.set(m.name, Math.max(seen, m.requests));
+      }
+    },
+  });
   if (extras.modelStats) {
     const modelStats = extras.modelStats.bind(engine);
     new Gauge({

@@ -7,6 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readModelFolder } from '../../src/engine/model/model-folder.ts';
+import { modelCost } from '../../src/engine/translate/resident-models.ts';
 import { runCli } from '../cli/in-process.ts';
 import { expectErrorShape, startTestApp, type TestApp } from './helpers.ts';
 
@@ -117,25 +119,57 @@ describe('admin surface and usage reports', () => {
     expect((await runCli(env, ['keys', 'set-limits', cliKey.id, '--rpm', '5'])).code).toBe(0);
     expect((await runCli(env, ['keys', 'revoke', cliKey.id])).code).toBe(0);
 
+    // A key from the public signup (the web page's "Get a free key") is in the log too, as `signup`.
+    const signedUp = await t.call('POST', '/v1/signup', { body: { name: 'from signup', email: 'someone@example.org' } });
+    expect(signedUp.status).toBe(201);
+    const signup = signedUp.body.data as { id: string; key: string };
+
     const log = await runCli(env, ['audit', '--format', 'json']);
     expect(log.code, log.err).toBe(0);
     expect(log.out).not.toContain(secret);
     expect(log.out).not.toContain(cliKey.key);
-    const entries = (JSON.parse(log.out) as { actor: string; action: string; keyId: string }[]).map((e) => [e.actor, e.action, e.keyId]);
+    expect(log.out).not.toContain(signup.key);
+    const all = JSON.parse(log.out) as { actor: string; action: string; keyId: string; detail: Record<string, unknown> }[];
+    const entries = all.map((e) => [e.actor, e.action, e.keyId]);
     expect(entries).toEqual(expect.arrayContaining([
       ['admin', 'key.create', id], ['admin', 'key.set-plan', id], ['admin', 'key.set-limits', id], ['admin', 'key.revoke', id],
       ['cli:operator1', 'key.create', cliKey.id], ['cli:operator1', 'key.set-limits', cliKey.id], ['cli:operator1', 'key.revoke', cliKey.id],
+      ['signup', 'key.create', signup.id],
     ]));
+    expect(all.find((e) => e.keyId === signup.id)!.detail).toEqual({ plan: 'free', name: 'from signup' });
+    const text = await runCli(env, ['audit']);
+    expect(text.out.split('\n').find((l) => l.includes(signup.id))).toMatch(/\bsignup\s+key\.create\b/);
     const viaApi = await t.call('GET', '/admin/audit-log', { headers: auth });
     expect(viaApi.body.data.map((e: { action: string; keyId: string }) => `${e.action} ${e.keyId}`)).toContain(`key.revoke ${cliKey.id}`);
     expect(JSON.stringify(viaApi.body)).not.toContain(secret);
   }, 120_000);
 
-  it('lists models as /health does, and document jobs', async () => {
-    const models = await t.call('GET', '/admin/models', { headers: auth });
+  it('lists models as /health does, with the memory each takes in the budget and the requests each served, and document jobs', async () => {
+    type AdminModel = { name: string; status: string; loaded: boolean; memoryBytes: number; requests: number };
+    const read = async () => (await t.call('GET', '/admin/models', { headers: auth })).body.data as { models: AdminModel[]; memoryBytes: number };
+    const before = await read();
     const health = await t.call('GET', '/health');
-    expect(models.body.data.models.map((m: { name: string; status: string }) => [m.name, m.status]))
-      .toEqual(health.body.models.map((m: { name: string; status: string }) => [m.name, m.status]));
+    expect(before.models.map((m) => [m.name, m.status, m.loaded]))
+      .toEqual(health.body.models.map((m: { name: string; status: string; loaded: boolean }) => [m.name, m.status, m.loaded]));
+    // Memory: the engine's estimate of each loaded model (what DRAGOMAN_MODEL_MEMORY counts), from its files.
+    const { config } = t.app.server.dragoman;
+    for (const m of before.models) {
+      const folder = await readModelFolder(join(config.modelsDir, m.name), config.precision);
+      expect(m.memoryBytes, m.name).toBe(m.loaded ? modelCost(folder, t.app.engine.stats().workers) : 0);
+    }
+    expect(before.memoryBytes).toBe(before.models.reduce((sum, m) => sum + m.memoryBytes, 0));
+    expect(before.memoryBytes).toBeGreaterThan(0);
+
+    // Requests: each one routed through a model counts once for it; a pivot counts for both of its models.
+    const key = await t.key({ plan: 'pro' });
+    for (const q of ['Guten Morgen.', 'Das Haus ist klein.', 'Wie geht es dir?']) {
+      expect((await t.call('POST', '/v1/translate', { key: key.secret, body: { q, source: 'de', target: 'en' } })).status).toBe(200);
+    }
+    expect((await t.call('POST', '/v1/translate', { key: key.secret, body: { q: 'Hello.', source: 'en', target: 'de' } })).status).toBe(200);
+    const after = await read();
+    const delta = Object.fromEntries(after.models.map((m) => [m.name, m.requests - before.models.find((b) => b.name === m.name)!.requests]));
+    expect(delta).toEqual({ 'tiny-marian-de-en': 3, 'tiny-marian-en-de': 1, 'tiny-nllb': 0 });
+
     const jobs = await t.call('GET', '/admin/jobs', { headers: auth });
     expect(jobs.status).toBe(200);
     expect(Array.isArray(jobs.body.data)).toBe(true);

@@ -10,7 +10,7 @@ import { candidatesNeeded, processorsFor } from '../../src/engine/search/logits-
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
 import { loadModel } from '../../src/engine/runtime/load-model.ts';
 import { fileStamp } from '../../src/engine/model/file-stamp.ts';
-import { GRAPH_CACHE_KEEP_MS, prepareDecoder, prepareInThread } from '../../src/engine/runtime/prepare.ts';
+import { cacheKey, cachedDecoder, GRAPH_CACHE_KEEP_MS, prepareDecoder, prepareInThread } from '../../src/engine/runtime/prepare.ts';
 import { IDLE_RELEASE_MS, StepSessions } from '../../src/engine/runtime/step-sessions.ts';
 import { engineOver, FIXTURES, linkModel, readDev, tempDir, type MarianDevRow } from './helpers.ts';
 
@@ -169,7 +169,11 @@ describe('preparing the graphs (runtime/prepare.ts)', () => {
       const spec = folder.runtime!;
       const settings = { skip: [] as string[] };
       const req = { decoderPath, stamp: fileStamp(decoderPath), dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId, settings, cacheDir: join(dir.path, 'graphs') };
-      const first = await prepareInThread(req);
+      // Nothing cached yet: the lookup without a thread finds nothing and gives the key the thread then uses.
+      const missed = await cachedDecoder(req);
+      expect(missed.prepared).toBeUndefined();
+      expect(missed.key).toBe(cacheKey(new Uint8Array(readFileSync(decoderPath)), req));
+      const first = await prepareInThread({ ...req, key: missed.key });
       if (first.kind !== 'split') throw new Error('expected the split decoder');
       // fp32: no uint8 weights, so no signed-weights pass whatever the CPU.
       expect(first.facts.passes).toEqual(['split', 'attention-fusion', 'search-outputs', 'greedy-loop', 'beam-loop']);
@@ -177,6 +181,8 @@ describe('preparing the graphs (runtime/prepare.ts)', () => {
       const written = statSync(first.model as string).mtimeMs;
       const again = await prepareDecoder(req);
       expect(again).toEqual(first);
+      // Found without a thread: the same files.
+      expect((await cachedDecoder(req)).prepared).toEqual(first);
       expect(statSync(first.model as string).mtimeMs).toBe(written);
       // The same bytes as a preparation in memory (no cache): the passes are deterministic.
       const inMemory = await prepareDecoder({ ...req, cacheDir: undefined });
@@ -190,6 +196,7 @@ describe('preparing the graphs (runtime/prepare.ts)', () => {
       copyFileSync(join(FIXTURES, 'tiny-marian-de-en/onnx/decoder_model_merged.onnx'), `${decoderPath}.new`);
       renameSync(`${decoderPath}.new`, decoderPath);
       await expect(prepareInThread(req)).rejects.toThrow(/changed since the server started/);
+      await expect(cachedDecoder(req)).rejects.toThrow(/changed since the server started/);
     } finally {
       dir.remove();
     }

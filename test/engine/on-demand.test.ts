@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config/env.ts';
 import { ModelTooLarge, ModelUnavailable } from '../../src/engine/errors.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
+import { tokenizerOf } from '../../src/engine/translate/model-load.ts';
 import { modelCost } from '../../src/engine/translate/resident-models.ts';
 import { FIXTURES } from './helpers.ts';
 
@@ -73,6 +74,22 @@ describe('models on demand', () => {
     await e.translate([SENTENCE], 'fra_Latn', 'eng_Latn');
     expect(e.modelStats().loads).toBe(7);
     expect(e.models().find((m) => m.name === 'copy-fra-en')!.loaded).toBe(true);
+    // Each model's share of the budget (its estimate while loaded) and the requests it served, across its reloads.
+    const cost = await oneModel();
+    expect(e.models().map((m) => [m.name, m.loaded, m.memoryBytes, m.requests])).toEqual([
+      ['copy-fra-en', true, cost, 2], ['copy-ita-en', false, 0, 1], ['copy-nld-en', true, cost, 1],
+      ['copy-por-en', false, 0, 1], ['copy-spa-en', false, 0, 1],
+    ]);
+    expect(e.models().reduce((sum, m) => sum + m.memoryBytes!, 0)).toBe(e.modelStats().residentBytes);
+  });
+
+  it('a model loaded again gets the tokenizer of its last load back while anything still holds it', async () => {
+    const folder = await readModelFolder(join(FIXTURES, 'tiny-marian-de-en'), 'int8');
+    const first = await tokenizerOf(folder);
+    expect(await tokenizerOf(folder)).toBe(first);
+    // Another folder object (the files replaced under the same name) reads its own.
+    const again = await readModelFolder(join(FIXTURES, 'tiny-marian-de-en'), 'int8');
+    expect(await tokenizerOf(again)).not.toBe(first);
   });
 
   it('without DRAGOMAN_PRELOAD, a start preloads the models used most recently before it, then by name', async () => {

@@ -98,7 +98,13 @@ describe('npm start on a fresh clone', () => {
         expect(Math.abs(Date.parse(time as string) - Date.now())).toBeLessThan(600_000);
       }
     });
-    expect(await keysList(first)).toHaveLength(1);
+    const keys = (await keysList(first)) as { id: string }[];
+    expect(keys).toHaveLength(1);
+    // The audit log says where the key came from.
+    const out: string[] = [];
+    expect(await main(['audit', '--format', 'json'], { env: first, out: (l) => void out.push(l), err: () => undefined })).toBe(0);
+    expect((JSON.parse(out.join('\n')) as { actor: string; action: string; keyId: string }[]).map((e) => [e.actor, e.action, e.keyId]))
+      .toEqual([['first-start', 'key.create', keys[0]!.id]]);
   });
 
   it('a second start prints no key; DRAGOMAN_DEMO_MODELS=off serves no model', async () => {

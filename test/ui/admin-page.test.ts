@@ -1,13 +1,19 @@
-// The admin page in Chromium: with DRAGOMAN_ADMIN_TOKEN it shows keys, per-day usage, models, document jobs and
-// the audit log once the token is given, and creates, re-plans and revokes keys (seen in the database and in the
-// audit log as "admin"); a wrong token is refused and shows nothing; every request stays on the page's origin.
+// The admin page in Chromium: with DRAGOMAN_ADMIN_TOKEN it shows keys, per-day usage, models (loaded or not, the
+// memory each takes in DRAGOMAN_MODEL_MEMORY, the requests each served), document jobs and the audit log once the token
+// is given, and creates, re-plans and revokes keys (seen in the database and in the audit log as "admin"); a wrong
+// token is refused and shows nothing; every request stays on the page's origin.
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readModelFolder } from '../../src/engine/model/model-folder.ts';
+import { modelCost } from '../../src/engine/translate/resident-models.ts';
 import { launchChromium, openPage, startUiServer, type UiServer } from './harness.ts';
 import { everyTestNeeds } from '../tools.ts';
 
 const TOKEN = 'admin-page-token-0123456789abcdef';
 const POLL = { timeout: 30_000, interval: 100 };
+/** Holds one of the two fp32 OPUS-MT fixtures (about 19 MiB each by the engine's estimate), not both. */
+const BUDGET = 24 * 2 ** 20;
 
 let server: UiServer;
 let browser: Browser;
@@ -15,7 +21,7 @@ const noChromium = everyTestNeeds('chromium');
 
 beforeAll(async () => {
   if (noChromium) return;
-  server = await startUiServer({ DRAGOMAN_ADMIN_TOKEN: TOKEN });
+  server = await startUiServer({ DRAGOMAN_ADMIN_TOKEN: TOKEN, DRAGOMAN_MODEL_MEMORY: String(BUDGET) });
   browser = await launchChromium();
 }, 120_000);
 
@@ -52,7 +58,18 @@ describe('admin page', () => {
     await page.getByLabel('Admin token (DRAGOMAN_ADMIN_TOKEN)').fill(TOKEN);
     await page.getByRole('button', { name: 'Open' }).click();
     await expect.poll(() => page.locator('#keys tbody tr').count(), POLL).toBe(1);
-    expect(await page.locator('#models tbody tr').count()).toBeGreaterThan(0);
+
+    // Models: the budget holds one; the request above loaded en>de in place of the one loaded at start, and is its
+    // one request. Memory is the engine's estimate of the loaded model, from its files.
+    const { config } = server.app.server.dragoman;
+    const cost = modelCost(await readModelFolder(join(config.modelsDir, 'tiny-marian-en-de'), config.precision), 1);
+    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+    const row = async (name: string) => page.locator(`#models tr[data-model="${name}"] td`).allTextContents();
+    expect(await page.locator('#models tbody tr').count()).toBe(3);
+    expect(await row('tiny-marian-en-de')).toEqual(['tiny-marian-en-de', 'ok', 'yes', mib(cost), '1']);
+    expect(await row('tiny-marian-de-en')).toEqual(['tiny-marian-de-en', 'ok', 'no', '', '0']);
+    expect(await row('tiny-nllb')).toEqual(['tiny-nllb', 'ok', 'no', '', '0']);
+    expect(await page.locator('#models-total').textContent()).toBe(`1 of 3 loaded, ${mib(cost)} of the ${mib(BUDGET)} budget (DRAGOMAN_MODEL_MEMORY).`);
 
     await page.getByLabel('From', { exact: true }).fill(day);
     await page.getByLabel('To', { exact: true }).fill(day);

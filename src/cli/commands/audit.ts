@@ -7,8 +7,9 @@ export const summary = 'who created, changed or revoked which key';
 
 const AUDIT_LOG = syntax({
   command: 'audit',
-  about: 'The audit log of key operations (keys create, revoke, set-plan, set-limits), from the CLI and the admin\n' +
-    'surface: when, who (cli:<user> or admin), what. Secrets are never in it.',
+  about: 'The audit log of key operations (keys create, revoke, set-plan, set-limits), from the CLI, the admin\n' +
+    'surface, the public signup and the first start: when, who (cli:<user>, admin, signup or first-start),\n' +
+    'what. Secrets are never in it.',
   flags: {
     since: { type: 'string', value: 'TIME', about: 'only entries at or after this day or time (ISO 8601, UTC unless it says)' },
     format: { type: 'string', value: 'text|json', about: 'output format (default: text)' },

@@ -2,6 +2,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { Accounts } from '../../accounts/accounts.ts';
 import { systemClock } from '../../accounts/clock.ts';
+import { KeyOperations } from '../../accounts/key-operations.ts';
 import type { AccountStore } from '../../accounts/store.ts';
 import { type Config, ConfigError } from '../../config/env.ts';
 import { DEMO_INSTALL_HINT, DEMO_MODELS, demoInfo, demoModelsDir } from '../../models/demo.ts';
@@ -89,12 +90,13 @@ export function isLoopbackHost(host: string): boolean {
  * The first start of a server that only this machine can reach, on an account database without a single key: one
  * key is made and its secret printed on standard output, once (never logged), so `npm start` alone gives a working
  * translator. On any other address, or on PostgreSQL, nobody is handed a key: `dragoman keys create` makes them.
+ * The key is in the audit log as made by `first-start`.
  */
 async function printFirstKey(store: AccountStore, config: Config, io: CliIo): Promise<void> {
   // Only on the local SQLite file: a PostgreSQL database is shared by replicas (two first starts would make two keys)
   // and may be away at start, which must not hold the server back.
   if (config.databaseUrl !== undefined || !isLoopbackHost(config.host) || (await store.listKeys()).length > 0) return;
-  const { key, secret } = await new Accounts(store, systemClock).createKey({ plan: 'pro', name: 'first start' });
+  const { key, secret } = await new KeyOperations(new Accounts(store, systemClock), 'first-start').create({ plan: 'pro', name: 'first start' });
   io.out('');
   io.out(`dragoman: the account database had no key, so this first start made one (id ${key.id}, plan pro). Your API key, shown only this once:`);
   io.out('');

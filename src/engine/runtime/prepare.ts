@@ -2,10 +2,10 @@
 // meaning-preserving rewrites run over it, then the search graphs (search-graphs/), every pass with its check. With a cache folder the result is written there, under a key made of
 // the file's SHA-256, the passes' names and versions and what else they depend on (the CPU's VNNI, the model's
 // dimensions and ids, the settings), so a restart, a replacement worker and the step model's non-spinning twin all
-// open the same files instead of rebuilding them. createEngine runs it in a thread of its own (prepareInThread): the
-// rewriting is seconds of synchronous JavaScript on a large model.
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+// open the same files instead of rebuilding them. The engine looks in the cache first (cachedDecoder) and runs the rest in
+// a thread of its own (prepareInThread): the rewriting is seconds of synchronous JavaScript on a large model.
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
@@ -33,6 +33,8 @@ export interface PrepareRequest {
   settings: GraphSettings;
   /** Where results are kept; undefined = in memory only (tests, benchmarks). */
   cacheDir?: string;
+  /** The cache key when it was worked out already (cachedDecoder): the file is not hashed again. */
+  key?: string;
 }
 
 /** The decoder to open: the merged file as it is, or the split models (files in the cache, or bytes). */
@@ -52,6 +54,11 @@ const FILES = { facts: 'graph.json', crossKv: 'cross-kv.onnx', model: 'step.onnx
 export function cacheKey(bytes: Uint8Array, req: PrepareRequest): string {
   const hash = createHash('sha256');
   hash.update(bytes);
+  return keyOf(hash, req);
+}
+
+/** The file's bytes are in `hash`; the rest of the key is what the passes' output depends on besides them. */
+function keyOf(hash: Hash, req: PrepareRequest): string {
   hash.update(JSON.stringify({
     passes: passVersions(PASSES), vnni: cpuHasVnni(), dims: req.dims, padId: req.padId, eosId: req.eosId ?? null, settings: req.settings,
     ort: ort.env.versions.common,
@@ -143,11 +150,29 @@ const CHECK_OPTIONS: ort.InferenceSession.SessionOptions = {
   extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
 };
 
+/**
+ * The cached result for a decoder file, looked up where the caller runs (the engine's main thread) instead of in a
+ * thread of its own: starting that thread costs hundreds of milliseconds, more than the lookup on a small model. The
+ * file is hashed as a stream of 1 MiB reads, so a large decoder never holds the event loop for long. `key` goes to
+ * prepareInThread on a miss, which then does not hash the file again.
+ */
+export async function cachedDecoder(req: PrepareRequest & { cacheDir: string }): Promise<{ prepared: PreparedDecoder | undefined; key: string }> {
+  assertUnchanged(req.decoderPath, req.stamp);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(req.decoderPath, { highWaterMark: 2 ** 20 })) hash.update(chunk as Buffer);
+  assertUnchanged(req.decoderPath, req.stamp); // not replaced while it was read
+  const key = keyOf(hash, req);
+  const dir = join(req.cacheDir, key);
+  const prepared = readCached(dir);
+  if (prepared) touch(dir);
+  return { prepared, key };
+}
+
 /** Cuts the decoder and runs the passes (or reads their cached result). */
 export async function prepareDecoder(req: PrepareRequest): Promise<PreparedDecoder> {
   assertUnchanged(req.decoderPath, req.stamp);
   const bytes = new Uint8Array(readFileSync(req.decoderPath));
-  const dir = req.cacheDir ? join(req.cacheDir, cacheKey(bytes, req)) : undefined;
+  const dir = req.cacheDir ? join(req.cacheDir, req.key ?? cacheKey(bytes, req)) : undefined;
   const cached = dir ? readCached(dir) : undefined;
   if (cached) {
     touch(dir!);

@@ -1,7 +1,7 @@
-// Loading one model: its tokenizer (main thread), its decoder's graphs prepared once (runtime/prepare.ts, in a thread, or
-// read from the cache of an earlier load), then every worker opening the same files (pool.load). A failure names the
-// file; the caller marks the folder corrupt.
-import { graphSettings, prepareInThread } from '../runtime/prepare.ts';
+// Loading one model: its tokenizer (main thread), its decoder's graphs prepared once (runtime/prepare.ts: read from the
+// graph cache here, or made in a thread of their own), then every worker opening the same files (pool.load). A failure
+// names the file; the caller marks the folder corrupt.
+import { cachedDecoder, graphSettings, prepareInThread, type PrepareRequest } from '../runtime/prepare.ts';
 import type { ModelFolder } from '../model/model-folder.ts';
 import { runtimeFiles } from '../model/runtime-files.ts';
 import { ModelTokenizer } from '../model/tokenizer.ts';
@@ -12,6 +12,22 @@ import type { PreparedModelSpec } from '../pool/protocol.ts';
 import type { SessionSettings } from '../settings.ts';
 
 let preparing: Promise<void> = Promise.resolve();
+
+/**
+ * The tokenizer of a model's last load, held weakly: a model unloaded for room and loaded again before the collector
+ * has taken its tokenizer gets the same one back. Models taking turns in a budget otherwise leave a dead tokenizer
+ * (megabytes of main-thread heap each: a Unigram vocabulary's trie) at every load, and the heap grows by more than a
+ * hundred megabytes between two full collections (docs/performance.md, "Many models within a memory budget").
+ */
+const lastTokenizer = new WeakMap<ModelFolder, WeakRef<ModelTokenizer>>();
+
+export async function tokenizerOf(folder: ModelFolder): Promise<ModelTokenizer> {
+  const kept = lastTokenizer.get(folder)?.deref();
+  if (kept) return kept;
+  const tokenizer = await ModelTokenizer.load(folder.info.path); // its error names the file (tokenizer.ts)
+  lastTokenizer.set(folder, new WeakRef(tokenizer));
+  return tokenizer;
+}
 
 export interface ModelLoad {
   model: LoadedModel;
@@ -28,14 +44,23 @@ export async function prepareModel(
   const spec: PreparedModelSpec | undefined = folder.runtime;
   if (!spec) throw new Error(folder.info.problem ?? `${folder.info.path}: not a model folder`);
   const t0 = performance.now();
-  const tokenizer = await ModelTokenizer.load(folder.info.path); // its error names the file (tokenizer.ts)
+  const tokenizer = await tokenizerOf(folder);
   // One preparing thread at a time: each is a whole V8 instance, and many first requests at once would start many.
   // (a decoder-only model's graph runs as it is)
   if (spec.kind === 'encoder-decoder') {
-    const prepared = preparing.then(() => spec.graphs ?? prepareInThread({
+    const req: PrepareRequest = {
       decoderPath: spec.decoderPath, stamp: spec.stamps.decoder, dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId,
       settings: graphSettings(settings), cacheDir: graphCache,
-    }).catch(() => undefined)); // the worker's load then says what is wrong with the file
+    };
+    // The graph cache first, here (another copy of the same file, or an earlier start, prepared them); a thread only
+    // when they must be made.
+    const prepare = async () => {
+      if (spec.graphs) return spec.graphs;
+      const found = graphCache ? await cachedDecoder({ ...req, cacheDir: graphCache }) : undefined;
+      return found?.prepared ?? await prepareInThread({ ...req, ...(found && { key: found.key }) });
+    };
+    // the worker's load then says what is wrong with the file
+    const prepared = preparing.then(() => prepare().catch(() => undefined));
     preparing = prepared.then(() => undefined);
     spec.graphs = await prepared;
   }

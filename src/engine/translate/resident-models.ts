@@ -58,6 +58,14 @@ interface Entry {
   removed: boolean;
 }
 
+/** One installed model as the budget sees it now. */
+export interface ResidentModel {
+  /** What it counts for in DRAGOMAN_MODEL_MEMORY now (its estimate while loaded or being loaded, else 0). */
+  memoryBytes: number;
+  /** Requests that used it since start (each hop of a route counts for its model), across unloads and reloads. */
+  requests: number;
+}
+
 export interface ResidentStats {
   installed: number;
   loaded: number;
@@ -95,6 +103,8 @@ export class ResidentModels {
   private loads = 0;
   private evictions = 0;
   private loadSeconds = 0;
+  /** Requests per model name since start: kept when a model is unloaded, removed or installed again. */
+  private readonly served = new Map<string, number>();
 
   constructor(private readonly options: ResidentOptions) {}
 
@@ -110,6 +120,13 @@ export class ResidentModels {
 
   isLoaded(name: string): boolean {
     return this.entries.get(name)?.loaded !== undefined;
+  }
+
+  /** Its memory in the budget and the requests it served; undefined for a name not installed. */
+  model(name: string): ResidentModel | undefined {
+    const e = this.entries.get(name);
+    if (!e) return undefined;
+    return { memoryBytes: e.resident ? e.cost : 0, requests: this.served.get(name) ?? 0 };
   }
 
   stats(): ResidentStats {
@@ -183,6 +200,7 @@ export class ResidentModels {
     try {
       const model = await this.ensure(e);
       e.lastUsed = ++this.clock;
+      this.served.set(name, (this.served.get(name) ?? 0) + 1);
       this.noteUse();
       return await work(model);
     } finally {

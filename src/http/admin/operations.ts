@@ -1,5 +1,6 @@
-// /admin/models (what /health tells: installed models and their status), /admin/jobs (document jobs of every key
-// or one, and their deletion) and /admin/audit-log (the audit log of key operations).
+// /admin/models (installed models, their status, which are loaded, the memory each takes in the budget and the
+// requests each served), /admin/jobs (document jobs of every key or one, and their deletion) and /admin/audit-log
+// (the audit log of key operations).
 import type { FastifyInstance } from 'fastify';
 import { ApiError, invalidRequest } from '../../errors/api-error.ts';
 
@@ -9,8 +10,18 @@ export async function adminOperationsRoutes(app: FastifyInstance): Promise<void>
   const { accounts, engine, documents } = app.dragoman;
 
   app.get('/models', { schema: { hide: true } }, async () => {
-    const models = engine.models().map((m) => ({ name: m.name, status: m.status, loaded: m.status === 'ok' }));
-    return { data: { models, installed: models.length, loaded: models.filter((m) => m.loaded).length, engine: engine.stats() } };
+    // memoryBytes and requests come from the engine's own accounting (translate/resident-models.ts): the estimate the
+    // budget counts for a loaded model, and the requests routed through it since start.
+    const models = engine.models().map((m) => ({
+      name: m.name, status: m.status, loaded: m.loaded === true, memoryBytes: m.memoryBytes ?? 0, requests: m.requests ?? 0,
+    }));
+    return {
+      data: {
+        models, installed: models.length, loaded: models.filter((m) => m.loaded).length,
+        memoryBytes: models.reduce((sum, m) => sum + m.memoryBytes, 0), budgetBytes: app.dragoman.config.modelMemory ?? null,
+        engine: engine.stats(),
+      },
+    };
   });
 
   app.get<{ Querystring: { key?: string } }>('/jobs', { schema: { hide: true } }, async (request) => {

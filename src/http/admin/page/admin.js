@@ -89,13 +89,19 @@ async function loadUsage() {
   }));
 }
 
+const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
 async function loadModels() {
-  const { models } = await call('GET', '/models');
-  fill('models', models.map((m) => {
+  const data = await call('GET', '/models');
+  fill('models', data.models.map((m) => {
     const tr = document.createElement('tr');
-    tr.append(cell(m.name), cell(m.status), cell(m.loaded ? 'yes' : 'no'));
+    tr.dataset.model = m.name;
+    tr.append(cell(m.name), cell(m.status), cell(m.loaded ? 'yes' : 'no'), cell(m.memoryBytes > 0 ? mib(m.memoryBytes) : '', 'num'),
+      cell(m.requests.toLocaleString('en-US'), 'num'));
     return tr;
   }));
+  $('models-total').textContent = `${data.loaded} of ${data.installed} loaded, ${mib(data.memoryBytes)}` +
+    (data.budgetBytes === null ? ' (no memory budget).' : ` of the ${mib(data.budgetBytes)} budget (DRAGOMAN_MODEL_MEMORY).`);
 }
 
 async function loadJobs() {
