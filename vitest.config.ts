@@ -1,10 +1,14 @@
 import { defineConfig } from 'vitest/config';
+import { TEST_GRAPH_CACHE } from './test/fixture-models.ts';
 
 // Per-suite options go in `common`: each project below gets them (projects do not inherit `test` options).
 const common = {
   // Model-backed suites load ONNX sessions and start servers: give them room on a 2-core machine.
   testTimeout: 120_000,
   hookTimeout: 120_000,
+  // The servers and commands the suites start as processes (which inherit this) read the tiny models' prepared
+  // graphs from one folder instead of preparing them in each fresh data folder (test/fixture-models.ts).
+  env: { DRAGOMAN_GRAPH_CACHE_DIR: TEST_GRAPH_CACHE },
 };
 
 export default defineConfig({
