@@ -30,8 +30,8 @@ export default defineConfig({
               test: {
                 name: 'api-on-postgres',
                 include: ['test/api/v1.test.ts', 'test/api/admin.test.ts', 'test/api/glossaries.test.ts', 'test/accounts/gate.test.ts', 'test/documents/api.test.ts', 'test/documents/glossary.test.ts', 'test/documents/storage.test.ts', 'test/memories/v1.test.ts', 'test/memories/deepl-client.test.ts', 'test/memories/documents.test.ts'],
-                env: { DRAGOMAN_TEST_BACKEND: 'postgres' },
                 ...common,
+                env: { ...common.env, DRAGOMAN_TEST_BACKEND: 'postgres' },
               },
             },
           ]

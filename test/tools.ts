@@ -4,9 +4,9 @@
 // installs them all).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { beforeEach, describe } from 'vitest';
+import { beforeEach, describe, it } from 'vitest';
 
-export type Tool = 'epubcheck' | 'soffice' | 'chromium' | 'postgresql' | 'openssl';
+export type Tool = 'epubcheck' | 'soffice' | 'poppler' | 'chromium' | 'postgresql' | 'openssl';
 
 const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;
 
@@ -17,6 +17,8 @@ const TOOLS: Record<Tool, { present: () => boolean; install: string }> = {
     present: () => has(process.env.DRAGOMAN_SOFFICE ?? 'soffice'),
     install: 'apt-get install libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui',
   },
+  // pdftotext, pdffonts, pdfimages, pdftoppm read the PDFs back.
+  poppler: { present: () => has('pdftotext') && has('pdffonts'), install: 'apt-get install poppler-utils' },
   // Makes the self-signed certificate of the HTTPS tests, as the README shows.
   openssl: { present: () => has('openssl'), install: 'apt-get install openssl' },
   chromium: { present: () => existsSync('/usr/bin/chromium'), install: 'apt-get install chromium' },
@@ -44,9 +46,15 @@ export function missing(tool: Tool): boolean {
   return !present;
 }
 
-/** `describe`, or when `tool` is missing a skipped one whose name carries the note (its hooks never run). */
-export function describeNeeding(tool: Tool): (name: string, fn: () => void) => void {
-  return missing(tool) ? (name, fn) => describe.skip(`${name} [${needsNote(tool)}]`, fn) : (name, fn) => describe(name, fn);
+/** `describe`, or when a tool is missing a skipped one whose name carries the note (its hooks never run). */
+export function describeNeeding(...tools: Tool[]): (name: string, fn: () => void) => void {
+  const absent = tools.find((tool) => missing(tool));
+  return absent ? (name, fn) => describe.skip(`${name} [${needsNote(absent)}]`, fn) : (name, fn) => describe(name, fn);
+}
+
+/** `it`, or when `tool` is missing a skipped one whose name carries the note. */
+export function itNeeding(tool: Tool): (name: string, fn: () => Promise<void>, timeout?: number) => void {
+  return missing(tool) ? (name, fn, timeout) => it.skip(`${name} [${needsNote(tool)}]`, fn, timeout) : (name, fn, timeout) => it(name, fn, timeout);
 }
 
 /**

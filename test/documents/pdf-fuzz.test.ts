@@ -4,14 +4,12 @@
 // and /health answers throughout. The suite posts 100 (about 12 s); DRAGOMAN_TEST_PDF_FUZZ=1000 posts a thousand
 // (about three minutes on 2 busy cores).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeNeeding } from '../tools.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
 import { upload, waitForJob } from './jobs-client.ts';
 import { makeReportPdf, makeScannedPdf } from './pdf-fixtures.ts';
-import { spawnSync } from 'node:child_process';
 
 const MUTATIONS = Number(process.env.DRAGOMAN_TEST_PDF_FUZZ ?? 100);
-const hasSoffice = spawnSync('soffice', ['--version'], { encoding: 'utf8' }).error === undefined;
-if (!hasSoffice) console.log('PDF fuzz skipped: soffice (LibreOffice) not installed');
 
 /** A small deterministic generator, so a failing case can be run again. */
 function rng(seed: number): () => number {
@@ -50,7 +48,7 @@ function mutate(sources: Uint8Array[], random: () => number, i: number): Uint8Ar
   }
 }
 
-describe.skipIf(!hasSoffice)('mutated PDFs on a real server', () => {
+describeNeeding('soffice')('mutated PDFs on a real server', () => {
   let t: TestApp;
   let key: { id: string; secret: string };
   let sources: Uint8Array[];

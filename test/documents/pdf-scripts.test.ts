@@ -6,13 +6,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { describeNeeding } from '../tools.ts';
 import { detectFormat } from '../../src/documents/formats/index.ts';
 import { makeReportPdf } from './pdf-fixtures.ts';
 import { LIMITS } from './zip-helpers.ts';
 
-const has = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' }).error === undefined;
-const missing = [!has('soffice', ['--version']) && 'soffice (LibreOffice)', !has('pdftotext', ['-v']) && 'pdftotext (poppler-utils)'].filter(Boolean);
-if (missing.length) console.log(`PDF script tests skipped: ${missing.join(', ')} not installed`);
 
 const dir = mkdtempSync(join(tmpdir(), 'dragoman-pdf-scripts-'));
 const poppler = (tool: string, bytes: Uint8Array): string => {
@@ -25,7 +23,7 @@ const poppler = (tool: string, bytes: Uint8Array): string => {
 
 const SAMPLES = ['مرحبا بالعالم', 'שלום עולם', 'नमस्ते दुनिया', '你好世界', 'Привет <b>жирный</b> <i>курсив</i>'];
 
-describe.skipIf(missing.length > 0)('PDF translations in other scripts', () => {
+describeNeeding('soffice', 'poppler')('PDF translations in other scripts', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('each script is drawn in an embedded Noto face and read back by pdftotext', async () => {

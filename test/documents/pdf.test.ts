@@ -10,14 +10,12 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeNeeding } from '../tools.ts';
 import { detectFormat } from '../../src/documents/formats/index.ts';
 import { DocumentError } from '../../src/documents/formats/types.ts';
 import { makeReportPdf, makeScannedPdf } from './pdf-fixtures.ts';
 import { htmlText, LIMITS, startTranslator, type Translator } from './zip-helpers.ts';
 
-const has = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' }).error === undefined;
-const missing = [!has('soffice', ['--version']) && 'soffice (LibreOffice)', !has('pdftotext', ['-v']) && 'pdftotext (poppler-utils)'].filter(Boolean);
-if (missing.length) console.log(`PDF tests skipped: ${missing.join(', ')} not installed`);
 
 const dir = mkdtempSync(join(tmpdir(), 'dragoman-pdf-'));
 const poppler = (tool: string, args: string[], bytes: Uint8Array): string => {
@@ -48,7 +46,7 @@ function inkOf(bytes: Uint8Array): number {
   return dark / pixels.length;
 }
 
-describe.skipIf(missing.length > 0)('PDF documents', () => {
+describeNeeding('soffice', 'poppler')('PDF documents', () => {
   let translator: Translator;
   let source: Uint8Array;
   let result: Uint8Array;

@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { itNeeding } from '../tools.ts';
 import { memoryBook, memoryStore } from '../../src/memories/index.ts';
 import { openPostgres, openSqlite, type Storage } from '../../src/storage/index.ts';
-import { freshDatabase, TEST_DATABASE_URL } from '../postgres/pg-helpers.ts';
+import { freshDatabase } from '../postgres/pg-helpers.ts';
 import { generated, tmx } from './fixtures.ts';
 
 const UNITS = 2600;
@@ -42,7 +43,7 @@ describe('a source given twice in one import', () => {
     }
   });
 
-  it.skipIf(!TEST_DATABASE_URL)('PostgreSQL: the later unit wins', async () => {
+  itNeeding('postgresql')('PostgreSQL: the later unit wins', async () => {
     dir = mkdtempSync(join(tmpdir(), 'dragoman-memory-twice-'));
     const fresh = await freshDatabase();
     const storage = openPostgres(fresh.url);

@@ -8,13 +8,14 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { itNeeding } from '../tools.ts';
 import { memoryBook, memoryStore, type MemoryBook } from '../../src/memories/index.ts';
 import { exactKey, indexWords } from '../../src/memories/text.ts';
 import { openPostgres, openSqlite, type Storage } from '../../src/storage/index.ts';
 import { migrate as migratePostgres } from '../../src/storage/postgres/migrate.ts';
 import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrate.ts';
 import { openDatabase } from '../../src/storage/sqlite/open.ts';
-import { freshDatabase, TEST_DATABASE_URL } from '../postgres/pg-helpers.ts';
+import { freshDatabase } from '../postgres/pg-helpers.ts';
 import { FUZZY_STORED, tmx } from './fixtures.ts';
 
 const SERIES = {
@@ -90,7 +91,7 @@ describe('migration 012: a memory indexed a row per word', () => {
     }
   });
 
-  it.skipIf(!TEST_DATABASE_URL)('PostgreSQL: is found the same in posting blocks', async () => {
+  itNeeding('postgresql')('PostgreSQL: is found the same in posting blocks', async () => {
     dir = mkdtempSync(join(tmpdir(), 'dragoman-memory-index-'));
     const fresh = await freshDatabase();
     try {

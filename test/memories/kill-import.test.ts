@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itNeeding } from '../tools.ts';
 import { main } from '../../src/cli/dispatch.ts';
 import { MemoryBook, memoryStore } from '../../src/memories/index.ts';
 import { openStorage } from '../../src/storage/index.ts';
@@ -116,7 +117,7 @@ describe('SIGKILL in the middle of a 1,000,000-unit import', () => {
     });
   }, 240_000);
 
-  it.skipIf(!process.env.DRAGOMAN_TEST_DATABASE_URL)('PostgreSQL: the memory is as it was', async () => {
+  itNeeding('postgresql')('PostgreSQL: the memory is as it was', async () => {
     const url = process.env.DRAGOMAN_TEST_DATABASE_URL!;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeNeeding } from '../tools.ts';
 import { SqliteJobStore } from '../../src/documents/sqlite-store.ts';
 import { PgJobStore } from '../../src/documents/postgres-store.ts';
 import { COLUMNS, rowValues } from '../../src/documents/job-table.ts';
@@ -21,7 +22,7 @@ import { migrationFiles } from '../../src/storage/migration-files.ts';
 import { migrate as migratePostgres } from '../../src/storage/postgres/migrate.ts';
 import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrate.ts';
 import { openDatabase } from '../../src/storage/sqlite/open.ts';
-import { freshDatabase, TEST_DATABASE_URL } from '../postgres/pg-helpers.ts';
+import { freshDatabase } from '../postgres/pg-helpers.ts';
 
 const SERIES = {
   sqlite: fileURLToPath(new URL('../../src/storage/sqlite/migrations/', import.meta.url)),
@@ -137,7 +138,7 @@ describe('SQLite', () => {
   }
 });
 
-describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL', () => {
+describeNeeding('postgresql')('PostgreSQL', () => {
   it('a database with tables outside the series opens with its rows kept, the series recorded whole', async () => {
     const db = await freshDatabase();
     const old = new pg.Pool({ connectionString: db.url, max: 1 });
