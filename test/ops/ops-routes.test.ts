@@ -213,7 +213,7 @@ describe('ops routes with models and a metrics token', () => {
     expect(Object.keys(doc.paths).filter((p) => !/^\/(v1|v2|v3|language\/translate\/v2|libretranslate)(\/|$)/.test(p))).toEqual([]);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/translate', '/v1/detect', '/v1/languages']));
     const body = doc.paths['/v1/translate']!.post!.requestBody!.content['application/json']!.schema;
-    expect(Object.keys(body.properties)).toEqual(['q', 'target', 'source', 'format', 'glossary', 'memory', 'memoryThreshold', 'matches', 'memoryUpdate']);
+    expect(Object.keys(body.properties)).toEqual(['q', 'target', 'source', 'format', 'glossary', 'memory', 'memoryThreshold', 'matches', 'memoryUpdate', 'model', 'context', 'instructions', 'formality']);
     expect(body.required).toEqual(['q', 'target']);
     expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
     expect(((body.properties as Record<string, { oneOf: { type: string }[] }>).q!).oneOf.map((t) => t.type)).toEqual(['string', 'array']);
