@@ -203,13 +203,19 @@ describe('preparing the graphs (runtime/prepare.ts)', () => {
   });
 });
 
+/** A models folder in `dir` holding the en→de fixture. */
+function marianModels(dir: string): string {
+  const models = join(dir, 'models');
+  mkdirSync(models);
+  linkModel(join(models, 'tiny-marian-en-de'), 'tiny-marian-en-de');
+  return models;
+}
+
 describe('a graph cache folder of its own (DRAGOMAN_GRAPH_CACHE_DIR)', () => {
   it('two engines on different data folders prepare a model once, in the shared folder, and translate alike', async () => {
     const dir = tempDir();
     try {
-      const models = join(dir.path, 'models');
-      mkdirSync(models);
-      linkModel(join(models, 'tiny-marian-en-de'), 'tiny-marian-en-de');
+      const models = marianModels(dir.path);
       const graphs = join(dir.path, 'shared-graphs');
       const outputs: string[] = [];
       const marks: number[] = [];
@@ -235,9 +241,7 @@ describe('pruning the graph cache', () => {
   it('a start removes the entries no start used for a week and keeps (and marks) the ones it used', async () => {
     const dir = tempDir();
     try {
-      const models = join(dir.path, 'models');
-      mkdirSync(models);
-      linkModel(join(models, 'tiny-marian-en-de'), 'tiny-marian-en-de');
+      const models = marianModels(dir.path);
       const env = { DRAGOMAN_DATA_DIR: join(dir.path, 'data'), DRAGOMAN_WORKERS: '1' };
       const graphs = join(dir.path, 'data', 'graphs');
       await (await engineOver(models, env)).close();
