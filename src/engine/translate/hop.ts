@@ -60,7 +60,7 @@ function framing(model: LoadedModel, source: string, target: string, openingToke
     return { encode: (text: string) => tokenizer.encode(text, openingToken), newTokens: (ids: readonly number[]) => maxNewTokens(rules, ids.length) };
   }
   const ask = (text: string) => tokenizer.chat(userContent(prompt, source, target, text, additions, model.info.name), prompt.options);
-  const wrapper = ask('').length;
+  const wrapper = hasAdditions(additions) ? ask('').length : plainWrapper(model, source, target, () => ask('').length);
   if (hasAdditions(additions)) {
     const added = wrapper - tokenizer.chat(userContent(prompt, source, target, ''), prompt.options).length;
     const limit = Math.floor(maxSourceTokens(rules) / 2);
@@ -70,6 +70,18 @@ function framing(model: LoadedModel, source: string, target: string, openingToke
     encode: ask,
     newTokens: (ids: readonly number[]) => Math.max(1, Math.min(maxNewTokens(rules, Math.max(1, ids.length - wrapper)), rules.maxPositions - ids.length)),
   };
+}
+
+/** Per model and pair, the tokens the prompt puts around the text: rendering the chat template is a tokenization. */
+const plainWrappers = new WeakMap<LoadedModel, Map<string, number>>();
+
+function plainWrapper(model: LoadedModel, source: string, target: string, measure: () => number): number {
+  let lengths = plainWrappers.get(model);
+  if (!lengths) plainWrappers.set(model, (lengths = new Map()));
+  const pair = `${source}>${target}`;
+  let length = lengths.get(pair);
+  if (length === undefined) lengths.set(pair, (length = measure()));
+  return length;
 }
 
 function hasAdditions(a: PromptAdditions): boolean {
