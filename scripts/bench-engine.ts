@@ -607,7 +607,8 @@ function printTable(): void {
   const header: Row = ['measure', 'dragoman engine', 'transformers.js pipeline', 'dragoman advantage'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: Row) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  const contention = settings.spinning !== 'auto' ? '' : spinningOff.length === 0
+  // An LLM's session (runtime/causal-lm.ts) has no non-spinning twin: the contention readings do not apply to it.
+  const contention = settings.spinning !== 'auto' ? '' : llm06b ? 'spinning auto: the LLM session spins within runs (it has no non-spinning twin)' : spinningOff.length === 0
     ? 'spinning auto: no other process took the cores during the run (the engine spun within runs throughout)'
     : `spinning auto: other processes took the cores ${spinningOff.length} time(s) (${spinningOff.map((c) => c.toFixed(2)).join(', ')} cores): ` +
       'the engine stopped spinning then, so its rows were measured on a shared machine';
