@@ -1,5 +1,7 @@
 // npm run bench [-- <model folder>] [--precision int8|fp32] [--tokens N] [--no-nllb]
 // npm run bench -- --nllb <folder of scripts/make-bench-nllb.py>   (the NLLB-600M rows only, 30 new tokens)
+// npm run bench -- --llm <folder of scripts/make-bench-llm.py> [--precision int4|int8] [--repeats N] [--rounds N]
+//   (the LLM-0.6B rows only: the text-generation pipeline beside the engine, 30 new tokens, int4 then int8)
 //
 // Dragoman's engine against the plain @huggingface/transformers translation pipeline, side by side, on the same
 // model files, in one run: single-sentence latency (p50/p95), batch throughput and 16-client concurrent throughput
@@ -9,17 +11,23 @@
 // loop, one onnxruntime run a step (the engine's greedy Loop runs many steps a run and goes under it).
 // Model folder: argument, else DRAGOMAN_BENCH_MODEL, else ../shared/models/bench-marian-base,
 // ../bench-models/bench-marian-base, else the tiny fixture (numbers then mean little).
-import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir, availableParallelism, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { env as hfEnv, pipeline } from '@huggingface/transformers';
+import ort from 'onnxruntime-node';
 import { loadConfig } from '../src/config/env.ts';
 import { createEngine, type BatchEvent, type DragomanEngine } from '../src/engine/index.ts';
 import { candidatesNeeded, processorsFor } from '../src/engine/search/logits-processors.ts';
 import { argmax } from '../src/engine/search/scores.ts';
 import { scanFolders } from '../src/engine/model/registry.ts';
+import type { ModelFolder } from '../src/engine/model/model-folder.ts';
+import type { DecoderOnlySpec } from '../src/engine/model/runtime-spec.ts';
+import { userContent } from '../src/engine/model/translator-prompt.ts';
+import { sessionOptions } from '../src/engine/runtime/session-options.ts';
+import type { PrecisionSetting } from '../src/engine/types.ts';
 import { loadModel } from '../src/engine/runtime/load-model.ts';
 import { ModelTokenizer } from '../src/engine/model/tokenizer.ts';
 import { hugePageBytes } from '../src/observability/huge-pages.ts';
@@ -31,12 +39,19 @@ const flag = (name: string) => {
   const i = args.indexOf(name);
   return i >= 0 ? args.splice(i, 2)[1] : undefined;
 };
-const precision = (flag('--precision') ?? 'int8') as 'int8' | 'fp32';
+const precisionFlag = flag('--precision') as 'int4' | 'int8' | 'fp32' | undefined;
+const precision = precisionFlag ?? 'int8';
 /** A model of NLLB-200-distilled-600M's size (scripts/make-bench-nllb.py): only its rows are measured. */
 const nllb600m = flag('--nllb');
 /** A child process measuring one side's start-up and memory (`--probe engine|pipeline <models dir>`). */
 const probe = flag('--probe');
-const TOKENS = Number(flag('--tokens') ?? (nllb600m || probe ? 30 : 32));
+/** A model of Qwen3-0.6B's size (scripts/make-bench-llm.py): only its rows are measured. */
+const llm06b = flag('--llm');
+const TOKENS = Number(flag('--tokens') ?? (nllb600m || llm06b || probe ? 30 : 32));
+/** Runs each throughput median is taken over, and latency rounds (fewer: a quicker, noisier run). */
+const REPEATS = Number(flag('--repeats') ?? 3);
+const roundsFlag = flag('--rounds');
+const threadsFlag = flag('--threads');
 const withNllb = !args.includes('--no-nllb');
 /** Only Dragoman's rows (to compare pool shapes quickly: DRAGOMAN_WORKERS / DRAGOMAN_INTRA_OP_THREADS). */
 const engineOnly = args.includes('--engine-only');
@@ -47,7 +62,9 @@ const positional = args.filter((a) => !a.startsWith('--'));
 const root = ROOT;
 const marianFolder = benchModelFolder(positional[0]);
 const nllbFolder = join(root, 'test/fixtures/models/tiny-nllb');
-const dtype = precision === 'int8' ? 'q8' : 'fp32';
+/** transformers.js's name for a precision's files. */
+const dtypeOf = (p: string) => (p === 'int4' ? 'q4' : p === 'int8' ? 'q8' : 'fp32');
+const dtype = dtypeOf(precision);
 
 // A 20-word sentence for latency; 32 sentences of 8-30 words for throughput (one request of all 32, or 16 clients
 // sending them one per request).
@@ -104,7 +121,6 @@ async function idleLatencies(sides: Translate[], samples = 6): Promise<number[]>
   return ms.map((xs) => percentile([...xs].sort((a, b) => a - b), 50));
 }
 
-const REPEATS = 3;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Target tokens/s of one run of `work` over `texts`. */
@@ -164,8 +180,8 @@ async function onnxruntimeFloor(dir: string, threads: number): Promise<{ run: Tr
   return { run, release: () => model.release() };
 }
 
-async function dragoman(dir: string): Promise<DragomanEngine> {
-  const config = loadConfig({ ...process.env, DRAGOMAN_MODELS_DIR: dir, DRAGOMAN_PRECISION: precision, DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '1' });
+async function dragoman(dir: string, p: string = precision): Promise<DragomanEngine> {
+  const config = loadConfig({ ...process.env, DRAGOMAN_MODELS_DIR: dir, DRAGOMAN_PRECISION: p, DRAGOMAN_CACHE_SIZE: '0', DRAGOMAN_BEAM: '1' });
   return createEngine(config, { fixedNewTokens: TOKENS });
 }
 
@@ -401,19 +417,211 @@ async function nllb600mRows(folder: string): Promise<void> {
   }
 }
 
+// ---- LLM-0.6B (scripts/make-bench-llm.py) ----
+
+const LLM_PAIR = ['eng_Latn', 'deu_Latn'] as const;
+const llmName = 'bench-llm-0.6b';
+
+/** The folder's dragoman.json prompt for a sentence: the user message both sides put in the chat template. */
+async function llmPrompt(dir: string, p: string): Promise<{ folder: ModelFolder; message: (text: string) => string }> {
+  const [folder] = await scanFolders(dir, p as PrecisionSetting);
+  if (folder?.runtime?.kind !== 'decoder-only' || !folder.prompt) throw new Error(`${dir}: no loadable decoder-only model (${folder?.info.problem ?? 'none found'})`);
+  const prompt = folder.prompt;
+  return {
+    folder,
+    message: (text) => {
+      const content = userContent(prompt, LLM_PAIR[0], LLM_PAIR[1], text);
+      if (typeof content !== 'string') throw new Error('the benchmark model\'s dragoman.json has a structured prompt; the pipeline rows need a template');
+      return content;
+    },
+  };
+}
+
+/** A graph's bytes with its external weights. */
+const graphMb = (path: string) => (statSync(path).size + (existsSync(`${path}_data`) ? statSync(`${path}_data`).size : 0)) / 2 ** 20;
+
+/**
+ * The floor under any engine on these files: one onnxruntime session with the engine's options and threads, in a bare
+ * loop in a process of its own (`--probe llm-floor`; in this process, beside the loaded pipeline, the same loop took
+ * ~3x the engine's p50 on a loaded machine, and onnxruntime-node runs a session synchronously on the calling thread,
+ * which the latency turns would also stall): the prompt's prefill (its last logits give the first token), then TOKENS - 1 decoder runs, each
+ * feeding the previous run's present as past and taking the arg-max: the TOKENS new tokens both sides generate.
+ */
+async function llmFloor(dir: string, p: string, threads: number): Promise<{ run: Translate; release: () => Promise<void> }> {
+  const { folder, message } = await llmPrompt(dir, p);
+  const spec = folder.runtime as DecoderOnlySpec;
+  const tokenizer = await ModelTokenizer.load(folder.info.path);
+  const ids = tokenizer.chat(message(SENTENCE), folder.prompt!.options);
+  const session = await ort.InferenceSession.create(spec.modelPath,
+    sessionOptions({ intraOpThreads: threads, threadsAuto: false, spinning: settings.spinning, poolThreads: threads }, threads));
+  const { layers, heads, headDim } = spec.dims;
+  const i64 = (xs: number[], dims: number[]) => new ort.Tensor('int64', BigInt64Array.from(xs, BigInt), dims);
+  const lastArgmax = (logits: ort.Tensor) => {
+    const vocab = logits.dims[2]!;
+    const data = logits.data as Float32Array;
+    return argmax(data.subarray(data.length - vocab));
+  };
+  const run = async () => {
+    const past: Record<string, ort.Tensor> = {};
+    for (let l = 0; l < layers; l++) for (const kv of ['key', 'value']) past[`past_key_values.${l}.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, headDim]);
+    let out = await session.run({
+      input_ids: i64(ids, [1, ids.length]), attention_mask: i64(ids.map(() => 1), [1, ids.length]),
+      position_ids: i64(ids.map((_, i) => i), [1, ids.length]), ...past,
+    });
+    let token = lastArgmax(out.logits!);
+    for (let t = 1; t < TOKENS; t++) {
+      const length = ids.length + t;
+      for (let l = 0; l < layers; l++) for (const kv of ['key', 'value']) past[`past_key_values.${l}.${kv}`] = out[`present.${l}.${kv}`]!;
+      out = await session.run({
+        input_ids: i64([token], [1, 1]), attention_mask: i64(Array.from({ length }, () => 1), [1, length]),
+        position_ids: i64([length - 1], [1, 1]), ...past,
+      });
+      token = lastArgmax(out.logits!);
+    }
+  };
+  return { run, release: () => session.release() };
+}
+
+/** The text-generation pipeline on the folder's files: each text as one user message, greedy, exactly TOKENS new tokens. */
+async function llmPipeline(dir: string, p: string): Promise<{ run: Translate; dispose: () => Promise<unknown> }> {
+  const { message } = await llmPrompt(dir, p);
+  hfEnv.localModelPath = `${dir}/`;
+  const pipe = await pipeline('text-generation', llmName, { dtype: dtypeOf(p) as 'q8', device: 'cpu' });
+  const gen = { do_sample: false, num_beams: 1, max_new_tokens: TOKENS, min_new_tokens: TOKENS };
+  return { run: (texts) => pipe(texts.map((t) => [{ role: 'user', content: message(t) }]), gen as never), dispose: () => pipe.dispose() };
+}
+
+/**
+ * `--probe llm-engine|llm-pipeline|llm-floor <models dir> --precision p`: as probeSide, for the LLM; llm-floor
+ * (`--threads n`) prints the floor's latency p50 and p95 over 3 x --rounds sentences after 2 to warm up.
+ */
+async function probeLlm(side: string, dir: string): Promise<void> {
+  hfEnv.allowRemoteModels = false;
+  hfEnv.allowLocalModels = true;
+  const before = rssMb();
+  if (side === 'llm-floor') {
+    const floor = await llmFloor(dir, precision, Number(threadsFlag));
+    const [lf] = await latencies([floor.run], Number(roundsFlag ?? 4), 3);
+    console.log(JSON.stringify(lf));
+    await floor.release();
+  } else if (side === 'llm-engine') {
+    const engine = await dragoman(dir, precision);
+    const ready = process.uptime();
+    const loaded = rssMb();
+    await engine.translate([SENTENCE], ...LLM_PAIR);
+    const { sources: _s, targets: _t, ...info } = engine.models().find((m) => m.status === 'ok') ?? {};
+    console.log(JSON.stringify({ before, loaded, after: rssMb(), ready, workers: engine.threads.workers, info }));
+    await engine.close();
+  } else {
+    const pipe = await llmPipeline(dir, precision);
+    const ready = process.uptime();
+    const loaded = rssMb();
+    await pipe.run([SENTENCE]);
+    console.log(JSON.stringify({ before, loaded, after: rssMb(), ready, workers: 1 }));
+    await pipe.dispose();
+  }
+}
+
+/**
+ * The LLM-0.6B rows: a random-weight model of Qwen3-0.6B's size, Dragoman and the text-generation pipeline on the same
+ * files and the same user message in the same chat template, TOKENS (30) new tokens a sentence forced on both sides
+ * (random weights never end an answer), greedy; int4 then int8 (or the --precision given). Memory and start-up in
+ * child processes, one side each, as for NLLB-600M.
+ */
+async function llmRows(folder: string): Promise<void> {
+  hfEnv.allowRemoteModels = false;
+  hfEnv.allowLocalModels = true;
+  const dir = modelsDir(folder, llmName);
+  const dataDir = mkdtempSync(join(tmpdir(), 'dragoman-bench-data-'));
+  process.env.DRAGOMAN_DATA_DIR = dataDir;
+  const rounds = Number(roundsFlag ?? 4);
+  try {
+    for (const p of precisionFlag ? [precisionFlag] : ['int4', 'int8']) {
+      const file = join(folder, 'onnx', { int4: 'model_q4.onnx', int8: 'model_quantized.onnx', fp32: 'model.onnx' }[p]!);
+      const fileMb = graphMb(file);
+      console.log(`LLM-0.6B ${p}: ${file} (${fileMb.toFixed(0)} MB; pipeline dtype ${dtypeOf(p)}), ${TOKENS} new tokens per sentence, ` +
+        `${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}, throughput medians of ${REPEATS}, latency ${rounds} rounds of 3`);
+      const probeChild = <T = Probe>(side: string, ...more: string[]): T => {
+        const out = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--probe', side, dir,
+          '--precision', p, '--tokens', String(TOKENS), ...more], { env: process.env, maxBuffer: 1 << 26 }).toString();
+        return JSON.parse(out.trim().split('\n').pop()!) as T;
+      };
+      const ourProbe = probeChild('llm-engine');
+      const theirProbe = engineOnly ? undefined : probeChild('llm-pipeline');
+      console.log(`probes (MB before load / after load / after 1 sentence, s to ready): engine ${JSON.stringify(ourProbe)}; pipeline ${JSON.stringify(theirProbe)}`);
+
+      const engine = await dragoman(dir, p);
+      const info = engine.models().find((m) => m.status === 'ok');
+      if (info?.precision !== p) throw new Error(`the engine runs ${info?.precision} files, not ${p}`);
+      const threads = info.threads ?? engine.threads.intraOp;
+      let generated = 0;
+      engine.events.on('batch', (e: BatchEvent) => (generated += e.generatedTokens));
+      engine.events.on('spinning', (e: { spinning: boolean; othersCores: number }) => {
+        if (!e.spinning) spinningOff.push(e.othersCores);
+      });
+      console.log(`dragoman: ${engine.threads.workers} worker(s) x ${threads} onnxruntime thread(s), spinning ${settings.spinning}, decoder ${info.decoder}`);
+      const ours: Translate = (texts) => engine.translate(texts, ...LLM_PAIR);
+      const pipe = engineOnly ? undefined : await llmPipeline(dir, p);
+      const [lo, lt] = await latencies(pipe ? [ours, pipe.run] : [ours], rounds, 3);
+      // The floor in its own process, right after (this one idle).
+      const lf = probeChild<{ p50: number; p95: number }>('llm-floor', '--threads', String(threads), '--rounds', String(rounds));
+      console.log(`latency p50/p95 ms: dragoman ${lo!.p50.toFixed(0)}/${lo!.p95.toFixed(0)}, floor ${lf!.p50.toFixed(0)}/${lf!.p95.toFixed(0)}` +
+        (lt ? `, pipeline ${lt.p50.toFixed(0)}/${lt.p95.toFixed(0)}` : ''));
+      const { batch: bo, concurrent: co } = await throughputs(ours, BATCH);
+      console.log(`dragoman: batch ${bo.toFixed(1)} tok/s, 16 clients ${co.toFixed(1)} tok/s`);
+      const before = generated;
+      await ours(BATCH.slice(0, 2));
+      if (generated - before !== 2 * TOKENS) throw new Error(`expected ${2 * TOKENS} generated tokens, engine reported ${generated - before}`);
+      await engine.close();
+      const perWorker = (x: Probe) => (x.loaded - x.before) / x.workers;
+      const L = `LLM-0.6B: ${p},`;
+      const floorRow: Row = [`${L} onnxruntime floor p50 (prefill + ${TOKENS - 1} decoder runs, bare loop, own process)`, fmt(lf!.p50, 'ms'), '',
+        `engine p50 / floor p50 = ${(lo!.p50 / lf!.p50).toFixed(2)}`];
+      if (!pipe || !lt || !theirProbe) {
+        rows.push([`${L} latency p50, 20-word sentence`, fmt(lo!.p50, 'ms'), '', ''], [`${L} latency p95, 20-word sentence`, fmt(lo!.p95, 'ms'), '', ''],
+          [`${L} batch of ${BATCH.length}, target tokens/s`, fmt(bo, 'tok/s'), '', ''], [`${L} 16 clients x 2 requests of 1 sentence, tok/s`, fmt(co, 'tok/s'), '', ''],
+          [`${L} resident memory after load, MB, per worker`, fmt(perWorker(ourProbe), 'MB'), '', `files ${fileMb.toFixed(0)} MB`], floorRow);
+        continue;
+      }
+      const { batch: bt, concurrent: ct } = await throughputs(pipe.run, BATCH);
+      console.log(`pipeline: batch ${bt.toFixed(1)} tok/s, 16 clients ${ct.toFixed(1)} tok/s`);
+      await pipe.dispose();
+      rows.push([`${L} latency p50, 20-word sentence`, fmt(lo!.p50, 'ms'), fmt(lt.p50, 'ms'), ratio(lo!.p50, lt.p50, true)]);
+      rows.push([`${L} latency p95, 20-word sentence`, fmt(lo!.p95, 'ms'), fmt(lt.p95, 'ms'), ratio(lo!.p95, lt.p95, true)]);
+      rows.push([`${L} batch of ${BATCH.length}, target tokens/s`, fmt(bo, 'tok/s'), fmt(bt, 'tok/s'), ratio(bo, bt, false)]);
+      rows.push([`${L} 16 clients x 2 requests of 1 sentence, tok/s`, fmt(co, 'tok/s'), fmt(ct, 'tok/s'), ratio(co, ct, false)]);
+      rows.push([`${L} resident memory after load, MB, per worker (files ${fileMb.toFixed(0)} MB)`, fmt(perWorker(ourProbe), 'MB'), fmt(perWorker(theirProbe), 'MB'),
+        ratio(perWorker(ourProbe), perWorker(theirProbe), true)]);
+      rows.push([`${L} resident memory after load, MB, whole process`, fmt(ourProbe.loaded, 'MB'), fmt(theirProbe.loaded, 'MB'), ratio(ourProbe.loaded, theirProbe.loaded, true)]);
+      rows.push([`${L} start-up to ready, s`, fmt(ourProbe.ready, 's'), fmt(theirProbe.ready, 's'), ratio(ourProbe.ready, theirProbe.ready, true)]);
+      rows.push(floorRow);
+    }
+    floorNote = `LLM-0.6B: per worker = (resident after load - before load) / workers; goal <= 1.3x the files.`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 function printTable(): void {
   const header: Row = ['measure', 'dragoman engine', 'transformers.js pipeline', 'dragoman advantage'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: Row) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  const contention = settings.spinning !== 'auto' ? '' : spinningOff.length === 0
+  // An LLM's session (runtime/causal-lm.ts) has no non-spinning twin: the contention readings do not apply to it.
+  const contention = settings.spinning !== 'auto' ? '' : llm06b ? 'spinning auto: the LLM session spins within runs (it has no non-spinning twin)' : spinningOff.length === 0
     ? 'spinning auto: no other process took the cores during the run (the engine spun within runs throughout)'
     : `spinning auto: other processes took the cores ${spinningOff.length} time(s) (${spinningOff.map((c) => c.toFixed(2)).join(', ')} cores): ` +
       'the engine stopped spinning then, so its rows were measured on a shared machine';
   console.log(['', line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line), '', floorNote, contention].join('\n'));
 }
 
-if (probe) {
+if (probe?.startsWith('llm-')) {
+  await probeLlm(probe, positional[0]!);
+} else if (probe) {
   await probeSide(probe, positional[0]!);
+} else if (llm06b) {
+  await llmRows(resolve(llm06b));
+  if (rows.length) printTable();
 } else if (nllb600m) {
   await nllb600mRows(resolve(nllb600m));
   if (rows.length) printTable();
