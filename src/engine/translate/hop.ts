@@ -60,11 +60,12 @@ function framing(model: LoadedModel, source: string, target: string, openingToke
     return { encode: (text: string) => tokenizer.encode(text, openingToken), newTokens: (ids: readonly number[]) => maxNewTokens(rules, ids.length) };
   }
   const ask = (text: string) => tokenizer.chat(userContent(prompt, source, target, text, additions, model.info.name), prompt.options);
-  const wrapper = hasAdditions(additions) ? ask('').length : plainWrapper(model, source, target, () => ask('').length);
+  const plain = plainWrapper(model, source, target, () => tokenizer.chat(userContent(prompt, source, target, ''), prompt.options).length);
+  let wrapper = plain;
   if (hasAdditions(additions)) {
-    const added = wrapper - tokenizer.chat(userContent(prompt, source, target, ''), prompt.options).length;
+    wrapper = ask('').length;
     const limit = Math.floor(maxSourceTokens(rules) / 2);
-    if (added > limit) throw new PromptTooLong(model.info.name, added, limit);
+    if (wrapper - plain > limit) throw new PromptTooLong(model.info.name, wrapper - plain, limit);
   }
   return {
     encode: ask,
