@@ -335,13 +335,14 @@ function tls(env: NodeJS.ProcessEnv): Config['tls'] {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const beam = env.DRAGOMAN_BEAM ? int(env, 'DRAGOMAN_BEAM', 1, 1, MAX_BEAM) : undefined;
+  const dataDir = resolve(env.DRAGOMAN_DATA_DIR || './data');
   return {
     host: env.DRAGOMAN_HOST || '127.0.0.1',
     port: int(env, 'DRAGOMAN_PORT', 8080, 0, 65535),
     tls: tls(env),
-    dataDir: resolve(env.DRAGOMAN_DATA_DIR || './data'),
+    dataDir,
     modelsDir: resolve(env.DRAGOMAN_MODELS_DIR || './models'),
-    graphCacheDir: resolve(env.DRAGOMAN_GRAPH_CACHE_DIR || join(env.DRAGOMAN_DATA_DIR || './data', 'graphs')),
+    graphCacheDir: resolve(env.DRAGOMAN_GRAPH_CACHE_DIR || join(dataDir, 'graphs')),
     demoModels: oneOf(env, 'DRAGOMAN_DEMO_MODELS', ['auto', 'off'] as const, 'auto'),
     precision: oneOf(env, 'DRAGOMAN_PRECISION', ['auto', 'int4', 'int8', 'fp32'] as const, 'auto'),
     beam,
