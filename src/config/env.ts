@@ -82,6 +82,8 @@ export interface Config {
   deeplCompat: OnOff;
   /** Placeholders, URLs and e-mail addresses in plain text are kept verbatim by the decoder (src/text/kept-spans.ts). */
   keepSpans: OnOff;
+  /** An LLM translator's answers are checked to be translations, and answered again by the pair's NMT model when not. */
+  outputCheck: OnOff;
   /** Glossary limits: entries per glossary (all its language pairs), characters per term, glossaries per key. */
   glossaryMaxEntries: number;
   glossaryMaxTermChars: number;
@@ -374,6 +376,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     libreTranslateCompat: onOff(env, 'DRAGOMAN_LIBRETRANSLATE_COMPAT', true),
     deeplCompat: onOff(env, 'DRAGOMAN_DEEPL_COMPAT', true),
     keepSpans: onOff(env, 'DRAGOMAN_KEEP_SPANS', true),
+    outputCheck: onOff(env, 'DRAGOMAN_OUTPUT_CHECK', true),
     glossaryMaxEntries: int(env, 'DRAGOMAN_GLOSSARY_MAX_ENTRIES', 10_000, 1),
     glossaryMaxTermChars: int(env, 'DRAGOMAN_GLOSSARY_MAX_TERM_CHARS', 200, 1),
     glossariesPerKey: int(env, 'DRAGOMAN_GLOSSARIES_PER_KEY', 1000, 1),

@@ -57,6 +57,12 @@ export class Detector implements LanguageDetector {
     });
   }
 
+  languages(): ReadonlySet<string> {
+    return (this.known ??= new Set(this.codes));
+  }
+
+  private known?: ReadonlySet<string>;
+
   detect(text: string): Detection {
     const input = plainLetters(composed(text.length > MAX_DETECT_CHARS ? text.slice(0, MAX_DETECT_CHARS) : text));
     const { classifier, secondOpinion } = this.unaccented && isUnaccentedLatin(input) ? this.unaccented : this.main;

@@ -10,4 +10,6 @@ export interface Detection {
 
 export interface LanguageDetector {
   detect(text: string): Detection;
+  /** The public codes it can answer, when it knows them: a language outside them is never detected. */
+  languages?(): ReadonlySet<string>;
 }

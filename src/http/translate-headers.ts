@@ -12,3 +12,13 @@ export const DETECTED_CONFIDENCE_HEADER = 'x-dragoman-detected-confidence';
 
 /** What a request added to the prompt that the route's model took no wording for, so it was left out (DeepL's context). */
 export const UNUSED_HEADER = 'x-dragoman-unused';
+
+/**
+ * When an LLM translator answered: how many of its answers were judged, answered again by the pair's NMT model, and
+ * failed with no NMT model to ask (kept, and marked here and in /v1's body): docs/models.md#answers-checked.
+ */
+export const CHECK_HEADER = 'x-dragoman-answer-check';
+
+export function checkHeaderValue(check: { judged: number; replaced: number; failed: number }): string {
+  return `judged=${check.judged}, replaced=${check.replaced}, failed=${check.failed}`;
+}

@@ -48,12 +48,14 @@ export function createService(deps: ServiceDeps): Service {
 
 /**
  * The service as the settings make it: what `dragoman serve` answers with and what `dragoman translate` runs, so a
- * document comes out the same both ways (DRAGOMAN_KEEP_SPANS, the limits; glossaries where there are some).
+ * document comes out the same both ways (DRAGOMAN_KEEP_SPANS, DRAGOMAN_OUTPUT_CHECK, the limits; glossaries where there are some).
  */
 export function serviceFromConfig(
-  deps: Omit<ServiceDeps, 'config' | 'keepSpans' | 'bulkCharacters'> & { config: Pick<Config, 'maxStrings' | 'maxChars' | 'keepSpans' | 'bulkCharacters'> },
+  deps: Omit<ServiceDeps, 'config' | 'keepSpans' | 'bulkCharacters' | 'outputCheck'>
+    & { config: Pick<Config, 'maxStrings' | 'maxChars' | 'keepSpans' | 'bulkCharacters' | 'outputCheck'> },
 ): Service {
-  return createService({ ...deps, keepSpans: deps.config.keepSpans, bulkCharacters: deps.config.bulkCharacters });
+  const { keepSpans, bulkCharacters, outputCheck } = deps.config;
+  return createService({ ...deps, keepSpans, bulkCharacters, outputCheck });
 }
 
 export type * from './types.ts';

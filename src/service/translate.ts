@@ -14,6 +14,7 @@ import type { Memory } from '../memories/types.ts';
 import { markedTarget } from '../memories/inline-codes.ts';
 import { codePoints } from './validate.ts';
 import { checkChoice, chooseRoute, type ChosenRoute } from './model-choice.ts';
+import { checkAnswers, type CheckFailure, type SegmentVerdict } from './output-check.ts';
 import type {
   AnyPlan,
   ServiceDeps,
@@ -184,6 +185,7 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
       const constraints = matcher || keep
         ? todoSegments.map((s) => segmentConstraints(s, matcher, keep, req.format === 'html'))
         : undefined;
+      const verdicts: (SegmentVerdict | undefined)[] = [];
       const machine = todoSegments.length
         ? await deps.engine.translate(todoSegments, g.source.flores, target.flores, {
             ...(alternatives > 0 ? { alternatives } : {}),
@@ -195,6 +197,19 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
           })
         : undefined;
       if (machine) routes.push(machine.route);
+      // An LLM translator's answers are checked to be translations; one that is not goes to the pair's NMT model.
+      if (machine && g.chosen!.languageModel && deps.outputCheck !== false) {
+        const checked = await checkAnswers(deps, g.source, target, todoSegments, machine.translations, {
+          ...(constraints?.some(Boolean) ? { constraints } : {}), ...(signal ? { signal } : {}), priority,
+        });
+        if (checked.route) routes.push(checked.route);
+        for (const [j, k] of todo.entries()) verdicts[k] = checked.verdicts[j];
+        for (const [j, v] of checked.verdicts.entries()) {
+          if (v?.verdict !== 'replaced') continue;
+          machine.translations[j] = checked.translations[j]!;
+          if (machine.alternatives) machine.alternatives[j] = [];
+        }
+      }
       // An exact segment is its stored target as it is; in html its inline codes also say where the tags go.
       const stored = (k: number): string => {
         const hit = lookups?.[k]!.exact;
@@ -214,6 +229,15 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
         const n = p.segments.length;
         const best = out.translations.slice(at, at + n);
         results[i]!.translatedText = await p.assemble(best);
+        const judged = verdicts.slice(at, at + n).filter((v) => v !== undefined);
+        if (judged.length) {
+          const check = results[i]!.check = { judged: judged.length, replaced: 0, failed: 0, reasons: [] as CheckFailure[] };
+          for (const v of judged) {
+            if (v.verdict === 'passed') continue;
+            check[v.verdict]++;
+            if (!check.reasons.includes(v.reason)) check.reasons.push(v.reason);
+          }
+        }
         if (lookups) {
           const mine = lookups.slice(at, at + n);
           const exact = mine.flatMap((l, s) => (l.exact ? [codePoints(p.segments[s]!)] : []));
@@ -249,8 +273,15 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   }
   if (memoryChars > 0 && req.options.memory!.countServed !== false) await deps.memories!.recordServed(req.options.memory!.owner, memoryChars, deps.now?.() ?? Date.now());
   const chosen = [...groups.values()].map((g) => g.chosen!);
+  const checks = results.flatMap((r) => (r.check ? [r.check] : []));
   return {
     translations: results, routes, memoryChars,
+    ...(checks.length ? {
+      check: {
+        judged: checks.reduce((n, c) => n + c.judged, 0), replaced: checks.reduce((n, c) => n + c.replaced, 0),
+        failed: checks.reduce((n, c) => n + c.failed, 0),
+      },
+    } : {}),
     languageModel: routes.some((r) => chosen.some((c) => c.languageModel && c.route.join('>') === r.join('>'))),
     unused: [...new Set(chosen.flatMap((c) => c.unused))],
   };

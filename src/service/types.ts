@@ -1,5 +1,6 @@
 // Shapes of the service layer: what a wire format passes in and gets back. Language codes in results are the
 // catalog's public codes (src/languages); a surface with other codes (Google, LibreTranslate) maps them.
+import type { CheckFailure } from './output-check.ts';
 import type { Config } from '../config/env.ts';
 import type { Detection, LanguageDetector } from '../detect/types.ts';
 import type { Engine, ModelChoice, Priority, PromptAdditions } from '../engine/types.ts';
@@ -33,6 +34,8 @@ export interface ServiceDeps {
   keepSpans?: boolean;
   /** A request of more characters is bulk work for the engine (DRAGOMAN_BULK_CHARACTERS); absent: none is. */
   bulkCharacters?: number;
+  /** An LLM translator's answers are checked to be translations (DRAGOMAN_OUTPUT_CHECK, default on): output-check.ts. */
+  outputCheck?: boolean;
 }
 
 /** Fields as the client sent them (unknown: validation is the service's job). */
@@ -148,6 +151,15 @@ export interface TranslationItem {
   alternatives?: string[];
   /** Present when the request used a memory and this string's source is the memory's source language. */
   memory?: MemoryOutcome;
+  /** Present when an LLM translator answered some of this string's segments: how its answers fared (output-check.ts). */
+  check?: AnswerCheck & { reasons: CheckFailure[] };
+}
+
+/** Segments an LLM translator answered that were judged, those answered again by the pair's NMT model, those that failed with none. */
+export interface AnswerCheck {
+  judged: number;
+  replaced: number;
+  failed: number;
 }
 
 export interface TranslateResult {
@@ -160,6 +172,8 @@ export interface TranslateResult {
   languageModel: boolean;
   /** Parts of `prompt.optional` that a model of the route took no wording for, so they were left out. */
   unused: PromptPart[];
+  /** The strings' checks summed, when an LLM translator answered some segment. */
+  check?: AnswerCheck;
 }
 
 export interface DetectInput {

@@ -156,3 +156,12 @@ describe('model memory settings', () => {
     expect(loadConfig({ DRAGOMAN_PRELOAD: ' opus-mt-en-de, nllb ,' }).preload).toEqual(['opus-mt-en-de', 'nllb']);
   });
 });
+
+describe('DRAGOMAN_OUTPUT_CHECK', () => {
+  it('is on unless turned off, and refuses another word', () => {
+    expect(loadConfig({}).outputCheck).toBe(true);
+    expect(loadConfig({ DRAGOMAN_OUTPUT_CHECK: 'off' }).outputCheck).toBe(false);
+    expect(loadConfig({ DRAGOMAN_OUTPUT_CHECK: 'on' }).outputCheck).toBe(true);
+    expect(() => loadConfig({ DRAGOMAN_OUTPUT_CHECK: 'maybe' })).toThrow(/DRAGOMAN_OUTPUT_CHECK/);
+  });
+});

@@ -11,7 +11,7 @@ import { MAX_INSTRUCTION_CHARS, MAX_INSTRUCTIONS, UnsupportedChoice } from '../.
 import type { PromptPart, TranslateOptions, TranslateResult } from '../../service/types.ts';
 import { codePoints } from '../../service/validate.ts';
 import { charge, clientGone, settleMemory } from '../metering.ts';
-import { MODEL_HEADER, UNUSED_HEADER, modelHeaderValue } from '../translate-headers.ts';
+import { CHECK_HEADER, MODEL_HEADER, UNUSED_HEADER, checkHeaderValue, modelHeaderValue } from '../translate-headers.ts';
 import { DeepLRefusal } from './errors.ts';
 import { deeplSourceCode, fromDeepL } from './languages.ts';
 import { flag, formalityOf, glossaryIdOf, instructionsOf, listOf, memoryOf, oneOf, requestFields, single, type Fields } from './params.ts';
@@ -87,6 +87,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
       });
       await settleMemory(gate, request, result.memoryChars, config.memoryCharged);
       reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
+      if (result.check) reply.header(CHECK_HEADER, checkHeaderValue(result.check));
       if (result.unused.length) reply.header(UNUSED_HEADER, result.unused.join(', '));
       return {
         translations: result.translations.map((t) => ({

@@ -4,7 +4,7 @@ import { charge, clientGone, settleMemory } from '../metering.ts';
 import { googleParams } from './params.ts';
 import { routeDoc } from './schemas.ts';
 import { memoryField } from '../memory-field.ts';
-import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
+import { CHECK_HEADER, MODEL_HEADER, checkHeaderValue, modelHeaderValue } from '../translate-headers.ts';
 import { modelChoiceOf } from '../../service/model-choice.ts';
 import type { ModelChoice } from '../../engine/types.ts';
 
@@ -36,6 +36,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
       const result = await service.translate(req, clientGone(request));
       await settleMemory(gate, request, result.memoryChars, config.memoryCharged);
       reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
+      if (result.check) reply.header(CHECK_HEADER, checkHeaderValue(result.check));
       // With `model`, the kind that answered: Google's neural "nmt", or "translation-llm" (Google v3's name for its LLM).
       const model = p.model !== undefined ? { model: result.languageModel ? 'translation-llm' : 'nmt' } : {};
       return {

@@ -8,7 +8,7 @@ import { libreAlternatives, libreBody, libreCode, libreQ, libreSource, percent }
 import { routeDoc } from './schemas.ts';
 import { modelChoiceOf } from '../../service/model-choice.ts';
 import { memoryField } from '../memory-field.ts';
-import { MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
+import { CHECK_HEADER, MODEL_HEADER, checkHeaderValue, modelHeaderValue } from '../translate-headers.ts';
 
 function detectedLanguage(t: TranslationItem): { confidence: number; language: string } {
   return { confidence: percent(t.detection?.confidence ?? 0), language: t.detectedSourceLanguage ?? 'und' };
@@ -36,6 +36,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     const result = await service.translate(req, clientGone(request));
     await settleMemory(gate, request, result.memoryChars, config.memoryCharged);
     reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
+    if (result.check) reply.header(CHECK_HEADER, checkHeaderValue(result.check));
     const items = result.translations;
     const one = <T>(f: (t: TranslationItem) => T): T | T[] => (req.single ? f(items[0]!) : items.map(f));
     return {

@@ -66,6 +66,14 @@ export const translateSchema = {
                 properties: { segment: { type: 'string' }, source: { type: 'string' }, target: { type: 'string' }, similarity: { type: 'integer' } },
               },
             },
+            check: {
+              type: 'object',
+              description: "Present when an LLM translator's answer to a sentence of this string was not taken for a translation: sentences judged, answered again by the pair's NMT model, and failed with none installed (kept as the LLM answered); the reasons.",
+              properties: {
+                judged: { type: 'integer' }, replaced: { type: 'integer' }, failed: { type: 'integer' },
+                reasons: { type: 'array', items: { type: 'string', enum: ['empty', 'too long', 'wrong language'] } },
+              },
+            },
           },
         },
       },

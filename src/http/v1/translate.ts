@@ -5,7 +5,7 @@ import { charge, clientGone, settleMemory } from '../metering.ts';
 import { invalidRequest } from '../../errors/api-error.ts';
 import { modelChoiceOf } from '../../service/model-choice.ts';
 import { translateSchema } from './schemas.ts';
-import { DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, modelHeaderValue } from '../translate-headers.ts';
+import { CHECK_HEADER, DETECTED_CONFIDENCE_HEADER, MODEL_HEADER, checkHeaderValue, modelHeaderValue } from '../translate-headers.ts';
 
 export async function translateRoutes(app: FastifyInstance): Promise<void> {
   const { service, gate, config } = app.dragoman;
@@ -39,6 +39,7 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
     const result = await service.translate(req, clientGone(request));
     await settleMemory(gate, request, result.memoryChars, config.memoryCharged);
     reply.header(MODEL_HEADER, modelHeaderValue(result.routes));
+    if (result.check) reply.header(CHECK_HEADER, checkHeaderValue(result.check));
     // The detection behind each detectedSourceLanguage, in the order of q, so a client (the web page) that shows it
     // needs no second request to /v1/detect.
     if (!req.source) reply.header(DETECTED_CONFIDENCE_HEADER, result.translations.map((t) => t.detection?.confidence ?? 0).join(', '));
@@ -49,6 +50,8 @@ export async function translateRoutes(app: FastifyInstance): Promise<void> {
           ...(req.source ? {} : { detectedSourceLanguage: t.detectedSourceLanguage }),
           input: t.input,
           ...(t.memory ? { memory: { segments: t.memory.segments, exact: t.memory.exact, characters: t.memory.chars } } : {}),
+          // An LLM translator's answer that did not pass its check (docs/models.md#answers-checked).
+          ...(t.check && (t.check.replaced || t.check.failed) ? { check: t.check } : {}),
           ...(body.matches ? { matches: (t.memory?.matches ?? []).map((m) => ({ segment: m.segment, source: m.source, target: m.target, similarity: m.similarity })) } : {}),
         })),
       },
