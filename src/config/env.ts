@@ -264,7 +264,8 @@ function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
  * optimum's merged decoder as it is (and so none of the others), `search-outputs` makes both searches read all
  * logits (and so no Loop), `greedy-loop` one step a run (and so no beam Loop either).
  */
-export const GRAPH_PASSES = ['split', 'signed-weights', 'attention-fusion', 'search-outputs', 'greedy-loop', 'beam-loop'] as const;
+/** The encoder-decoder decoder's cut and passes in their order, then a decoder-only graph's rewrite (graph/last-position.ts). */
+export const GRAPH_PASSES = ['split', 'signed-weights', 'attention-fusion', 'search-outputs', 'greedy-loop', 'beam-loop', 'last-position'] as const;
 
 function skipPasses(env: NodeJS.ProcessEnv): string[] {
   const raw = env.DRAGOMAN_SKIP_PASSES?.trim() ?? '';

@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, GRAPH_PASSES, loadConfig, MAX_BEAM } from '../../src/config/env.ts';
+import { LAST_POSITION } from '../../src/engine/graph/last-position.ts';
 import { PASSES } from '../../src/engine/runtime/prepare.ts';
 import { main } from '../../src/cli/dispatch.ts';
 
@@ -137,7 +138,7 @@ describe('DRAGOMAN_SKIP_PASSES', () => {
     expect(loadConfig({ DRAGOMAN_SKIP_PASSES: 'Beam-Loop, attention-fusion' }).skipPasses).toEqual(['beam-loop', 'attention-fusion']);
     expect(() => loadConfig({ DRAGOMAN_SKIP_PASSES: 'beam-loop,fuse' })).toThrow(/DRAGOMAN_SKIP_PASSES .*"fuse" is none of them/);
     // The names the setting accepts are the engine's list, in its order.
-    expect([...GRAPH_PASSES]).toEqual(['split', ...PASSES.map((p) => p.name)]);
+    expect([...GRAPH_PASSES]).toEqual(['split', ...PASSES.map((p) => p.name), LAST_POSITION]);
   });
 });
 

@@ -1,5 +1,6 @@
 // Messages between the pool (main thread) and a worker. Plain structured-clone data only.
 import type { PreparedDecoder } from '../runtime/prepare.ts';
+import type { PreparedCausal } from '../runtime/prepare-causal.ts';
 import type { ModelRuntimeSpec } from '../model/runtime-spec.ts';
 import type { GenerationJob } from '../search/types.ts';
 import type { LoadedRuntime } from '../types.ts';
@@ -9,6 +10,8 @@ import type { SessionSettings } from '../settings.ts';
 export type PreparedModelSpec = ModelRuntimeSpec & {
   /** The decoder's graphs as runtime/prepare.ts made them (cached files); absent: the worker prepares them itself. */
   graphs?: PreparedDecoder;
+  /** A decoder-only model's graph as runtime/prepare-causal.ts made it; absent: the file as it is. */
+  causal?: PreparedCausal;
 };
 
 export type ToWorker =

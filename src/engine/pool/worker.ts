@@ -38,7 +38,7 @@ async function load(spec: PreparedModelSpec): Promise<void> {
     // The files read at start, not others put in their place since (a replacement worker loads long after start).
     for (const f of runtimeFiles(spec)) assertUnchanged(f.path, f.stamp);
     const processors = processorsFor(spec.rules);
-    const model = spec.kind === 'decoder-only' ? await CausalLm.load(spec, settings)
+    const model = spec.kind === 'decoder-only' ? await CausalLm.load(spec, settings, spec.causal)
       : await loadModel(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
     models.set(spec.name, { spec, model, processors });
     send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });

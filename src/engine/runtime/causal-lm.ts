@@ -12,6 +12,7 @@ import type { DecoderOnlySpec } from '../model/runtime-spec.ts';
 import type { SessionSettings } from '../settings.ts';
 import type { LoadedRuntime } from '../types.ts';
 import { BeamRanking } from './beam-ranking.ts';
+import type { PreparedCausal } from './prepare-causal.ts';
 import { gatherRows, permuteRows } from './kv-cache.ts';
 import type { BeamStepRequest, CandidateRequest, DecoderState, RankedStep, SearchDecoder, StepCandidates } from './search-decoder.ts';
 import { sessionOptions, threadsFor } from './session-options.ts';
@@ -56,10 +57,16 @@ export class CausalLm implements SearchDecoder {
     this.positionIds = session.inputNames.includes('position_ids');
   }
 
-  static async load(spec: DecoderOnlySpec, settings: SessionSettings): Promise<CausalLm> {
+  /** `prepared`: the graph computing logits at the last position only (prepare-causal.ts); else the file as it is. */
+  static async load(spec: DecoderOnlySpec, settings: SessionSettings, prepared?: PreparedCausal): Promise<CausalLm> {
     const threads = threadsFor(settings, statSync(spec.modelPath).size);
-    // A graph with an operator onnxruntime's CPU provider lacks fails here, and onnxruntime's message names it.
-    const session = await ort.InferenceSession.create(spec.modelPath, sessionOptions(settings, threads)).catch((err: Error) => {
+    const open = (model: string | Uint8Array) => (typeof model === 'string'
+      ? ort.InferenceSession.create(model, sessionOptions(settings, threads))
+      : ort.InferenceSession.create(model, sessionOptions(settings, threads)));
+    // A rewritten graph that does not load falls back to the file; a file with an operator onnxruntime's CPU
+    // provider lacks fails here, and onnxruntime's message names it.
+    const rewritten = prepared?.kind === 'last-position' ? await open(prepared.model).catch(() => undefined) : undefined;
+    const session = rewritten ?? await open(spec.modelPath).catch((err: Error) => {
       throw new Error(`${spec.modelPath}: onnxruntime cannot load it: ${err.message}`);
     });
     const missing = ['input_ids', 'attention_mask', ...(spec.dims.layers ? ['past_key_values.0.key'] : [])].filter((n) => !session.inputNames.includes(n));

@@ -16,6 +16,7 @@ import type { SessionSettings } from '../settings.ts';
 import type { GraphFacts, GraphPass, GraphSettings, PassContext } from '../graph/pass.ts';
 import { passVersions, REWRITES, runPasses, splitDecoder } from '../graph/passes.ts';
 import { SEARCH_GRAPHS } from '../search-graphs/passes.ts';
+import type { CausalPrepareRequest, PreparedCausal } from './prepare-causal.ts';
 
 /**
  * Every pass in the order it runs (DRAGOMAN_SKIP_PASSES names them, src/config/env.ts's GRAPH_PASSES lists them):
@@ -205,11 +206,14 @@ export async function prepareDecoder(req: PrepareRequest): Promise<PreparedDecod
 const ENTRY = new URL('../pool/worker-entry.mjs', import.meta.url);
 
 /** prepareDecoder in a thread of its own (prepare-thread.ts); bytes, if any, are moved here, not copied. */
-export function prepareInThread(req: PrepareRequest): Promise<PreparedDecoder> {
+export function prepareInThread(req: PrepareRequest): Promise<PreparedDecoder>;
+/** prepareCausal (prepare-causal.ts) in a thread of its own. */
+export function prepareInThread(req: CausalPrepareRequest): Promise<PreparedCausal>;
+export function prepareInThread(req: PrepareRequest | CausalPrepareRequest): Promise<PreparedDecoder | PreparedCausal> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(ENTRY, { workerData: { entry: 'prepare', req }, execArgv: [], stdout: false, stderr: false });
     let done = false;
-    worker.once('message', (m: { prepared?: PreparedDecoder; error?: string }) => {
+    worker.once('message', (m: { prepared?: PreparedDecoder | PreparedCausal; error?: string }) => {
       done = true;
       if (m.prepared) resolve(m.prepared);
       else reject(new Error(m.error ?? 'graph preparation failed'));

@@ -1,7 +1,10 @@
-// Loading one model: its tokenizer (main thread), its decoder's graphs prepared once (runtime/prepare.ts: read from the
+// Loading one model: its tokenizer (main thread), its decoder's graphs prepared once (runtime/prepare.ts, or
+// runtime/prepare-causal.ts for a decoder-only model: read from the
 // graph cache here, or made in a thread of their own), then every worker opening the same files (pool.load). A failure
 // names the file; the caller marks the folder corrupt.
 import { cachedDecoder, graphSettings, prepareInThread, type PrepareRequest } from '../runtime/prepare.ts';
+import { cachedCausal, type CausalPrepareRequest, type PreparedCausal } from '../runtime/prepare-causal.ts';
+import { LAST_POSITION } from '../graph/last-position.ts';
 import type { ModelFolder } from '../model/model-folder.ts';
 import { runtimeFiles } from '../model/runtime-files.ts';
 import { ModelTokenizer } from '../model/tokenizer.ts';
@@ -46,8 +49,15 @@ export async function prepareModel(
   const t0 = performance.now();
   const tokenizer = await tokenizerOf(folder);
   // One preparing thread at a time: each is a whole V8 instance, and many first requests at once would start many.
-  // (a decoder-only model's graph runs as it is)
-  if (spec.kind === 'encoder-decoder') {
+  if (spec.kind === 'decoder-only') {
+    const req: CausalPrepareRequest = { modelPath: spec.modelPath, stamp: spec.stamps.model, cacheDir: graphCache };
+    const skipped = settings.skipPasses?.includes(LAST_POSITION);
+    const prepare = async () => (skipped ? { kind: 'as-is' as const } : spec.causal ?? cachedCausal(req) ?? await prepareInThread(req));
+    // the file as it is when its rewrite fails (the worker's load then says what is wrong with the file)
+    const prepared = preparing.then(() => prepare().catch((): PreparedCausal => ({ kind: 'as-is' })));
+    preparing = prepared.then(() => undefined);
+    spec.causal = await prepared;
+  } else {
     const req: PrepareRequest = {
       decoderPath: spec.decoderPath, stamp: spec.stamps.decoder, dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId,
       settings: graphSettings(settings), cacheDir: graphCache,
