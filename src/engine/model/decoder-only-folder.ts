@@ -26,14 +26,25 @@ async function graphBytes(path: string): Promise<number | undefined> {
   return graph === undefined ? undefined : graph + ((await fileSize(`${path}_data`)) ?? 0);
 }
 
+/**
+ * Precisions read, by file and its stamp: the models folder is scanned again at every change (models-watch.ts), and
+ * reading 8 MB of every LLM graph each time would be most of a rescan.
+ */
+const precisions = new Map<string, { stamp: string; precision: ModelPrecision }>();
+
 /** What a graph's weights are, from the operators it names (its nodes come before its weights in the file). */
 async function graphPrecision(path: string): Promise<ModelPrecision> {
+  const stamp = fileStamp(path);
+  const known = precisions.get(path);
+  if (known?.stamp === stamp) return known.precision;
   const file = await open(path, 'r');
   try {
     const head = Buffer.alloc(8 * 2 ** 20);
     const { bytesRead } = await file.read(head, 0, head.length, 0);
     const text = head.subarray(0, bytesRead).toString('latin1');
-    return text.includes('MatMulNBits') ? 'int4' : /MatMulInteger|DynamicQuantizeLinear|QLinearMatMul/.test(text) ? 'int8' : 'fp32';
+    const precision = text.includes('MatMulNBits') ? 'int4' : /MatMulInteger|DynamicQuantizeLinear|QLinearMatMul/.test(text) ? 'int8' : 'fp32';
+    precisions.set(path, { stamp, precision });
+    return precision;
   } finally {
     await file.close();
   }
