@@ -14,6 +14,7 @@ import type { Memory } from '../memories/types.ts';
 import { markedTarget } from '../memories/inline-codes.ts';
 import { codePoints } from './validate.ts';
 import { checkChoice, chooseRoute, type ChosenRoute } from './model-choice.ts';
+import { documentContexts } from './document-context.ts';
 import type {
   AnyPlan,
   ServiceDeps,
@@ -184,10 +185,13 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
       const constraints = matcher || keep
         ? todoSegments.map((s) => segmentConstraints(s, matcher, keep, req.format === 'html'))
         : undefined;
+      const contexts = documentContexts(deps, g.chosen!, req.options.documentContext, segments);
       const machine = todoSegments.length
         ? await deps.engine.translate(todoSegments, g.source.flores, target.flores, {
             ...(alternatives > 0 ? { alternatives } : {}),
             ...(constraints?.some(Boolean) ? { constraints } : {}),
+            ...(req.options.terms ? { terms: req.options.terms } : {}),
+            ...(contexts ? { contexts: todo.map((k) => contexts[k]) } : {}),
             ...(req.options.model ? { model: req.options.model } : {}),
             ...(Object.keys(g.chosen!.prompt).length ? { prompt: g.chosen!.prompt } : {}),
             ...(signal ? { signal } : {}),
