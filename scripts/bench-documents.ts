@@ -222,8 +222,14 @@ async function llmContextRow(): Promise<void> {
   const llmPages = Number(opt('llm-pages', '5'));
   const chars = Number(opt('context-chars', '500'));
   const bytes = await Packer.toBuffer(makeDocument(llmPages));
+  for (const fixed of [undefined, 20]) await llmContextRun(dir, bytes, llmPages, chars, fixed);
+  if (made) rmSync(made, { recursive: true, force: true });
+}
+
+/** One engine's rows of the LLM context table; `fixed`: every sentence generates exactly that many tokens (the prompt's cost alone). */
+async function llmContextRun(dir: string, bytes: Uint8Array, llmPages: number, chars: number, fixed: number | undefined): Promise<void> {
   const config = loadConfig({ ...process.env, DRAGOMAN_MODELS_DIR: dir, DRAGOMAN_CACHE_SIZE: '0' });
-  const engine = await createEngine(config);
+  const engine = await createEngine(config, fixed === undefined ? {} : { fixedNewTokens: fixed });
   const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
   const service = createService({ config, engine, detector, planners: { text: planText, html: planHtml } });
   const workers = new DocumentWorkers(config);
@@ -263,7 +269,8 @@ async function llmContextRow(): Promise<void> {
     const w = median(runs.with);
     const wo = median(runs.without);
     console.log('');
-    console.log(`LLM context: ${model.name} (${model.precision}), a ${llmPages}-page DOCX, ${units.units} units, ${sentences} sentences, ${checked.characters} characters; medians of ${rounds} rounds`);
+    const answers = fixed === undefined ? 'the model\'s own answers' : `every answer exactly ${fixed} tokens (the prompt's cost alone)`;
+    console.log(`LLM context: ${model.name} (${model.precision}), a ${llmPages}-page DOCX, ${units.units} units, ${sentences} sentences, ${checked.characters} characters; ${answers}; medians of ${rounds} rounds`);
     console.log('| document path | time per document | per sentence | engine work |');
     console.log('|---|---|---|---|');
     console.log(`| without context | ${(wo / 1000).toFixed(2)} s | ${(wo / sentences).toFixed(1)} ms | ${tokens.without} |`);
@@ -272,7 +279,6 @@ async function llmContextRow(): Promise<void> {
   } finally {
     await workers.close();
     await engine.close();
-    if (made) rmSync(made, { recursive: true, force: true });
   }
 }
 

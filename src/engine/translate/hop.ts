@@ -59,10 +59,11 @@ interface Framing {
  * tokens as an encoder-decoder model's is, within what its context has left after the prompt. What the prompt adds
  * takes at most half of the tokens the model reads at once, so the text keeps room: the request's context,
  * instructions and register must fit (else PromptTooLong); then the segment's glossary terms, as many as fit (the
- * others are still kept by constrained decoding); then the earlier lines of `earlier`, the latest that fit.
+ * others are still kept by constrained decoding); then the earlier lines of `earlier`, the latest that fit beside
+ * `text`, the segment they come before.
  */
 function framing(
-  model: LoadedModel, source: string, target: string, openingToken: number | undefined, additions: SegmentPrompt, earlier?: string,
+  model: LoadedModel, source: string, target: string, openingToken: number | undefined, additions: SegmentPrompt, earlier?: string, text?: string,
 ): Framing {
   const { prompt, tokenizer, rules } = model;
   if (!prompt) {
@@ -90,15 +91,33 @@ function framing(
     }
   }
   if (earlier && prompt.contextPrompt) {
+    // Earlier lines never cut the segment itself into pieces: they take only the room its own tokens leave.
+    const room = maxSourceTokens(rules) - (text === undefined ? 0 : tokenizer.textIds(text).length);
+    // The fewest lines dropped from the front that fit: fewer lines never take more tokens, so a binary search. Each
+    // try counts the user message's tokens alone (a chat template rendered per try would cost more than the context
+    // saves): the context adds what it adds there, give or take a token where it meets the words around it.
     const lines = earlier.split('\n');
-    for (let from = 0; from < lines.length; from++) {
+    const message = (a: SegmentPrompt) => {
+      const content = userContent(prompt, source, target, '', a, model.info.name);
+      return tokenizer.textIds(typeof content === 'string' ? content : JSON.stringify(content)).length;
+    };
+    const bare = message(chosen);
+    let best: { prompt: SegmentPrompt; length: number } | undefined;
+    let [low, high] = [0, lines.length]; // the answer is in [low, high]; high: none fits
+    while (low < high) {
+      const from = (low + high) >> 1;
       const withContext = { ...chosen, context: lines.slice(from).join('\n') };
-      const length = measure(withContext);
-      if (length - plain <= limit) {
-        chosen = withContext;
-        wrapper = length;
-        break;
+      const length = wrapper + message(withContext) - bare;
+      if (length - plain <= limit && length <= room) {
+        best = { prompt: withContext, length };
+        high = from;
+      } else {
+        low = from + 1;
       }
+    }
+    if (best) {
+      chosen = best.prompt;
+      wrapper = best.length;
     }
   }
   return {
@@ -186,9 +205,9 @@ export class HopTranslator {
       const terms = promptTerms(opts.constraints?.[i]);
       const earlier = contexts?.[i];
       if (!terms.length && !earlier) return plain;
-      const id = JSON.stringify([terms, earlier ?? '']);
+      const id = JSON.stringify([terms, earlier ?? '', earlier ? texts[i] : '']);
       let f = framings.get(id);
-      if (!f) framings.set(id, (f = framing(model, source, target, openingToken, { ...additions, terms }, earlier)));
+      if (!f) framings.set(id, (f = framing(model, source, target, openingToken, { ...additions, terms }, earlier, texts[i])));
       return f;
     };
     const run: HopRun = { beams, alternatives, nBest, forcedFirstId, frameOf, signal: opts.signal, priority: opts.priority };
