@@ -1,8 +1,9 @@
 // A document translated by an LLM translator that takes context reads each paragraph's earlier paragraphs as context
 // (DRAGOMAN_DOCUMENT_CONTEXT_CHARS, default 500): on a real server with tiny-qwen3-mt, each paragraph comes back as
 // /v1/translate gives it with the paragraphs before it as `context`, the first one as without; with the setting at 0
-// every paragraph is translated on its own. The document's charge is its own characters either way, and a document
-// an OPUS-MT model translates is the same with or without the setting.
+// every paragraph is translated on its own; the translation cache keeps a sentence read with context apart from the
+// same sentence without it. The document's charge is its own characters either way, and a document an OPUS-MT model
+// translates is the same with or without the setting.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkModel, tempDir } from '../engine/helpers.ts';
@@ -21,7 +22,8 @@ const keys = new Map<TestApp, string>();
 beforeAll(async () => {
   linkModel(join(dir.path, LLM), LLM);
   linkModel(join(dir.path, 'tiny-marian-en-de'), 'tiny-marian-en-de');
-  const env = { DRAGOMAN_MODELS_DIR: dir.path, DRAGOMAN_PRECISION: 'fp32', DRAGOMAN_BEAM: '1', DRAGOMAN_CACHE_SIZE: '0' };
+  // The translation cache is on: a sentence read with its context must never be served to a request without it.
+  const env = { DRAGOMAN_MODELS_DIR: dir.path, DRAGOMAN_PRECISION: 'fp32', DRAGOMAN_BEAM: '1' };
   [withContext, without] = await Promise.all([startTestApp(env), startTestApp({ ...env, DRAGOMAN_DOCUMENT_CONTEXT_CHARS: '0' })]);
   for (const t of [withContext, without]) keys.set(t, (await t.key({ rpm: null })).secret);
 });
@@ -52,13 +54,16 @@ async function translated(t: TestApp, q: string, context?: string): Promise<stri
 describe('earlier paragraphs as context for an LLM translator', () => {
   it('give each paragraph the paragraphs before it as context, the first none', async () => {
     const doc = await translatedDocument(withContext, { model: 'quality' });
+    // What /v1/translate gives with that context, asked of the other server (its own cache).
     expect(doc.paragraphs).toEqual([
-      await translated(withContext, PARAGRAPHS[0]!),
-      await translated(withContext, PARAGRAPHS[1]!, PARAGRAPHS[0]),
-      await translated(withContext, PARAGRAPHS[2]!, `${PARAGRAPHS[0]}\n${PARAGRAPHS[1]}`),
+      await translated(without, PARAGRAPHS[0]!),
+      await translated(without, PARAGRAPHS[1]!, PARAGRAPHS[0]),
+      await translated(without, PARAGRAPHS[2]!, `${PARAGRAPHS[0]}\n${PARAGRAPHS[1]}`),
     ]);
-    // The context changes what the model writes: without it, the later paragraphs come out otherwise.
+    // The context changes what the model writes, and the cache keeps the two apart: the same server answers the
+    // paragraphs alone as the other server does, not as it translated them in the document.
     const alone = await Promise.all(PARAGRAPHS.map((p) => translated(withContext, p)));
+    expect(alone).toEqual(await Promise.all(PARAGRAPHS.map((p) => translated(without, p))));
     expect(doc.paragraphs[0]).toBe(alone[0]);
     expect(doc.paragraphs.slice(1)).not.toEqual(alone.slice(1));
   });
