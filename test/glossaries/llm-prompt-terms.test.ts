@@ -1,11 +1,13 @@
 // Glossary terms in an LLM translator's prompt, through the service on tiny-qwen3-mt (its dragoman.json words
 // terminology): the terms reach the prompt (the prompt alone changes the translation), the translation cache keeps a
 // sentence translated with its terms apart from the same sentence without them, and with the prompt and constrained
-// decoding together (the default) every target term comes out; a model without the wording keeps them by decoding.
+// decoding together (the default) every target term comes out; terms past the prompt's bound are left out of it,
+// never refused; a model without the wording keeps them by decoding.
 import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/env.ts';
+import { ModelTokenizer } from '../../src/engine/model/tokenizer.ts';
 import { createDetector } from '../../src/detect/index.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
 import { GlossaryBook } from '../../src/glossaries/book.ts';
@@ -77,6 +79,20 @@ describe('glossary terms in an LLM translator\'s prompt', () => {
     expect(misses(await translate(LLM, useDev))).toEqual([]);
     expect(misses(await translate(LLM, { ...useDev, terms: 'decoding' }))).toEqual([]);
     expect(misses(await translate(LLM))).not.toEqual([]);
+  });
+
+  it('go into the prompt as many as fit its bound, never refusing the sentence; decoding keeps them all', async () => {
+    const terms: [string, string][] = [['man', 'Mann'], ['woman', 'Frau'], ['dog', 'Hund'], ['cat', 'Katze'], ['horse', 'Pferd'], ['ball', 'Ball'], ['hat', 'Hut'], ['boat', 'Boot']];
+    const g = await book.create('key-1', 'many', [{ source: 'en', target: 'de', entries: terms }]);
+    const sentence = 'A man and a woman with a dog, a cat, a horse, a ball, a hat and a boat.';
+    const many = { glossary: { owner: 'key-1', id: g.id } };
+    const ask = async (options: TranslateOptions) => (await service.translate(service.prepareTranslate({ q: sentence, source: 'en', target: 'de' }, { ...options, model: { name: LLM } }))).translations[0]!.translatedText;
+    // Eight term lines take more than the 64 tokens tiny-qwen3-mt's prompt may add: some are left out, none refused.
+    const tokenizer = await ModelTokenizer.load(join(FIXTURE_MODELS_DIR, LLM));
+    expect(tokenizer.textIds(`Terms: ${terms.map(([a, b]) => `${a} = ${b};`).join('\n')}\n`).length).toBeGreaterThan(64);
+    expect(await ask({ ...many, terms: 'prompt' })).not.toBe(await ask({}));
+    const both = await ask(many);
+    expect(terms.filter(([, t]) => !words(both).includes(t!))).toEqual([]);
   });
 
   it('are kept by decoding alone for a model without the wording, which translates as the default asks', async () => {

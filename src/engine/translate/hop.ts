@@ -81,13 +81,18 @@ function framing(
     wrapper = measure(asked);
     if (wrapper - plain > limit) throw new PromptTooLong(model.info.name, wrapper - plain, limit);
   }
-  for (let n = terms?.length ?? 0; n > 0; n--) {
+  // The most terms that fit, by a binary search (more terms never take fewer tokens).
+  let [fewest, most] = [0, terms?.length ?? 0]; // the answer is in [fewest, most]
+  while (fewest < most) {
+    const n = (fewest + most + 1) >> 1;
     const withTerms = { ...asked, terms: terms!.slice(0, n) };
     const length = measure(withTerms);
     if (length - plain <= limit) {
       chosen = withTerms;
       wrapper = length;
-      break;
+      fewest = n;
+    } else {
+      most = n - 1;
     }
   }
   if (earlier && prompt.contextPrompt) {
