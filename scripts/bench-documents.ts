@@ -18,8 +18,13 @@
 //
 // Models come from DRAGOMAN_MODELS_DIR (e.g. opus-mt-en-de); the translation cache is off so neither run helps the
 // other. Targets: the document at most 10 % slower than the plain strings, at most 200 MB above idle.
+//
+// The LLM context row: a --llm-pages DOCX (default 5) through the document path on the tiny-qwen3-mt fixture (or
+// --llm DIR, a folder holding one LLM translator that declares contextPrompt), with each sentence's earlier sentences
+// as context (DRAGOMAN_DOCUMENT_CONTEXT_CHARS, --context-chars, default 500) and without, alternated --rounds times:
+// time per document, prompt tokens and generated tokens. --only llm-context: that row alone.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -105,6 +110,7 @@ const kb = (bytes: number) => `${(bytes / 2 ** 10).toFixed(0)} KB`;
 
 async function main(): Promise<void> {
   if (opt('only', '') === 'pdf') return pdfRow();
+  if (opt('only', '') === 'llm-context') return llmContextRow();
   const docx = formatById('docx');
   if (!docx) {
     console.error('bench:documents needs the DOCX format (src/documents/formats/zip-formats.ts registers none here).');
@@ -202,6 +208,78 @@ async function main(): Promise<void> {
   await workers.close();
   await engine.close();
   await pdfRow();
+  await llmContextRow();
+}
+
+/** The LLM context row (see the header): the same document with and without its earlier sentences as context. */
+async function llmContextRow(): Promise<void> {
+  let dir = opt('llm', '');
+  let made: string | undefined;
+  if (!dir) {
+    made = dir = mkdtempSync(join(tmpdir(), 'dragoman-bench-llm-'));
+    symlinkSync(new URL('../test/fixtures/models/tiny-qwen3-mt', import.meta.url).pathname, join(dir, 'tiny-qwen3-mt'));
+  }
+  const llmPages = Number(opt('llm-pages', '5'));
+  const chars = Number(opt('context-chars', '500'));
+  const bytes = await Packer.toBuffer(makeDocument(llmPages));
+  for (const fixed of [undefined, 20]) await llmContextRun(dir, bytes, llmPages, chars, fixed);
+  if (made) rmSync(made, { recursive: true, force: true });
+}
+
+/** One engine's rows of the LLM context table; `fixed`: every sentence generates exactly that many tokens (the prompt's cost alone). */
+async function llmContextRun(dir: string, bytes: Uint8Array, llmPages: number, chars: number, fixed: number | undefined): Promise<void> {
+  const config = loadConfig({ ...process.env, DRAGOMAN_MODELS_DIR: dir, DRAGOMAN_CACHE_SIZE: '0' });
+  const engine = await createEngine(config, fixed === undefined ? {} : { fixedNewTokens: fixed });
+  const detector = await createDetector({ secondOpinion: config.detectSecondOpinion });
+  const service = createService({ config, engine, detector, planners: { text: planText, html: planHtml } });
+  const workers = new DocumentWorkers(config);
+  try {
+    const model = engine.models().find((m) => m.status === 'ok' && m.prompt?.context);
+    const source = resolveLanguage(from)!;
+    const target = resolveLanguage(to)!;
+    if (!model) {
+      console.log(`LLM context row skipped: no model in ${dir} declares contextPrompt.`);
+      return;
+    }
+    await engine.translate(REPEATED, source.flores, target.flores, { model: { name: model.name } });
+    const work = { rows: 0, sourceTokens: 0, tokens: 0 };
+    engine.events.on('batch', (e: { rows: number; sourceTokens: number; generatedTokens: number }) => {
+      work.rows += e.rows;
+      work.sourceTokens += e.sourceTokens;
+      work.tokens += e.generatedTokens;
+    });
+    const checked = await checkDocument(service, workers, { bytes, filename: 'bench.docx', target: to, source: from }, config);
+    const units = new SegmentTableReader(checked.planned.segments);
+    let sentences = 0;
+    for (let i = 0; i < units.units; i++) sentences += units.segmentsOf(i)?.length ?? 0;
+    const runs = { with: [] as number[], without: [] as number[] };
+    const tokens = { with: '', without: '' };
+    for (let round = 1; round <= rounds; round++) {
+      for (const way of ['without', 'with'] as const) {
+        work.rows = work.sourceTokens = work.tokens = 0;
+        const t0 = performance.now();
+        await translateUnits(service, checked.planned.segments, source, target, () => undefined, undefined, {
+          model: { name: model.name }, ...(way === 'with' ? { documentContext: { chars } } : {}),
+        });
+        runs[way].push(performance.now() - t0);
+        tokens[way] = `${work.rows} rows, ${work.sourceTokens} prompt tokens (padded), ${work.tokens} generated`;
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const w = median(runs.with);
+    const wo = median(runs.without);
+    console.log('');
+    const answers = fixed === undefined ? 'the model\'s own answers' : `every answer exactly ${fixed} tokens (the prompt's cost alone)`;
+    console.log(`LLM context: ${model.name} (${model.precision}), a ${llmPages}-page DOCX, ${units.units} units, ${sentences} sentences, ${checked.characters} characters; ${answers}; medians of ${rounds} rounds`);
+    console.log('| document path | time per document | per sentence | engine work |');
+    console.log('|---|---|---|---|');
+    console.log(`| without context | ${(wo / 1000).toFixed(2)} s | ${(wo / sentences).toFixed(1)} ms | ${tokens.without} |`);
+    console.log(`| earlier sentences as context (${chars} characters) | ${(w / 1000).toFixed(2)} s | ${(w / sentences).toFixed(1)} ms | ${tokens.with} |`);
+    console.log(`| context ÷ none | ${(w / wo).toFixed(2)} | | |`);
+  } finally {
+    await workers.close();
+    await engine.close();
+  }
 }
 
 /** The PDF row (see the header): LibreOffice prints the document, the PDF format reads and writes it. */

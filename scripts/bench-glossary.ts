@@ -1,7 +1,12 @@
 // Glossaries and do-not-translate spans on tiny-marian-en-de, through the service and the engine's constrained
 // search: term hit rate, placeholder keep rate, identical output without terms, the latency a 1,000-entry glossary
-// adds to sentences with no term and with terms, and batch throughput with a term in every sentence. Prints a
-// markdown table; not a test. Usage: npm run bench:glossary [-- --rounds 3]
+// adds to sentences with no term and with terms, and batch throughput with a term in every sentence. Then the LLM
+// translator tiny-qwen3-mt, whose dragoman.json words terminology: its term hit rate with the terms in the prompt
+// alone, by constrained decoding alone, and both (the default). Prints a markdown table; not a test.
+// Usage: npm run bench:glossary [-- --rounds 3]
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/env.ts';
 import { createDetector } from '../src/detect/index.ts';
@@ -13,6 +18,7 @@ import { createService, type TranslateOptions } from '../src/service/index.ts';
 import { planHtml } from '../src/text/html/index.ts';
 import { planText } from '../src/text/segment.ts';
 import { FIXTURES, devGlossary, devRows, padGlossary, splitByTerms } from '../test/glossaries/dev-glossary.ts';
+import { FIXTURE_MODELS_DIR } from '../test/fixture-models.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' } } });
 const rounds = Number(values.rounds);
@@ -109,7 +115,39 @@ for (const [label, options] of [['without glossary', {}], ['with the 1,000-entry
   table.push([`batch of ${batch.length} sentences each with a term, ${label}`, `${ms.toFixed(0)} ms (${((1000 * batch.length) / ms).toFixed(1)} sentences/s)`]);
 }
 
-console.log(`tiny-marian-en-de fp32, 1 worker x 1 thread, cache off, ${new Date().toISOString()}\n`);
+await engine.close();
+
+// 6. The LLM translator: the same terms in its prompt, in its decoding, or both; 120 sentences in one request.
+const LLM = 'tiny-qwen3-mt';
+const llmDir = mkdtempSync(join(tmpdir(), 'dragoman-bench-llm-'));
+symlinkSync(join(FIXTURE_MODELS_DIR, LLM), join(llmDir, LLM));
+const llmEngine = await createEngine(loadConfig({ DRAGOMAN_MODELS_DIR: llmDir, DRAGOMAN_PRECISION: 'fp32', DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '1', DRAGOMAN_CACHE_SIZE: '0' }));
+const llmService = createService({
+  config: { maxStrings: 1000, maxChars: 1_000_000 }, engine: llmEngine, detector: await createDetector({ secondOpinion: false }),
+  planners: { text: planText, html: planHtml }, glossaries: book, keepSpans: true,
+});
+const llmSet = withTerms.slice(0, 120);
+const llmHit = (outs: string[]) => llmSet.filter((w, i) => w.targets.every((t) => wordCount(outs[i]!, t) > 0)).length;
+const ways: [string, TranslateOptions][] = [
+  ['model alone (no glossary)', {}],
+  ['terms in the prompt alone', { ...useDev, terms: 'prompt' }],
+  ['constrained decoding alone', { ...useDev, terms: 'decoding' }],
+  ['prompt + constrained decoding (default)', useDev],
+];
+for (const [label, options] of ways) {
+  const runs: number[] = [];
+  let outs: string[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now();
+    const res = await llmService.translate(llmService.prepareTranslate({ q: llmSet.map((w) => w.row.src), source: 'en', target: 'de' }, options));
+    runs.push(performance.now() - t0);
+    outs = res.translations.map((t) => t.translatedText);
+  }
+  table.push([`${LLM}: term hit rate, ${label}; batch of ${llmSet.length}`, `${pct(llmHit(outs), llmSet.length)}; ${median(runs).toFixed(0)} ms`]);
+}
+await llmEngine.close();
+rmSync(llmDir, { recursive: true, force: true });
+
+console.log(`tiny-marian-en-de and ${LLM} fp32, 1 worker x 1 thread, cache off, ${new Date().toISOString()}\n`);
 console.log('| measure | result |\n|---|---|');
 for (const [k, v] of table) console.log(`| ${k} | ${v} |`);
-await engine.close();

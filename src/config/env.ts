@@ -133,6 +133,11 @@ export interface Config {
   maxCompressionRatio: number;
   /** Most units (paragraphs, cells, cues, strings) in one document. */
   maxDocumentUnits: number;
+  /**
+   * Characters of a document's earlier sentences an LLM translator that takes context reads before each sentence
+   * (0: none); within the engine's prompt bound.
+   */
+  documentContextChars: number;
   /** Threads that open, plan and write documents, away from the event loop. */
   documentWorkers: number;
   /** Heap limit of each document thread, in MB: a document that needs more fails alone. */
@@ -230,6 +235,10 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, ma
   if (n > max) throw new ConfigError(`${name} must be at most ${max}, got "${raw}"`);
   return n;
 }
+
+/** A document's earlier sentences read as context: a paragraph or two by default; at most what a request's `context` may hold. */
+export const DEFAULT_DOCUMENT_CONTEXT_CHARS = 500;
+export const MAX_DOCUMENT_CONTEXT_CHARS = 2_000;
 
 /** Beams cost memory and time in proportion (each is a row of every decoder step): past this, a request runs for minutes. */
 export const MAX_BEAM = 16;
@@ -404,6 +413,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxZipEntries: int(env, 'DRAGOMAN_MAX_ZIP_ENTRIES', 10_000, 1),
     maxCompressionRatio: int(env, 'DRAGOMAN_MAX_COMPRESSION_RATIO', 200, 1),
     maxDocumentUnits: int(env, 'DRAGOMAN_MAX_DOCUMENT_UNITS', 100_000, 1),
+    documentContextChars: int(env, 'DRAGOMAN_DOCUMENT_CONTEXT_CHARS', DEFAULT_DOCUMENT_CONTEXT_CHARS, 0, MAX_DOCUMENT_CONTEXT_CHARS),
     documentWorkers: int(env, 'DRAGOMAN_DOCUMENT_WORKERS', 2, 1, 64),
     documentWorkerMemoryMb: int(env, 'DRAGOMAN_DOCUMENT_WORKER_MEMORY_MB', 512, 32, 65_536),
     documentWorkerTimeoutMs: duration(env, 'DRAGOMAN_DOCUMENT_WORKER_TIMEOUT', 60_000),

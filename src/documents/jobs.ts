@@ -44,7 +44,7 @@ export interface JobLog {
 }
 
 export interface DocumentJobsDeps {
-  settings: DocumentSettings & DocumentWorkerSettings & { dataDir: string; documentTtlMs: number; storageBytes: PlanStorage };
+  settings: DocumentSettings & DocumentWorkerSettings & { dataDir: string; documentTtlMs: number; storageBytes: PlanStorage; documentContextChars: number };
   service: Service;
   gate: Gate;
   store: JobStore;
@@ -378,6 +378,7 @@ export class DocumentJobs {
             await store.update(id, { progress: done / total });
           }, stopped, {
             ...(glossary ? { glossary } : {}),
+            ...(settings.documentContextChars > 0 ? { documentContext: { chars: settings.documentContextChars } } : {}),
             ...(fresh.model ? { model: modelChoiceOf(fresh.model)! } : {}),
             ...(fresh.memory ? {
               memory: {

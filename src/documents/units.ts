@@ -39,7 +39,7 @@ function batches(units: SegmentTableReader): [number, number][] {
 /**
  * Each unit's translated sentences, in order (none: the service left the unit as it was). `onProgress(done, total)`
  * counts units as batches finish, without holding up the next batch; `signal` stops before the next batch;
- * `options` go to every call (a glossary).
+ * `options` go to every call (a glossary; `documentContext`: each batch gets the sentences before it as well).
  *
  * Each of the IN_FLIGHT workers keeps one batch at the engine: when a batch's sentences come back, the worker sends
  * its next batch first and only then files the translations. The engine is never left waiting for that work, and
@@ -77,8 +77,12 @@ export async function translateUnits(
       },
     }));
     const strings = plans.map(() => '');
+    // An LLM translator reads each sentence's earlier sentences as context: those of earlier batches come along.
+    const documentContext = options.documentContext && { ...options.documentContext, before: earlierSegments(units, from, options.documentContext.chars) };
     const sent = service
-      .translate({ strings, single: false, target, source, format: 'html', chars: 0, options: { ...options, priority: 'bulk' }, plans }, signal)
+      .translate({
+        strings, single: false, target, source, format: 'html', chars: 0, options: { ...options, priority: 'bulk', ...(documentContext ? { documentContext } : {}) }, plans,
+      }, signal)
       .then((result) => {
         if (notes) {
           memoryChars += result.memoryChars;
@@ -116,6 +120,20 @@ export async function translateUnits(
     await slices.next();
   }
   return notes ? { ...table.build(), notes, memoryChars } : table.build();
+}
+
+/** The sentences just before unit `from`, in order, about `chars` characters of them (the service takes the latest that fit). */
+function earlierSegments(units: SegmentTableReader, from: number, chars: number): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (let u = from - 1; u >= 0 && used < chars; u--) {
+    const sentences = units.segmentsOf(u) ?? [];
+    for (let j = sentences.length - 1; j >= 0 && used < chars; j--) {
+      out.unshift(sentences[j]!);
+      used += sentences[j]!.length + 1;
+    }
+  }
+  return out;
 }
 
 /** Most fuzzy matches a unit reports (its sentences' best first). */

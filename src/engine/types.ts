@@ -76,6 +76,14 @@ export interface PromptAbilities {
   instructions: boolean;
   /** `formalityPrompts`: the registers it has a wording for. */
   formality: Formality[];
+  /** `terminologyPrompt` and `termPrompt`: a segment's glossary terms go into its prompt as well as into decoding. */
+  terminology: boolean;
+}
+
+/** A glossary term of a segment as its prompt names it: the source term as the segment has it, and its target term. */
+export interface PromptTerm {
+  source: string;
+  target: string;
 }
 
 export type Formality = 'more' | 'less';
@@ -99,6 +107,18 @@ export interface TranslateOptions {
   model?: ModelChoice;
   /** Context for the route's first model, instructions and formality for its last one. */
   prompt?: PromptAdditions;
+  /**
+   * Per segment (same order), the text before it (a document's earlier segments, a line each) as the route's first
+   * model's context, in place of `prompt.context`: read only by a model that declares `contextPrompt`, and cut to the
+   * latest lines that fit the prompt's bound. Other models translate as without it.
+   */
+  contexts?: (string | undefined)[];
+  /**
+   * How glossary terms (constraints with a `source`) reach an LLM translator that declares a terminology wording:
+   * in its prompt and by constrained decoding (`both`, the default), or by one of the two (benchmarks compare them).
+   * A model without the wording always has them by constrained decoding.
+   */
+  terms?: 'both' | 'prompt' | 'decoding';
   /** Default interactive. */
   priority?: Priority;
   /** Beam size for this call (default: DRAGOMAN_BEAM, else the model's generation_config). */
@@ -119,6 +139,8 @@ export interface TranslateOptions {
 export interface SegmentConstraint {
   /** The text that must appear (a glossary's target term, or a span kept as it is). */
   target: string;
+  /** For a glossary term: the source term as the segment has it (an LLM translator's prompt may name the pair). */
+  source?: string;
   /**
    * For a span kept as it is: where it is in the segment (UTF-16 offsets). When the target vocabulary cannot spell
    * it, the engine shows the model a placeholder word there instead (search/phrases.ts).

@@ -15,6 +15,7 @@ import { markedTarget } from '../memories/inline-codes.ts';
 import { codePoints } from './validate.ts';
 import { checkChoice, chooseRoute, type ChosenRoute } from './model-choice.ts';
 import { checkAnswers, type CheckFailure, type SegmentVerdict } from './output-check.ts';
+import { documentContexts } from './document-context.ts';
 import type {
   AnyPlan,
   ServiceDeps,
@@ -186,10 +187,13 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
         ? todoSegments.map((s) => segmentConstraints(s, matcher, keep, req.format === 'html'))
         : undefined;
       const verdicts: (SegmentVerdict | undefined)[] = [];
+      const contexts = documentContexts(deps, g.chosen!, req.options.documentContext, segments);
       const machine = todoSegments.length
         ? await deps.engine.translate(todoSegments, g.source.flores, target.flores, {
             ...(alternatives > 0 ? { alternatives } : {}),
             ...(constraints?.some(Boolean) ? { constraints } : {}),
+            ...(req.options.terms ? { terms: req.options.terms } : {}),
+            ...(contexts ? { contexts: todo.map((k) => contexts[k]) } : {}),
             ...(req.options.model ? { model: req.options.model } : {}),
             ...(Object.keys(g.chosen!.prompt).length ? { prompt: g.chosen!.prompt } : {}),
             ...(signal ? { signal } : {}),

@@ -69,6 +69,17 @@ export interface TranslateOptions {
   alternatives?: number;
   /** A glossary of the calling key: its terms come out as its target terms (src/service/constraints.ts). */
   glossary?: { owner: string; id: string };
+  /**
+   * How the glossary's terms reach an LLM translator that declares a terminology wording: prompt and constrained
+   * decoding (default), or one of them. No surface sets it; `npm run bench:glossary` compares the three.
+   */
+  terms?: 'both' | 'prompt' | 'decoding';
+  /**
+   * The strings are a document's units in order (docs/documents.md#earlier-lines-as-context): each segment reads the
+   * segments before it (`before`'s, then this call's) as context, the latest whole ones within `chars` code points,
+   * when the route's first model declares a context wording. Never charged; other models translate as without it.
+   */
+  documentContext?: { chars: number; before?: readonly string[] };
   /** A translation memory of the calling key: exact segments come from it, fuzzy matches are reported. */
   memory?: MemoryUse;
   /** Overrides ServiceDeps.keepSpans for this request. */

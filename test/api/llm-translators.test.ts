@@ -1,6 +1,6 @@
 // A decoder-only LLM translator behind every surface, on a real server: /v1/translate and the official deepl-node
 // client give the model's own answers (dev.jsonl: PyTorch's, which transformers.js gives too), a direct OPUS-MT pair
-// still wins the pair both serve, X-Dragoman-Model names the LLM, HTML keeps its tags, a glossary's term comes out,
+// still wins the pair both serve, X-Dragoman-Model names the LLM, HTML keeps its tags, every glossary term comes out,
 // characters are metered, and a folder without its dragoman.json is refused with the reason.
 import * as deepl from 'deepl-node';
 import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { scanModels } from '../../src/engine/model/registry.ts';
 import { FLOAT, GRAPH, INT64, concat, lenField, modelBytes, nodeField, tensorInfoField } from '../../src/engine/model/onnx-proto.ts';
 import { FIXTURES, engineOver, linkModel, tempDir } from '../engine/helpers.ts';
 import { llmDev } from '../fixture-models.ts';
+import { devGlossary, devRows, splitByTerms } from '../glossaries/dev-glossary.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 const LLM = 'tiny-qwen3-mt';
@@ -73,6 +74,20 @@ describe('an LLM translator over HTTP', () => {
     const r = await translate({ q: src, source: 'de', target: 'en', glossary: made.body.data.glossary.id });
     expect(r.status).toBe(200);
     expect(r.body.data.translations[0].translatedText).toContain('gentleman');
+  });
+
+  it('keeps every glossary term of 40 sentences, the terms in its prompt and in decoding', async () => {
+    const rows = devRows();
+    const entries = devGlossary(rows);
+    const sample = splitByTerms(rows, entries).withTerms.slice(0, 40);
+    const made = await t.call('POST', '/v1/glossaries', { key, body: { name: 'dev', source: 'en', target: 'de', entries } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const r = await translate({ q: sample.map((s) => s.row.src), source: 'en', target: 'de', model: 'quality', glossary: made.body.data.glossary.id });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.headers.get('x-dragoman-model')).toBe(LLM);
+    const out: string[] = r.body.data.translations.map((x: { translatedText: string }) => x.translatedText);
+    const words = (text: string) => text.split(/[^\p{L}\p{N}'-]+/u);
+    expect(sample.filter((s, i) => s.targets.some((term) => !words(out[i]!).includes(term)))).toEqual([]);
   });
 });
 

@@ -35,6 +35,14 @@ describe('integer settings', () => {
     expect(() => loadConfig({ DRAGOMAN_YIELD_MS: '0' })).toThrow(/DRAGOMAN_YIELD_MS must be an integer >= 1/);
   });
 
+  it('DRAGOMAN_DOCUMENT_CONTEXT_CHARS: 500 by default, 0 (none) to 2000', () => {
+    expect(loadConfig({}).documentContextChars).toBe(500);
+    expect(loadConfig({ DRAGOMAN_DOCUMENT_CONTEXT_CHARS: '0' }).documentContextChars).toBe(0);
+    expect(loadConfig({ DRAGOMAN_DOCUMENT_CONTEXT_CHARS: '2000' }).documentContextChars).toBe(2000);
+    expect(() => loadConfig({ DRAGOMAN_DOCUMENT_CONTEXT_CHARS: '2001' })).toThrow(/DRAGOMAN_DOCUMENT_CONTEXT_CHARS must be at most 2000/);
+    expect(() => loadConfig({ DRAGOMAN_DOCUMENT_CONTEXT_CHARS: '-1' })).toThrow(/DRAGOMAN_DOCUMENT_CONTEXT_CHARS must be an integer >= 0/);
+  });
+
   it('DRAGOMAN_KEYLESS_RPM: 1200 by default, a positive count or unlimited', () => {
     expect(loadConfig({}).keylessPerMinute).toBe(1200);
     expect(loadConfig({ DRAGOMAN_KEYLESS_RPM: '30' }).keylessPerMinute).toBe(30);

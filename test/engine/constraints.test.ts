@@ -1,5 +1,10 @@
-// The constraint rule of search/constraints.ts on hand-made token sequences: what it forces, bans and counts.
+// The constraint rule of search/constraints.ts on hand-made token sequences: what it forces, bans and counts; and
+// the phrases search/phrases.ts spells with the fixture models' tokenizers.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ModelTokenizer } from '../../src/engine/model/tokenizer.ts';
+import { joinerIds, prepareRow } from '../../src/engine/search/phrases.ts';
+import { FIXTURES } from './helpers.ts';
 import { advance, allMet, initialState, owed, progress, ruleFor, satisfies, type RowConstraints } from '../../src/engine/search/constraints.ts';
 
 const EOS = 0;
@@ -54,5 +59,25 @@ describe('an output that already meets its constraints', () => {
     expect(satisfies(c, [10, 11, 12, 20, 20, 0])).toBe(false); // a duplicate
     expect(satisfies(c, [10, 11, 12, 99, 20, 0])).toBe(false); // glued to the next piece
     expect(satisfies({ phrases: [[20], [20]], joiners: [] }, [20, 5, 20])).toBe(true);
+  });
+});
+
+describe('phrases from the tokenizers of the fixture models', () => {
+  // An LLM tokenizer without SentencePiece's dummy prefix spells "Gras" as G r as at a text's start and as ▁Gras after
+  // a space: the phrase is the word after a space, so the model never writes it glued to the word before it.
+  it('spell a term as a word after a space where the vocabulary tells the two apart, as before where it does not', async () => {
+    const pieceOf = (t: ModelTokenizer) => new Map(t.pieces().map(([p, i]) => [i, p]));
+    const llm = await ModelTokenizer.load(join(FIXTURES, 'tiny-qwen3-mt'));
+    const row = prepareRow(llm, 'The grass is green.', [{ target: 'Gras', source: 'grass' }]);
+    expect(row.phrases).toEqual([llm.textIds(' Gras')]);
+    expect(row.phrases[0]!.map((i) => pieceOf(llm).get(i))).toEqual(['\u2581Gras']);
+    expect(row.restore(' Gras ist grün.')).toBe('Gras ist grün.');
+    const joiners = new Set(joinerIds(llm));
+    expect(joiners.has(llm.textIds('Gras')[1]!)).toBe(true); // "r" continues a word
+    expect(joiners.has(row.phrases[0]![0]!)).toBe(false); // "▁Gras" starts one
+    const nmt = await ModelTokenizer.load(join(FIXTURES, 'tiny-marian-en-de'));
+    const kept = prepareRow(nmt, 'The grass is green.', [{ target: 'Gras' }]);
+    expect(kept.phrases).toEqual([nmt.textIds('Gras')]);
+    expect(kept.restore(' Gras ist grün.')).toBe(' Gras ist grün.');
   });
 });

@@ -1,7 +1,7 @@
 // dragoman.json's prompt forms (docs/models.md): a template with names and codes, rules choosing another prompt for
 // some pairs (Hy-MT's Chinese prompt), the structured content part TranslateGemma's template reads, extra chat
-// template variables, what a request adds (context, instructions, a register) in the declared wording, and the
-// problems a wrong declaration is refused with.
+// template variables, what a request adds (context, instructions, a register) and a segment's glossary terms in the
+// declared wording, and the problems a wrong declaration is refused with.
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +71,9 @@ describe('an LLM translator\'s prompt', () => {
     expect(refused({ ...HY, contextPrompt: 'Context:' })).toMatch(/"contextPrompt" must be a string with \{context\}/);
     expect(refused({ ...HY, instructionsPrompt: 3 })).toMatch(/"instructionsPrompt" must be a string with \{instructions\}/);
     expect(refused({ ...HY, formalityPrompts: { polite: 'Be polite.' } })).toMatch(/"formalityPrompts" must map "more" and\/or "less"/);
+    expect(refused({ ...HY, terminologyPrompt: 'Terms:\n{terms}\n' })).toMatch(/"terminologyPrompt" \(with \{terms\}\) and "termPrompt" .* go together/);
+    expect(refused({ ...HY, terminologyPrompt: 'Terms:\n{terms}\n', termPrompt: '{source_term}' })).toMatch(/"termPrompt" must be a string with \{source_term\} and \{target_term\}/);
+    expect(refused({ ...HY, terminologyPrompt: 'Terms:', termPrompt: '{source_term} = {target_term}' })).toMatch(/"terminologyPrompt" must be a string with \{terms\}/);
   });
 });
 
@@ -84,7 +87,7 @@ describe('what a request adds to an LLM translator\'s prompt', () => {
 
   it('puts context, instructions and a register before a template that does not place them, in its wording', () => {
     const { prompt } = readTranslatorPrompt('dragoman.json', WORDED);
-    expect(promptAbilities(prompt)).toEqual({ context: true, instructions: true, formality: ['more'] });
+    expect(promptAbilities(prompt)).toEqual({ context: true, instructions: true, formality: ['more'], terminology: false });
     expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'A dog.', { context: 'At the park.', instructions: ['Be brief.', 'Say Hund.'], formality: 'more' }))
       .toBe('Context, not to be translated: At the park.\nFollow these rules in German:\nBe brief.\nSay Hund.\nAddress the reader formally.\n'
         + 'Translate the following segment into German, without additional explanation.\n\nA dog.');
@@ -100,9 +103,46 @@ describe('what a request adds to an LLM translator\'s prompt', () => {
 
   it('refuses a part the model declares no wording for, naming the model', () => {
     const { prompt } = readTranslatorPrompt('dragoman.json', HY);
-    expect(promptAbilities(prompt)).toEqual({ context: false, instructions: false, formality: [] });
+    expect(promptAbilities(prompt)).toEqual({ context: false, instructions: false, formality: [], terminology: false });
     expect(() => userContent(prompt, 'eng_Latn', 'deu_Latn', 'A dog.', { context: 'At the park.' }, 'hy-mt')).toThrow(PromptPartUnsupported);
     expect(() => userContent(readTranslatorPrompt('dragoman.json', WORDED).prompt, 'eng_Latn', 'deu_Latn', 'A dog.', { formality: 'less' }, 'hy-mt'))
       .toThrow('Model hy-mt takes no formality less in its prompt');
+  });
+});
+
+describe('a segment\'s glossary terms in an LLM translator\'s prompt', () => {
+  // HY-MT1.5's card, terminology intervention: 参考下面的翻译：\n{source_term} 翻译成 {target_term}\n\n将以下文本翻译为…
+  const TERMED = { ...HY, terminologyPrompt: '参考下面的翻译：\n{terms}\n\n', termPrompt: '{source_term} 翻译成 {target_term}' };
+  const TERMS = [{ source: 'contract', target: '合同' }, { source: 'party', target: '当事方' }];
+
+  it('puts the terms in the declared wording, a line each, after the context and before the instructions', () => {
+    const { prompt } = readTranslatorPrompt('dragoman.json', { ...TERMED, contextPrompt: '{context}\n', instructionsPrompt: '{instructions}\n' });
+    expect(promptAbilities(prompt).terminology).toBe(true);
+    expect(userContent(prompt, 'eng_Latn', 'zho_Hans', 'The contract binds each party.', { terms: TERMS }))
+      .toBe('参考下面的翻译：\ncontract 翻译成 合同\nparty 翻译成 当事方\n\n把下面的文本翻译成中文，不要额外解释。\n\nThe contract binds each party.');
+    expect(userContent(prompt, 'eng_Latn', 'zho_Hans', 'It binds.', { context: 'A contract.', terms: TERMS.slice(0, 1), instructions: ['Be brief.'] }))
+      .toBe('A contract.\n参考下面的翻译：\ncontract 翻译成 合同\n\nBe brief.\n把下面的文本翻译成中文，不要额外解释。\n\nIt binds.');
+    // A term that looks like a placeholder stays as it is.
+    expect(userContent(prompt, 'eng_Latn', 'zho_Hans', 'x', { terms: [{ source: '{text}', target: '{target_term}' }] }))
+      .toBe('参考下面的翻译：\n{text} 翻译成 {target_term}\n\n把下面的文本翻译成中文，不要额外解释。\n\nx');
+  });
+
+  it('leaves the prompt as it is for a model without the wording (its glossary is kept by constrained decoding)', () => {
+    const { prompt } = readTranslatorPrompt('dragoman.json', HY);
+    expect(promptAbilities(prompt).terminology).toBe(false);
+    expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'A contract.', { terms: TERMS })).toBe(userContent(prompt, 'eng_Latn', 'deu_Latn', 'A contract.'));
+  });
+
+  it('reaches the token ids tiny-qwen3-mt reads, in its chat template', async () => {
+    const declared = JSON.parse(readFileSync(join(FIXTURES, 'tiny-qwen3-mt', 'dragoman.json'), 'utf8')) as Record<string, unknown>;
+    const { prompt } = readTranslatorPrompt('dragoman.json', declared);
+    const tokenizer = await ModelTokenizer.load(join(FIXTURES, 'tiny-qwen3-mt'));
+    const text = 'A man rides a horse.';
+    const withTerms = tokenizer.chat(userContent(prompt, 'eng_Latn', 'deu_Latn', text, { terms: [{ source: 'horse', target: 'Pferd' }] }), prompt.options);
+    const without = tokenizer.chat(userContent(prompt, 'eng_Latn', 'deu_Latn', text), prompt.options);
+    expect(withTerms.length).toBeGreaterThan(without.length);
+    const read = tokenizer.decode(withTerms);
+    expect(read).toContain('Terms: horse = Pferd;');
+    expect(read.indexOf('horse = Pferd')).toBeLessThan(read.indexOf(text));
   });
 });

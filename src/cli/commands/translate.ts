@@ -133,6 +133,7 @@ async function translateFiles(
         ? untranslated(planned.segments)
         : await translateUnits(service, planned.segments, source, target, (done, total) => bar?.update(done, total), undefined, {
             ...(glossary ? { glossary } : {}),
+            ...(config.documentContextChars > 0 ? { documentContext: { chars: config.documentContextChars } } : {}),
             // Fuzzy matches are looked up only for the formats that carry them (XLIFF), as for a document job.
             ...(memory ? { memory: { ...memory.use, matches: planned.format === 'xliff' } } : {}),
           });

@@ -2,10 +2,11 @@
 // structured content part for chat templates that build the instruction themselves (TranslateGemma); the languages'
 // names and codes; rules choosing another prompt for some pairs (Hy-MT's Chinese prompt for pairs with Chinese); and
 // extra chat-template variables (Qwen3's enable_thinking); and the wording of what a request may add (context,
-// instructions, a register), each only when declared. What one segment's user message is comes from here.
+// instructions, a register, a segment's glossary terms), each only when declared. What one segment's user message is
+// comes from here.
 import { resolveLanguage } from '../../languages/catalog.ts';
 import { PromptPartUnsupported } from '../errors.ts';
-import type { Formality, PromptAbilities, PromptAdditions } from '../types.ts';
+import type { Formality, PromptAbilities, PromptAdditions, PromptTerm } from '../types.ts';
 import { FolderProblem } from './folder-files.ts';
 
 type Json = Record<string, unknown>;
@@ -39,13 +40,22 @@ export interface TranslatorPrompt {
   instructionsPrompt?: string;
   /** `formalityPrompts`: the wording asking for each register. */
   formalityPrompts: Partial<Record<Formality, string>>;
+  /** `terminologyPrompt`, with `{terms}`, and `termPrompt`, with `{source_term}` and `{target_term}` (a line per term). */
+  terminology?: { prompt: string; term: string };
+}
+
+/** What one segment's prompt adds: the request's additions and the glossary terms the segment holds. */
+export interface SegmentPrompt extends PromptAdditions {
+  terms?: readonly PromptTerm[];
 }
 
 /** The placeholders of a prompt; each is filled once, in one pass, so no filled-in value is read as a placeholder. */
-const PLACEHOLDER = /\{(source_name|target_name|source_code|target_code|text|context|instructions|formality)\}/g;
+const PLACEHOLDER = /\{(source_name|target_name|source_code|target_code|text|context|terms|instructions|formality)\}/g;
+/** A term line's placeholders, filled in one pass as well. */
+const TERM_PLACEHOLDER = /\{(source_term|target_term)\}/g;
 
 /** Where the additions go in a template that does not place them itself: before it, in this order. */
-const ADDITIONS = ['context', 'instructions', 'formality'] as const;
+const ADDITIONS = ['context', 'terms', 'instructions', 'formality'] as const;
 
 /** What `prompt`'s dragoman.json declares it takes besides the text. */
 export function promptAbilities(prompt: TranslatorPrompt): PromptAbilities {
@@ -53,6 +63,7 @@ export function promptAbilities(prompt: TranslatorPrompt): PromptAbilities {
     context: prompt.contextPrompt !== undefined,
     instructions: prompt.instructionsPrompt !== undefined,
     formality: (Object.keys(prompt.formalityPrompts) as Formality[]).sort(),
+    terminology: prompt.terminology !== undefined,
   };
 }
 
@@ -64,7 +75,7 @@ export type UserContent = string | Json[];
  * what the request adds in the model's declared wording (`model` names it when it declares none for a part).
  */
 export function userContent(
-  prompt: TranslatorPrompt, source: string, target: string, text: string, additions: PromptAdditions = {}, model = '',
+  prompt: TranslatorPrompt, source: string, target: string, text: string, additions: SegmentPrompt = {}, model = '',
 ): UserContent {
   const rule = prompt.rules.find((r) => (!r.source || r.source.has(source)) && (!r.target || r.target.has(target))
     && (!r.either || r.either.has(source) || r.either.has(target)));
@@ -82,6 +93,10 @@ export function userContent(
   values.instructions = additions.instructions?.length
     ? wording('instructions', prompt.instructionsPrompt, { instructions: additions.instructions.join('\n') }) : '';
   values.formality = additions.formality ? wording(`formality ${additions.formality}`, prompt.formalityPrompts[additions.formality], {}) : '';
+  const lines = additions.terms?.length && prompt.terminology
+    ? additions.terms.map((t) => prompt.terminology!.term.replace(TERM_PLACEHOLDER, (_m, key: string) => (key === 'source_term' ? t.source : t.target)))
+    : [];
+  values.terms = lines.length ? wording('terminology', prompt.terminology?.prompt, { terms: lines.join('\n') }) : '';
   // A template that does not place an addition has it before its own words.
   const place = (s: string) => ADDITIONS.filter((a) => values[a] && !s.includes(`{${a}}`)).map((a) => `{${a}}`).join('') + s;
   const template = rule?.template ?? (rule?.content ? undefined : prompt.template);
@@ -92,7 +107,7 @@ export function userContent(
 
 /** Reads and checks the prompt part of dragoman.json (`file` names it in the problems). */
 export function readTranslatorPrompt(file: string, declared: Json): { prompt: TranslatorPrompt; floresOf: Record<string, string> } {
-  const { prompt, content, languages, prompts, chatTemplateOptions, contextPrompt, instructionsPrompt, formalityPrompts } = declared;
+  const { prompt, content, languages, prompts, chatTemplateOptions, contextPrompt, instructionsPrompt, formalityPrompts, terminologyPrompt, termPrompt } = declared;
   const problem = (why: string) => new FolderProblem('corrupt', `${file}: ${why}`);
   const checkTemplate = (t: unknown, where: string) => {
     if (t === undefined) return undefined;
@@ -162,6 +177,12 @@ export function readTranslatorPrompt(file: string, declared: Json): { prompt: Tr
   };
   const contextWording = addition(contextPrompt, 'contextPrompt', '{context}');
   const instructionsWording = addition(instructionsPrompt, 'instructionsPrompt', '{instructions}');
+  const terminologyWording = addition(terminologyPrompt, 'terminologyPrompt', '{terms}');
+  const termWording = addition(termPrompt, 'termPrompt', '{source_term}');
+  if (termWording !== undefined && !termWording.includes('{target_term}')) throw problem('"termPrompt" must be a string with {source_term} and {target_term} in it');
+  if ((terminologyWording === undefined) !== (termWording === undefined)) {
+    throw problem('"terminologyPrompt" (with {terms}) and "termPrompt" (a line per term, with {source_term} and {target_term}) go together');
+  }
   if (formalityPrompts !== undefined && (!formalityPrompts || typeof formalityPrompts !== 'object' || Array.isArray(formalityPrompts)
     || !Object.keys(formalityPrompts).length
     || Object.entries(formalityPrompts).some(([k, v]) => (k !== 'more' && k !== 'less') || typeof v !== 'string' || !v.trim()))) {
@@ -172,6 +193,7 @@ export function readTranslatorPrompt(file: string, declared: Json): { prompt: Tr
       ...(template ? { template } : {}), ...(part ? { content: part } : {}), names, codes, rules, options: (chatTemplateOptions ?? {}) as Json,
       ...(contextWording ? { contextPrompt: contextWording } : {}), ...(instructionsWording ? { instructionsPrompt: instructionsWording } : {}),
       formalityPrompts: (formalityPrompts ?? {}) as Partial<Record<Formality, string>>,
+      ...(terminologyWording && termWording ? { terminology: { prompt: terminologyWording, term: termWording } } : {}),
     },
     floresOf,
   };

@@ -15,8 +15,11 @@ export interface PreparedRow {
   restore(decoded: string): string;
 }
 
-/** A piece of the model's vocabulary, and whether it continues the word before it (no SentencePiece word-start mark). */
-const WORD_START = '\u2581';
+/**
+ * A piece of the model's vocabulary, and whether it continues the word before it: no word-start mark, SentencePiece's
+ * `▁` or byte-level BPE's `Ġ` (the space byte).
+ */
+const WORD_START = /^[\u2581\u0120]/u;
 /** A piece that would continue the word before it: a letter, digit or mark, or a joining sign (Sand-skulptur, Bob's). */
 const GLUES = /^[\p{L}\p{N}\p{M}\-'\u2019_\/@&+#]/u;
 
@@ -28,17 +31,25 @@ export function joinerIds(tokenizer: ModelTokenizer): number[] {
   if (!ids) {
     ids = [];
     for (const [piece, id] of tokenizer.pieces()) {
-      if (!piece.startsWith(WORD_START) && !/^<.*>$/.test(piece) && GLUES.test(piece)) ids.push(id);
+      if (!WORD_START.test(piece) && !/^<.*>$/.test(piece) && GLUES.test(piece)) ids.push(id);
     }
     joinersOf.set(tokenizer, ids);
   }
   return ids;
 }
 
-/** The target pieces of `text` (no EOS, no language token), or undefined when decoding them does not give it back. */
-function spell(tokenizer: ModelTokenizer, text: string): number[] | undefined {
+/**
+ * The target pieces of `text` (no EOS, no language token), or undefined when decoding them does not give it back. A
+ * vocabulary that spells a word after a space otherwise than at the start of a text (an LLM's tokenizer without
+ * SentencePiece's dummy prefix: `▁Gras` there, `G` `r` `as` at the start) has the phrase as a word after a space, as
+ * the model writes it within a sentence: spelled as at the start, the phrase would be glued to the word before it.
+ * (`spaced`: the output may then begin with that space.)
+ */
+function spell(tokenizer: ModelTokenizer, text: string): { ids: number[]; spaced: boolean } | undefined {
+  const after = tokenizer.textIds(` ${text}`);
+  if (after.length > 0 && tokenizer.decode(after) === ` ${text}`) return { ids: after, spaced: true };
   const ids = tokenizer.textIds(text);
-  return ids.length > 0 && tokenizer.decode(ids) === text ? ids : undefined;
+  return ids.length > 0 && tokenizer.decode(ids) === text ? { ids, spaced: false } : undefined;
 }
 
 export function prepareRow(tokenizer: ModelTokenizer, segment: string, constraints: readonly SegmentConstraint[]): PreparedRow {
@@ -46,14 +57,16 @@ export function prepareRow(tokenizer: ModelTokenizer, segment: string, constrain
   const taken = new Set(segment.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   let n = 0;
   /** A sentinel word for `text`; undefined when the vocabulary cannot spell one (then that constraint is dropped). */
+  let spaced = false;
   const sentinelFor = (text: string): { word: string; ids: number[] } | undefined => {
     for (;;) {
       const word = `QZX${++n}`;
       if (taken.has(word.toLowerCase())) continue;
-      const ids = spell(tokenizer, word);
-      if (!ids) return undefined;
+      const spelled = spell(tokenizer, word);
+      if (!spelled) return undefined;
+      spaced ||= spelled.spaced;
       sentinels.push({ word, text });
-      return { word, ids };
+      return { word, ids: spelled.ids };
     }
   };
   // Kept spans replaced from the last to the first, so earlier offsets stay valid.
@@ -62,9 +75,10 @@ export function prepareRow(tokenizer: ModelTokenizer, segment: string, constrain
   for (const c of constraints) {
     const text = c.target.trim();
     if (!text) continue;
-    const ids = spell(tokenizer, text);
-    if (ids) {
-      phrases.push(ids);
+    const spelled = spell(tokenizer, text);
+    if (spelled) {
+      spaced ||= spelled.spaced;
+      phrases.push(spelled.ids);
       continue;
     }
     const sentinel = sentinelFor(text);
@@ -78,7 +92,8 @@ export function prepareRow(tokenizer: ModelTokenizer, segment: string, constrain
     source,
     phrases,
     restore(decoded) {
-      let out = decoded;
+      // A phrase spelled after a space that opens the output leaves that space before it.
+      let out = spaced ? decoded.trimStart() : decoded;
       for (const s of sentinels) out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${s.word}(?![\\p{L}\\p{N}])`, 'u'), () => s.text);
       return out;
     },

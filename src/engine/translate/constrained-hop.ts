@@ -16,10 +16,10 @@ export interface ConstrainedHop {
   rules: GenerationRules;
   tokenizer: ModelTokenizer;
   batcher: Batcher;
-  /** A segment's source ids, as the hop frames them (an LLM translator: its prompt). */
-  encode(text: string): number[];
-  /** The most new tokens a row of these source ids may take (the hop's rule). */
-  newTokens(ids: readonly number[]): number;
+  /** Row `row`'s source ids, as the hop frames its segment (an LLM translator: its prompt). */
+  encode(text: string, row: number): number[];
+  /** The most new tokens row `row` of these source ids may take (the hop's rule). */
+  newTokens(ids: readonly number[], row: number): number;
   forcedFirstId: number | undefined;
   beams: number;
   fixedNewTokens?: number;
@@ -33,16 +33,16 @@ export async function translateConstrained(hop: ConstrainedHop, texts: readonly 
   const prepared = texts.map((text, i) => prepareRow(hop.tokenizer, text, constraints[i]!));
   const limit = maxSourceTokens(hop.rules);
   const cap = outputCap(hop.rules);
-  const rows: GenerationRow[] = prepared.map((p) => {
+  const rows: GenerationRow[] = prepared.map((p, row) => {
     // The source is cut to the position table (a longer sentence is rare: the service cuts text into sentences first).
-    const full = hop.encode(p.source);
+    const full = hop.encode(p.source, row);
     const ids = full.length > limit ? [...full.slice(0, limit - 1), full[full.length - 1]!] : full;
     // The phrases' room comes on top of the usual limit, but no output may pass the model's own (its positions): a
     // row whose phrases alone do not fit is refused, before anything is decoded.
     const room = extraRoom(p.phrases);
     const forced = hop.forcedFirstId === undefined ? 0 : 1; // the target's language token comes first
     if (room + forced > cap) throw new TooManyTerms(p.phrases.length, room - 1, cap - 1 - forced);
-    const max = Math.min(cap, (hop.fixedNewTokens ?? hop.newTokens(ids)) + room);
+    const max = Math.min(cap, (hop.fixedNewTokens ?? hop.newTokens(ids, row)) + room);
     const min = Math.min(hop.fixedNewTokens ?? 0, max);
     return { ids, maxNewTokens: max, minNewTokens: min, forcedFirstId: hop.forcedFirstId, constraints: { phrases: p.phrases, joiners } };
   });

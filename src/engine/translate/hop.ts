@@ -5,10 +5,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Batcher } from '../batching/batcher.ts';
 import { NoLanguageToken, PromptPartUnsupported, PromptTooLong } from '../errors.ts';
 import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } from '../model/family.ts';
-import { userContent, type TranslatorPrompt } from '../model/translator-prompt.ts';
+import { userContent, type SegmentPrompt, type TranslatorPrompt } from '../model/translator-prompt.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { GenerationRow } from '../search/types.ts';
-import type { ModelInfo, PromptAdditions, TranslateOptions } from '../types.ts';
+import type { ModelInfo, PromptTerm, SegmentConstraint, TranslateOptions } from '../types.ts';
 import { TranslationCache } from './cache.ts';
 import { fitPieces } from './long-input.ts';
 import { translateConstrained } from './constrained-hop.ts';
@@ -45,31 +45,90 @@ function languageTokenId(model: LoadedModel, token: string | undefined, flores: 
   return id;
 }
 
+/** How one segment's rows are made, and what its prompt adds to its cache key. */
+interface Framing {
+  encode(text: string): number[];
+  newTokens(ids: readonly number[]): number;
+  key: string;
+}
+
 /**
  * How a segment becomes a row: its source ids and the most tokens its output may take. An encoder-decoder model reads
  * the segment's pieces (framed by the family's language token); a decoder-only translator reads its prompt
  * (dragoman.json's template filled, in the tokenizer's chat template), and its output is bounded by the segment's own
- * tokens as an encoder-decoder model's is, within what its context has left after the prompt. What a request adds
- * (context, instructions, a register) takes at most half of the tokens it reads at once, so the text keeps room.
+ * tokens as an encoder-decoder model's is, within what its context has left after the prompt. What the prompt adds
+ * takes at most half of the tokens the model reads at once, so the text keeps room: the request's context,
+ * instructions and register must fit (else PromptTooLong); then the segment's glossary terms, as many as fit (the
+ * others are still kept by constrained decoding); then the earlier lines of `earlier`, the latest that fit beside
+ * `text`, the segment they come before.
  */
-function framing(model: LoadedModel, source: string, target: string, openingToken: number | undefined, additions: PromptAdditions) {
+function framing(
+  model: LoadedModel, source: string, target: string, openingToken: number | undefined, additions: SegmentPrompt, earlier?: string, text?: string,
+): Framing {
   const { prompt, tokenizer, rules } = model;
   if (!prompt) {
-    const asked = Object.entries(additions).find(([, v]) => v !== undefined && (!Array.isArray(v) || v.length));
+    const asked = Object.entries(additions).find(([k, v]) => k !== 'terms' && v !== undefined && (!Array.isArray(v) || v.length));
     if (asked) throw new PromptPartUnsupported(model.info.name, asked[0]);
-    return { encode: (text: string) => tokenizer.encode(text, openingToken), newTokens: (ids: readonly number[]) => maxNewTokens(rules, ids.length) };
+    return { encode: (text: string) => tokenizer.encode(text, openingToken), newTokens: (ids: readonly number[]) => maxNewTokens(rules, ids.length), key: '' };
   }
-  const ask = (text: string) => tokenizer.chat(userContent(prompt, source, target, text, additions, model.info.name), prompt.options);
+  const measure = (a: SegmentPrompt) => tokenizer.chat(userContent(prompt, source, target, '', a, model.info.name), prompt.options).length;
   const plain = plainWrapper(model, source, target, () => tokenizer.chat(userContent(prompt, source, target, ''), prompt.options).length);
+  const limit = Math.floor(maxSourceTokens(rules) / 2);
+  const { terms, ...asked } = additions;
+  let chosen: SegmentPrompt = asked;
   let wrapper = plain;
-  if (hasAdditions(additions)) {
-    wrapper = ask('').length;
-    const limit = Math.floor(maxSourceTokens(rules) / 2);
+  if (hasAdditions(asked)) {
+    wrapper = measure(asked);
     if (wrapper - plain > limit) throw new PromptTooLong(model.info.name, wrapper - plain, limit);
   }
+  // The most terms that fit, by a binary search (more terms never take fewer tokens).
+  let [fewest, most] = [0, terms?.length ?? 0]; // the answer is in [fewest, most]
+  while (fewest < most) {
+    const n = (fewest + most + 1) >> 1;
+    const withTerms = { ...asked, terms: terms!.slice(0, n) };
+    const length = measure(withTerms);
+    if (length - plain <= limit) {
+      chosen = withTerms;
+      wrapper = length;
+      fewest = n;
+    } else {
+      most = n - 1;
+    }
+  }
+  if (earlier && prompt.contextPrompt) {
+    // Earlier lines never cut the segment itself into pieces: they take only the room its own tokens leave.
+    const room = maxSourceTokens(rules) - (text === undefined ? 0 : tokenizer.textIds(text).length);
+    // The fewest lines dropped from the front that fit: fewer lines never take more tokens, so a binary search. Each
+    // try counts the user message's tokens alone (a chat template rendered per try would cost more than the context
+    // saves): the context adds what it adds there, give or take a token where it meets the words around it.
+    const lines = earlier.split('\n');
+    const message = (a: SegmentPrompt) => {
+      const content = userContent(prompt, source, target, '', a, model.info.name);
+      return tokenizer.textIds(typeof content === 'string' ? content : JSON.stringify(content)).length;
+    };
+    const bare = message(chosen);
+    let best: { prompt: SegmentPrompt; length: number } | undefined;
+    let [low, high] = [0, lines.length]; // the answer is in [low, high]; high: none fits
+    while (low < high) {
+      const from = (low + high) >> 1;
+      const withContext = { ...chosen, context: lines.slice(from).join('\n') };
+      const length = wrapper + message(withContext) - bare;
+      if (length - plain <= limit && length <= room) {
+        best = { prompt: withContext, length };
+        high = from;
+      } else {
+        low = from + 1;
+      }
+    }
+    if (best) {
+      chosen = best.prompt;
+      wrapper = best.length;
+    }
+  }
   return {
-    encode: ask,
+    encode: (text: string) => tokenizer.chat(userContent(prompt, source, target, text, chosen, model.info.name), prompt.options),
     newTokens: (ids: readonly number[]) => Math.max(1, Math.min(maxNewTokens(rules, Math.max(1, ids.length - wrapper)), rules.maxPositions - ids.length)),
+    key: additionsKey(chosen),
   };
 }
 
@@ -85,13 +144,27 @@ function plainWrapper(model: LoadedModel, source: string, target: string, measur
   return length;
 }
 
-function hasAdditions(a: PromptAdditions): boolean {
-  return !!a.context || !!a.instructions?.length || !!a.formality;
+function hasAdditions(a: SegmentPrompt): boolean {
+  return !!a.context || !!a.instructions?.length || !!a.formality || !!a.terms?.length;
 }
 
 /** What the additions make of a cache key's model part: the same segment with other additions is another translation. */
-function additionsKey(a: PromptAdditions): string {
-  return hasAdditions(a) ? `\u0001${JSON.stringify([a.context ?? '', a.instructions ?? [], a.formality ?? ''])}` : '';
+function additionsKey(a: SegmentPrompt): string {
+  return hasAdditions(a)
+    ? `\u0001${JSON.stringify([a.context ?? '', a.instructions ?? [], a.formality ?? '', (a.terms ?? []).map((t) => [t.source, t.target])])}`
+    : '';
+}
+
+/** What translating one hop's segments takes besides the texts. */
+interface HopRun {
+  beams: number;
+  alternatives: number;
+  nBest: number;
+  forcedFirstId: number | undefined;
+  /** Segment i's framing (the same object for segments framed alike). */
+  frameOf(i: number): Framing;
+  signal?: AbortSignal;
+  priority?: TranslateOptions['priority'];
 }
 
 export class HopTranslator {
@@ -108,7 +181,7 @@ export class HopTranslator {
   ) {}
 
   async translate(model: LoadedModel, source: string, target: string, texts: string[], opts: TranslateOptions): Promise<Hop> {
-    const { cache, inFlight, batcher } = this;
+    const { batcher } = this;
     const alternatives = Math.max(0, opts.alternatives ?? 0);
     let beams = Math.max(1, opts.beams ?? this.beamSetting ?? model.rules.defaultBeams);
     if (alternatives > 0) beams = Math.max(beams, alternatives + 1); // n-best needs at least that many beams
@@ -121,31 +194,60 @@ export class HopTranslator {
       : model.targetTokens ? languageTokenId(model, model.targetTokens[target], target) : undefined;
     const forcedFirstId = rules.forcesTargetToken ? languageToken(target) : undefined;
     const additions = opts.prompt ?? {};
-    const { encode, newTokens } = framing(model, source, target, openingToken, additions);
+    const plain = framing(model, source, target, openingToken, additions);
+
+    // An LLM translator that declares a terminology wording reads a segment's glossary terms in its prompt as well
+    // (or, for a benchmark, instead of constrained decoding); one that declares a context wording reads a document's
+    // earlier lines. Each segment so framed has a framing of its own; every other segment shares the plain one.
+    const mode = opts.terms ?? 'both';
+    const worded = !!model.prompt?.terminology;
+    const promptTerms = (c: SegmentConstraint[] | undefined): PromptTerm[] => (worded && mode !== 'decoding'
+      ? (c ?? []).flatMap((x) => (x.source !== undefined ? [{ source: x.source, target: x.target }] : [])) : []);
+    const searched = (c: SegmentConstraint[] | undefined) => (worded && mode === 'prompt' ? c?.filter((x) => x.source === undefined) : c);
+    const contexts = model.prompt?.contextPrompt ? opts.contexts : undefined;
+    const framings = new Map<string, Framing>();
+    const frameOf = (i: number): Framing => {
+      const terms = promptTerms(opts.constraints?.[i]);
+      const earlier = contexts?.[i];
+      if (!terms.length && !earlier) return plain;
+      const id = JSON.stringify([terms, earlier ?? '', earlier ? texts[i] : '']);
+      let f = framings.get(id);
+      if (!f) framings.set(id, (f = framing(model, source, target, openingToken, { ...additions, terms }, earlier, texts[i])));
+      return f;
+    };
+    const run: HopRun = { beams, alternatives, nBest, forcedFirstId, frameOf, signal: opts.signal, priority: opts.priority };
 
     // Segments with constraints take their own search; the others go the usual way, as if none had any.
-    const bound = opts.constraints?.map((c, i) => (c?.length && HAS_LETTER.test(texts[i]!) ? i : -1)).filter((i) => i >= 0) ?? [];
-    if (bound.length) {
-      const isBound = new Set(bound);
-      const [plain, constrained] = await Promise.all([
-        this.translate(model, source, target, texts.map((t, i) => (isBound.has(i) ? '' : t)), { ...opts, constraints: undefined }),
-        translateConstrained({
-          model: model.info.name, rules: model.rules, tokenizer: model.tokenizer, batcher, encode, newTokens, forcedFirstId, beams,
-          ...(this.fixedNewTokens !== undefined ? { fixedNewTokens: this.fixedNewTokens } : {}),
-          ...(opts.signal ? { cancel: { signal: opts.signal, dropWaiting: () => true } } : {}),
-          ...(opts.priority ? { priority: opts.priority } : {}),
-        }, bound.map((i) => texts[i]!), bound.map((i) => opts.constraints![i]!)),
-      ]);
-      bound.forEach((i, k) => {
-        plain.translations[i] = constrained[k]!;
-        plain.alternatives[i] = [];
-      });
-      return plain;
-    }
+    const search = opts.constraints?.map(searched);
+    const bound = search?.map((c, i) => (c?.length && HAS_LETTER.test(texts[i]!) ? i : -1)).filter((i) => i >= 0) ?? [];
+    if (!bound.length) return this.unconstrained(model, source, target, texts, run);
+    const isBound = new Set(bound);
+    const [out, constrained] = await Promise.all([
+      this.unconstrained(model, source, target, texts.map((t, i) => (isBound.has(i) ? '' : t)), run),
+      translateConstrained({
+        model: model.info.name, rules: model.rules, tokenizer: model.tokenizer, batcher, forcedFirstId, beams,
+        encode: (text, row) => frameOf(bound[row]!).encode(text),
+        newTokens: (ids, row) => frameOf(bound[row]!).newTokens(ids),
+        ...(this.fixedNewTokens !== undefined ? { fixedNewTokens: this.fixedNewTokens } : {}),
+        ...(opts.signal ? { cancel: { signal: opts.signal, dropWaiting: () => true } } : {}),
+        ...(opts.priority ? { priority: opts.priority } : {}),
+      }, bound.map((i) => texts[i]!), bound.map((i) => search![i]!)),
+    ]);
+    bound.forEach((i, k) => {
+      out.translations[i] = constrained[k]!;
+      out.alternatives[i] = [];
+    });
+    return out;
+  }
 
+  /** Segments without constraints: from the cache, shared with a request translating them now, or as rows. */
+  private async unconstrained(model: LoadedModel, source: string, target: string, texts: string[], run: HopRun): Promise<Hop> {
+    const { cache, inFlight, batcher } = this;
+    const { beams, alternatives, nBest, forcedFirstId, frameOf } = run;
     const out: Hop = { translations: new Array<string>(texts.length).fill(''), alternatives: texts.map(() => []) };
-    const keyOf = (text: string) => TranslationCache.key(model.info.name + additionsKey(additions), source, target, beams, alternatives, text);
-    const todo = new Map<string, number[]>(); // distinct text -> positions
+    const keyOf = (text: string, f: Framing) => TranslationCache.key(model.info.name + f.key, source, target, beams, alternatives, text);
+    // Distinct segments by cache key (a segment with other prompt additions is another one): text, framing, positions.
+    const todo = new Map<string, { text: string; framing: Framing; positions: number[] }>();
     const settle = new Map<string, { resolve: (r: Hop) => void; reject: (e: unknown) => void }>();
     const joining: Promise<void>[] = [];
     let slice = performance.now();
@@ -160,7 +262,8 @@ export class HopTranslator {
         out.translations[i] = text;
         continue;
       }
-      const key = keyOf(text);
+      const f = frameOf(i);
+      const key = keyOf(text, f);
       const hit = cache.get(key);
       if (hit) {
         out.translations[i] = hit.translations[0]!;
@@ -180,14 +283,14 @@ export class HopTranslator {
         joining.push(joined);
         continue;
       }
-      const positions = todo.get(text);
-      if (positions) {
-        positions.push(i); // (a copy per repeat was quadratic: 20,000 times "a" took seconds)
+      const same = todo.get(key);
+      if (same) {
+        same.positions.push(i); // (a copy per repeat was quadratic: 20,000 times "a" took seconds)
         continue;
       }
-      todo.set(text, [i]);
+      todo.set(key, { text, framing: f, positions: [i] });
       // In flight from now on (this loop yields): a concurrent request joins it instead of translating it again.
-      const promise = new Promise<Hop>((resolve, reject) => settle.set(text, { resolve, reject }));
+      const promise = new Promise<Hop>((resolve, reject) => settle.set(key, { resolve, reject }));
       promise.catch(() => {}); // a failure is the owner's to report; a joiner sees it through its own await
       inFlight.set(key, { promise, joiners: 0 });
     }
@@ -198,15 +301,18 @@ export class HopTranslator {
 
     // A sentence longer than the model's position table is cut at spaces into pieces that fit (rare: the service
     // segments text into sentences first); its translation is the pieces' translations joined by a space.
-    const distinct = [...todo.keys()];
+    const distinct = [...todo.entries()];
     try {
       const limit = maxSourceTokens(model.rules);
       // Encoded a segment at a time with a yield every few milliseconds: 100,000 characters are a few hundred
       // milliseconds of tokenizer, which must not stall the event loop (other requests, GET /health) at once.
       const pieces: ReturnType<typeof fitPieces>[] = [];
+      const framingOf: Framing[] = [];
       slice = performance.now();
-      for (const text of distinct) {
-        pieces.push(fitPieces(text, encode, limit));
+      for (const [, { text, framing: f }] of distinct) {
+        const cut = fitPieces(text, f.encode, limit);
+        pieces.push(cut);
+        for (let n = 0; n < cut.length; n++) framingOf.push(f);
         if (performance.now() - slice > YIELD_AFTER_MS) {
           await nextTurn();
           slice = performance.now();
@@ -216,25 +322,25 @@ export class HopTranslator {
       const rows: GenerationRow[] = [];
       const rowOf: number[] = [];
       const rowByIds = new Map<string, number>();
-      for (const { ids } of pieces.flat()) {
+      for (const [p, { ids }] of pieces.flat().entries()) {
         const same = ids.join(',');
         let row = rowByIds.get(same);
         if (row === undefined) {
-          const max = this.fixedNewTokens ?? newTokens(ids);
+          const max = this.fixedNewTokens ?? framingOf[p]!.newTokens(ids);
           row = rows.push({ ids, maxNewTokens: max, minNewTokens: this.fixedNewTokens ?? 0, forcedFirstId }) - 1;
           rowByIds.set(same, row);
         }
         rowOf.push(row);
       }
       // A client that has gone drops its waiting rows, unless another request waits for one of its sentences.
-      const cancel = opts.signal && {
-        signal: opts.signal,
-        dropWaiting: () => distinct.every((text) => (inFlight.get(keyOf(text))?.joiners ?? 0) === 0),
+      const cancel = run.signal && {
+        signal: run.signal,
+        dropWaiting: () => distinct.every(([key]) => (inFlight.get(key)?.joiners ?? 0) === 0),
       };
-      const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows, cancel, opts.priority);
+      const hypotheses = await batcher.submit(model.info.name, beams, nBest, rows, cancel, run.priority);
       let next = 0;
       slice = performance.now();
-      for (const [d, text] of distinct.entries()) {
+      for (const [d, [key, { text, positions }]] of distinct.entries()) {
         if (performance.now() - slice > YIELD_AFTER_MS) {
           await nextTurn();
           slice = performance.now();
@@ -246,18 +352,18 @@ export class HopTranslator {
           : [];
         const result: Hop = { translations: [best], alternatives: [others] };
         // A very long segment is not kept: it rarely comes again, and 10,000 of them would hold gigabytes.
-        if (text.length <= MAX_CACHED_CHARS) cache.set(keyOf(text), result);
-        inFlight.delete(keyOf(text));
-        settle.get(text)!.resolve(result);
-        for (const i of todo.get(text)!) {
+        if (text.length <= MAX_CACHED_CHARS) cache.set(key, result);
+        inFlight.delete(key);
+        settle.get(key)!.resolve(result);
+        for (const i of positions) {
           out.translations[i] = best;
           out.alternatives[i] = others;
         }
       }
     } catch (err) {
-      for (const text of distinct) {
-        inFlight.delete(keyOf(text));
-        settle.get(text)!.reject(err);
+      for (const [key] of distinct) {
+        inFlight.delete(key);
+        settle.get(key)!.reject(err);
       }
       throw err;
     }

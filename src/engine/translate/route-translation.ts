@@ -35,11 +35,15 @@ export async function translateRoute(
     // Alternatives come from the last hop only; earlier hops pass on their best translation.
     // Constraints: all on the last hop; an earlier hop keeps only the spans kept as they are (found again in its output).
     // The prompt: the context (in the source language) for the first model, instructions and register for the last.
+    // A document's earlier lines (contexts) are the first model's too; a glossary term's source names it for the
+    // first model only (after a pivot the text is English, so the last model reads the term's target alone).
     const { context, ...forTarget } = opts.prompt ?? {};
     const prompt = { ...(h === 0 && context ? { context } : {}), ...(last ? forTarget : {}) };
+    const { contexts, ...rest } = opts;
+    const own = h === 0 && contexts ? { contexts } : {};
     const hopOpts: TranslateOptions = last
-      ? { ...opts, prompt, ...(constraints ? { constraints } : {}) }
-      : { beams: opts.beams, signal: opts.signal, priority: opts.priority, prompt, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
+      ? { ...rest, ...own, prompt, ...(constraints ? { constraints: h === 0 ? constraints : constraints.map((c) => c?.map(({ source: _, ...x }) => x)) } : {}) }
+      : { beams: opts.beams, signal: opts.signal, priority: opts.priority, prompt, ...own, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
     // One model held at a time (not the whole route): a request never holds memory while it waits for more.
     const hop = await models.use(route[h]!, (model) => hops.translate(model, from, to, texts, hopOpts));
     if (constraints && !last) constraints = constraintsForNextHop(constraints, hop.translations);
