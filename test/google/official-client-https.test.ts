@@ -1,4 +1,4 @@
-// The official @google-cloud/translate v2 client over HTTPS, set up exactly as the README's Google section shows:
+// The official @google-cloud/translate v2 client over HTTPS, set up exactly as docs/compatibility.md shows:
 // a self-signed certificate made by its openssl command, the server started with DRAGOMAN_TLS_CERT and
 // DRAGOMAN_TLS_KEY, the client given `apiEndpoint` (it always speaks https) and the key (sent as ?key=, accepted by
 // default), and the certificate trusted through NODE_EXTRA_CA_CERTS. The client runs as a process of its own, as a
@@ -37,7 +37,7 @@ let secret: string;
 
 beforeAll(async () => {
   if (noOpenssl) return;
-  // The README's command.
+  // docs/compatibility.md's command.
   await exec('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '365',
     '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1']);
   const out: string[] = [];
@@ -55,7 +55,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The README's client code, run by Node with the README's environment; prints what the calls answered. */
+/** docs/compatibility.md's client code, run by Node with its environment; prints what the calls answered. */
 async function googleClient(code: string, extraEnv: Record<string, string> = {}): Promise<unknown> {
   const port = new URL(url).port;
   const program = `import { v2 } from '@google-cloud/translate';
@@ -69,7 +69,7 @@ ${code}`;
   return JSON.parse(stdout) as unknown;
 }
 
-describe('@google-cloud/translate v2 over HTTPS, as the README sets it up', () => {
+describe('@google-cloud/translate v2 over HTTPS, as docs/compatibility.md sets it up', () => {
   it('serves https:// and says so in the listening line', () => {
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
   });
