@@ -1,5 +1,6 @@
 // PDFs made by a real producer: a DOCX (npm docx) with headings, paragraphs, a two-column section, a table, an
-// image and a link, turned into PDF by LibreOffice; and a scanned page (an image and no text) made with pdf-lib.
+// image, a link, a bold sentence and an italic word, turned into PDF by LibreOffice; and a scanned page (an image
+// and no text) made with pdf-lib.
 import { deflateSync } from 'node:zlib';
 import {
   AlignmentType,
@@ -74,7 +75,9 @@ export async function makeReportDocx(): Promise<Buffer> {
             children: [
               new TextRun('Read more on the '),
               new ExternalHyperlink({ link: 'https://example.org/garden', children: [new TextRun({ text: 'garden website', style: 'Hyperlink' })] }),
-              new TextRun('. The weather is good today.'),
+              new TextRun('. The weather is good '),
+              new TextRun({ text: 'today', italics: true }),
+              new TextRun('.'),
             ],
           }),
           new Paragraph({ text: 'Animals and plants', heading: HeadingLevel.HEADING_2 }),

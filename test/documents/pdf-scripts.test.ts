@@ -21,7 +21,7 @@ const poppler = (tool: string, bytes: Uint8Array): string => {
   return r.stdout;
 };
 
-const SAMPLES = ['مرحبا بالعالم', 'שלום עולם', 'नमस्ते दुनिया', '你好世界', 'Привет <b>жирный</b> <i>курсив</i>'];
+const SAMPLES = ['مرحبا بالعالم', 'שלום עולם', 'नमस्ते दुनिया', '你好世界', 'Привет <span data-w="0">жирный</span> <span data-w="1">курсив</span>'];
 
 describeNeeding('soffice', 'poppler')('PDF translations in other scripts', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

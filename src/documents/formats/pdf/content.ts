@@ -20,8 +20,8 @@ export function multiply(m: Matrix, n: Matrix): Matrix {
 }
 
 export interface ContentHooks {
-  /** Whether the text shown at (x, y) in page space, in a font of `size` points, is to be removed. */
-  remove(x: number, y: number, size: number): boolean;
+  /** Whether the text shown at (x, y) in page space, in a font of `size` points (the resource `font`), is to be removed. */
+  remove(x: number, y: number, size: number, font: string): boolean;
   /** A form XObject (or image) drawn by `Do` under `ctm`. */
   draw?(name: string, ctm: Matrix): void;
 }
@@ -55,6 +55,7 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
   let tlm: Matrix = IDENTITY;
   let leading = 0;
   let fontSize = 0;
+  let fontName = '';
 
   const skipWs = () => {
     while (at < n) {
@@ -141,7 +142,7 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
   const show = (start: number, end: number, keep: string) => {
     const m = multiply(tm, ctm);
     const size = fontSize * Math.hypot(m[2], m[3]);
-    if (hooks.remove(m[4], m[5], size)) cuts.push({ start, end, keep });
+    if (hooks.remove(m[4], m[5], size, fontName)) cuts.push({ start, end, keep });
   };
 
   while (at < n) {
@@ -214,6 +215,8 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
       case 'Tf': {
         const v = nums(1);
         if (v) fontSize = v[0]!;
+        const name = operands[operands.length - 2]?.value;
+        if (typeof name === 'string' && name.startsWith('/')) fontName = name.slice(1);
         break;
       }
       case 'T*':
