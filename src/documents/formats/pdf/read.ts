@@ -1,12 +1,12 @@
 // Reading a PDF for translation (on the PDF worker): its structure checked (cross-reference, encryption, page
 // count), its positioned text read page by page by pdf.js, the blocks found on each page, and the title and
 // outline read; the units are the title, the outline entries and the blocks, in that order.
-import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { escapeText } from '../fragment.ts';
 import { DocumentError } from '../types.ts';
 import { pageBlocks, type Block, type Fragment } from './blocks.ts';
 import { pageLinks, splitByLinks, type Link } from './links.ts';
 import { blockHtml } from './markup.ts';
+import { getDocument, restoreBuiltins, type PDFDocumentProxy } from './pdfjs.ts';
 import { pageStyles } from './styles.ts';
 import { BROKEN_XREF, checkCrossReference, ENCRYPTED, loadStructure, NO_TEXT_LAYER, outlineItems, titleOf } from './structure.ts';
 
@@ -32,6 +32,7 @@ export interface PdfReadLimits {
 
 export async function openPdfJs(bytes: Uint8Array): Promise<PDFDocumentProxy> {
   try {
+    // The first document loads pdf.js' worker code, with polyfills of its own.
     return await getDocument({
       data: bytes.slice(),
       isEvalSupported: false,
@@ -42,7 +43,7 @@ export async function openPdfJs(bytes: Uint8Array): Promise<PDFDocumentProxy> {
       isOffscreenCanvasSupported: false,
       // No font data, CMaps or standard fonts are fetched: text comes from the file alone.
       useWorkerFetch: false,
-    }).promise;
+    }).promise.finally(restoreBuiltins);
   } catch (err) {
     const name = (err as { name?: string }).name;
     if (name === 'PasswordException') throw new DocumentError(ENCRYPTED);

@@ -3,7 +3,7 @@
 // Noto faces (the glyphs used, as subsets; the CJK face whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
 // Pages, images, vector drawings, annotations and links stay as they were.
 import { deflateSync } from 'node:zlib';
-import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, type PDFFont, type PDFPage } from 'pdf-lib';
 import { fragmentText } from '../fragment.ts';
 import type { Block } from './blocks.ts';
 import { IDENTITY, multiply, removeText, type ContentHooks } from './content.ts';
@@ -28,8 +28,8 @@ function flated(doc: PDFDocument, bytes: Uint8Array, dict: PDFDict): PDFRawStrea
   return PDFRawStream.of(dict, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
 }
 
-/** Cuts the blocks' text out of the page and of the forms it draws (each form rewritten once). */
-function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits: PdfWriteLimits, done: Set<PDFRef>): void {
+/** The page's content without the blocks' text, cut out of the forms it draws too (each form rewritten once). */
+function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits: PdfWriteLimits, done: Set<PDFRef>): Uint8Array {
   const inside = (x: number, y: number) => blocks.some((b) => x >= b.box[0] - 2 && x <= b.box[2] + 2 && y >= b.box[1] - 2 && y <= b.box[3] + 2);
   const hooksFor = (resources: PDFDict | undefined, depth: number): ContentHooks => ({
     remove: (x, y) => inside(x, y),
@@ -49,12 +49,14 @@ function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits
       doc.context.assign(ref, flated(doc, result.bytes, dict));
     },
   });
-  const resources = page.node.Resources();
-  const result = removeText(pageContent(page, limits), IDENTITY, hooksFor(resources, 0));
-  // The page's own drawing in one stream, its graphics state closed so what is drawn after starts clean.
-  const bytes = Buffer.concat([Buffer.from('q\n'), Buffer.from(result.bytes), Buffer.from('\nQ\n')]);
-  page.node.set(PDFName.of('Contents'), doc.context.register(flated(doc, bytes, doc.context.obj({}))));
+  return removeText(pageContent(page, limits), IDENTITY, hooksFor(page.node.Resources(), 0)).bytes;
 }
+
+/** A number as content streams write it: at most three decimals, no exponent. */
+const n = (v: number): string => {
+  const r = Math.round(v * 1000) / 1000;
+  return Object.is(r, -0) ? '0' : String(r);
+};
 
 /** A box around a line's pieces (left, bottom, right, top): from the descender's depth to the ascender's height. */
 function lineBoxes(pieces: Placed[]): [number, number, number, number][] {
@@ -150,18 +152,26 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
   for (const [index, list] of byPage) {
     const page = pages[index];
     if (!page) continue;
-    removePageText(doc, page, list.map((l) => l.block), limits, forms);
-    // The page's font is set only when it changes: pdf-lib adds a resource entry each time a font is set.
-    let current: PDFFont | undefined;
+    const kept = removePageText(doc, page, list.map((l) => l.block), limits, forms);
+    // The translations drawn in one text object after the page's own drawing (its graphics state closed, so what
+    // is drawn after starts clean), each font named once in the page's resources, all in the page's one stream.
+    const names = new Map<PDFFont, string>();
+    let text = 'BT\n0 g\n';
+    let current = '';
     for (const { block, html } of list) {
       const { placed } = typeset(block, translatedRuns(block.runs, html));
       for (const piece of placed) {
         const font = await fontFor(piece.face);
-        if (font !== current) page.setFont((current = font));
-        page.drawText(piece.text, { x: piece.x, y: piece.y, size: piece.size, color: rgb(0, 0, 0) });
+        let name = names.get(font);
+        if (name === undefined) names.set(font, (name = page.node.newFontDictionary(font.name, font.ref).asString()));
+        const tf = `${name} ${n(piece.size)} Tf`;
+        if (tf !== current) text += `${(current = tf)}\n`;
+        text += `1 0 0 1 ${n(piece.x)} ${n(piece.y)} Tm ${font.encodeText(piece.text).toString()} Tj\n`;
       }
       moveBlockLinks(page, block, placed, plan);
     }
+    const bytes = Buffer.concat([Buffer.from('q\n'), kept, Buffer.from(`\nQ\n${text}ET\n`, 'latin1')]);
+    page.node.set(PDFName.of('Contents'), doc.context.register(flated(doc, bytes, doc.context.obj({}))));
   }
   return doc.save({ updateFieldAppearances: false });
 }
