@@ -103,6 +103,8 @@ function withEvenGlyphs(font: FontkitFont): FontkitFont {
   return font;
 }
 
+/** The faces whose scripts need no shaping: set glyph by glyph. */
+const SIMPLE = /^(latin|cjk)\b/;
 const loaded = new Map<string, { bytes: Uint8Array; font: FontkitFont }>();
 /** The parsed face of each loaded file, by its bytes (what pdf-lib hands to fontkit.create). */
 const byBytes = new WeakMap<Uint8Array, FontkitFont>();
@@ -113,9 +115,22 @@ const MAX_LAYOUTS = 20_000;
  * A face whose layouts are kept: words repeat across blocks, pages and documents, and a layout through the
  * OpenType tables (GSUB, GPOS) is the costly part of setting text, asked for twice per word (measuring and drawing).
  */
-function withLayoutCache(font: FontkitFont): FontkitFont {
+function withLayoutCache(font: FontkitFont, simple: boolean): FontkitFont {
   const layout = font.layout.bind(font);
   const kept = new Map<string, ReturnType<FontkitFont['layout']>>();
+  if (simple) {
+    // Latin, Greek, Cyrillic and CJK: one glyph per character from the character map, no OpenType features. A
+    // PDF reader spaces glyphs by the font's widths alone (kerning is not drawn), so these advances are the ones
+    // the page shows; only ligatures (fi) are given up, at a tenth of a full layout's cost.
+    font.layout = (text, features) => {
+      if (features !== undefined) return layout(text, features);
+      const glyphs = font.glyphsForString(text.normalize('NFC'));
+      let advanceWidth = 0;
+      for (const g of glyphs) advanceWidth += g.advanceWidth;
+      return { glyphs, advanceWidth } as ReturnType<FontkitFont['layout']>;
+    };
+    return font;
+  }
   // fontkit's Indic shaper (Devanagari) needs a generator runtime its build does not carry and throws: such text
   // is set glyph by glyph from the font's character map, unshaped (conjuncts and reordered vowel signs not formed).
   const shaped = (text: string): ReturnType<FontkitFont['layout']> => {
@@ -158,7 +173,7 @@ export function face(key: string): { key: string; name: string; cff: boolean; by
   let got = loaded.get(k);
   if (!got) {
     const bytes = new Uint8Array(readFileSync(all[k]!));
-    got = { bytes, font: withEvenGlyphs(withLayoutCache((fontkit as unknown as { create(b: Uint8Array): FontkitFont }).create(bytes))) };
+    got = { bytes, font: withEvenGlyphs(withLayoutCache((fontkit as unknown as { create(b: Uint8Array): FontkitFont }).create(bytes), SIMPLE.test(k))) };
     byBytes.set(bytes, got.font);
     loaded.set(k, got);
   }

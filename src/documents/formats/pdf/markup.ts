@@ -2,6 +2,7 @@
 // translated markup back as runs. One table of wrappers serves the whole document: 0 bold, 1 italic, 2 bold
 // italic, and 3 + k the document's link k (its words inside, styled or not), so the html path keeps each run's
 // style and each link around the words the translation gives them.
+import { decodeText } from '../fragment.ts';
 import { inlineHtml, mergeAdjacent, translatedPieces, type Inline } from '../inline.ts';
 import type { Run } from './blocks.ts';
 
@@ -56,11 +57,33 @@ export function blockNodes(source: readonly Run[]): Inline[] {
 
 export const blockHtml = (runs: readonly Run[]): string => inlineHtml(blockNodes(runs));
 
+const OWN_MARKUP = /^(?:[^<]|<span data-w="\d+">|<\/span>)*$/;
+
+/**
+ * The pieces of a translation that holds nothing but the wrappers the block was sent with, read without an HTML
+ * parse (the common case, and an HTML parser's cost per block); anything else (undefined) goes to the full parse.
+ */
+function ownPieces(html: string): { text: string; wraps: number[] }[] | undefined {
+  if (!OWN_MARKUP.test(html)) return undefined;
+  const pieces: { text: string; wraps: number[] }[] = [];
+  const open: number[] = [];
+  for (const m of html.matchAll(/<span data-w="(\d+)">|<\/span>|[^<]+/g)) {
+    if (m[1] !== undefined) open.push(Number(m[1]));
+    else if (m[0] === '</span>') {
+      if (open.length === 0) return undefined;
+      open.pop();
+    } else pieces.push({ text: decodeText(m[0]), wraps: [...open] });
+  }
+  return pieces;
+}
+
 /** The translation of a block as runs: each piece styled and linked by the wrappers around it. */
 export function translatedRuns(source: readonly Run[], html: string): Run[] {
+  // Markup-free text (most blocks) needs no HTML parse: plain text with its entities decoded.
+  if (!html.includes('<')) return [{ text: decodeText(html), bold: false, italic: false, link: undefined }];
   const links = new Set(source.map((r) => r.link).filter((l) => l !== undefined));
   const runs: Run[] = [];
-  for (const piece of translatedPieces(blockNodes(source), html)) {
+  for (const piece of ownPieces(html) ?? translatedPieces(blockNodes(source), html)) {
     if (!('text' in piece)) continue;
     const w = piece.wraps;
     const bold = w.includes(BOLD) || w.includes(BOLD_ITALIC);

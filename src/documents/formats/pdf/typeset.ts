@@ -34,6 +34,7 @@ interface Atom {
   rtl: boolean;
 }
 
+const ASCII = /^[\x21-\x7e]+$/;
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/u;
 const CJK = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;
 const familyCache = new Map<number, Family | undefined>();
@@ -73,6 +74,13 @@ function atomsOf(runs: readonly Run[]): Atom[] {
       const words = CJK.test(piece) ? piece.split(/(?=[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef])/u) : [piece];
       for (const word of words) {
         const parts: Atom['parts'] = [];
+        // Printable ASCII (most words of Latin-script text) is all in Noto Sans: one part, no per-character look-up.
+        if (ASCII.test(word)) {
+          const key = faceKey({ family: 'latin', bold: run.bold, italic: run.italic });
+          const width = widthOf(key, word);
+          atoms.push({ parts: [{ text: word, face: key, width, link: run.link }], width, space: false, spaceWidth: widthOf(key, ' '), rtl: false });
+          continue;
+        }
         let family: Family = 'latin';
         for (const ch of word) {
           const cp = ch.codePointAt(0)!;

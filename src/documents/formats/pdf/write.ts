@@ -116,6 +116,9 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
   if (translations.length !== expected) throw new Error(`expected ${expected} translations, got ${translations.length}`);
   const doc = await loadStructure(bytes);
   doc.registerFontkit(sharedFontkit as Parameters<PDFDocument['registerFontkit']>[0]);
+  // The embedded fonts' streams compressed by node:zlib too (pdf-lib's own deflate is JavaScript).
+  doc.context.flateStream = (contents, dict = {}) =>
+    doc.context.stream(deflateSync(typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents), { ...dict, Filter: 'FlateDecode' });
   let at = 0;
   if (plan.title) doc.setTitle(fragmentText(translations[at++]!).trim());
   const items = outlineItems(doc);
