@@ -51,7 +51,8 @@ interface Line {
   size: number;
 }
 
-const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;
+// Scripts written without spaces between words (Korean has them: its lines join with one).
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]/u;
 const LETTER = /\p{L}/u;
 
 /** Lines from fragments: same baseline (within a third of the size), gaps under one size apart. */
