@@ -1,7 +1,8 @@
 // Writing the translated PDF (on the PDF worker): on each page the text-showing operators inside the blocks are
 // cut out of the content stream (and of the forms it draws), the translations set in the blocks' boxes in the
-// Noto faces (the glyphs used, as subsets; the CJK face whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
-// Pages, images, vector drawings, annotations and links stay as they were.
+// Noto faces (the glyphs used, as subsets; the Hans face whole), bold and italic runs in bold and italic faces,
+// each link's rectangle moved over its translated words, the title and outline translated, /Lang set to the
+// target, JavaScript dropped. Pages, images, vector drawings and other annotations stay as they were.
 import { deflateSync } from 'node:zlib';
 import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, type PDFFont, type PDFPage } from 'pdf-lib';
 import { fragmentText } from '../fragment.ts';
