@@ -18,6 +18,10 @@ import {
   TextRun,
   WidthType,
 } from 'docx';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument } from 'pdf-lib';
 import { sofficeConvert } from './zip-helpers.ts';
 
@@ -118,5 +122,20 @@ export async function makeScannedPdf(): Promise<Uint8Array> {
   const page = doc.addPage([595, 842]);
   const image = await doc.embedPng(stripedPng(200, 280));
   page.drawImage(image, { x: 0, y: 0, width: 595, height: 842 });
+  return doc.save();
+}
+
+/**
+ * A Korean paragraph on two lines, set by pdf-lib in Noto Sans KR (LibreOffice here has no Hangul font to print
+ * one with: its text layer would not hold the Hangul).
+ */
+export async function makeKoreanPdf(): Promise<Uint8Array> {
+  const dir = dirname(createRequire(import.meta.url).resolve('@expo-google-fonts/noto-sans-kr'));
+  const doc = await PDFDocument.create();
+  doc.registerFontkit(fontkit);
+  const font = await doc.embedFont(readFileSync(join(dir, '400Regular', 'NotoSansKR_400Regular.ttf')), { subset: true });
+  const page = doc.addPage([595, 842]);
+  page.drawText('고양이는 따뜻한 지붕 위에서 잠을 잡니다.', { x: 72, y: 760, size: 12, font });
+  page.drawText('아이들은 빨간 공을 가지고 놉니다.', { x: 72, y: 745, size: 12, font });
   return doc.save();
 }

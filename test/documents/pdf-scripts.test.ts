@@ -1,6 +1,7 @@
 // Translations in other scripts set into LibreOffice's PDF: Arabic, Hebrew, Devanagari (set unshaped: fontkit's
 // Indic shaper cannot run), Chinese, Korean, and Cyrillic with bold and italic runs. pdftotext reads each back, pdffonts
-// shows every font embedded and the TrueType Noto faces as subsets. Skipped where LibreOffice or poppler is missing.
+// shows every font embedded and the TrueType Noto faces as subsets. And a Korean source PDF read and set again.
+// Skipped where LibreOffice or poppler is missing.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeNeeding } from '../tools.ts';
 import { detectFormat } from '../../src/documents/formats/index.ts';
-import { makeReportPdf } from './pdf-fixtures.ts';
+import { makeKoreanPdf, makeReportPdf } from './pdf-fixtures.ts';
 import { LIMITS } from './zip-helpers.ts';
 
 
@@ -42,4 +43,17 @@ describeNeeding('soffice', 'poppler')('PDF translations in other scripts', () =>
     expect(noto.filter((l) => /NotoSansKR/.test(l) && /CID TrueType/.test(l)).length).toBe(2);
     for (const line of noto.filter((l) => /CID TrueType/.test(l))) expect(line, line).toMatch(/^[A-Z]{6}\+\S+\s.*\s+yes\s+yes\s+(yes|no)\s+\d+\s+\d+\s*$/);
   }, 300_000);
+
+  it('a Korean source: its lines joined with a space into one block, its Hangul set again in Noto Sans KR', async () => {
+    const source = await makeKoreanPdf();
+    const doc = await detectFormat(source, 'ko.pdf').open(source, LIMITS);
+    const units = doc.units.map((u) => u.html);
+    // Two lines of one paragraph: one unit, the line break read as the space it was.
+    expect(units).toEqual(['고양이는 따뜻한 지붕 위에서 잠을 잡니다. 아이들은 빨간 공을 가지고 놉니다.']);
+    const result = await doc.write(['아이들은 <span data-w="0">정원에서</span> 놉니다.'], 'ko');
+    expect(poppler('pdftotext', result).replace(/\s+/g, ' ')).toContain('아이들은 정원에서 놉니다.');
+    const fonts = poppler('pdffonts', result);
+    expect(fonts).toMatch(/^[A-Z]{6}\+NotoSansKR-Regular\s+CID TrueType/m);
+    expect(fonts).toMatch(/^[A-Z]{6}\+NotoSansKR-Bold\s+CID TrueType/m);
+  }, 120_000);
 });
