@@ -1,4 +1,4 @@
-// npm run bench:hostile [-- --cap 60] [--after 20] [--only name,name]
+// npm run bench:hostile [-- --cap 60] [--after 20] [--only name,name] [--pdf-fuzz 1000]
 //
 // One hostile request at a time against the real server (`dragoman serve` in a child process, the fixture
 // models, one engine worker), each on a fresh server, while a prober asks GET /health every 50 ms, during the
@@ -6,6 +6,11 @@
 // status and time of the hostile request, the slowest /health answer and the p99, and the server's resident memory
 // before the request and at the end of the after-window. A case still running after --cap seconds is abandoned
 // (its server killed) and shown as "> cap". Not a test: the table of docs/hardening.md.
+//
+// Then the PDF fuzz (--pdf-fuzz N, default 1,000; skipped without LibreOffice): N mutated PDFs (LibreOffice's
+// report and a scanned page, cut short, bytes flipped, objects spliced: test/documents/pdf-mutations.ts) posted one
+// after another to one server's /v1/documents, each accepted job followed to its end, /health probed every 50 ms
+// throughout: the answers by class, the jobs' ends, and the probes' failures and latency.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +18,15 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { docxOf, docxPadded, docxTwice, srtOf, xliffOneLine, xlsxStrings } from '../test/documents/hostile-files.ts';
+import { makeReportPdf, makeScannedPdf } from '../test/documents/pdf-fixtures.ts';
+import { mutatePdf, rng } from '../test/documents/pdf-mutations.ts';
 import { CORE_MODELS, FIXTURE_MODELS_DIR } from '../test/fixture-models.ts';
 import { ROOT } from './bench-model-folder.ts';
 import { benchEnv, enterpriseKey, startServer } from './bench-server.ts';
 
-const { values } = parseArgs({ options: { cap: { type: 'string', default: '60' }, after: { type: 'string', default: '20' }, only: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { cap: { type: 'string', default: '60' }, after: { type: 'string', default: '20' }, only: { type: 'string' }, 'pdf-fuzz': { type: 'string', default: '1000' } },
+});
 const CAP_MS = Number(values.cap) * 1000;
 const AFTER_MS = Number(values.after) * 1000;
 
@@ -184,4 +193,77 @@ for (const c of CASES) {
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
 }
+
+/** GET /health every 50 ms until told to stop; then each probe's latency and whether it answered 200. */
+const FUZZ_PROBER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const probes = [];
+let running = true;
+parentPort.on('message', () => { running = false; parentPort.postMessage(probes); });
+(async () => {
+  while (running) {
+    const t0 = performance.now();
+    const ok = await fetch(workerData.url, { signal: AbortSignal.timeout(10000) }).then((r) => r.text().then(() => r.status === 200)).catch(() => false);
+    probes.push({ ms: performance.now() - t0, ok });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+})();
+`;
+
+async function pdfFuzz(count: number): Promise<void> {
+  if (spawnSync('sh', ['-c', 'command -v soffice'], { encoding: 'utf8' }).status !== 0) {
+    console.log('\nPDF fuzz skipped: LibreOffice (soffice) is not installed.');
+    return;
+  }
+  const sources = [new Uint8Array(await makeReportPdf()), await makeScannedPdf()];
+  const { url, child } = await startServer(env);
+  const rssBefore = rssMb(child.pid);
+  const prober = new Worker(FUZZ_PROBER, { eval: true, workerData: { url: `${url}/health` } });
+  const headers = { 'x-api-key': secret };
+  const random = rng(49);
+  const answers = { accepted: 0, refused: 0, failed: 0 };
+  const ends = { done: 0, error: 0, unfinished: 0 };
+  const jobs: string[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(`${url}${DOCS}`, { method: 'POST', headers, body: await documentForm(`case-${i}.pdf`, mutatePdf(sources, random, i)) });
+    const body = (await res.json().catch(() => ({}))) as { data?: { document?: { id?: string } } };
+    if (res.status >= 500) answers.failed++;
+    else if (res.status === 202 && body.data?.document?.id) {
+      answers.accepted++;
+      jobs.push(body.data.document.id);
+    } else answers.refused++;
+  }
+  for (const id of jobs) {
+    const until = Date.now() + CAP_MS * 5;
+    for (;;) {
+      const res = await fetch(`${url}${DOCS}/${id}`, { headers });
+      const status = res.status === 200 ? ((await res.json()) as { data: { document: { status: string } } }).data.document.status : `http ${res.status}`;
+      if (status === 'done' || status === 'error') {
+        ends[status]++;
+        break;
+      }
+      if (Date.now() > until || status.startsWith('http')) {
+        ends.unfinished++;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const probes = await new Promise<{ ms: number; ok: boolean }[]>((resolve) => {
+    prober.once('message', resolve);
+    prober.postMessage('stop');
+  });
+  await prober.terminate();
+  const ms = probes.map((p) => p.ms);
+  console.log(`\n| pdf fuzz: mutated PDFs | accepted (202) | refused (4xx) | answers ≥ 500 | jobs done | jobs ended in error | jobs unfinished | /health probes | /health failures | /health max ms | /health p99 ms | time s | RSS before → after MB |`);
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`| ${count} | ${answers.accepted} | ${answers.refused} | ${answers.failed} | ${ends.done} | ${ends.error} | ${ends.unfinished} | ${probes.length} | ${probes.filter((p) => !p.ok).length} | ${Math.max(...ms).toFixed(0)} | ${pct(ms, 99).toFixed(0)} | ${seconds.toFixed(0)} | ${rssBefore} → ${rssMb(child.pid)} |`);
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+}
+
+const FUZZ_NAME = 'pdf fuzz';
+if (!only || only.some((o) => FUZZ_NAME.includes(o))) await pdfFuzz(Number(values['pdf-fuzz']));
 rmSync(work, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 // PDFs made by a real producer: a DOCX (npm docx) with headings, paragraphs, a two-column section, a table, an
-// image and a link, turned into PDF by LibreOffice; and a scanned page (an image and no text) made with pdf-lib.
+// image, a link, a bold sentence and an italic word, turned into PDF by LibreOffice; and a scanned page (an image
+// and no text) made with pdf-lib.
 import { deflateSync } from 'node:zlib';
 import {
   AlignmentType,
@@ -17,6 +18,10 @@ import {
   TextRun,
   WidthType,
 } from 'docx';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument } from 'pdf-lib';
 import { sofficeConvert } from './zip-helpers.ts';
 
@@ -74,7 +79,9 @@ export async function makeReportDocx(): Promise<Buffer> {
             children: [
               new TextRun('Read more on the '),
               new ExternalHyperlink({ link: 'https://example.org/garden', children: [new TextRun({ text: 'garden website', style: 'Hyperlink' })] }),
-              new TextRun('. The weather is good today.'),
+              new TextRun('. The weather is good '),
+              new TextRun({ text: 'today', italics: true }),
+              new TextRun('.'),
             ],
           }),
           new Paragraph({ text: 'Animals and plants', heading: HeadingLevel.HEADING_2 }),
@@ -115,5 +122,20 @@ export async function makeScannedPdf(): Promise<Uint8Array> {
   const page = doc.addPage([595, 842]);
   const image = await doc.embedPng(stripedPng(200, 280));
   page.drawImage(image, { x: 0, y: 0, width: 595, height: 842 });
+  return doc.save();
+}
+
+/**
+ * A Korean paragraph on two lines, set by pdf-lib in Noto Sans KR (LibreOffice here has no Hangul font to print
+ * one with: its text layer would not hold the Hangul).
+ */
+export async function makeKoreanPdf(): Promise<Uint8Array> {
+  const dir = dirname(createRequire(import.meta.url).resolve('@expo-google-fonts/noto-sans-kr'));
+  const doc = await PDFDocument.create();
+  doc.registerFontkit(fontkit);
+  const font = await doc.embedFont(readFileSync(join(dir, '400Regular', 'NotoSansKR_400Regular.ttf')), { subset: true });
+  const page = doc.addPage([595, 842]);
+  page.drawText('고양이는 따뜻한 지붕 위에서 잠을 잡니다.', { x: 72, y: 760, size: 12, font });
+  page.drawText('아이들은 빨간 공을 가지고 놉니다.', { x: 72, y: 745, size: 12, font });
   return doc.save();
 }

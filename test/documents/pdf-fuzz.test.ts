@@ -2,51 +2,15 @@
 // page cut short, bytes flipped, and objects of one spliced into the other. Each upload gets an answer under 500
 // (accepted, or refused with the surface's error body), each accepted job ends (done or error, with a message),
 // and /health answers throughout. The suite posts 100 (about 12 s); DRAGOMAN_TEST_PDF_FUZZ=1000 posts a thousand
-// (about three minutes on 2 busy cores).
+// (about three minutes on 2 busy cores); `npm run bench:hostile -- --only pdf` posts a thousand and tables the outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeNeeding } from '../tools.ts';
 import { startTestApp, type TestApp } from '../api/helpers.ts';
 import { upload, waitForJob } from './jobs-client.ts';
 import { makeReportPdf, makeScannedPdf } from './pdf-fixtures.ts';
+import { mutatePdf, rng } from './pdf-mutations.ts';
 
 const MUTATIONS = Number(process.env.DRAGOMAN_TEST_PDF_FUZZ ?? 100);
-
-/** A small deterministic generator, so a failing case can be run again. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-/** The "N G obj ... endobj" spans of a file. */
-function objects(bytes: Uint8Array): Buffer[] {
-  const text = Buffer.from(bytes).toString('latin1');
-  return [...text.matchAll(/\d+ \d+ obj[\s\S]*?endobj/g)].map((m) => Buffer.from(m[0], 'latin1'));
-}
-
-function mutate(sources: Uint8Array[], random: () => number, i: number): Uint8Array {
-  const base = Buffer.from(sources[Math.floor(random() * sources.length)]!);
-  switch (i % 3) {
-    case 0:
-      return base.subarray(0, Math.floor(random() * base.length));
-    case 1: {
-      const flips = 1 + Math.floor(random() * 16);
-      for (let k = 0; k < flips; k++) base[Math.floor(random() * base.length)]! ^= 1 + Math.floor(random() * 255);
-      return base;
-    }
-    default: {
-      // An object of another file put where one of this file's objects was (offsets no longer true).
-      const donor = objects(sources[Math.floor(random() * sources.length)]!);
-      const own = objects(base);
-      if (!donor.length || !own.length) return base;
-      const victim = own[Math.floor(random() * own.length)]!;
-      const at = base.indexOf(victim);
-      return Buffer.concat([base.subarray(0, at), donor[Math.floor(random() * donor.length)]!, base.subarray(at + victim.length)]);
-    }
-  }
-}
 
 describeNeeding('soffice')('mutated PDFs on a real server', () => {
   let t: TestApp;
@@ -68,7 +32,7 @@ describeNeeding('soffice')('mutated PDFs on a real server', () => {
     const tally = { accepted: 0, refused: 0 };
     const jobs: string[] = [];
     for (let i = 0; i < MUTATIONS; i++) {
-      const up = await upload(t.url, key.secret, `case-${i}.pdf`, mutate(sources, random, i));
+      const up = await upload(t.url, key.secret, `case-${i}.pdf`, mutatePdf(sources, random, i));
       expect(up.status, `case ${i}: ${JSON.stringify(up.body)}`).toBeLessThan(500);
       if (up.status === 202) {
         tally.accepted++;

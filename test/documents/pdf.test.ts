@@ -136,6 +136,54 @@ describeNeeding('soffice', 'poppler')('PDF documents', () => {
     expect(right.length).toBeGreaterThan(0);
   });
 
+  it('bold and italic runs are read from the fonts: wrapped in the units, kept by the translation, set in Noto Sans bold and italic', () => {
+    const dog = units.find((u) => htmlText(u).startsWith('The dog is in the garden.'))!;
+    expect(dog).toMatch(/^<span data-w="0">The dog is in the garden\.<\/span> The cat/);
+    const weather = units.find((u) => htmlText(u).includes('The weather is good'))!;
+    expect(weather).toContain('<span data-w="1">today</span>');
+    // Nothing else on the page is bold or italic.
+    expect(units.filter((u) => /data-w="[012]"/.test(u)).length).toBe(2);
+    const boldTranslation = translations[units.indexOf(dog)]!;
+    const boldWords = /<span data-w="0">([^<]*)<\/span>/.exec(boldTranslation)?.[1];
+    expect(boldWords, boldTranslation).toBeTruthy();
+    expect(translations[units.indexOf(weather)], translations[units.indexOf(weather)]).toMatch(/<span data-w="1">[^<]+<\/span>/);
+    const fonts = poppler('pdffonts', [], result);
+    expect(fonts).toMatch(/^[A-Z]{6}\+NotoSans-Bold\s/m);
+    expect(fonts).toMatch(/^[A-Z]{6}\+NotoSans-Italic\s/m);
+    const text = poppler('pdftotext', [], result).replace(/\s+/g, ' ');
+    expect(text).toContain(htmlText(boldWords!).trim());
+  });
+
+  it('the link keeps its address and its rectangle moves over the words the translation links', async () => {
+    const doc = await (await import('pdfjs-dist/legacy/build/pdf.mjs')).getDocument({ data: result.slice(), verbosity: 0 }).promise;
+    const page = await doc.getPage(1);
+    const height = page.view[3]!;
+    const links = (await page.getAnnotations()).filter((a) => a.subtype === 'Link');
+    expect(links.map((l) => l.url)).toEqual(['https://example.org/garden']);
+    const rect = links[0]!.rect as number[];
+    await doc.destroy();
+    const i = units.findIndex((u) => u.includes('data-w="3"'));
+    expect(htmlText(units[i]!)).toContain('garden website');
+    const linked = /<span data-w="3">(.*?)<\/span>/.exec(translations[i]!)?.[1];
+    expect(linked, translations[i]).toBeTruthy();
+    // The linked words as pdftotext finds them on the page (page space, y up), each inside the rectangle.
+    const words = [...poppler('pdftotext', ['-bbox'], result).matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</g)].map((m) => ({
+      x0: Number(m[1]), y0: height - Number(m[4]), x1: Number(m[3]), y1: height - Number(m[2]), text: m[5]!.replace(/[.,;:!?]+$/, ''),
+    }));
+    const wanted = htmlText(linked!).split(/\s+/).map((w) => w.replace(/[.,;:!?]+$/, '')).filter((w) => w.length > 1);
+    expect(wanted.length).toBeGreaterThan(0);
+    for (const w of wanted) {
+      const hits = words.filter((b) => b.text === w && (b.x0 + b.x1) / 2 >= rect[0]! && (b.x0 + b.x1) / 2 <= rect[2]! && (b.y0 + b.y1) / 2 >= rect[1]! && (b.y0 + b.y1) / 2 <= rect[3]!);
+      expect(hits.length, `${w} in ${JSON.stringify(rect)}`).toBeGreaterThan(0);
+    }
+    // And no word of the block outside the link lies under it.
+    const outside = htmlText(translations[i]!.replace(/<span data-w="3">.*?<\/span>/, ' ')).split(/\s+/).map((w) => w.replace(/[.,;:!?]+$/, '')).filter((w) => w.length > 3);
+    for (const w of outside) {
+      const under = words.filter((b) => b.text === w && b.x0 >= rect[0]! && b.x1 <= rect[2]! && (b.y0 + b.y1) / 2 >= rect[1]! && (b.y0 + b.y1) / 2 <= rect[3]!);
+      expect(under.length, w).toBe(0);
+    }
+  });
+
   it('a scanned page (an image and no text) is refused by name', async () => {
     const scan = await makeScannedPdf();
     const err = await detectFormat(scan, 'scan.pdf').open(scan, LIMITS).then(() => undefined, (e: unknown) => e);

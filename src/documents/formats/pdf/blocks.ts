@@ -13,15 +13,18 @@ export interface Fragment {
   size: number;
   bold: boolean;
   italic: boolean;
+  /** The document link (its index in the plan's links) the text lies under. */
+  link?: number | undefined;
 }
 
 export type Align = 'left' | 'right' | 'center' | 'justify';
 
-/** A run of a block's text in one style. */
+/** A run of a block's text in one style, under one link or none. */
 export interface Run {
   text: string;
   bold: boolean;
   italic: boolean;
+  link?: number | undefined;
 }
 
 /** A paragraph as found on the page, with the room its translation may take. */
@@ -48,7 +51,8 @@ interface Line {
   size: number;
 }
 
-const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;
+// Scripts written without spaces between words (Korean has them: its lines join with one).
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]/u;
 const LETTER = /\p{L}/u;
 
 /** Lines from fragments: same baseline (within a third of the size), gaps under one size apart. */
@@ -152,8 +156,8 @@ function runsOf(lines: Line[]): Run[] {
   const runs: Run[] = [];
   const push = (text: string, f: Fragment) => {
     const last = runs[runs.length - 1];
-    if (last && last.bold === f.bold && last.italic === f.italic) last.text += text;
-    else runs.push({ text, bold: f.bold, italic: f.italic });
+    if (last && last.bold === f.bold && last.italic === f.italic && last.link === f.link) last.text += text;
+    else runs.push({ text, bold: f.bold, italic: f.italic, link: f.link });
   };
   lines.forEach((line, i) => {
     const frags = [...line.frags].sort((a, b) => a.x - b.x);

@@ -20,14 +20,46 @@ export function multiply(m: Matrix, n: Matrix): Matrix {
 }
 
 export interface ContentHooks {
-  /** Whether the text shown at (x, y) in page space, in a font of `size` points, is to be removed. */
-  remove(x: number, y: number, size: number): boolean;
+  /** Whether the text shown at (x, y) in page space, in a font of `size` points (the resource `font`), is to be removed. */
+  remove(x: number, y: number, size: number, font: string): boolean;
   /** A form XObject (or image) drawn by `Do` under `ctm`. */
   draw?(name: string, ctm: Matrix): void;
 }
 
-const WS = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
-const DELIM = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
+/** Byte classes as PDF syntax has them: 1 white space, 2 delimiter (tables: every byte of a stream is looked up). */
+const CLASS = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
+for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;
+const WS = { has: (c: number) => CLASS[c] === 1 };
+const DELIM = { has: (c: number) => CLASS[c] === 2 };
+/** A short token's text (operators, names, numbers are a few bytes: cheaper than a Buffer's decoding). */
+function tokenText(src: Uint8Array, from: number, to: number): string {
+  if (to - from > 16) return Buffer.from(src.buffer, src.byteOffset + from, to - from).toString('latin1');
+  let t = '';
+  for (let i = from; i < to; i++) t += String.fromCharCode(src[i]!);
+  return t;
+}
+/** A plain decimal number's value (digits, one point, a sign first), or NaN for any other token. */
+function numberOf(src: Uint8Array, from: number, to: number): number {
+  let i = from;
+  let sign = 1;
+  if (src[i] === 0x2d || src[i] === 0x2b) sign = src[i++] === 0x2d ? -1 : 1;
+  if (i >= to) return Number.NaN;
+  let v = 0;
+  let scale = 0;
+  let digits = 0;
+  for (; i < to; i++) {
+    const c = src[i]!;
+    if (c >= 0x30 && c <= 0x39) {
+      v = v * 10 + (c - 0x30);
+      if (scale) scale *= 10;
+      digits++;
+    } else if (c === 0x2e && !scale) scale = 1;
+    else return Number.NaN;
+  }
+  if (digits === 0) return Number.NaN;
+  return (sign * v) / (scale || 1);
+}
 
 interface Operand {
   start: number;
@@ -55,6 +87,7 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
   let tlm: Matrix = IDENTITY;
   let leading = 0;
   let fontSize = 0;
+  let fontName = '';
 
   const skipWs = () => {
     while (at < n) {
@@ -118,7 +151,7 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
     if (c === 0x2f) {
       const s = ++at;
       skipRegular();
-      return '/' + Buffer.from(src.subarray(s, at)).toString('latin1');
+      return '/' + tokenText(src, s, at);
     }
     if (DELIM.has(c)) {
       at++; // a stray ')', '>', ']', '{', '}': skipped
@@ -126,9 +159,8 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
     }
     const s = at;
     skipRegular();
-    const word = Buffer.from(src.subarray(s, at)).toString('latin1');
-    const num = Number(word);
-    return /^[+-]?(\d+\.?\d*|\.\d+)$/.test(word) && Number.isFinite(num) ? num : word;
+    const num = numberOf(src, s, at);
+    return Number.isFinite(num) ? num : tokenText(src, s, at);
   };
   const nums = (k: number): number[] | undefined => {
     const last = operands.slice(-k).map((o) => o.value);
@@ -141,7 +173,7 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
   const show = (start: number, end: number, keep: string) => {
     const m = multiply(tm, ctm);
     const size = fontSize * Math.hypot(m[2], m[3]);
-    if (hooks.remove(m[4], m[5], size)) cuts.push({ start, end, keep });
+    if (hooks.remove(m[4], m[5], size, fontName)) cuts.push({ start, end, keep });
   };
 
   while (at < n) {
@@ -157,7 +189,7 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
       continue;
     }
     skipRegular();
-    const op = Buffer.from(src.subarray(start, at)).toString('latin1');
+    const op = tokenText(src, start, at);
     if (op === 'true' || op === 'false' || op === 'null') {
       operands.push({ start, value: undefined });
       continue;
@@ -214,6 +246,8 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
       case 'Tf': {
         const v = nums(1);
         if (v) fontSize = v[0]!;
+        const name = operands[operands.length - 2]?.value;
+        if (typeof name === 'string' && name.startsWith('/')) fontName = name.slice(1);
         break;
       }
       case 'T*':

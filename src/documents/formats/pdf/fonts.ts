@@ -1,9 +1,9 @@
 // The fonts translated text is set in: Noto faces carried by npm packages (nothing is downloaded at run time),
 // one family per script, tried in order for each character: Noto Sans (Latin, Greek, Cyrillic; regular, bold,
 // italic, bold italic), Noto Naskh Arabic, Noto Sans Hebrew, Noto Sans Devanagari, Noto Sans Hans (CJK ideographs
-// and kana). Bold has its own face in every family but CJK (set in the
-// regular face); italic only in Noto Sans. Fonts are read from disk and parsed once per thread; the PDF embeds the
-// subset of each TrueType face it uses and the CJK face (CFF outlines) whole.
+// and kana), Noto Sans KR (Hangul). Bold has its own face in every family but Hans (set in the regular face);
+// italic only in Noto Sans. Fonts are read from disk and parsed once per thread; the PDF embeds the subset of each
+// TrueType face it uses (Noto Sans KR's package is TrueType-flavoured) and the Hans face (CFF outlines) whole.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -16,8 +16,8 @@ function packageDir(name: string): string {
   return dirname(require.resolve(name));
 }
 
-export type Family = 'latin' | 'arabic' | 'hebrew' | 'devanagari' | 'cjk';
-export const FAMILIES: readonly Family[] = ['latin', 'arabic', 'hebrew', 'devanagari', 'cjk'];
+export type Family = 'latin' | 'arabic' | 'hebrew' | 'devanagari' | 'cjk' | 'korean';
+export const FAMILIES: readonly Family[] = ['latin', 'arabic', 'hebrew', 'devanagari', 'cjk', 'korean'];
 
 export interface Face {
   family: Family;
@@ -37,6 +37,7 @@ function files(): Record<string, string> {
   const hebrew = join(packageDir('@embedpdf/fonts-hebrew'), '..', 'fonts');
   const cjk = join(packageDir('@embedpdf/fonts-sc'), '..', 'fonts');
   const deva = packageDir('@expo-google-fonts/noto-sans-devanagari');
+  const korean = packageDir('@expo-google-fonts/noto-sans-kr');
   known = {
     latin: join(latin, 'NotoSans-Regular.ttf'),
     'latin-bold': join(latin, 'NotoSans-Bold.ttf'),
@@ -49,6 +50,8 @@ function files(): Record<string, string> {
     devanagari: join(deva, '400Regular', 'NotoSansDevanagari_400Regular.ttf'),
     'devanagari-bold': join(deva, '700Bold', 'NotoSansDevanagari_700Bold.ttf'),
     cjk: join(cjk, 'NotoSansHans-Regular.otf'),
+    korean: join(korean, '400Regular', 'NotoSansKR_400Regular.ttf'),
+    'korean-bold': join(korean, '700Bold', 'NotoSansKR_700Bold.ttf'),
   };
   return known;
 }
@@ -103,6 +106,8 @@ function withEvenGlyphs(font: FontkitFont): FontkitFont {
   return font;
 }
 
+/** The faces whose scripts need no shaping: set glyph by glyph. */
+const SIMPLE = /^(latin|cjk|korean)\b/;
 const loaded = new Map<string, { bytes: Uint8Array; font: FontkitFont }>();
 /** The parsed face of each loaded file, by its bytes (what pdf-lib hands to fontkit.create). */
 const byBytes = new WeakMap<Uint8Array, FontkitFont>();
@@ -113,9 +118,22 @@ const MAX_LAYOUTS = 20_000;
  * A face whose layouts are kept: words repeat across blocks, pages and documents, and a layout through the
  * OpenType tables (GSUB, GPOS) is the costly part of setting text, asked for twice per word (measuring and drawing).
  */
-function withLayoutCache(font: FontkitFont): FontkitFont {
+function withLayoutCache(font: FontkitFont, simple: boolean): FontkitFont {
   const layout = font.layout.bind(font);
   const kept = new Map<string, ReturnType<FontkitFont['layout']>>();
+  if (simple) {
+    // Latin, Greek, Cyrillic, CJK and Hangul (precomposed syllables): one glyph per character from the character map, no OpenType features. A
+    // PDF reader spaces glyphs by the font's widths alone (kerning is not drawn), so these advances are the ones
+    // the page shows; only ligatures (fi) are given up, at a tenth of a full layout's cost.
+    font.layout = (text, features) => {
+      if (features !== undefined) return layout(text, features);
+      const glyphs = font.glyphsForString(text.normalize('NFC'));
+      let advanceWidth = 0;
+      for (const g of glyphs) advanceWidth += g.advanceWidth;
+      return { glyphs, advanceWidth } as ReturnType<FontkitFont['layout']>;
+    };
+    return font;
+  }
   // fontkit's Indic shaper (Devanagari) needs a generator runtime its build does not carry and throws: such text
   // is set glyph by glyph from the font's character map, unshaped (conjuncts and reordered vowel signs not formed).
   const shaped = (text: string): ReturnType<FontkitFont['layout']> => {
@@ -158,7 +176,7 @@ export function face(key: string): { key: string; name: string; cff: boolean; by
   let got = loaded.get(k);
   if (!got) {
     const bytes = new Uint8Array(readFileSync(all[k]!));
-    got = { bytes, font: withEvenGlyphs(withLayoutCache((fontkit as unknown as { create(b: Uint8Array): FontkitFont }).create(bytes))) };
+    got = { bytes, font: withEvenGlyphs(withLayoutCache((fontkit as unknown as { create(b: Uint8Array): FontkitFont }).create(bytes), SIMPLE.test(k))) };
     byBytes.set(bytes, got.font);
     loaded.set(k, got);
   }

@@ -18,7 +18,7 @@ export const pdf: DocumentFormat = {
   },
   async open(bytes, limits) {
     const worker = { memoryMb: limits.pdfMemoryMb ?? 512, timeoutMs: limits.pdfTimeoutMs ?? 120_000 };
-    const read = await readOnWorker(bytes, limits.maxPdfPages ?? 500, worker);
+    const read = await readOnWorker(bytes, limits.maxPdfPages ?? 500, limits.maxUncompressedBytes, worker);
     return {
       units: read.units.map((html) => ({ html })),
       write: (translations, target) =>

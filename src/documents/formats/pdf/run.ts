@@ -9,7 +9,7 @@ import { DocumentError } from '../types.ts';
 import type { PdfPlan, PdfRead } from './read.ts';
 
 export type PdfJob =
-  | { op: 'read'; bytes: Uint8Array; maxPages: number }
+  | { op: 'read'; bytes: Uint8Array; maxPages: number; maxStreamBytes: number }
   | { op: 'write'; bytes: Uint8Array; plan: PdfPlan; translations: string[]; target: string; maxStreamBytes: number };
 
 export interface PdfWorkerLimits {
@@ -102,7 +102,8 @@ function run<T>(job: PdfJob, limits: PdfWorkerLimits): Promise<T> {
   return next;
 }
 
-export const readOnWorker = (bytes: Uint8Array, maxPages: number, limits: PdfWorkerLimits): Promise<PdfRead> => run({ op: 'read', bytes, maxPages }, limits);
+export const readOnWorker = (bytes: Uint8Array, maxPages: number, maxStreamBytes: number, limits: PdfWorkerLimits): Promise<PdfRead> =>
+  run({ op: 'read', bytes, maxPages, maxStreamBytes }, limits);
 
 export const writeOnWorker = (
   job: Omit<Extract<PdfJob, { op: 'write' }>, 'op'>,

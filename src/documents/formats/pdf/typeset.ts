@@ -4,8 +4,7 @@
 // alignment; a right-to-left translation turns left alignment into right. Bidi is handled at paragraph level:
 // the words of a line are laid out right to left, with runs of left-to-right words (numbers, Latin names) kept in
 // their order inside it; fontkit shapes Arabic and reverses the glyphs of each right-to-left run.
-import { decodeText, tokenizeFragment } from '../fragment.ts';
-import type { Align, Block } from './blocks.ts';
+import type { Align, Block, Run } from './blocks.ts';
 import { face, faceKey, familyOf, type Family } from './fonts.ts';
 
 /** Smallest size, as a share of the original, a translation is shrunk to before it may overflow. */
@@ -14,18 +13,20 @@ export const FLOOR_RATIO = 0.5;
 export const FLOOR_PT = 4;
 const STEP = 0.95;
 
-/** One piece of text to draw: a face, a size, where its baseline starts. */
+/** One piece of text to draw: a face, a size, where its baseline starts, how wide it is, the link it is under. */
 export interface Placed {
   text: string;
   face: string;
   x: number;
   y: number;
   size: number;
+  width: number;
+  link: number | undefined;
 }
 
 interface Atom {
   /** Parts in one face each (a word in two scripts has two). */
-  parts: { text: string; face: string; width: number }[];
+  parts: { text: string; face: string; width: number; link: number | undefined }[];
   width: number;
   /** Followed by a space (a line may break there); CJK characters break without one. */
   space: boolean;
@@ -33,6 +34,7 @@ interface Atom {
   rtl: boolean;
 }
 
+const ASCII = /^[\x21-\x7e]+$/;
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/u;
 const CJK = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;
 const familyCache = new Map<number, Family | undefined>();
@@ -56,27 +58,10 @@ function widthOf(key: string, text: string): number {
   return w;
 }
 
-/** Styled runs of a translated fragment (<b>, <strong>, <i>, <em> as the filter wrote them). */
-function styledRuns(html: string): { text: string; bold: boolean; italic: boolean }[] {
-  const out: { text: string; bold: boolean; italic: boolean }[] = [];
-  let bold = 0;
-  let italic = 0;
-  for (const t of tokenizeFragment(html)) {
-    if (t.kind === 'text') out.push({ text: decodeText(t.text), bold: bold > 0, italic: italic > 0 });
-    else if (t.kind === 'void' && t.name === 'br') out.push({ text: ' ', bold: bold > 0, italic: italic > 0 });
-    else if (t.kind === 'open' || t.kind === 'close') {
-      const d = t.kind === 'open' ? 1 : -1;
-      if (t.name === 'b' || t.name === 'strong') bold = Math.max(0, bold + d);
-      if (t.name === 'i' || t.name === 'em') italic = Math.max(0, italic + d);
-    }
-  }
-  return out;
-}
-
 /** Words (and single CJK characters) with their faces and widths at size 1. */
-function atomsOf(html: string): Atom[] {
+function atomsOf(runs: readonly Run[]): Atom[] {
   const atoms: Atom[] = [];
-  for (const run of styledRuns(html)) {
+  for (const run of runs) {
     const pieces = run.text.replace(/\s+/g, ' ').split(/( )/);
     for (const piece of pieces) {
       if (piece === ' ') {
@@ -89,6 +74,13 @@ function atomsOf(html: string): Atom[] {
       const words = CJK.test(piece) ? piece.split(/(?=[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef])/u) : [piece];
       for (const word of words) {
         const parts: Atom['parts'] = [];
+        // Printable ASCII (most words of Latin-script text) is all in Noto Sans: one part, no per-character look-up.
+        if (ASCII.test(word)) {
+          const key = faceKey({ family: 'latin', bold: run.bold, italic: run.italic });
+          const width = widthOf(key, word);
+          atoms.push({ parts: [{ text: word, face: key, width, link: run.link }], width, space: false, spaceWidth: widthOf(key, ' '), rtl: false });
+          continue;
+        }
         let family: Family = 'latin';
         for (const ch of word) {
           const cp = ch.codePointAt(0)!;
@@ -98,7 +90,7 @@ function atomsOf(html: string): Atom[] {
           const key = faceKey({ family, bold: run.bold, italic: run.italic });
           const last = parts[parts.length - 1];
           if (last && last.face === key) last.text += ch;
-          else parts.push({ text: ch, face: key, width: 0 });
+          else parts.push({ text: ch, face: key, width: 0, link: run.link });
         }
         for (const p of parts) p.width = widthOf(p.face, p.text);
         const lastFace = parts[parts.length - 1]?.face ?? 'latin';
@@ -147,8 +139,8 @@ export function isRtl(text: string): boolean {
 }
 
 /** The translated block's pieces to draw, and whether it fitted its room at or above the floor size. */
-export function typeset(block: Block, html: string): { placed: Placed[]; size: number; fitted: boolean } {
-  const atoms = atomsOf(html);
+export function typeset(block: Block, runs: readonly Run[]): { placed: Placed[]; size: number; fitted: boolean } {
+  const atoms = atomsOf(runs);
   const plain = atoms.map((a) => a.parts.map((p) => p.text).join('')).join(' ');
   const rtl = isRtl(plain);
   let align: Align = block.align;
@@ -190,9 +182,10 @@ export function typeset(block: Block, html: string): { placed: Placed[]; size: n
       for (const p of a.parts) {
         const lastPiece = placed[placed.length - 1];
         // Pieces that follow each other in one face on one line are drawn as one string.
-        if (!justify && lastPiece && lastPiece.face === p.face && lastPiece.y === y && joinable) {
+        if (!justify && lastPiece && lastPiece.face === p.face && lastPiece.link === p.link && lastPiece.y === y && joinable) {
           lastPiece.text += p.text;
-        } else placed.push({ text: p.text, face: p.face, x, y, size });
+          lastPiece.width = x + p.width * size - lastPiece.x;
+        } else placed.push({ text: p.text, face: p.face, x, y, size, width: p.width * size, link: p.link });
         x += p.width * size;
         joinable = true;
       }
@@ -201,7 +194,7 @@ export function typeset(block: Block, html: string): { placed: Placed[]; size: n
       if (next && spaced) {
         const sw = a.spaceWidth * size + extra;
         const lastPiece = placed[placed.length - 1]!;
-        joinable = !justify && next.parts[0]?.face === lastPiece.face;
+        joinable = !justify && next.parts[0]?.face === lastPiece.face && next.parts[0]?.link === lastPiece.link;
         if (joinable) lastPiece.text += ' ';
         x += sw;
       }

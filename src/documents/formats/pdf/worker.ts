@@ -10,7 +10,7 @@ parentPort!.on('message', (job: PdfJob) => {
   void (async () => {
     try {
       const result = job.op === 'read'
-        ? await readPdf(job.bytes, { maxPages: job.maxPages })
+        ? await readPdf(job.bytes, { maxPages: job.maxPages, maxStreamBytes: job.maxStreamBytes })
         : await writePdf(job.bytes, job.plan, job.translations, job.target, { maxStreamBytes: job.maxStreamBytes });
       parentPort!.postMessage({ ok: result });
     } catch (err) {

@@ -1,73 +1,25 @@
 // Writing the translated PDF (on the PDF worker): on each page the text-showing operators inside the blocks are
 // cut out of the content stream (and of the forms it draws), the translations set in the blocks' boxes in the
-// Noto faces (the glyphs used, as subsets; the CJK face whole), the title and outline translated, /Lang set to the target, JavaScript dropped.
-// Pages, images, vector drawings, annotations and links stay as they were.
-import { deflateSync, inflateSync } from 'node:zlib';
-import {
-  decodePDFRawStream,
-  PDFArray,
-  PDFDict,
-  PDFDocument,
-  PDFHexString,
-  PDFName,
-  PDFNumber,
-  PDFRawStream,
-  PDFRef,
-  PDFStream,
-  PDFString,
-  rgb,
-  type PDFFont,
-  type PDFPage,
-} from 'pdf-lib';
+// Noto faces (the glyphs used, as subsets; the Hans face whole), bold and italic runs in bold and italic faces,
+// each link's rectangle moved over its translated words, the title and outline translated, /Lang set to the
+// target, JavaScript dropped. Pages, images, vector drawings and other annotations stay as they were.
+import { deflateSync } from 'node:zlib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, type PDFFont, type PDFPage } from 'pdf-lib';
 import { fragmentText } from '../fragment.ts';
-import { DocumentError } from '../types.ts';
 import type { Block } from './blocks.ts';
-import { IDENTITY, multiply, removeText, type ContentHooks, type Matrix } from './content.ts';
+import { IDENTITY, multiply, removeText, type ContentHooks } from './content.ts';
 import { face, sharedFontkit } from './fonts.ts';
+import { moveLink } from './links.ts';
+import { translatedRuns } from './markup.ts';
+import { matrixOf, pageContent, streamBytes, type StreamLimits } from './streams.ts';
 import type { PdfPlan } from './read.ts';
 import { loadStructure, outlineItems } from './structure.ts';
-import { typeset } from './typeset.ts';
+import { typeset, type Placed } from './typeset.ts';
 
-export interface PdfWriteLimits {
-  /** Most bytes one content stream may inflate to. */
-  maxStreamBytes: number;
-}
+export type PdfWriteLimits = StreamLimits;
 
 /** Forms inside forms deeper than this keep their text. */
 const MAX_FORM_DEPTH = 8;
-
-function streamBytes(stream: PDFStream, limits: PdfWriteLimits): Uint8Array {
-  if (!(stream instanceof PDFRawStream)) return stream.getContents();
-  const filter = stream.dict.lookup(PDFName.of('Filter'));
-  const only = filter instanceof PDFArray && filter.size() === 1 ? filter.lookup(0) : filter;
-  if (only === PDFName.of('FlateDecode') && !stream.dict.has(PDFName.of('DecodeParms'))) {
-    try {
-      return new Uint8Array(inflateSync(stream.contents, { maxOutputLength: limits.maxStreamBytes }));
-    } catch (err) {
-      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new DocumentError(`A content stream of the PDF inflates to more than ${limits.maxStreamBytes} bytes (DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES).`);
-      }
-      throw new DocumentError('A content stream of the PDF is damaged (it does not inflate).');
-    }
-  }
-  const out = decodePDFRawStream(stream).decode();
-  if (out.length > limits.maxStreamBytes) throw new DocumentError(`A content stream of the PDF inflates to more than ${limits.maxStreamBytes} bytes (DRAGOMAN_MAX_DOCUMENT_UNCOMPRESSED_BYTES).`);
-  return out;
-}
-
-/** Every content stream of the page, joined as one (a token may run across two streams). */
-function pageContent(page: PDFPage, limits: PdfWriteLimits): Uint8Array {
-  const contents = page.node.Contents();
-  const streams: PDFStream[] = [];
-  if (contents instanceof PDFStream) streams.push(contents);
-  else if (contents instanceof PDFArray) {
-    for (let i = 0; i < contents.size(); i++) {
-      const s = contents.lookup(i);
-      if (s instanceof PDFStream) streams.push(s);
-    }
-  }
-  return new Uint8Array(Buffer.concat(streams.flatMap((s) => [Buffer.from(streamBytes(s, limits)), Buffer.from('\n')])));
-}
 
 /** A stream of `bytes` compressed by zlib (native, several times faster than pdf-lib's own deflate). */
 function flated(doc: PDFDocument, bytes: Uint8Array, dict: PDFDict): PDFRawStream {
@@ -77,15 +29,8 @@ function flated(doc: PDFDocument, bytes: Uint8Array, dict: PDFDict): PDFRawStrea
   return PDFRawStream.of(dict, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
 }
 
-function matrixOf(dict: PDFDict): Matrix {
-  const m = dict.lookup(PDFName.of('Matrix'));
-  if (!(m instanceof PDFArray) || m.size() !== 6) return IDENTITY;
-  const v = m.asArray().map((x) => (x instanceof PDFNumber ? x.asNumber() : Number.NaN));
-  return v.every(Number.isFinite) ? (v as Matrix) : IDENTITY;
-}
-
-/** Cuts the blocks' text out of the page and of the forms it draws (each form rewritten once). */
-function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits: PdfWriteLimits, done: Set<PDFRef>): void {
+/** The page's content without the blocks' text, cut out of the forms it draws too (each form rewritten once). */
+function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits: PdfWriteLimits, done: Set<PDFRef>): Uint8Array {
   const inside = (x: number, y: number) => blocks.some((b) => x >= b.box[0] - 2 && x <= b.box[2] + 2 && y >= b.box[1] - 2 && y <= b.box[3] + 2);
   const hooksFor = (resources: PDFDict | undefined, depth: number): ContentHooks => ({
     remove: (x, y) => inside(x, y),
@@ -105,11 +50,38 @@ function removePageText(doc: PDFDocument, page: PDFPage, blocks: Block[], limits
       doc.context.assign(ref, flated(doc, result.bytes, dict));
     },
   });
-  const resources = page.node.Resources();
-  const result = removeText(pageContent(page, limits), IDENTITY, hooksFor(resources, 0));
-  // The page's own drawing in one stream, its graphics state closed so what is drawn after starts clean.
-  const bytes = Buffer.concat([Buffer.from('q\n'), Buffer.from(result.bytes), Buffer.from('\nQ\n')]);
-  page.node.set(PDFName.of('Contents'), doc.context.register(flated(doc, bytes, doc.context.obj({}))));
+  return removeText(pageContent(page, limits), IDENTITY, hooksFor(page.node.Resources(), 0)).bytes;
+}
+
+/** A number as content streams write it: at most three decimals, no exponent. */
+const n = (v: number): string => {
+  const r = Math.round(v * 1000) / 1000;
+  return Object.is(r, -0) ? '0' : String(r);
+};
+
+/** A box around a line's pieces (left, bottom, right, top): from the descender's depth to the ascender's height. */
+function lineBoxes(pieces: Placed[]): [number, number, number, number][] {
+  const byLine = new Map<number, [number, number, number, number]>();
+  for (const p of pieces) {
+    const b = byLine.get(p.y);
+    const box: [number, number, number, number] = [p.x, p.y - p.size * 0.25, p.x + p.width, p.y + p.size * 0.85];
+    byLine.set(p.y, b ? [Math.min(b[0], box[0]), Math.min(b[1], box[1]), Math.max(b[2], box[2]), Math.max(b[3], box[3])] : box);
+  }
+  return [...byLine.values()];
+}
+
+/**
+ * Each link whose words the block holds moved over the words its translation sets under it; a link whose
+ * markup the translation lost covers the translated block's lines.
+ */
+function moveBlockLinks(page: PDFPage, block: Block, placed: Placed[], plan: PdfPlan): void {
+  const ids = new Set(block.runs.map((r) => r.link).filter((l) => l !== undefined));
+  for (const id of ids) {
+    const link = plan.links[id];
+    if (!link) continue;
+    const own = placed.filter((p) => p.link === id && p.text.trim() !== '');
+    moveLink(page, link, lineBoxes(own.length ? own : placed));
+  }
 }
 
 /** Six capitals naming a face's subset, distinct for each face. */
@@ -145,6 +117,9 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
   if (translations.length !== expected) throw new Error(`expected ${expected} translations, got ${translations.length}`);
   const doc = await loadStructure(bytes);
   doc.registerFontkit(sharedFontkit as Parameters<PDFDocument['registerFontkit']>[0]);
+  // The embedded fonts' streams compressed by node:zlib too (pdf-lib's own deflate is JavaScript).
+  doc.context.flateStream = (contents, dict = {}) =>
+    doc.context.stream(deflateSync(typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents), { ...dict, Filter: 'FlateDecode' });
   let at = 0;
   if (plan.title) doc.setTitle(fragmentText(translations[at++]!).trim());
   const items = outlineItems(doc);
@@ -181,16 +156,26 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
   for (const [index, list] of byPage) {
     const page = pages[index];
     if (!page) continue;
-    removePageText(doc, page, list.map((l) => l.block), limits, forms);
-    // The page's font is set only when it changes: pdf-lib adds a resource entry each time a font is set.
-    let current: PDFFont | undefined;
+    const kept = removePageText(doc, page, list.map((l) => l.block), limits, forms);
+    // The translations drawn in one text object after the page's own drawing (its graphics state closed, so what
+    // is drawn after starts clean), each font named once in the page's resources, all in the page's one stream.
+    const names = new Map<PDFFont, string>();
+    let text = 'BT\n0 g\n';
+    let current = '';
     for (const { block, html } of list) {
-      for (const piece of typeset(block, html).placed) {
+      const { placed } = typeset(block, translatedRuns(block.runs, html));
+      for (const piece of placed) {
         const font = await fontFor(piece.face);
-        if (font !== current) page.setFont((current = font));
-        page.drawText(piece.text, { x: piece.x, y: piece.y, size: piece.size, color: rgb(0, 0, 0) });
+        let name = names.get(font);
+        if (name === undefined) names.set(font, (name = page.node.newFontDictionary(font.name, font.ref).asString()));
+        const tf = `${name} ${n(piece.size)} Tf`;
+        if (tf !== current) text += `${(current = tf)}\n`;
+        text += `1 0 0 1 ${n(piece.x)} ${n(piece.y)} Tm ${font.encodeText(piece.text).toString()} Tj\n`;
       }
+      moveBlockLinks(page, block, placed, plan);
     }
+    const bytes = Buffer.concat([Buffer.from('q\n'), kept, Buffer.from(`\nQ\n${text}ET\n`, 'latin1')]);
+    page.node.set(PDFName.of('Contents'), doc.context.register(flated(doc, bytes, doc.context.obj({}))));
   }
   return doc.save({ updateFieldAppearances: false });
 }
