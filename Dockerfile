@@ -31,7 +31,8 @@ COPY bin ./bin
 # every platform's: ~240 MB more); onnxruntime-web, which @huggingface/transformers' Node build carries bundled
 # inside itself and never loads (it runs models on onnxruntime-node); better-sqlite3's SQLite sources and objects;
 # the font weights the PDF writer never sets (it uses regular, bold and Noto Sans's italics: src/documents/formats/pdf/fonts.ts);
-# of pdf.js only the legacy build's pdf.mjs and its worker (what Node loads), of pdf-lib and fontkit only their main files.
+# of pdf.js only the legacy build's pdf.mjs and its worker (what Node loads), of pdf-lib and fontkit only their main files;
+# of @huggingface/transformers only its Node builds (its sources, types and browser builds are never loaded).
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && platform="$(node -p 'process.platform + "/" + process.arch')" \
@@ -49,8 +50,13 @@ RUN npm run build \
       node_modules/pdfjs-dist/legacy/build/*.map node_modules/pdfjs-dist/legacy/build/*.min.mjs node_modules/pdfjs-dist/legacy/build/pdf.sandbox.mjs \
       node_modules/pdf-lib/dist node_modules/pdf-lib/es node_modules/pdf-lib/src node_modules/pdf-lib/ts3.4 node_modules/pdf-lib/yarn.lock \
       node_modules/@pdf-lib/fontkit/dist/fontkit.es.js node_modules/@pdf-lib/fontkit/dist/fontkit.es.min.js node_modules/@pdf-lib/fontkit/dist/fontkit.umd.min.js \
- && find node_modules/@expo-google-fonts/noto-sans-devanagari -mindepth 1 -maxdepth 1 -type d ! -name 400Regular ! -name 700Bold -exec rm -rf {} + \
- && find node_modules/@expo-google-fonts/noto-sans-devanagari -name '*.png' -delete \
+ && for face in devanagari kr; do \
+      find node_modules/@expo-google-fonts/noto-sans-$face -mindepth 1 -maxdepth 1 -type d ! -name 400Regular ! -name 700Bold -exec rm -rf {} + \
+      && find node_modules/@expo-google-fonts/noto-sans-$face -name '*.png' -delete; done \
+ && rm -rf node_modules/@huggingface/transformers/src node_modules/@huggingface/transformers/types \
+      node_modules/@huggingface/transformers/dist/transformers.js node_modules/@huggingface/transformers/dist/transformers.min.js \
+      node_modules/@huggingface/transformers/dist/transformers.web.js node_modules/@huggingface/transformers/dist/transformers.web.min.js \
+      node_modules/@huggingface/transformers/dist/transformers.node.min.mjs node_modules/@huggingface/transformers/dist/transformers.node.min.cjs \
  && rm -rf src tsconfig.json tsconfig.build.json scripts
 
 FROM build AS models
