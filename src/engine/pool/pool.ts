@@ -235,6 +235,12 @@ export class WorkerPool extends EventEmitter {
     return this.slots.filter((s) => s.jobs.length).length;
   }
 
+  /** Workers running a job of this priority (undefined: of any). */
+  busyWith(priority: Priority | undefined): number {
+    if (priority === undefined) return this.busyCount();
+    return this.slots.filter((s) => s.jobs.some((j) => (j.job.priority ?? 'interactive') === priority)).length;
+  }
+
   /** Runs a job on a worker that can take it, an idle one first; the caller (batcher) checks freeFor() first. */
   run(job: GenerationJob): Promise<number[][][]> {
     const priority = job.priority ?? 'interactive';
