@@ -35,6 +35,29 @@ describe('turns on one worker', () => {
     expect(log.join('')).toBe('bbbiiiibbbbbbb');
   });
 
+  it('priority: a bulk job takes no further step while an interactive job is sent to the worker and not yet read', async () => {
+    let sent = 0;
+    const turns = new Turns(settings('priority'), () => sent);
+    const log: string[] = [];
+    const bulk = job(turns, turns.join('bulk'), 'b', 10, log);
+    while (log.length < 3) await new Promise((r) => setImmediate(r));
+    sent = 1; // the pool posted it; the worker reads the message some turns of the event loop later
+    await new Promise((r) => setTimeout(r, 50));
+    const at = log.length;
+    await Promise.all([bulk, job(turns, turns.join('interactive'), 'i', 4, log)]);
+    expect(log.slice(at, at + 4).join('')).toBe('iiii');
+    expect(log.join('')).toMatch(/^b{3,4}iiiib+$/);
+  });
+
+  it('priority: a bulk job waits for an interactive job that never arrives no longer than a quarter second', async () => {
+    const turns = new Turns(settings('priority'), () => 1);
+    const log: string[] = [];
+    const t0 = performance.now();
+    await job(turns, turns.join('bulk'), 'b', 5, log);
+    expect(log.join('')).toBe('bbbbb');
+    expect(performance.now() - t0).toBeLessThan(2_000);
+  });
+
   it('fifo: the job that came first runs to its end', async () => {
     const turns = new Turns(settings('fifo'));
     const log: string[] = [];

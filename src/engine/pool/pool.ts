@@ -26,6 +26,8 @@ interface Slot {
   started: boolean;
   /** Jobs on the worker: at most one, or with priorities one of each. */
   jobs: Pending[];
+  /** Interactive jobs sent to the worker, in memory the worker reads (protocol.ts's init). */
+  sent: Int32Array;
   /** Loads and unloads sent to this worker by load()/unload(), waiting for its answer, by model name. */
   loads: Map<string, (report: LoadReport | undefined) => void>;
   unloads: Map<string, () => void>;
@@ -74,7 +76,9 @@ export class WorkerPool extends EventEmitter {
   private spawn(initial = false): Promise<LoadReport[]> {
     const spawnedAt = Date.now();
     const worker = new Worker(ENTRY, { execArgv: [], stdout: false, stderr: false });
-    const slot: Slot = { worker, ready: false, started: false, jobs: [], loads: new Map(), unloads: new Map() };
+    const slot: Slot = {
+      worker, ready: false, started: false, jobs: [], sent: new Int32Array(new SharedArrayBuffer(4)), loads: new Map(), unloads: new Map(),
+    };
     this.slots.push(slot);
     const reports: LoadReport[] = [];
     let loadFailed = false;
@@ -170,7 +174,7 @@ export class WorkerPool extends EventEmitter {
           if (!this.closed) void this.spawn();
         }, delay).unref();
       });
-      this.post(slot, { type: 'init', settings: this.settings });
+      this.post(slot, { type: 'init', settings: this.settings, sent: slot.sent.buffer as SharedArrayBuffer });
     });
   }
 
@@ -249,6 +253,7 @@ export class WorkerPool extends EventEmitter {
     return new Promise((resolve, reject) => {
       const pending: Pending = { id: this.nextId++, job, resolve, reject };
       slot.jobs.push(pending);
+      if (this.priorities && priority === 'interactive') Atomics.add(slot.sent, 0, 1);
       this.post(slot, { type: 'run', id: pending.id, job });
     });
   }

@@ -12,7 +12,11 @@ export type PreparedModelSpec = ModelRuntimeSpec & {
 };
 
 export type ToWorker =
-  | { type: 'init'; settings: SessionSettings }
+  /**
+   * `sent`: one int32 the pool raises each time it sends the worker an interactive job (with priorities), read by
+   * the worker while the message may still wait behind a synchronous onnxruntime run (turns.ts).
+   */
+  | { type: 'init'; settings: SessionSettings; sent: SharedArrayBuffer }
   | { type: 'load'; model: PreparedModelSpec }
   | { type: 'run'; id: number; job: GenerationJob }
   /** Close a model's sessions (evicted past DRAGOMAN_MODEL_MEMORY, or removed from the models folder). */

@@ -17,6 +17,12 @@ export interface Turn {
 /** Worker time is forgotten by halves, so the share is that of the last minute or so, not of the server's life. */
 const SHARE_HALF_LIFE_MS = 30_000;
 
+/**
+ * Longest a bulk job holds back for an interactive job the pool has sent and the worker not yet read: a safety net,
+ * the message is read in the event loop's next turn.
+ */
+const ARRIVAL_WAIT_MS = 250;
+
 export class Turns {
   private holder: Turn | undefined;
   private waiting: Turn[] = [];
@@ -26,13 +32,31 @@ export class Turns {
   /** Time each class held the worker, older time weighing less. */
   private readonly held: Record<Priority, number> = { interactive: 0, bulk: 0 };
 
-  constructor(private readonly settings: TurnSettings) {}
+  /** Interactive jobs joined so far, against `sent()`. */
+  private arrived = 0;
+  /** Jobs sent up to this count are no longer waited for (ARRIVAL_WAIT_MS passed). */
+  private waitedOut = 0;
+  private arrivalTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * `sent`: how many interactive jobs the pool has sent to this worker (a counter in shared memory the pool raises as
+   * it posts one). onnxruntime-node's run is synchronous on the worker's thread, so a job sent during a bulk run is
+   * read only after it: without the counter the bulk job would take its next turn before the message is read, and the
+   * interactive job would wait for two bulk runs instead of the one in progress.
+   */
+  constructor(private readonly settings: TurnSettings, private readonly sent: () => number = () => 0) {}
 
   get scheduling(): TurnSettings['scheduling'] {
     return this.settings.scheduling;
   }
 
   join(priority: Priority): Turn {
+    if (priority === 'interactive') {
+      this.arrived++;
+      // The arriving job takes its first turn once its search has started (a few microtasks on); if it cannot yet
+      // (a model load before it on the worker), the turn goes on without it.
+      if (!this.holder && this.waiting.length) setImmediate(() => this.handOn());
+    }
     return { priority, seq: this.seq++ };
   }
 
@@ -40,29 +64,62 @@ export class Turns {
   async take(job: Turn): Promise<void> {
     if (this.holder === job) {
       this.account();
-      const next = this.choose([job, ...this.waiting]);
-      if (next === job) return;
+      this.holder = undefined;
+    } else if (this.holder) {
       this.waiting.push(job);
-      this.hand(next);
-    } else if (!this.holder) {
+      return this.parked(job);
+    }
+    const next = this.grant([job, ...this.waiting]);
+    if (next === job) {
       this.holder = job;
       this.since = performance.now();
       return;
-    } else {
-      this.waiting.push(job);
     }
-    await new Promise<void>((resolve) => (job.wake = resolve));
+    this.waiting.push(job);
+    if (next) this.hand(next);
+    return this.parked(job);
   }
 
   /** The job is over (done or failed): the turn goes on. */
   leave(job: Turn): void {
-    if (this.holder !== job) {
+    if (this.holder === job) {
+      this.account();
+      this.holder = undefined;
+    } else {
       this.waiting = this.waiting.filter((w) => w !== job);
-      return;
     }
-    this.account();
-    this.holder = undefined;
-    if (this.waiting.length) this.hand(this.choose(this.waiting));
+    this.handOn();
+  }
+
+  private parked(job: Turn): Promise<void> {
+    return new Promise<void>((resolve) => (job.wake = resolve));
+  }
+
+  /** With the worker free, the turn goes to whoever should have it now (nobody while an interactive job is arriving). */
+  private handOn(): void {
+    if (this.holder || !this.waiting.length) return;
+    const next = this.grant(this.waiting);
+    if (next) this.hand(next);
+  }
+
+  /** An interactive job sent to the worker and not yet joined. */
+  private arriving(): boolean {
+    return this.settings.scheduling === 'priority' && this.sent() > Math.max(this.arrived, this.waitedOut);
+  }
+
+  /**
+   * The job the free worker goes to: choose()'s, except that a bulk job that would go only because the interactive
+   * job passing it is still on its way waits for it (at most ARRIVAL_WAIT_MS).
+   */
+  private grant(candidates: Turn[]): Turn | undefined {
+    const next = this.choose(candidates);
+    if (next.priority !== 'bulk' || !this.arriving() || this.bulkShare() < this.settings.bulkShare) return next;
+    this.arrivalTimer ??= setTimeout(() => {
+      this.arrivalTimer = undefined;
+      this.waitedOut = this.sent();
+      this.handOn();
+    }, ARRIVAL_WAIT_MS);
+    return undefined;
   }
 
   /** Bulk's share of the worker's recent time; 1 while the worker has held nothing (nothing is owed). */
@@ -72,6 +129,10 @@ export class Turns {
   }
 
   private hand(next: Turn): void {
+    if (this.arrivalTimer && !this.arriving()) {
+      clearTimeout(this.arrivalTimer);
+      this.arrivalTimer = undefined;
+    }
     this.waiting = this.waiting.filter((w) => w !== next);
     this.holder = next;
     this.since = performance.now();

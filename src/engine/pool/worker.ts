@@ -90,7 +90,10 @@ port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'init':
       settings = msg.settings;
-      if (settings.turns?.scheduling === 'priority') turns = new Turns(settings.turns);
+      if (settings.turns?.scheduling === 'priority') {
+        const sent = new Int32Array(msg.sent);
+        turns = new Turns(settings.turns, () => Atomics.load(sent, 0));
+      }
       if (settings.spinning === 'auto') {
         contention = new CpuContention(settings.poolThreads, undefined, (contended, othersCores) =>
           send({ type: 'spinning', spinning: !contended, othersCores }),
