@@ -23,7 +23,7 @@ async function job(turns: Turns, turn: Turn, name: string, steps: number, log: s
   }
 }
 
-const settings = (scheduling: 'priority' | 'fifo', bulkShare = 0) => ({ scheduling, bulkShare, yieldMs: 100 });
+const settings = (scheduling: 'priority' | 'fifo', bulkShare = 0) => ({ scheduling, bulkShare, yieldMs: 100, interactiveBudgetMs: 2000 });
 
 describe('turns on one worker', () => {
   it('priority: an interactive job arriving during a bulk one runs at the bulk job\'s next step, and the bulk job resumes after it', async () => {
@@ -56,6 +56,23 @@ describe('turns on one worker', () => {
     await job(turns, turns.join('bulk'), 'b', 5, log);
     expect(log.join('')).toBe('bbbbb');
     expect(performance.now() - t0).toBeLessThan(2_000);
+  });
+
+  it('priority: an interactive job demoted past its budget goes round with the bulk job and gives way to a new interactive one', async () => {
+    const turns = new Turns(settings('priority'));
+    const log: string[] = [];
+    const bulk = job(turns, turns.join('bulk'), 'b', 6, log);
+    while (log.length < 1) await new Promise((r) => setImmediate(r));
+    const longTurn = turns.join('interactive');
+    const long = job(turns, longTurn, 'L', 6, log);
+    while (log.length < 3) await new Promise((r) => setImmediate(r));
+    turns.demote(longTurn);
+    while (log.length < 6) await new Promise((r) => setImmediate(r));
+    await Promise.all([bulk, long, job(turns, turns.join('interactive'), 's', 2, log)]);
+    // b, then L as interactive; demoted, L and b alternate; the new short job passes both.
+    expect(log.join('')).toMatch(/^bLL(bL|Lb)+/);
+    expect(log.join('')).toMatch(/ss/);
+    expect(log.lastIndexOf('s')).toBeLessThan(log.length - 2);
   });
 
   it('fifo: the job that came first runs to its end', async () => {

@@ -34,5 +34,7 @@ export type FromWorker =
   /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }
   | { type: 'failed'; id: number; message: string }
+  /** An interactive job past DRAGOMAN_INTERACTIVE_BUDGET_MS: it takes turns as bulk work now (turns.ts). */
+  | { type: 'demoted'; id: number }
   /** DRAGOMAN_SPINNING=auto changed its mind: `spinning` false while other processes use the cores (contention.ts). */
   | { type: 'spinning'; spinning: boolean; othersCores: number };

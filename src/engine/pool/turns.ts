@@ -8,8 +8,11 @@ import type { Priority } from '../types.ts';
 import type { TurnSettings } from '../settings.ts';
 
 export interface Turn {
-  readonly priority: Priority;
+  /** Its class; an interactive job past its budget becomes bulk (demote()). */
+  priority: Priority;
   readonly seq: number;
+  /** When it last got the turn (bulk jobs go round in this order). */
+  served?: number;
   /** Set while the job waits for its turn. */
   wake?: () => void;
 }
@@ -73,11 +76,20 @@ export class Turns {
     if (next === job) {
       this.holder = job;
       this.since = performance.now();
+      job.served = this.since;
       return;
     }
     this.waiting.push(job);
     if (next) this.hand(next);
     return this.parked(job);
+  }
+
+  /**
+   * An interactive job that has used up its budget of worker time takes turns as bulk work from its next run on:
+   * a long row does not hold the worker against the short requests that arrive meanwhile.
+   */
+  demote(job: Turn): void {
+    job.priority = 'bulk';
   }
 
   /** The job is over (done or failed): the turn goes on. */
@@ -136,6 +148,7 @@ export class Turns {
     this.waiting = this.waiting.filter((w) => w !== next);
     this.holder = next;
     this.since = performance.now();
+    next.served = this.since;
     const wake = next.wake;
     next.wake = undefined;
     wake?.();
@@ -155,11 +168,13 @@ export class Turns {
 
   private choose(candidates: Turn[]): Turn {
     const oldest = (list: Turn[]) => list.reduce((a, b) => (b.seq < a.seq ? b : a));
+    // Bulk jobs (a bulk batch and an interactive one past its budget) go round: the one served least recently.
+    const round = (list: Turn[]) => list.reduce((a, b) => ((b.served ?? -Infinity) < (a.served ?? -Infinity) ? b : a));
     if (this.settings.scheduling === 'fifo') return oldest(candidates);
     const interactive = candidates.filter((c) => c.priority === 'interactive');
     const bulk = candidates.filter((c) => c.priority === 'bulk');
-    if (!interactive.length) return oldest(bulk);
-    if (bulk.length && this.bulkShare() < this.settings.bulkShare) return oldest(bulk);
+    if (!interactive.length) return round(bulk);
+    if (bulk.length && this.bulkShare() < this.settings.bulkShare) return round(bulk);
     return oldest(interactive);
   }
 }
