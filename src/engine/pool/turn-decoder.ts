@@ -31,7 +31,7 @@ export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn
   };
   const steps = (asked: number) => {
     if (job.priority !== 'bulk') return asked;
-    const fit = stepMs === undefined ? MIN_RUN_STEPS : Math.floor(yieldMs / stepMs);
+    const fit = stepMs === undefined ? MIN_RUN_STEPS : Math.floor(turns.bulkRunMs(yieldMs) / stepMs);
     return Math.min(asked, Math.max(MIN_RUN_STEPS, fit));
   };
   const timed = async <T>(run: () => Promise<T[]>): Promise<T[]> => {

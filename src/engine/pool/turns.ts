@@ -13,6 +13,8 @@ export interface Turn {
   readonly seq: number;
   /** When it last got the turn (bulk jobs go round in this order). */
   served?: number;
+  /** Worker time it has held, in ms. */
+  held?: number;
   /** Set while the job waits for its turn. */
   wake?: () => void;
 }
@@ -26,6 +28,9 @@ const SHARE_HALF_LIFE_MS = 30_000;
  */
 const ARRIVAL_WAIT_MS = 250;
 
+/** Interactive work is near for this long after the last interactive job left: more is likely to come. */
+const NEAR_MS = 1000;
+
 export class Turns {
   private holder: Turn | undefined;
   private waiting: Turn[] = [];
@@ -35,6 +40,12 @@ export class Turns {
   /** Time each class held the worker, older time weighing less. */
   private readonly held: Record<Priority, number> = { interactive: 0, bulk: 0 };
 
+  /** Interactive jobs on the worker (joined, not left). */
+  private interactiveJobs = new Set<Turn>();
+  /** When the last interactive job left. */
+  private interactiveLeft = -Infinity;
+  /** Worker time of the recent interactive jobs (a moving average; undefined before the first). */
+  private interactiveMs: number | undefined;
   /** Interactive jobs joined so far, against `sent()`. */
   private arrived = 0;
   /** Jobs sent up to this count are no longer waited for (ARRIVAL_WAIT_MS passed). */
@@ -54,14 +65,28 @@ export class Turns {
   }
 
   join(priority: Priority): Turn {
+    const turn: Turn = { priority, seq: this.seq++ };
     if (priority === 'interactive') {
       this.arrived++;
+      this.interactiveJobs.add(turn);
       // The arriving job takes its first turn once its search has started (a few microtasks on); if it cannot yet
       // (a model load before it on the worker), the turn goes on without it.
       if (!this.holder && this.waiting.length) setImmediate(() => this.handOn());
     }
-    return { priority, seq: this.seq++ };
+    return turn;
   }
+
+  /**
+   * How long a bulk run may last now: while interactive work is on the worker, on its way or near (NEAR_MS), no
+   * longer than a recent interactive job's own worker time, so a short request waits for the bulk run in progress
+   * about as long as it runs itself; otherwise `yieldMs`.
+   */
+  bulkRunMs(yieldMs: number): number {
+    const near = this.interactiveJobs.size > 0 || this.arriving() || performance.now() - this.interactiveLeft < NEAR_MS;
+    return near && this.interactiveMs !== undefined ? Math.min(yieldMs, this.interactiveMs) : yieldMs;
+  }
+
+
 
   /** Resolves when `job` may run on the worker: at once when it holds the turn and nothing should pass it. */
   async take(job: Turn): Promise<void> {
@@ -90,6 +115,7 @@ export class Turns {
    */
   demote(job: Turn): void {
     job.priority = 'bulk';
+    this.interactiveJobs.delete(job);
   }
 
   /** The job is over (done or failed): the turn goes on. */
@@ -99,6 +125,11 @@ export class Turns {
       this.holder = undefined;
     } else {
       this.waiting = this.waiting.filter((w) => w !== job);
+    }
+    if (this.interactiveJobs.delete(job)) {
+      this.interactiveLeft = performance.now();
+      const ms = job.held ?? 0;
+      this.interactiveMs = this.interactiveMs === undefined ? ms : 0.7 * this.interactiveMs + 0.3 * ms;
     }
     this.handOn();
   }
@@ -164,6 +195,7 @@ export class Turns {
     this.held.bulk *= keep;
     this.held.interactive *= keep;
     this.held[this.holder.priority] += held;
+    this.holder.held = (this.holder.held ?? 0) + held;
   }
 
   private choose(candidates: Turn[]): Turn {
