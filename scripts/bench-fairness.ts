@@ -4,7 +4,7 @@
 // `--paragraphs` paragraphs runs, (c) both; and what the bulk work got done meanwhile (the clients' sentences a
 // second, the document's time). One table at the end.
 //
-//   npm run bench:fairness [-- --models tiny,base] [--beams 1,4] [--probes 15] [--paragraphs 600]
+//   npm run bench:fairness [-- --models tiny,base] [--beams 1,4] [--probes 15] [--paragraphs 600] [--schedulings fifo,priority]
 //                          [--base-beams 1,4] [--base-probes 15] [--base-paragraphs 600]   (bench-marian-base's own)
 //
 // `base` is bench-marian-base (bench-model-folder.ts finds it; `python3 ../shared/models/_build/make_bench_model.py
@@ -25,6 +25,7 @@ const { values } = parseArgs({
     'base-paragraphs': { type: 'string' },
     'base-probes': { type: 'string' },
     'base-beams': { type: 'string' },
+    schedulings: { type: 'string', default: 'fifo,priority' },
   },
 });
 
@@ -174,7 +175,7 @@ for (const model of values.models.split(',')) {
   const paragraphs = Number(model === 'base' ? values['base-paragraphs'] ?? values.paragraphs : values.paragraphs);
   const beamList = model === 'base' ? values['base-beams'] ?? values.beams : values.beams;
   for (const beams of beamList.split(',').map(Number)) {
-    for (const scheduling of ['fifo', 'priority']) {
+    for (const scheduling of values.schedulings.split(',')) {
       rows.push(await run(model === 'base' ? `bench-marian-base (${paragraphs} par.)` : `tiny (${paragraphs} par.)`, folder, beams, scheduling, probes, paragraphs));
     }
   }

@@ -64,6 +64,8 @@ export interface Config {
   bulkCharacters: number;
   /** Longest a bulk batch runs on a worker before it checks whether interactive work waits, in ms. */
   yieldMs: number;
+  /** Worker time an interactive batch runs as interactive; past it, it takes turns as bulk work does, in ms. */
+  interactiveBudgetMs: number;
   /** Entries of the translation LRU cache (0 disables it). */
   cacheSize: number;
   /** Limits of one request. */
@@ -373,6 +375,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bulkShare: int(env, 'DRAGOMAN_BULK_SHARE', 10, 0, 100),
     bulkCharacters: int(env, 'DRAGOMAN_BULK_CHARACTERS', 2000, 0),
     yieldMs: int(env, 'DRAGOMAN_YIELD_MS', 100, 1, 60_000),
+    interactiveBudgetMs: int(env, 'DRAGOMAN_INTERACTIVE_BUDGET_MS', 2000, 1, 3_600_000),
     cacheSize: int(env, 'DRAGOMAN_CACHE_SIZE', 10000),
     maxStrings: int(env, 'DRAGOMAN_MAX_STRINGS', 128, 1),
     maxChars: int(env, 'DRAGOMAN_MAX_CHARS', 100_000, 1),

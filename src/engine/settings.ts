@@ -16,11 +16,13 @@ export interface SessionSettings {
   turns?: TurnSettings;
 }
 
-/** DRAGOMAN_SCHEDULING, DRAGOMAN_BULK_SHARE and DRAGOMAN_YIELD_MS, as a worker and the pool read them. */
+/** DRAGOMAN_SCHEDULING, DRAGOMAN_BULK_SHARE, DRAGOMAN_YIELD_MS and DRAGOMAN_INTERACTIVE_BUDGET_MS, as a worker and the pool read them. */
 export interface TurnSettings {
   scheduling: 'priority' | 'fifo';
   /** Least share of the worker's time (0–1) bulk work gets while interactive work waits too. */
   bulkShare: number;
   /** Longest a bulk job runs between two turns, in ms. */
   yieldMs: number;
+  /** Worker time after which an interactive job takes turns as a bulk one, in ms. */
+  interactiveBudgetMs: number;
 }

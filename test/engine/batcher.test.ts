@@ -21,8 +21,14 @@ class FakePool extends EventEmitter {
   busyCount() {
     return this.pending.length;
   }
+  /** Jobs given and not finished. */
+  private running: GenerationJob[] = [];
+  busyWith(priority: 'interactive' | 'bulk' | undefined) {
+    return priority === undefined ? this.busyCount() : this.running.filter((j) => (j.priority ?? 'interactive') === priority).length;
+  }
   run(job: GenerationJob): Promise<number[][][]> {
     this.jobs.push(job);
+    this.running.push(job);
     this.idle--;
     return new Promise((resolve) => {
       // echo each row's first source id as its "translation"
@@ -32,6 +38,7 @@ class FakePool extends EventEmitter {
   finishAll() {
     const p = this.pending;
     this.pending = [];
+    this.running = [];
     for (const f of p) {
       this.idle++;
       f();
@@ -91,6 +98,24 @@ describe('Batcher', () => {
     expect(await r0).toEqual([[[9]]]);
     expect(await r1).toEqual([[[1]], [[2]]]);
     expect(await r2).toEqual([[[3]]]);
+  });
+
+  it('a one-sentence request arriving while bulk work runs and gathers leaves at the end of its turn (it never joins a bulk batch)', async () => {
+    const pool = new FakePool();
+    pool.idle = 3;
+    const b = new Batcher(pool as unknown as WorkerPool, { batchTokens: 10_000, batchWaitMs: 1000, scheduling: 'priority' });
+    const bulk = b.submit('m', 1, 1, [row(1, 3)], undefined, 'bulk'); // alone: runs at the end of its turn
+    await endOfTurn();
+    const more = b.submit('m', 1, 1, [row(2, 3)], undefined, 'bulk'); // bulk overlaps bulk: gathers for batchWaitMs
+    const short = b.submit('m', 1, 1, [row(3, 3)]);
+    await endOfTurn();
+    expect(pool.jobs.map((j) => [j.priority, j.rows.map((r) => r.ids[0])])).toEqual([['bulk', [1]], ['interactive', [3]]]);
+    pool.finishAll();
+    await Promise.all([bulk, short]);
+    await tick(1100);
+    expect(pool.jobs.map((j) => j.rows[0]!.ids[0])).toEqual([1, 3, 2]);
+    pool.finishAll();
+    await more;
   });
 
   it('after a worker frees up, a request that waited through the last batch still waits for the callers just answered', async () => {

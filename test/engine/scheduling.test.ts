@@ -50,16 +50,20 @@ const ENV = { DRAGOMAN_WORKERS: '1', DRAGOMAN_INTRA_OP_THREADS: '1', DRAGOMAN_CA
 describe('scheduling on one worker (tiny-marian-en-de, int8)', () => {
   let fifo: DragomanEngine;
   let priority: DragomanEngine;
+  let budgeted: DragomanEngine;
   beforeAll(async () => {
     // The one model these tests translate with, alone in its folder: each engine loads one model, not three.
     const models = oneModelDir('tiny-marian-en-de');
     fifo = await engineOver(models, { ...ENV, DRAGOMAN_SCHEDULING: 'fifo' });
     // Bulk runs cut to the fewest steps (2): the most turns, and the most Loop runs a batch is cut into.
     priority = await engineOver(models, { ...ENV, DRAGOMAN_SCHEDULING: 'priority', DRAGOMAN_YIELD_MS: '1' });
+    // Every interactive batch past its budget after its first run.
+    budgeted = await engineOver(models, { ...ENV, DRAGOMAN_SCHEDULING: 'priority', DRAGOMAN_INTERACTIVE_BUDGET_MS: '1' });
   }, 120_000);
   afterAll(async () => {
     await fifo?.close();
     await priority?.close();
+    await budgeted?.close();
   });
 
   /** The bulk text translated first come, first served with nothing else waiting: made once per beam width. */
@@ -94,6 +98,32 @@ describe('scheduling on one worker (tiny-marian-en-de, int8)', () => {
       expect(prio.bulk).toEqual(bulkAlone);
     }, 300_000);
   }
+
+  it('an interactive batch past DRAGOMAN_INTERACTIVE_BUDGET_MS gives way: a one-sentence request sent meanwhile is answered first', async () => {
+    const reference = (await fifo.translate([lone], 'eng_Latn', 'deu_Latn', { beams: 4 })).translations;
+    // Sent before the one-sentence request is, so that one cannot join its batches.
+    const longText = bulkText.slice(0, 32);
+    const longAlone = (await fifo.translate(longText, 'eng_Latn', 'deu_Latn', { beams: 4 })).translations;
+    const order: string[] = [];
+    const long = budgeted.translate(longText, 'eng_Latn', 'deu_Latn', { beams: 4 }).then((r) => {
+      order.push('long');
+      return r.translations;
+    });
+    const sizes: number[] = [];
+    const onBatch = (e: BatchEvent) => sizes.push(e.rows);
+    budgeted.events.on('batch', onBatch);
+    // The long batch leaves once its sentences are tokenized, at the end of that turn: well within 100 ms.
+    await new Promise((r) => setTimeout(r, 100));
+    const short = await budgeted.translate([lone], 'eng_Latn', 'deu_Latn', { beams: 4 });
+    order.push('short');
+    expect(await long).toEqual(longAlone);
+    budgeted.events.off('batch', onBatch);
+    // The short request's batch is answered first, before any of the long request's.
+    expect(sizes[0]).toBe(1);
+    expect(sizes.slice(1).reduce((a, b) => a + b)).toBe(longText.length);
+    expect(order).toEqual(['short', 'long']);
+    expect(short.translations).toEqual(reference);
+  }, 300_000);
 
   it('counts waiting sentences per priority', async () => {
     const bulk = priority.translate(bulkText.slice(0, 200), 'eng_Latn', 'deu_Latn', { beams: 4, priority: 'bulk' });

@@ -86,8 +86,12 @@ export class Batcher extends EventEmitter {
   private seq = 0;
   /** Batches with a long row on a worker now: see longAllowed(). */
   private longRunning = 0;
-  /** Last time requests overlapped (one arriving while others wait or run; a batch answering several requests). */
-  private concurrentAt = -Infinity;
+  /**
+   * Last time requests overlapped (one arriving while others wait or run; a batch answering several requests), per
+   * priority with priorities: a one-sentence request does not wait to gather because bulk work is running, since it
+   * never shares a batch with it.
+   */
+  private readonly concurrentAt: Record<Priority, number> = { interactive: -Infinity, bulk: -Infinity };
   /** When a worker last became free: the callers it just answered usually send their next request right away. */
   private readyAt = -Infinity;
   /** Batches each request (its submit's group) has had rows in: for anchor(). */
@@ -138,7 +142,9 @@ export class Batcher extends EventEmitter {
     const group = {};
     // Overlap is work running or rows left from an earlier turn; arrivals in the same turn are one burst, not a sign
     // of load worth waiting for more.
-    if (this.pool.busyCount() > 0 || (this.queue.length && !this.turn)) this.concurrentAt = now;
+    const place = this.priorities ? priority : 'interactive';
+    const queuedToo = this.queue.some((i) => this.placeOf(i) === place);
+    if (this.pool.busyWith(this.priorities ? priority : undefined) > 0 || (queuedToo && !this.turn)) this.concurrentAt[place] = now;
     const done = rows.map((row) => new Promise<number[][]>((resolve, reject) => {
       this.queue.push({ key, model, beams, nBest, priority, row, enqueued: now, seq: this.seq++, resolve, reject, group });
     }));
@@ -152,7 +158,8 @@ export class Batcher extends EventEmitter {
     // A pending gather timer decides; else the end of this turn does: callers answered by the last batch, or a burst
     // of requests read in one poll, submit one after the other in the same turn, and deciding on each arrival would
     // send the first ones off before the rest are in.
-    if (!this.timer && !this.turn) {
+    // An interactive arrival does not wait for a bulk batch's gather timer (it never joins that batch).
+    if (!this.turn && (!this.timer || (this.priorities && priority === 'interactive'))) {
       this.turn = setImmediate(() => {
         this.turn = undefined;
         this.pump();
@@ -210,7 +217,7 @@ export class Batcher extends EventEmitter {
       // (batches alternating 1, 15, 1, 15 instead of 16, 16).
       const waited = performance.now() - Math.max(oldest.enqueued, this.readyAt);
       const queuedCost = sameKey.reduce((s, i) => s + this.cost(i), 0);
-      const concurrent = performance.now() - this.concurrentAt < CONCURRENCY_WINDOW_MS;
+      const concurrent = performance.now() - this.concurrentAt[this.placeOf(oldest)] < CONCURRENCY_WINDOW_MS;
       if (concurrent && waited < this.settings.batchWaitMs && queuedCost < this.settings.batchTokens) {
         this.timer ??= setTimeout(() => {
           this.timer = undefined;
@@ -290,7 +297,7 @@ export class Batcher extends EventEmitter {
     run.then(
       (hypotheses) => {
         // Callers answered together will likely come back together: stay in gathering mode.
-        if (new Set(batch.map((i) => i.group)).size > 1) this.concurrentAt = performance.now();
+        if (new Set(batch.map((i) => i.group)).size > 1) this.concurrentAt[this.placeOf(first)] = performance.now();
         batch.forEach((item, i) => item.resolve(hypotheses[i] ?? []));
         const event: BatchEvent = {
           model: first.model,

@@ -14,6 +14,8 @@ import type { LoadedRuntime, Priority } from '../types.ts';
 interface Pending {
   id: number;
   job: GenerationJob;
+  /** The place it holds on its worker: its priority, or bulk once an interactive job is past its budget. */
+  place: Priority;
   resolve: (hypotheses: number[][][]) => void;
   reject: (err: Error) => void;
 }
@@ -24,8 +26,10 @@ interface Slot {
   ready: boolean;
   /** The worker said 'ready': later loads and unloads are sent to it (before that, it loads what is loaded then). */
   started: boolean;
-  /** Jobs on the worker: at most one, or with priorities one of each. */
+  /** Jobs on the worker: at most one, or with priorities one of each place (a demoted interactive job holds the bulk one). */
   jobs: Pending[];
+  /** Interactive jobs sent to the worker, in memory the worker reads (protocol.ts's init). */
+  sent: Int32Array;
   /** Loads and unloads sent to this worker by load()/unload(), waiting for its answer, by model name. */
   loads: Map<string, (report: LoadReport | undefined) => void>;
   unloads: Map<string, () => void>;
@@ -74,7 +78,9 @@ export class WorkerPool extends EventEmitter {
   private spawn(initial = false): Promise<LoadReport[]> {
     const spawnedAt = Date.now();
     const worker = new Worker(ENTRY, { execArgv: [], stdout: false, stderr: false });
-    const slot: Slot = { worker, ready: false, started: false, jobs: [], loads: new Map(), unloads: new Map() };
+    const slot: Slot = {
+      worker, ready: false, started: false, jobs: [], sent: new Int32Array(new SharedArrayBuffer(4)), loads: new Map(), unloads: new Map(),
+    };
     this.slots.push(slot);
     const reports: LoadReport[] = [];
     let loadFailed = false;
@@ -127,6 +133,13 @@ export class WorkerPool extends EventEmitter {
             slot.unloads.get(msg.name)?.();
             slot.unloads.delete(msg.name);
             break;
+          case 'demoted': {
+            const p = slot.jobs.find((j) => j.id === msg.id);
+            if (!p) return;
+            p.place = 'bulk';
+            this.emit('idle');
+            break;
+          }
           case 'spinning':
             this.emit('spinning', { spinning: msg.spinning, othersCores: msg.othersCores, worker: worker.threadId });
             break;
@@ -170,7 +183,7 @@ export class WorkerPool extends EventEmitter {
           if (!this.closed) void this.spawn();
         }, delay).unref();
       });
-      this.post(slot, { type: 'init', settings: this.settings });
+      this.post(slot, { type: 'init', settings: this.settings, sent: slot.sent.buffer as SharedArrayBuffer });
     });
   }
 
@@ -219,7 +232,8 @@ export class WorkerPool extends EventEmitter {
   private takes(slot: Slot, priority: Priority): boolean {
     if (!slot.ready) return false;
     if (!this.priorities) return !slot.jobs.length;
-    return !slot.jobs.some((j) => (j.job.priority ?? 'interactive') === priority);
+    // Bulk work waits for the bulk place; a demoted interactive job holds it too (its new batch goes elsewhere or after).
+    return !slot.jobs.some((j) => j.place === priority);
   }
 
   /** Workers that can take a job of this priority now. */
@@ -235,14 +249,21 @@ export class WorkerPool extends EventEmitter {
     return this.slots.filter((s) => s.jobs.length).length;
   }
 
+  /** Workers running a job of this priority (undefined: of any). */
+  busyWith(priority: Priority | undefined): number {
+    if (priority === undefined) return this.busyCount();
+    return this.slots.filter((s) => s.jobs.some((j) => j.place === priority)).length;
+  }
+
   /** Runs a job on a worker that can take it, an idle one first; the caller (batcher) checks freeFor() first. */
   run(job: GenerationJob): Promise<number[][][]> {
     const priority = job.priority ?? 'interactive';
     const slot = this.slots.filter((s) => this.takes(s, priority)).sort((a, b) => a.jobs.length - b.jobs.length)[0];
     if (!slot) return Promise.reject(new EngineUnavailable('noWorker'));
     return new Promise((resolve, reject) => {
-      const pending: Pending = { id: this.nextId++, job, resolve, reject };
+      const pending: Pending = { id: this.nextId++, job, place: priority, resolve, reject };
       slot.jobs.push(pending);
+      if (this.priorities && priority === 'interactive') Atomics.add(slot.sent, 0, 1);
       this.post(slot, { type: 'run', id: pending.id, job });
     });
   }

@@ -15,7 +15,11 @@ export type PreparedModelSpec = ModelRuntimeSpec & {
 };
 
 export type ToWorker =
-  | { type: 'init'; settings: SessionSettings }
+  /**
+   * `sent`: one int32 the pool raises each time it sends the worker an interactive job (with priorities), read by
+   * the worker while the message may still wait behind a synchronous onnxruntime run (turns.ts).
+   */
+  | { type: 'init'; settings: SessionSettings; sent: SharedArrayBuffer }
   | { type: 'load'; model: PreparedModelSpec }
   | { type: 'run'; id: number; job: GenerationJob }
   /** Close a model's sessions (evicted past DRAGOMAN_MODEL_MEMORY, or removed from the models folder). */
@@ -33,5 +37,7 @@ export type FromWorker =
   /** Per row, hypotheses (generated ids, decoder start excluded) best first. */
   | { type: 'result'; id: number; hypotheses: number[][][]; ms: number }
   | { type: 'failed'; id: number; message: string }
+  /** An interactive job past DRAGOMAN_INTERACTIVE_BUDGET_MS: it takes turns as bulk work now (turns.ts). */
+  | { type: 'demoted'; id: number }
   /** DRAGOMAN_SPINNING=auto changed its mind: `spinning` false while other processes use the cores (contention.ts). */
   | { type: 'spinning'; spinning: boolean; othersCores: number };

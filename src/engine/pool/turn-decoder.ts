@@ -1,5 +1,6 @@
 // A job's view of the worker's decoder when jobs take turns (turns.ts): every onnxruntime run waits for the job's turn
-// first, and a bulk job's Loop runs are cut to the steps that fit in yieldMs, so it gives way often. Search is the
+// first, and a bulk job's Loop runs are cut to the steps that fit in yieldMs, so it gives way often. An interactive
+// job that has held the worker for its budget (DRAGOMAN_INTERACTIVE_BUDGET_MS) goes on as a bulk one. Search is the
 // same code either way: a shorter run returns fewer steps, and greedy and beam search already take what a run returns
 // (a Loop run of n steps computes exactly what n single steps do), so the output is the same.
 import type { BeamRunRequest, DecoderState, GreedyRunRequest, SearchDecoder } from '../runtime/search-decoder.ts';
@@ -8,19 +9,37 @@ import type { Turn, Turns } from './turns.ts';
 /** A Loop run is worth its feeds from two steps on (search's loopPlan asks for no fewer). */
 const MIN_RUN_STEPS = 2;
 
-export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn, yieldMs: number): SearchDecoder {
-  const bulk = job.priority === 'bulk';
+export interface TurnBudget {
+  yieldMs: number;
+  interactiveBudgetMs: number;
+  /** Called once, when an interactive job becomes bulk work (the pool then sends the worker interactive work again). */
+  demoted: () => void;
+}
+
+export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn, budget: TurnBudget): SearchDecoder {
+  const { yieldMs } = budget;
   /** Measured milliseconds per step of this job's runs (its rows, its model); unknown before the first. */
   let stepMs: number | undefined;
+  /** Worker time this job's runs took. */
+  let heldMs = 0;
+  const held = (ms: number) => {
+    heldMs += ms;
+    if (job.priority === 'interactive' && heldMs > budget.interactiveBudgetMs) {
+      turns.demote(job);
+      budget.demoted();
+    }
+  };
   const steps = (asked: number) => {
-    if (!bulk) return asked;
-    const fit = stepMs === undefined ? MIN_RUN_STEPS : Math.floor(yieldMs / stepMs);
+    if (job.priority !== 'bulk') return asked;
+    const fit = stepMs === undefined ? MIN_RUN_STEPS : Math.floor(turns.bulkRunMs(yieldMs) / stepMs);
     return Math.min(asked, Math.max(MIN_RUN_STEPS, fit));
   };
   const timed = async <T>(run: () => Promise<T[]>): Promise<T[]> => {
     const t0 = performance.now();
     const out = await run();
-    if (out.length) stepMs = (performance.now() - t0) / out.length;
+    const ms = performance.now() - t0;
+    if (out.length) stepMs = ms / out.length;
+    held(ms);
     return out;
   };
   /** One step in the job's turn, timed: what the next bulk run's length is cut by. */
@@ -29,6 +48,7 @@ export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn
     const t0 = performance.now();
     const out = await run();
     stepMs = performance.now() - t0;
+    held(stepMs);
     return out;
   };
   const runs = decoder.runs;
@@ -37,7 +57,10 @@ export function decoderWithTurns(decoder: SearchDecoder, turns: Turns, job: Turn
   return {
     async begin(sources, copies) {
       await turns.take(job);
-      return decoder.begin(sources, copies);
+      const t0 = performance.now();
+      const state = await decoder.begin(sources, copies);
+      held(performance.now() - t0);
+      return state;
     },
     step: (state, tokens, want) => timedStep(() => decoder.step(state, tokens, want)),
     beamStep: (state, tokens, step) => timedStep(() => decoder.beamStep(state, tokens, step)),

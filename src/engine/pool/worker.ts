@@ -66,7 +66,8 @@ async function run(id: number, job: GenerationJob, turn?: Turn): Promise<void> {
   try {
     const m = models.get(job.model);
     if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
-    const decoder = turn && turns ? decoderWithTurns(m.model, turns, turn, settings.turns!.yieldMs) : m.model;
+    const budget = settings.turns && { ...settings.turns, demoted: () => send({ type: 'demoted', id }) };
+    const decoder = turn && turns && budget ? decoderWithTurns(m.model, turns, turn, budget) : m.model;
     const plain = (rows: readonly GenerationRow[]) => job.beams <= 1
       ? greedySearch(decoder, m.spec.rules, m.processors, rows)
       : beamSearch(decoder, m.spec.rules, m.processors, rows, job.beams, job.nBest);
@@ -90,7 +91,10 @@ port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
     case 'init':
       settings = msg.settings;
-      if (settings.turns?.scheduling === 'priority') turns = new Turns(settings.turns);
+      if (settings.turns?.scheduling === 'priority') {
+        const sent = new Int32Array(msg.sent);
+        turns = new Turns(settings.turns, () => Atomics.load(sent, 0));
+      }
       if (settings.spinning === 'auto') {
         contention = new CpuContention(settings.poolThreads, undefined, (contended, othersCores) =>
           send({ type: 'spinning', spinning: !contended, othersCores }),
