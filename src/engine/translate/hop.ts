@@ -203,7 +203,8 @@ export class HopTranslator {
 
     // An LLM translator that declares a terminology wording reads a segment's glossary terms in its prompt as well
     // (or, for a benchmark, instead of constrained decoding); one that declares a context wording reads a document's
-    // earlier lines; one that declares an examples wording, a translation memory's matches of the segment. Each segment so framed has a framing of its own; every other segment shares the plain one.
+    // earlier lines; one that declares an examples wording, a translation memory's matches of the segment. Each
+    // segment so framed has a framing of its own; every other segment shares the plain one.
     const mode = opts.terms ?? 'both';
     const worded = !!model.prompt?.terminology;
     const promptTerms = (c: SegmentConstraint[] | undefined): PromptTerm[] => (worded && mode !== 'decoding'
