@@ -49,6 +49,7 @@ interface Result {
   importS: number;
   rssMb: number;
   exact: number[];
+  roundTrip: number[];
   fuzzy: number[];
   fuzzyFound: number;
   memory: Memory;
@@ -76,6 +77,15 @@ async function measure(storage: Storage): Promise<Result> {
     exact.push(performance.now() - s);
     if (hit?.exact?.target !== generated(i).target) throw new Error(`exact lookup of unit ${i} missed`);
   }
+  // PostgreSQL: a statement that does nothing, for the round trip's own share of a lookup's time.
+  const roundTrip: number[] = [];
+  if (storage.kind === 'postgres') {
+    for (let k = 0; k < LOOKUPS; k++) {
+      const s = performance.now();
+      await storage.pool.query('SELECT 1');
+      roundTrip.push(performance.now() - s);
+    }
+  }
   const fuzzy: number[] = [];
   let fuzzyFound = 0;
   for (const i of picks(Math.min(LOOKUPS, 1000), 11)) {
@@ -84,7 +94,7 @@ async function measure(storage: Storage): Promise<Result> {
     fuzzy.push(performance.now() - s);
     if (matches[0]?.source === generated(i).source) fuzzyFound++;
   }
-  return { importS, rssMb: (peak - rss0) / 1e6, exact, fuzzy, fuzzyFound, memory: r.memory, book };
+  return { importS, rssMb: (peak - rss0) / 1e6, exact, roundTrip, fuzzy, fuzzyFound, memory: r.memory, book };
 }
 
 /** Time of translating `sentences` one request each, without a memory and with one that holds none of them, interleaved. */
@@ -192,6 +202,7 @@ console.log(`|---|---|${names.map(() => '---|').join('')}`);
 console.log(row('import time', '≤ 60 s', (r) => `${r.importS.toFixed(1)} s (${Math.round(UNITS / r.importS).toLocaleString('en-US')} units/s)`));
 console.log(row('resident memory growth during the import', '≤ +300 MB', (r) => `+${r.rssMb.toFixed(0)} MB`));
 console.log(row(`exact lookup of one sentence, p50 / p99 (${LOOKUPS})`, 'p99 ≤ 1 ms', (r) => `${ms(quantile(r.exact, 0.5))} / ${ms(quantile(r.exact, 0.99))}`));
+console.log(row(`a round trip with nothing to do (\`SELECT 1\`), p50 / p99 (${LOOKUPS})`, '', (r) => (r.roundTrip.length ? `${ms(quantile(r.roundTrip, 0.5))} / ${ms(quantile(r.roundTrip, 0.99))}` : '— (in process)')));
 console.log(row(`fuzzy lookup of one sentence, p50 / p99 (${results[names[0]!]!.fuzzy.length})`, 'p99 ≤ 10 ms', (r) => `${ms(quantile(r.fuzzy, 0.5))} / ${ms(quantile(r.fuzzy, 0.99))}`));
 console.log(row('fuzzy lookups that found their pair first', 'all', (r) => `${r.fuzzyFound}/${r.fuzzy.length}`));
 console.log(row(`${sentences.length} sentences translated one request each, no memory → memory without a hit (median of ${ROUNDS})`, '≤ +5 %', (r) =>

@@ -78,10 +78,18 @@ export interface PromptAbilities {
   formality: Formality[];
   /** `terminologyPrompt` and `termPrompt`: a segment's glossary terms go into its prompt as well as into decoding. */
   terminology: boolean;
+  /** `examplesPrompt` and `examplePrompt`: a segment's translation memory matches go into its prompt as examples. */
+  examples: boolean;
 }
 
 /** A glossary term of a segment as its prompt names it: the source term as the segment has it, and its target term. */
 export interface PromptTerm {
+  source: string;
+  target: string;
+}
+
+/** A translation memory's fuzzy match of a segment, shown to an LLM translator as an example: a stored source and its target. */
+export interface PromptExample {
   source: string;
   target: string;
 }
@@ -119,6 +127,12 @@ export interface TranslateOptions {
    * A model without the wording always has them by constrained decoding.
    */
   terms?: 'both' | 'prompt' | 'decoding';
+  /**
+   * Per segment (same order), a translation memory's best matches of it, best first: examples in the prompt of a
+   * one-model route's LLM translator that declares an examples wording (as many as fit the prompt's bound). Other
+   * models, and routes through a pivot, translate as without them.
+   */
+  examples?: (readonly PromptExample[] | undefined)[];
   /** Default interactive. */
   priority?: Priority;
   /** Beam size for this call (default: DRAGOMAN_BEAM, else the model's generation_config). */

@@ -81,6 +81,18 @@ export function noModelsError(): ApiError {
   );
 }
 
+/** Fuzzy matches of a segment an LLM translator reads as examples (and that /v1 reports with `matches`): the best ones. */
+export const MEMORY_EXAMPLES = 3;
+
+/**
+ * Whether a group's route reads a memory's matches as examples: one model (a pivot's hops would read examples in
+ * another pair), an LLM translator whose dragoman.json words them.
+ */
+function takesExamples(deps: ServiceDeps, chosen: ChosenRoute): boolean {
+  if (chosen.route.length !== 1) return false;
+  return !!deps.engine.models().find((m) => m.name === chosen.route[0])?.prompt?.examples;
+}
+
 function hasModels(deps: ServiceDeps): boolean {
   return deps.engine.models().some((m) => m.status === 'ok');
 }
@@ -176,9 +188,13 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
       const alternatives = req.options.alternatives ?? 0;
       const matcher = matchers.get(g.source.flores);
       // The memory's exact segments are its stored targets, never decoded; the rest go to the engine.
+      // Fuzzy matches are looked up when the request asks for them, or as examples for an LLM translator that takes them.
       const use = memory && memory.source === g.source.code ? req.options.memory! : undefined;
+      const examples = !!use && takesExamples(deps, g.chosen!);
       const lookups = use
-        ? await deps.memories!.lookup(memory!, target.code, segments, { threshold: use.threshold ?? 75, fuzzy: use.matches === true })
+        ? await deps.memories!.lookup(memory!, target.code, segments, {
+            threshold: use.threshold ?? 75, fuzzy: use.matches === true || examples, limit: MEMORY_EXAMPLES,
+          })
         : undefined;
       const todo = lookups ? segments.flatMap((_s, k) => (lookups[k]!.exact ? [] : [k])) : segments.map((_s, k) => k);
       const todoSegments = todo.map((k) => segments[k]!);
@@ -194,6 +210,9 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
             ...(constraints?.some(Boolean) ? { constraints } : {}),
             ...(req.options.terms ? { terms: req.options.terms } : {}),
             ...(contexts ? { contexts: todo.map((k) => contexts[k]) } : {}),
+            ...(examples && todo.some((k) => lookups![k]!.matches.length)
+              ? { examples: todo.map((k) => lookups![k]!.matches.map((m) => ({ source: m.source, target: m.target }))) }
+              : {}),
             ...(req.options.model ? { model: req.options.model } : {}),
             ...(Object.keys(g.chosen!.prompt).length ? { prompt: g.chosen!.prompt } : {}),
             ...(signal ? { signal } : {}),
@@ -249,7 +268,8 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
           memoryChars += chars;
           results[i]!.memory = {
             segments: n, exact: exact.length, chars,
-            matches: mine.flatMap((l, s) => l.matches.map((m) => ({ sentence: s, segment: p.segments[s]!, source: m.source, target: m.target, similarity: m.similarity }))),
+            // Matches looked up only as examples are not reported unless asked for.
+            matches: mine.flatMap((l, s) => (use!.matches === true || l.exact ? l.matches : []).map((m) => ({ sentence: s, segment: p.segments[s]!, source: m.source, target: m.target, similarity: m.similarity }))),
             origins: mine.map((l) => (!l.exact ? 'machine' : l.exact.reviewed ? 'reviewed' : 'learned')),
           };
         }

@@ -80,7 +80,10 @@ export interface TranslateOptions {
    * when the route's first model declares a context wording. Never charged; other models translate as without it.
    */
   documentContext?: { chars: number; before?: readonly string[] };
-  /** A translation memory of the calling key: exact segments come from it, fuzzy matches are reported. */
+  /**
+   * A translation memory of the calling key: exact segments come from it, fuzzy matches are reported (with `matches`)
+   * and read as examples by an LLM translator that declares a wording for them.
+   */
   memory?: MemoryUse;
   /** Overrides ServiceDeps.keepSpans for this request. */
   keepSpans?: boolean;
@@ -96,7 +99,7 @@ export interface TranslateOptions {
 export interface MemoryUse {
   owner: string;
   id: string;
-  /** Least similarity (0–100) of a fuzzy match reported; default 75. */
+  /** Least similarity (0–100) of a fuzzy match reported or read as an example; default 75. */
   threshold?: number;
   /** Look up fuzzy matches of the segments without an exact one (reported in TranslationItem.memory). */
   matches?: boolean;

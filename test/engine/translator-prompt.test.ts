@@ -74,6 +74,10 @@ describe('an LLM translator\'s prompt', () => {
     expect(refused({ ...HY, terminologyPrompt: 'Terms:\n{terms}\n' })).toMatch(/"terminologyPrompt" \(with \{terms\}\) and "termPrompt" .* go together/);
     expect(refused({ ...HY, terminologyPrompt: 'Terms:\n{terms}\n', termPrompt: '{source_term}' })).toMatch(/"termPrompt" must be a string with \{source_term\} and \{target_term\}/);
     expect(refused({ ...HY, terminologyPrompt: 'Terms:', termPrompt: '{source_term} = {target_term}' })).toMatch(/"terminologyPrompt" must be a string with \{terms\}/);
+    expect(refused({ ...HY, examplePrompt: '{source_example} = {target_example}' })).toMatch(/"examplesPrompt" \(with \{examples\}\) and "examplePrompt" .* go together/);
+    expect(refused({ ...HY, examplesPrompt: 'Examples:\n{examples}\n', examplePrompt: '{target_example}' })).toMatch(/"examplePrompt" must be a string with \{source_example\}/);
+    expect(refused({ ...HY, examplesPrompt: 'Examples:\n{examples}\n', examplePrompt: '{source_example}' })).toMatch(/"examplePrompt" must be a string with \{source_example\} and \{target_example\}/);
+    expect(refused({ ...HY, examplesPrompt: 'Examples:', examplePrompt: '{source_example} = {target_example}' })).toMatch(/"examplesPrompt" must be a string with \{examples\}/);
   });
 });
 
@@ -87,7 +91,7 @@ describe('what a request adds to an LLM translator\'s prompt', () => {
 
   it('puts context, instructions and a register before a template that does not place them, in its wording', () => {
     const { prompt } = readTranslatorPrompt('dragoman.json', WORDED);
-    expect(promptAbilities(prompt)).toEqual({ context: true, instructions: true, formality: ['more'], terminology: false });
+    expect(promptAbilities(prompt)).toEqual({ context: true, instructions: true, formality: ['more'], terminology: false, examples: false });
     expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'A dog.', { context: 'At the park.', instructions: ['Be brief.', 'Say Hund.'], formality: 'more' }))
       .toBe('Context, not to be translated: At the park.\nFollow these rules in German:\nBe brief.\nSay Hund.\nAddress the reader formally.\n'
         + 'Translate the following segment into German, without additional explanation.\n\nA dog.');
@@ -103,7 +107,7 @@ describe('what a request adds to an LLM translator\'s prompt', () => {
 
   it('refuses a part the model declares no wording for, naming the model', () => {
     const { prompt } = readTranslatorPrompt('dragoman.json', HY);
-    expect(promptAbilities(prompt)).toEqual({ context: false, instructions: false, formality: [], terminology: false });
+    expect(promptAbilities(prompt)).toEqual({ context: false, instructions: false, formality: [], terminology: false, examples: false });
     expect(() => userContent(prompt, 'eng_Latn', 'deu_Latn', 'A dog.', { context: 'At the park.' }, 'hy-mt')).toThrow(PromptPartUnsupported);
     expect(() => userContent(readTranslatorPrompt('dragoman.json', WORDED).prompt, 'eng_Latn', 'deu_Latn', 'A dog.', { formality: 'less' }, 'hy-mt'))
       .toThrow('Model hy-mt takes no formality less in its prompt');
@@ -144,5 +148,41 @@ describe('a segment\'s glossary terms in an LLM translator\'s prompt', () => {
     const read = tokenizer.decode(withTerms);
     expect(read).toContain('Terms: horse = Pferd;');
     expect(read.indexOf('horse = Pferd')).toBeLessThan(read.indexOf(text));
+  });
+});
+
+describe('a segment\'s translation memory matches as examples in an LLM translator\'s prompt', () => {
+  const SHOWN = { ...HY, examplesPrompt: 'Earlier translations:\n{examples}\n\n', examplePrompt: '{source_example} => {target_example}' };
+  const EXAMPLES = [{ source: 'The contract binds both parties.', target: 'Der Vertrag bindet beide Parteien.' }, { source: 'The contract ends.', target: 'Der Vertrag endet.' }];
+
+  it('puts the examples in the declared wording, a line each in the order given, after the context and before the terms', () => {
+    const { prompt } = readTranslatorPrompt('dragoman.json', { ...SHOWN, contextPrompt: '{context}\n', terminologyPrompt: 'Terms: {terms}\n', termPrompt: '{source_term} = {target_term}' });
+    expect(promptAbilities(prompt).examples).toBe(true);
+    expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'The contract binds each party.', { examples: EXAMPLES }))
+      .toBe('Earlier translations:\nThe contract binds both parties. => Der Vertrag bindet beide Parteien.\nThe contract ends. => Der Vertrag endet.\n\n'
+        + 'Translate the following segment into German, without additional explanation.\n\nThe contract binds each party.');
+    expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'It binds.', { context: 'A contract.', examples: EXAMPLES.slice(1), terms: [{ source: 'binds', target: 'bindet' }] }))
+      .toBe('A contract.\nEarlier translations:\nThe contract ends. => Der Vertrag endet.\n\nTerms: binds = bindet\n'
+        + 'Translate the following segment into German, without additional explanation.\n\nIt binds.');
+    // An example that looks like a placeholder stays as it is.
+    expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'x', { examples: [{ source: '{text}', target: '{target_example}' }] }))
+      .toContain('{text} => {target_example}\n');
+  });
+
+  it('leaves the prompt as it is for a model without the wording', () => {
+    const { prompt } = readTranslatorPrompt('dragoman.json', HY);
+    expect(promptAbilities(prompt).examples).toBe(false);
+    expect(userContent(prompt, 'eng_Latn', 'deu_Latn', 'A contract.', { examples: EXAMPLES })).toBe(userContent(prompt, 'eng_Latn', 'deu_Latn', 'A contract.'));
+  });
+
+  it('reaches the token ids tiny-qwen3-mt reads, in its chat template', async () => {
+    const declared = JSON.parse(readFileSync(join(FIXTURES, 'tiny-qwen3-mt', 'dragoman.json'), 'utf8')) as Record<string, unknown>;
+    const { prompt } = readTranslatorPrompt('dragoman.json', declared);
+    const tokenizer = await ModelTokenizer.load(join(FIXTURES, 'tiny-qwen3-mt'));
+    const text = 'A man rides a horse.';
+    const example = { source: 'A man rides a bike.', target: 'Ein Mann fährt Fahrrad.' };
+    const read = tokenizer.decode(tokenizer.chat(userContent(prompt, 'eng_Latn', 'deu_Latn', text, { examples: [example] }), prompt.options));
+    expect(read).toContain('Examples:\nA man rides a bike. = Ein Mann fährt Fahrrad.\n');
+    expect(read.indexOf('Ein Mann fährt Fahrrad.')).toBeLessThan(read.indexOf(text));
   });
 });

@@ -2,11 +2,12 @@
 // structured content part for chat templates that build the instruction themselves (TranslateGemma); the languages'
 // names and codes; rules choosing another prompt for some pairs (Hy-MT's Chinese prompt for pairs with Chinese); and
 // extra chat-template variables (Qwen3's enable_thinking); and the wording of what a request may add (context,
-// instructions, a register, a segment's glossary terms), each only when declared. What one segment's user message is
+// instructions, a register, a segment's glossary terms, a segment's translation memory matches as examples), each
+// only when declared. What one segment's user message is
 // comes from here.
 import { resolveLanguage } from '../../languages/catalog.ts';
 import { PromptPartUnsupported } from '../errors.ts';
-import type { Formality, PromptAbilities, PromptAdditions, PromptTerm } from '../types.ts';
+import type { Formality, PromptAbilities, PromptAdditions, PromptExample, PromptTerm } from '../types.ts';
 import { FolderProblem } from './folder-files.ts';
 
 type Json = Record<string, unknown>;
@@ -42,20 +43,28 @@ export interface TranslatorPrompt {
   formalityPrompts: Partial<Record<Formality, string>>;
   /** `terminologyPrompt`, with `{terms}`, and `termPrompt`, with `{source_term}` and `{target_term}` (a line per term). */
   terminology?: { prompt: string; term: string };
+  /**
+   * `examplesPrompt`, with `{examples}`, and `examplePrompt`, with `{source_example}` and `{target_example}` (a line
+   * per example): a translation memory's fuzzy matches of the segment.
+   */
+  examples?: { prompt: string; example: string };
 }
 
-/** What one segment's prompt adds: the request's additions and the glossary terms the segment holds. */
+/** What one segment's prompt adds: the request's additions, the glossary terms the segment holds and its examples. */
 export interface SegmentPrompt extends PromptAdditions {
   terms?: readonly PromptTerm[];
+  examples?: readonly PromptExample[];
 }
 
 /** The placeholders of a prompt; each is filled once, in one pass, so no filled-in value is read as a placeholder. */
-const PLACEHOLDER = /\{(source_name|target_name|source_code|target_code|text|context|terms|instructions|formality)\}/g;
+const PLACEHOLDER = /\{(source_name|target_name|source_code|target_code|text|context|examples|terms|instructions|formality)\}/g;
 /** A term line's placeholders, filled in one pass as well. */
 const TERM_PLACEHOLDER = /\{(source_term|target_term)\}/g;
+/** An example line's placeholders, filled in one pass as well. */
+const EXAMPLE_PLACEHOLDER = /\{(source_example|target_example)\}/g;
 
 /** Where the additions go in a template that does not place them itself: before it, in this order. */
-const ADDITIONS = ['context', 'terms', 'instructions', 'formality'] as const;
+const ADDITIONS = ['context', 'examples', 'terms', 'instructions', 'formality'] as const;
 
 /** What `prompt`'s dragoman.json declares it takes besides the text. */
 export function promptAbilities(prompt: TranslatorPrompt): PromptAbilities {
@@ -64,6 +73,7 @@ export function promptAbilities(prompt: TranslatorPrompt): PromptAbilities {
     instructions: prompt.instructionsPrompt !== undefined,
     formality: (Object.keys(prompt.formalityPrompts) as Formality[]).sort(),
     terminology: prompt.terminology !== undefined,
+    examples: prompt.examples !== undefined,
   };
 }
 
@@ -97,6 +107,10 @@ export function userContent(
     ? additions.terms.map((t) => prompt.terminology!.term.replace(TERM_PLACEHOLDER, (_m, key: string) => (key === 'source_term' ? t.source : t.target)))
     : [];
   values.terms = lines.length ? wording('terminology', prompt.terminology?.prompt, { terms: lines.join('\n') }) : '';
+  const shown = additions.examples?.length && prompt.examples
+    ? additions.examples.map((e) => prompt.examples!.example.replace(EXAMPLE_PLACEHOLDER, (_m, key: string) => (key === 'source_example' ? e.source : e.target)))
+    : [];
+  values.examples = shown.length ? wording('examples', prompt.examples?.prompt, { examples: shown.join('\n') }) : '';
   // A template that does not place an addition has it before its own words.
   const place = (s: string) => ADDITIONS.filter((a) => values[a] && !s.includes(`{${a}}`)).map((a) => `{${a}}`).join('') + s;
   const template = rule?.template ?? (rule?.content ? undefined : prompt.template);
@@ -107,7 +121,8 @@ export function userContent(
 
 /** Reads and checks the prompt part of dragoman.json (`file` names it in the problems). */
 export function readTranslatorPrompt(file: string, declared: Json): { prompt: TranslatorPrompt; floresOf: Record<string, string> } {
-  const { prompt, content, languages, prompts, chatTemplateOptions, contextPrompt, instructionsPrompt, formalityPrompts, terminologyPrompt, termPrompt } = declared;
+  const { prompt, content, languages, prompts, chatTemplateOptions, contextPrompt, instructionsPrompt, formalityPrompts, terminologyPrompt, termPrompt,
+    examplesPrompt, examplePrompt } = declared;
   const problem = (why: string) => new FolderProblem('corrupt', `${file}: ${why}`);
   const checkTemplate = (t: unknown, where: string) => {
     if (t === undefined) return undefined;
@@ -183,6 +198,12 @@ export function readTranslatorPrompt(file: string, declared: Json): { prompt: Tr
   if ((terminologyWording === undefined) !== (termWording === undefined)) {
     throw problem('"terminologyPrompt" (with {terms}) and "termPrompt" (a line per term, with {source_term} and {target_term}) go together');
   }
+  const examplesWording = addition(examplesPrompt, 'examplesPrompt', '{examples}');
+  const exampleWording = addition(examplePrompt, 'examplePrompt', '{source_example}');
+  if (exampleWording !== undefined && !exampleWording.includes('{target_example}')) throw problem('"examplePrompt" must be a string with {source_example} and {target_example} in it');
+  if ((examplesWording === undefined) !== (exampleWording === undefined)) {
+    throw problem('"examplesPrompt" (with {examples}) and "examplePrompt" (a line per example, with {source_example} and {target_example}) go together');
+  }
   if (formalityPrompts !== undefined && (!formalityPrompts || typeof formalityPrompts !== 'object' || Array.isArray(formalityPrompts)
     || !Object.keys(formalityPrompts).length
     || Object.entries(formalityPrompts).some(([k, v]) => (k !== 'more' && k !== 'less') || typeof v !== 'string' || !v.trim()))) {
@@ -194,6 +215,7 @@ export function readTranslatorPrompt(file: string, declared: Json): { prompt: Tr
       ...(contextWording ? { contextPrompt: contextWording } : {}), ...(instructionsWording ? { instructionsPrompt: instructionsWording } : {}),
       formalityPrompts: (formalityPrompts ?? {}) as Partial<Record<Formality, string>>,
       ...(terminologyWording && termWording ? { terminology: { prompt: terminologyWording, term: termWording } } : {}),
+      ...(examplesWording && exampleWording ? { examples: { prompt: examplesWording, example: exampleWording } } : {}),
     },
     floresOf,
   };

@@ -8,7 +8,7 @@ import { FAMILY_RULES, maxNewTokens, maxSourceTokens, type GenerationRules } fro
 import { userContent, type SegmentPrompt, type TranslatorPrompt } from '../model/translator-prompt.ts';
 import type { ModelTokenizer } from '../model/tokenizer.ts';
 import type { GenerationRow } from '../search/types.ts';
-import type { ModelInfo, PromptTerm, SegmentConstraint, TranslateOptions } from '../types.ts';
+import type { ModelInfo, PromptExample, PromptTerm, SegmentConstraint, TranslateOptions } from '../types.ts';
 import { TranslationCache } from './cache.ts';
 import { fitPieces } from './long-input.ts';
 import { translateConstrained } from './constrained-hop.ts';
@@ -59,42 +59,46 @@ interface Framing {
  * tokens as an encoder-decoder model's is, within what its context has left after the prompt. What the prompt adds
  * takes at most half of the tokens the model reads at once, so the text keeps room: the request's context,
  * instructions and register must fit (else PromptTooLong); then the segment's glossary terms, as many as fit (the
- * others are still kept by constrained decoding); then the earlier lines of `earlier`, the latest that fit beside
- * `text`, the segment they come before.
+ * others are still kept by constrained decoding); then its translation memory examples, the best ones that fit; then
+ * the earlier lines of `earlier`, the latest that fit beside `text`, the segment they come before.
  */
 function framing(
   model: LoadedModel, source: string, target: string, openingToken: number | undefined, additions: SegmentPrompt, earlier?: string, text?: string,
 ): Framing {
   const { prompt, tokenizer, rules } = model;
   if (!prompt) {
-    const asked = Object.entries(additions).find(([k, v]) => k !== 'terms' && v !== undefined && (!Array.isArray(v) || v.length));
+    const asked = Object.entries(additions).find(([k, v]) => k !== 'terms' && k !== 'examples' && v !== undefined && (!Array.isArray(v) || v.length));
     if (asked) throw new PromptPartUnsupported(model.info.name, asked[0]);
     return { encode: (text: string) => tokenizer.encode(text, openingToken), newTokens: (ids: readonly number[]) => maxNewTokens(rules, ids.length), key: '' };
   }
   const measure = (a: SegmentPrompt) => tokenizer.chat(userContent(prompt, source, target, '', a, model.info.name), prompt.options).length;
   const plain = plainWrapper(model, source, target, () => tokenizer.chat(userContent(prompt, source, target, ''), prompt.options).length);
   const limit = Math.floor(maxSourceTokens(rules) / 2);
-  const { terms, ...asked } = additions;
+  const { terms, examples, ...asked } = additions;
   let chosen: SegmentPrompt = asked;
   let wrapper = plain;
   if (hasAdditions(asked)) {
     wrapper = measure(asked);
     if (wrapper - plain > limit) throw new PromptTooLong(model.info.name, wrapper - plain, limit);
   }
-  // The most terms that fit, by a binary search (more terms never take fewer tokens).
-  let [fewest, most] = [0, terms?.length ?? 0]; // the answer is in [fewest, most]
-  while (fewest < most) {
-    const n = (fewest + most + 1) >> 1;
-    const withTerms = { ...asked, terms: terms!.slice(0, n) };
-    const length = measure(withTerms);
-    if (length - plain <= limit) {
-      chosen = withTerms;
-      wrapper = length;
-      fewest = n;
-    } else {
-      most = n - 1;
+  // The most terms that fit, then the most examples (best first), each by a binary search (more never take fewer tokens).
+  const most = <T>(part: 'terms' | 'examples', list: readonly T[] | undefined) => {
+    let [low, high] = [0, list?.length ?? 0]; // the answer is in [low, high]
+    while (low < high) {
+      const n = (low + high + 1) >> 1;
+      const withMore = { ...chosen, [part]: list!.slice(0, n) };
+      const length = measure(withMore);
+      if (length - plain <= limit) {
+        chosen = withMore;
+        wrapper = length;
+        low = n;
+      } else {
+        high = n - 1;
+      }
     }
-  }
+  };
+  most('terms', terms);
+  most('examples', examples);
   if (earlier && prompt.contextPrompt) {
     // Earlier lines never cut the segment itself into pieces: they take only the room its own tokens leave.
     const room = maxSourceTokens(rules) - (text === undefined ? 0 : tokenizer.textIds(text).length);
@@ -145,13 +149,14 @@ function plainWrapper(model: LoadedModel, source: string, target: string, measur
 }
 
 function hasAdditions(a: SegmentPrompt): boolean {
-  return !!a.context || !!a.instructions?.length || !!a.formality || !!a.terms?.length;
+  return !!a.context || !!a.instructions?.length || !!a.formality || !!a.terms?.length || !!a.examples?.length;
 }
 
 /** What the additions make of a cache key's model part: the same segment with other additions is another translation. */
 function additionsKey(a: SegmentPrompt): string {
   return hasAdditions(a)
-    ? `\u0001${JSON.stringify([a.context ?? '', a.instructions ?? [], a.formality ?? '', (a.terms ?? []).map((t) => [t.source, t.target])])}`
+    ? `\u0001${JSON.stringify([a.context ?? '', a.instructions ?? [], a.formality ?? '', (a.terms ?? []).map((t) => [t.source, t.target]),
+      ...(a.examples?.length ? [a.examples.map((e) => [e.source, e.target])] : [])])}`
     : '';
 }
 
@@ -198,21 +203,24 @@ export class HopTranslator {
 
     // An LLM translator that declares a terminology wording reads a segment's glossary terms in its prompt as well
     // (or, for a benchmark, instead of constrained decoding); one that declares a context wording reads a document's
-    // earlier lines. Each segment so framed has a framing of its own; every other segment shares the plain one.
+    // earlier lines; one that declares an examples wording, a translation memory's matches of the segment. Each
+    // segment so framed has a framing of its own; every other segment shares the plain one.
     const mode = opts.terms ?? 'both';
     const worded = !!model.prompt?.terminology;
     const promptTerms = (c: SegmentConstraint[] | undefined): PromptTerm[] => (worded && mode !== 'decoding'
       ? (c ?? []).flatMap((x) => (x.source !== undefined ? [{ source: x.source, target: x.target }] : [])) : []);
     const searched = (c: SegmentConstraint[] | undefined) => (worded && mode === 'prompt' ? c?.filter((x) => x.source === undefined) : c);
     const contexts = model.prompt?.contextPrompt ? opts.contexts : undefined;
+    const examplesOf = (i: number): readonly PromptExample[] => (model.prompt?.examples ? opts.examples?.[i] ?? [] : []);
     const framings = new Map<string, Framing>();
     const frameOf = (i: number): Framing => {
       const terms = promptTerms(opts.constraints?.[i]);
       const earlier = contexts?.[i];
-      if (!terms.length && !earlier) return plain;
-      const id = JSON.stringify([terms, earlier ?? '', earlier ? texts[i] : '']);
+      const examples = examplesOf(i);
+      if (!terms.length && !earlier && !examples.length) return plain;
+      const id = JSON.stringify([terms, examples, earlier ?? '', earlier ? texts[i] : '']);
       let f = framings.get(id);
-      if (!f) framings.set(id, (f = framing(model, source, target, openingToken, { ...additions, terms }, earlier, texts[i])));
+      if (!f) framings.set(id, (f = framing(model, source, target, openingToken, { ...additions, terms, examples }, earlier, texts[i])));
       return f;
     };
     const run: HopRun = { beams, alternatives, nBest, forcedFirstId, frameOf, signal: opts.signal, priority: opts.priority };

@@ -39,8 +39,9 @@ export async function translateRoute(
     // first model only (after a pivot the text is English, so the last model reads the term's target alone).
     const { context, ...forTarget } = opts.prompt ?? {};
     const prompt = { ...(h === 0 && context ? { context } : {}), ...(last ? forTarget : {}) };
-    const { contexts, ...rest } = opts;
-    const own = h === 0 && contexts ? { contexts } : {};
+    // A memory's examples pair the source with the target: only a model translating the one into the other reads them.
+    const { contexts, examples, ...rest } = opts;
+    const own = { ...(h === 0 && contexts ? { contexts } : {}), ...(route.length === 1 && examples ? { examples } : {}) };
     const hopOpts: TranslateOptions = last
       ? { ...rest, ...own, prompt, ...(constraints ? { constraints: h === 0 ? constraints : constraints.map((c) => c?.map(({ source: _, ...x }) => x)) } : {}) }
       : { beams: opts.beams, signal: opts.signal, priority: opts.priority, prompt, ...own, ...(constraints ? { constraints: constraints.map((c) => c?.filter((x) => x.keep)) } : {}) };
