@@ -1,6 +1,7 @@
 // Messages between the pool (main thread) and a worker. Plain structured-clone data only.
 import type { PreparedDecoder } from '../runtime/prepare.ts';
 import type { ModelRuntimeSpec } from '../model/runtime-spec.ts';
+import type { OutputVocabulary } from '../model/output-vocabulary.ts';
 import type { GenerationJob } from '../search/types.ts';
 import type { LoadedRuntime } from '../types.ts';
 import type { SessionSettings } from '../settings.ts';
@@ -9,6 +10,8 @@ import type { SessionSettings } from '../settings.ts';
 export type PreparedModelSpec = ModelRuntimeSpec & {
   /** The decoder's graphs as runtime/prepare.ts made them (cached files); absent: the worker prepares them itself. */
   graphs?: PreparedDecoder;
+  /** Its pieces by script, when its output layer runs over each batch's target rows (model/output-vocabulary.ts). */
+  vocabulary?: OutputVocabulary;
 };
 
 export type ToWorker =
