@@ -45,6 +45,11 @@ export interface Config {
   /** Graph rewrites of the decoder left out (names of GRAPH_PASSES; docs/tuning.md): none by default. */
   skipPasses: string[];
   /**
+   * DRAGOMAN_VOCABULARY: target (a model whose vocabulary covers many scripts, NLLB-200 and M2M-100, computes its
+   * output layer over the target language's pieces and the source's own: engine/model/output-vocabulary.ts) or full.
+   */
+  vocabulary: 'full' | 'target';
+  /**
    * Let onnxruntime run int8 products on Intel AMX where the CPU has it (off: the process refuses itself AMX before
    * the first session, engine/amx.ts; onnxruntime then uses AVX512-VNNI).
    */
@@ -276,7 +281,7 @@ function databaseUrl(env: NodeJS.ProcessEnv): string | undefined {
  * logits (and so no Loop), `greedy-loop` one step a run (and so no beam Loop either).
  */
 /** The encoder-decoder decoder's cut and passes in their order, then a decoder-only graph's rewrite (graph/last-position.ts). */
-export const GRAPH_PASSES = ['split', 'signed-weights', 'attention-fusion', 'search-outputs', 'greedy-loop', 'beam-loop', 'last-position'] as const;
+export const GRAPH_PASSES = ['split', 'signed-weights', 'attention-fusion', 'output-subset', 'search-outputs', 'greedy-loop', 'beam-loop', 'last-position'] as const;
 
 function skipPasses(env: NodeJS.ProcessEnv): string[] {
   const raw = env.DRAGOMAN_SKIP_PASSES?.trim() ?? '';
@@ -367,6 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     intraOpThreads: int(env, 'DRAGOMAN_INTRA_OP_THREADS', 0, 0, 256),
     spinning: oneOf(env, 'DRAGOMAN_SPINNING', ['off', 'run', 'on', 'auto'] as const, 'auto'),
     skipPasses: skipPasses(env),
+    vocabulary: oneOf(env, 'DRAGOMAN_VOCABULARY', ['target', 'full'] as const, 'target'),
     amx: onOff(env, 'DRAGOMAN_AMX', false),
     batchTokens: int(env, 'DRAGOMAN_BATCH_TOKENS', 4096, 1),
     // A wait is a timer (at most 2^31 - 1 ms to Node); a batch held longer than a second only adds latency.

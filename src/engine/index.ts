@@ -66,7 +66,7 @@ export async function createEngine(config: Config, options: EngineOptions = {}):
   const threads = poolShape(config);
   const settings: SessionSettings = {
     intraOpThreads: threads.intraOp, threadsAuto: !config.intraOpThreads, spinning: config.spinning, poolThreads: threads.workers * threads.intraOp,
-    skipPasses: config.skipPasses,
+    skipPasses: config.skipPasses, vocabulary: config.vocabulary,
     turns: { scheduling: config.scheduling, bulkShare: config.bulkShare / 100, yieldMs: config.yieldMs, interactiveBudgetMs: config.interactiveBudgetMs },
   };
   const pool = new WorkerPool(threads.workers, settings);

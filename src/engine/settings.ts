@@ -12,6 +12,8 @@ export interface SessionSettings {
   poolThreads: number;
   /** Graph rewrites left out (DRAGOMAN_SKIP_PASSES: names of runtime/prepare.ts's PASSES); absent = none. */
   skipPasses?: readonly string[];
+  /** DRAGOMAN_VOCABULARY: `target` computes a many-script model's output layer over the rows a batch may write (model/output-vocabulary.ts); absent = full. */
+  vocabulary?: 'full' | 'target';
   /** How jobs share a worker (turns.ts); absent = first come, first served. */
   turns?: TurnSettings;
 }

@@ -33,6 +33,8 @@ export interface LoadedRuntime {
   greedyLoop: boolean;
   /** Beam search runs its steps several to an onnxruntime run, in an ONNX Loop (the `beam-loop` pass). */
   beamLoop: boolean;
+  /** Its output projection runs over each batch's chosen vocabulary rows (the `output-subset` pass, DRAGOMAN_VOCABULARY=target). */
+  outputSubset: boolean;
 }
 
 /** A model folder as scanned, and once loaded, how it runs. */

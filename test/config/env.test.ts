@@ -150,6 +150,15 @@ describe('DRAGOMAN_SKIP_PASSES', () => {
   });
 });
 
+describe('DRAGOMAN_VOCABULARY', () => {
+  it('is target by default, full or target otherwise, refusing anything else', () => {
+    expect(loadConfig({}).vocabulary).toBe('target');
+    expect(loadConfig({ DRAGOMAN_VOCABULARY: 'Full' }).vocabulary).toBe('full');
+    expect(loadConfig({ DRAGOMAN_VOCABULARY: 'target' }).vocabulary).toBe('target');
+    expect(() => loadConfig({ DRAGOMAN_VOCABULARY: 'latin' })).toThrow(/DRAGOMAN_VOCABULARY must be one of target, full/);
+  });
+});
+
 describe('model memory settings', () => {
   it('DRAGOMAN_MODEL_MEMORY takes bytes or K/M/G, unset or unlimited for no limit; DRAGOMAN_PRELOAD a list of names', () => {
     expect(loadConfig({}).modelMemory).toBeUndefined();

@@ -14,7 +14,7 @@ export async function testFeeds(crossKv: ort.InferenceSession, dims: DecoderDims
   const mask = new ort.Tensor('int64', BigInt64Array.of(1n, 1n, 1n, 1n, 1n, 0n), [2, 3]);
   const hidden = new ort.Tensor('float32', new Float32Array(2 * 3 * heads * headDim).fill(0.5), [2, 3, heads * headDim]);
   const cross = await crossKv.run({ encoder_hidden_states: hidden });
-  const feeds: Record<string, ort.Tensor> = { encoder_attention_mask: mask };
+  const feeds: Record<string, ort.Tensor> = { encoder_attention_mask: mask, [VOCAB_IDS]: CHECK_VOCAB_IDS };
   for (let i = 0; i < layers; i++) {
     for (const kv of ['key', 'value']) {
       feeds[`past_key_values.${i}.encoder.${kv}`] = cross[`present.${i}.encoder.${kv}`] as ort.Tensor;
@@ -23,3 +23,9 @@ export async function testFeeds(crossKv: ort.InferenceSession, dims: DecoderDims
   }
   return feeds;
 }
+
+/** The input of graph/output-subset.ts: the vocabulary ids the output projection runs over (int64 [K], sorted). */
+export const VOCAB_IDS = 'vocab_ids';
+
+/** What a check feeds a model with that input: the first 64 ids (every vocabulary has them). */
+const CHECK_VOCAB_IDS = new ort.Tensor('int64', BigInt64Array.from({ length: 64 }, (_, i) => BigInt(i)), [64]);

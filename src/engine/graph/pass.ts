@@ -7,6 +7,8 @@ import type { DecoderDims } from '../model/family.ts';
 /** Which rewrites the settings leave out (DRAGOMAN_SKIP_PASSES, docs/tuning.md): `split` and pass names. */
 export interface GraphSettings {
   skip: readonly string[];
+  /** The output projection over a chosen subset of the vocabulary (output-subset.ts): DRAGOMAN_VOCABULARY=target on a many-script model. */
+  outputSubset?: boolean;
 }
 
 /** What the runtime needs to know of the graphs it opens. */
@@ -20,6 +22,8 @@ export interface GraphFacts {
   search: boolean;
   /** The step model runs inside greedy search's Loop (and beam search's beside it): with its logits' length. */
   loop?: { vocab: number; beam: boolean };
+  /** The step model's output projection runs over its `vocab_ids` input (output-subset.ts): with the vocabulary's length. */
+  outputSubset?: number;
 }
 
 /** The split decoder as the passes leave it. */

@@ -7,6 +7,7 @@
 // bump a pass's version when its output changes.
 import { attentionFusionPass } from './attention-fusion.ts';
 import { splitMergedDecoder } from './decoder-split.ts';
+import { outputSubsetPass } from './output-subset.ts';
 import { signedWeightsPass } from './signed-weights.ts';
 import type { GraphPass, GraphSettings, PassContext, StepGraphs } from './pass.ts';
 
@@ -14,7 +15,7 @@ import type { GraphPass, GraphSettings, PassContext, StepGraphs } from './pass.t
 export const SPLIT_VERSION = 1;
 
 /** The meaning-preserving rewrites, in the order they run. */
-export const REWRITES: readonly GraphPass[] = [signedWeightsPass, attentionFusionPass];
+export const REWRITES: readonly GraphPass[] = [signedWeightsPass, attentionFusionPass, outputSubsetPass];
 
 /** Names and versions of the cut and of these passes: what a cached result must have been made by. */
 export function passVersions(passes: readonly GraphPass[]): string {

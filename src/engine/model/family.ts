@@ -31,6 +31,11 @@ export interface FamilyRules {
   startsAt: 'eos' | 'pad';
   /** Vocabulary tokens naming languages (added special tokens), and the catalog language each names. */
   languageToken?: { pattern: RegExp; language: (token: string) => Language | undefined };
+  /**
+   * The vocabulary covers many scripts (NLLB-200's 256,206 pieces, M2M-100's 128,112): with DRAGOMAN_VOCABULARY=target
+   * the output layer runs over the rows a batch may write (output-vocabulary.ts), not over every piece.
+   */
+  manyScripts?: boolean;
   /** Routing: models of a lower tier serve a pair first (see Router). */
   tier: 'opus-mt' | 'llm' | 'multilingual';
 }
@@ -52,11 +57,11 @@ const M2M100_CODES: Record<string, string> = { ns: 'nso', no: 'nb' };
 export const FAMILY_RULES: Record<ModelFamily, FamilyRules> = {
   marian: { architecture: 'encoder-decoder', opening: 'target', forcesTargetToken: false, defaultEosId: 0, defaultPadId: 0, startsAt: 'pad', tier: 'opus-mt' },
   nllb: {
-    architecture: 'encoder-decoder', opening: 'source', forcesTargetToken: true, defaultEosId: 2, defaultPadId: 1, startsAt: 'eos', tier: 'multilingual',
+    architecture: 'encoder-decoder', opening: 'source', forcesTargetToken: true, defaultEosId: 2, defaultPadId: 1, startsAt: 'eos', tier: 'multilingual', manyScripts: true,
     languageToken: { pattern: /^[a-z]{3}_[A-Z][a-z]{3}$/, language: (t) => languageByNllb(t) },
   },
   m2m100: {
-    architecture: 'encoder-decoder', opening: 'source', forcesTargetToken: true, defaultEosId: 2, defaultPadId: 1, startsAt: 'eos', tier: 'multilingual',
+    architecture: 'encoder-decoder', opening: 'source', forcesTargetToken: true, defaultEosId: 2, defaultPadId: 1, startsAt: 'eos', tier: 'multilingual', manyScripts: true,
     // `__de__`, `__ast__` (the pattern M2M100Tokenizer itself uses)
     languageToken: { pattern: /^__[a-z]{2,3}__$/, language: (t) => { const c = t.slice(2, -2); return resolveLanguage(M2M100_CODES[c] ?? c); } },
   },

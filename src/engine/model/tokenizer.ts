@@ -32,6 +32,7 @@ interface HfTokenizer {
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
   convert_tokens_to_ids(tokens: string[]): (number | null | undefined)[];
   get_vocab(): Map<string, number> | Record<string, number>;
+  added_tokens?: { id: number }[];
   apply_chat_template(messages: { role: string; content: unknown }[], options: Record<string, unknown>): unknown;
 }
 
@@ -121,6 +122,11 @@ export class ModelTokenizer {
   pieces(): [string, number][] {
     const vocab = this.tok.get_vocab();
     return vocab instanceof Map ? [...vocab.entries()] : Object.entries(vocab);
+  }
+
+  /** Ids of the tokens tokenizer.json adds to the model's pieces (`</s>`, `<pad>`, language codes). */
+  addedIds(): number[] {
+    return (this.tok.added_tokens ?? []).map((t) => t.id);
   }
 
   tokenId(token: string): number | undefined {

@@ -2,6 +2,7 @@
 import type { PreparedDecoder } from '../runtime/prepare.ts';
 import type { PreparedCausal } from '../runtime/prepare-causal.ts';
 import type { ModelRuntimeSpec } from '../model/runtime-spec.ts';
+import type { OutputVocabulary } from '../model/output-vocabulary.ts';
 import type { GenerationJob } from '../search/types.ts';
 import type { LoadedRuntime } from '../types.ts';
 import type { SessionSettings } from '../settings.ts';
@@ -12,6 +13,8 @@ export type PreparedModelSpec = ModelRuntimeSpec & {
   graphs?: PreparedDecoder;
   /** A decoder-only model's graph as runtime/prepare-causal.ts made it; absent: the file as it is. */
   causal?: PreparedCausal;
+  /** Its pieces by script, when its output layer runs over each batch's target rows (model/output-vocabulary.ts). */
+  vocabulary?: OutputVocabulary;
 };
 
 export type ToWorker =

@@ -12,6 +12,7 @@ import { loadModel } from '../runtime/load-model.ts';
 import type { Seq2SeqModel } from '../runtime/seq2seq.ts';
 import { CausalLm } from '../runtime/causal-lm.ts';
 import { runtimeFiles } from '../model/runtime-files.ts';
+import { outputIds, type OutputVocabulary } from '../model/output-vocabulary.ts';
 import { searchWithConstraints } from '../search/constrained-beam.ts';
 import { Turns, type Turn } from './turns.ts';
 import { decoderWithTurns } from './turn-decoder.ts';
@@ -39,7 +40,7 @@ async function load(spec: PreparedModelSpec): Promise<void> {
     for (const f of runtimeFiles(spec)) assertUnchanged(f.path, f.stamp);
     const processors = processorsFor(spec.rules);
     const model = spec.kind === 'decoder-only' ? await CausalLm.load(spec, settings, spec.causal)
-      : await loadModel(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs);
+      : await loadModel(spec.encoderPath, spec.decoderPath, spec.dims, spec.rules.padId, settings, candidatesNeeded(processors), contention, spec.rules.eosId, spec.graphs, !!spec.vocabulary);
     models.set(spec.name, { spec, model, processors });
     send({ type: 'loaded', name: spec.name, ms: Math.round(performance.now() - t0), runtime: model.runtime });
   } catch (err) {
@@ -58,6 +59,19 @@ async function unload(name: string): Promise<void> {
   }
 }
 
+/**
+ * The vocabulary ids a job's output layer runs over (model/output-vocabulary.ts): its rows' target languages' rows,
+ * and every id its rows hold (source pieces, glossary terms).
+ */
+function jobOutputIds(vocabulary: OutputVocabulary, rows: readonly GenerationRow[]): BigInt64Array | undefined {
+  const own: number[] = [];
+  for (const r of rows) {
+    own.push(...r.ids);
+    for (const p of r.constraints?.phrases ?? []) own.push(...p);
+  }
+  return outputIds(vocabulary, rows.map((r) => r.forcedFirstId), own);
+}
+
 /** DRAGOMAN_SCHEDULING=priority: the jobs on this worker take turns between decoder steps (turns.ts). */
 let turns: Turns | undefined;
 
@@ -66,8 +80,10 @@ async function run(id: number, job: GenerationJob, turn?: Turn): Promise<void> {
   try {
     const m = models.get(job.model);
     if (!m) throw new Error(`model ${job.model} is not loaded in this worker`);
+    const own = m.spec.kind === 'encoder-decoder' && m.spec.vocabulary
+      ? (m.model as Seq2SeqModel).withOutputIds(jobOutputIds(m.spec.vocabulary, job.rows)) : m.model;
     const budget = settings.turns && { ...settings.turns, demoted: () => send({ type: 'demoted', id }) };
-    const decoder = turn && turns && budget ? decoderWithTurns(m.model, turns, turn, budget) : m.model;
+    const decoder = turn && turns && budget ? decoderWithTurns(own, turns, turn, budget) : own;
     const plain = (rows: readonly GenerationRow[]) => job.beams <= 1
       ? greedySearch(decoder, m.spec.rules, m.processors, rows)
       : beamSearch(decoder, m.spec.rules, m.processors, rows, job.beams, job.nBest);

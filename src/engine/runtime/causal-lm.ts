@@ -78,7 +78,7 @@ export class CausalLm implements SearchDecoder {
   }
 
   get runtime(): LoadedRuntime {
-    return { threads: this.threads, decoder: 'decoder-only', signedWeights: false, fusedAttention: 0, topCandidates: 0, greedyLoop: false, beamLoop: false };
+    return { threads: this.threads, decoder: 'decoder-only', signedWeights: false, fusedAttention: 0, topCandidates: 0, greedyLoop: false, beamLoop: false, outputSubset: false };
   }
 
   private emptyPast(rows: number): Past {

@@ -14,6 +14,8 @@ export interface Seq2SeqState extends DecoderState {
   encoded: Encoded;
   past: Record<string, ort.Tensor>;
   step: number;
+  /** The vocabulary ids the output projection runs over (graph/output-subset.ts), when the step model takes them. */
+  vocab?: ort.Tensor;
 }
 
 export function repeatRows(t: ort.Tensor, times: number): ort.Tensor {

@@ -19,11 +19,11 @@ import { StepSessions } from './step-sessions.ts';
  * `contention`: the worker's one reading of the machine for DRAGOMAN_SPINNING=auto (else one of the model's own).
  * `eosId`: the model's EOS, for greedy search's Loop (settings.greedyLoop; without it, no loop).
  * `prepared`: the decoder as prepare.ts made it (the pool's workers get it from createEngine); without it, it
- * is prepared here, in memory.
+ * is prepared here, in memory. `manyScripts`: the family's rule (family.ts), for the output projection's subset.
  */
 export async function loadModel(
   encoderPath: string, decoderPath: string, dims: DecoderDims, padId: number, settings: SessionSettings, candidates = 0,
-  contention?: CpuContention, eosId?: number, prepared?: PreparedDecoder,
+  contention?: CpuContention, eosId?: number, prepared?: PreparedDecoder, manyScripts = false,
 ) {
   const decoderBytes = statSync(decoderPath).size;
   const stamp = fileStamp(decoderPath);
@@ -39,7 +39,7 @@ export async function loadModel(
     await encoder.release();
     throw new Error(problem);
   }
-  const graphs = prepared ?? await prepareDecoder({ decoderPath, stamp, dims, padId, eosId, settings: graphSettings(settings) });
+  const graphs = prepared ?? await prepareDecoder({ decoderPath, stamp, dims, padId, eosId, settings: graphSettings(settings, manyScripts) });
   const decoder = await openDecoder(decoderPath, graphs, options, candidates).catch(async (err: Error) => {
     await encoder.release();
     throw err.message.startsWith(decoderPath) ? err : new Error(`${decoderPath}: onnxruntime cannot load it: ${err.message}`);

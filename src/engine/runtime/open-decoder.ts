@@ -21,6 +21,8 @@ export type Decoder =
     loop: { vocab: number } | undefined;
     /** The step model holds beam search's Loop beside greedy search's (beam-loop.ts's withSearchLoops). */
     beamLoop: boolean;
+    /** Its output projection runs over its `vocab_ids` input (graph/output-subset.ts): the vocabulary's length; else undefined. */
+    outputSubset: number | undefined;
   };
 
 /**
@@ -47,6 +49,7 @@ export async function openDecoder(
         searchOutputs,
         loop: facts.loop ? { vocab: facts.loop.vocab } : undefined,
         beamLoop: !!facts.loop?.beam,
+        outputSubset: facts.outputSubset,
         rebuild,
       };
     } catch {

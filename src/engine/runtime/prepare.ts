@@ -43,9 +43,12 @@ export type PreparedDecoder =
   | { kind: 'merged' }
   | { kind: 'split'; crossKv: string | Uint8Array; model: string | Uint8Array; facts: GraphFacts; cached: boolean };
 
-/** The rewrites the session settings leave out (sorted: the list is part of the cache key). */
-export function graphSettings(s: SessionSettings): GraphSettings {
-  return { skip: [...(s.skipPasses ?? [])].sort() };
+/**
+ * The rewrites the session settings leave out (sorted: the list is part of the cache key), and whether the output
+ * projection runs over a chosen subset (DRAGOMAN_VOCABULARY=target on a model whose family has `manyScripts`).
+ */
+export function graphSettings(s: SessionSettings, manyScripts = false): GraphSettings {
+  return { skip: [...(s.skipPasses ?? [])].sort(), ...(manyScripts && s.vocabulary === 'target' ? { outputSubset: true } : {}) };
 }
 
 /** Files of one cached result. */

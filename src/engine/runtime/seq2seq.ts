@@ -4,6 +4,7 @@
 import ort from 'onnxruntime-node';
 import { BEAM_LOOP, beamLoopInputs, greedyLoopInputs, LOOP, loopRun, NO_SEARCH, noLogits, searchFeeds, WHOLE_ROW, wholeRowLength, type RuleTensors } from '../search-graphs/loop-io.ts';
 import { SEARCH, TOP_IDS } from '../search-graphs/top-candidates.ts';
+import { VOCAB_IDS } from '../graph/check-feeds.ts';
 import type { DecoderDims } from '../model/family.ts';
 import type { LoadedRuntime } from '../types.ts';
 import { gatherRows, permuteRows, repeatRows, type Seq2SeqState, type Encoded } from './kv-cache.ts';
@@ -17,6 +18,8 @@ export type { Seq2SeqState, Encoded } from './kv-cache.ts';
 type Result = 'logits' | typeof TOP_IDS;
 
 const NONE_I64 = new BigInt64Array(0);
+/** No ids: graph/output-subset.ts's step model then runs its projection over the whole vocabulary. */
+const WHOLE_VOCABULARY = new ort.Tensor('int64', NONE_I64, [0]);
 
 /** What a beam Loop run needs of the decoder: the step model's session holding the Loop, and the logits' length. */
 interface BeamLoop {
@@ -90,7 +93,7 @@ export class Seq2SeqModel implements SearchDecoder {
     const split = this.decoder.kind === 'split' ? this.decoder : undefined;
     return {
       threads: this.threads, decoder: this.decoder.kind, signedWeights: !!split?.signedWeights, fusedAttention: split?.fusedAttention ?? 0,
-      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop, beamLoop: !!this.beamLoop,
+      topCandidates: this.topCandidates, greedyLoop: this.greedyLoop, beamLoop: !!this.beamLoop, outputSubset: split?.outputSubset !== undefined,
     };
   }
 
@@ -104,12 +107,35 @@ export class Seq2SeqModel implements SearchDecoder {
     return this.steps;
   }
 
-  async begin(sources: readonly number[][], copies = 1): Promise<Seq2SeqState> {
+  /**
+   * `outputIds`: the sorted vocabulary ids the output projection runs over for these rows (model/output-vocabulary.ts),
+   * when the step model takes them (graph/output-subset.ts); undefined = every id.
+   */
+  async begin(sources: readonly number[][], copies = 1, outputIds?: BigInt64Array): Promise<Seq2SeqState> {
     const encoded = await this.encode(sources);
-    return this.start(copies === 1 ? encoded : {
+    const state = this.start(copies === 1 ? encoded : {
       hidden: repeatRows(encoded.hidden, copies), mask: repeatRows(encoded.mask, copies), rows: encoded.rows * copies,
     });
+    if (this.decoder.kind === 'split' && this.decoder.outputSubset !== undefined) {
+      state.vocab = outputIds ? new ort.Tensor('int64', outputIds, [outputIds.length]) : WHOLE_VOCABULARY;
+    }
+    return state;
   }
+
+  /** This decoder for a job whose rows may write only `outputIds` (undefined: this decoder, every id). */
+  withOutputIds(outputIds: BigInt64Array | undefined): SearchDecoder {
+    if (!outputIds || this.decoder.kind !== 'split' || this.decoder.outputSubset === undefined) return this;
+    return {
+      begin: (sources, copies) => this.begin(sources, copies, outputIds),
+      step: (state, tokens, want) => this.step(state as Seq2SeqState, tokens, want),
+      beamStep: (state, tokens, req) => this.beamStep(state as Seq2SeqState, tokens, req),
+      reorder: (state, from) => this.reorder(state as Seq2SeqState, from),
+      select: (state, rows) => this.select(state as Seq2SeqState, rows),
+      ...(this.runs && { runs: this.runs }),
+    };
+  }
+
+
 
   /** Runs the encoder on right-padded rows. */
   private async encode(batch: readonly number[][]): Promise<Encoded> {
@@ -180,6 +206,7 @@ export class Seq2SeqModel implements SearchDecoder {
       encoder_attention_mask: state.encoded.mask,
       input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [state.rows, 1]),
       encoder_hidden_states: state.encoded.hidden,
+      ...(state.vocab && { [VOCAB_IDS]: state.vocab }),
     };
     let out: ort.InferenceSession.ReturnType;
     // The cache lives in state.past, updated in place; each run's feeds are one object filled in the session's input
@@ -245,6 +272,7 @@ export class Seq2SeqModel implements SearchDecoder {
       ...beamLoopInputs(steps, beams, new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [rows, 1]),
         BigInt64Array.from(from, (f) => BigInt(f)), Float32Array.from(scores), Uint8Array.from(done, Number), rules),
       encoder_attention_mask: state.encoded.mask,
+      ...(state.vocab && { [VOCAB_IDS]: state.vocab }),
     };
     const session = this.steps?.pick() ?? loop.withPast;
     const run = loopRun(session, own, state.past, BEAM_LOOP.prefix, this.dims);
@@ -309,6 +337,7 @@ export class Seq2SeqModel implements SearchDecoder {
       ...greedyLoopInputs(steps, ids, done ? Uint8Array.from(done, Number) : new Uint8Array(state.rows),
         this.banVector(banned, this.decoder.kind === 'split' ? this.decoder.loop?.vocab ?? 0 : 0), wholeLogits ? wholeRowLength : noLogits),
       encoder_attention_mask: state.encoded.mask,
+      ...(state.vocab && { [VOCAB_IDS]: state.vocab }),
     };
     return loopRun(session, own, state.past, LOOP.pastPrefix, this.dims);
   }

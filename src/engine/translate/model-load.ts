@@ -8,6 +8,9 @@ import { LAST_POSITION } from '../graph/last-position.ts';
 import type { ModelFolder } from '../model/model-folder.ts';
 import { runtimeFiles } from '../model/runtime-files.ts';
 import { ModelTokenizer } from '../model/tokenizer.ts';
+import { FAMILY_RULES } from '../model/family.ts';
+import { cachedVocabulary, classifyPieces, targetScripts } from '../model/output-vocabulary.ts';
+import { join } from 'node:path';
 import type { LoadedModel } from './hop.ts';
 import type { LoadedRuntime } from '../types.ts';
 import type { WorkerPool } from '../pool/pool.ts';
@@ -58,10 +61,17 @@ export async function prepareModel(
     preparing = prepared.then(() => undefined);
     spec.causal = await prepared;
   } else {
+    const manyScripts = !!FAMILY_RULES[spec.rules.family].manyScripts && !!folder.languageTokens;
     const req: PrepareRequest = {
       decoderPath: spec.decoderPath, stamp: spec.stamps.decoder, dims: spec.dims, padId: spec.rules.padId, eosId: spec.rules.eosId,
-      settings: graphSettings(settings), cacheDir: graphCache,
+      settings: graphSettings(settings, manyScripts), cacheDir: graphCache,
     };
+    // The pieces classed by script once (kept beside the graphs): each worker picks a batch's rows from them.
+    if (req.settings.outputSubset && !spec.vocabulary) {
+      const targets = targetScripts(folder.languageTokens!, (t) => tokenizer.tokenId(t));
+      spec.vocabulary = cachedVocabulary(graphCache, join(folder.info.path, 'tokenizer.json'), targets,
+        () => classifyPieces(tokenizer.pieces(), spec.rules.vocabSize, tokenizer.addedIds(), targets));
+    }
     // The graph cache first, here (another copy of the same file, or an earlier start, prepared them); a thread only
     // when they must be made.
     const prepare = async () => {
