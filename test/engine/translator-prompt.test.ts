@@ -7,8 +7,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ModelTokenizer } from '../../src/engine/model/tokenizer.ts';
 import { PromptPartUnsupported } from '../../src/engine/errors.ts';
-import { promptAbilities, readTranslatorPrompt, userContent } from '../../src/engine/model/translator-prompt.ts';
+import { promptAbilities, readTranslatorPrompt, userContent, type SegmentPrompt } from '../../src/engine/model/translator-prompt.ts';
 import { FIXTURES, tempDir } from './helpers.ts';
+
+/** The token ids tiny-qwen3-mt reads for `text` (English into German) with `additions`, in its chat template, and their text. */
+async function qwenReads(text: string, additions?: SegmentPrompt): Promise<{ ids: number[]; read: string }> {
+  const declared = JSON.parse(readFileSync(join(FIXTURES, 'tiny-qwen3-mt', 'dragoman.json'), 'utf8')) as Record<string, unknown>;
+  const { prompt } = readTranslatorPrompt('dragoman.json', declared);
+  const tokenizer = await ModelTokenizer.load(join(FIXTURES, 'tiny-qwen3-mt'));
+  const ids = tokenizer.chat(userContent(prompt, 'eng_Latn', 'deu_Latn', text, additions), prompt.options);
+  return { ids, read: tokenizer.decode(ids) };
+}
 
 const HY = {
   prompt: 'Translate the following segment into {target_name}, without additional explanation.\n\n{text}',
@@ -138,14 +147,10 @@ describe('a segment\'s glossary terms in an LLM translator\'s prompt', () => {
   });
 
   it('reaches the token ids tiny-qwen3-mt reads, in its chat template', async () => {
-    const declared = JSON.parse(readFileSync(join(FIXTURES, 'tiny-qwen3-mt', 'dragoman.json'), 'utf8')) as Record<string, unknown>;
-    const { prompt } = readTranslatorPrompt('dragoman.json', declared);
-    const tokenizer = await ModelTokenizer.load(join(FIXTURES, 'tiny-qwen3-mt'));
     const text = 'A man rides a horse.';
-    const withTerms = tokenizer.chat(userContent(prompt, 'eng_Latn', 'deu_Latn', text, { terms: [{ source: 'horse', target: 'Pferd' }] }), prompt.options);
-    const without = tokenizer.chat(userContent(prompt, 'eng_Latn', 'deu_Latn', text), prompt.options);
-    expect(withTerms.length).toBeGreaterThan(without.length);
-    const read = tokenizer.decode(withTerms);
+    const withTerms = await qwenReads(text, { terms: [{ source: 'horse', target: 'Pferd' }] });
+    expect(withTerms.ids.length).toBeGreaterThan((await qwenReads(text)).ids.length);
+    const { read } = withTerms;
     expect(read).toContain('Terms: horse = Pferd;');
     expect(read.indexOf('horse = Pferd')).toBeLessThan(read.indexOf(text));
   });
@@ -176,12 +181,8 @@ describe('a segment\'s translation memory matches as examples in an LLM translat
   });
 
   it('reaches the token ids tiny-qwen3-mt reads, in its chat template', async () => {
-    const declared = JSON.parse(readFileSync(join(FIXTURES, 'tiny-qwen3-mt', 'dragoman.json'), 'utf8')) as Record<string, unknown>;
-    const { prompt } = readTranslatorPrompt('dragoman.json', declared);
-    const tokenizer = await ModelTokenizer.load(join(FIXTURES, 'tiny-qwen3-mt'));
     const text = 'A man rides a horse.';
-    const example = { source: 'A man rides a bike.', target: 'Ein Mann fährt Fahrrad.' };
-    const read = tokenizer.decode(tokenizer.chat(userContent(prompt, 'eng_Latn', 'deu_Latn', text, { examples: [example] }), prompt.options));
+    const { read } = await qwenReads(text, { examples: [{ source: 'A man rides a bike.', target: 'Ein Mann fährt Fahrrad.' }] });
     expect(read).toContain('Examples:\nA man rides a bike. = Ein Mann fährt Fahrrad.\n');
     expect(read.indexOf('Ein Mann fährt Fahrrad.')).toBeLessThan(read.indexOf(text));
   });
