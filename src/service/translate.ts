@@ -172,7 +172,8 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
     ?? (deps.bulkCharacters !== undefined && req.chars > deps.bulkCharacters ? 'bulk' : 'interactive');
 
   // 3. One engine call per group with all its segments; groups run concurrently.
-  const routes: string[][] = [];
+  // Each group's routes, gathered in the order of the groups (of q), not in the order their translations end.
+  const routesOf = new Map<Group, string[][]>();
   await Promise.all(
     [...groups.values()].map(async (g) => {
       const groupPlans: AnyPlan[] = [];
@@ -219,13 +220,15 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
             priority,
           })
         : undefined;
-      if (machine) routes.push(machine.route);
+      const groupRoutes: string[][] = [];
+      routesOf.set(g, groupRoutes);
+      if (machine) groupRoutes.push(machine.route);
       // An LLM translator's answers are checked to be translations; one that is not goes to the pair's NMT model.
       if (machine && g.chosen!.languageModel && deps.outputCheck !== false) {
         const checked = await checkAnswers(deps, g.source, target, todoSegments, machine.translations, {
           ...(constraints?.some(Boolean) ? { constraints } : {}), ...(signal ? { signal } : {}), priority,
         });
-        if (checked.route) routes.push(checked.route);
+        if (checked.route) groupRoutes.push(checked.route);
         for (const [j, k] of todo.entries()) verdicts[k] = checked.verdicts[j];
         for (const [j, v] of checked.verdicts.entries()) {
           if (v?.verdict !== 'replaced') continue;
@@ -298,6 +301,7 @@ export async function runTranslate(deps: ServiceDeps, req: TranslateRequest, sig
   if (memoryChars > 0 && req.options.memory!.countServed !== false) await deps.memories!.recordServed(req.options.memory!.owner, memoryChars, deps.now?.() ?? Date.now());
   const chosen = [...groups.values()].map((g) => g.chosen!);
   const checks = results.flatMap((r) => (r.check ? [r.check] : []));
+  const routes = [...groups.values()].flatMap((g) => routesOf.get(g) ?? []);
   return {
     translations: results, routes, memoryChars,
     ...(checks.length ? {
