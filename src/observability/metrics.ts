@@ -21,7 +21,7 @@ interface EngineExtras {
   events?: { on(event: string, fn: (arg: never) => void): unknown; off(event: string, fn: (arg: never) => void): unknown };
   cacheStats?: () => { size: number; hits: number; misses: number };
   /** Models installed and loaded, loads and evictions, memory against DRAGOMAN_MODEL_MEMORY (resident-models.ts). */
-  modelStats?(): { installed: number; loaded: number; loads: number; evictions: number; loadSeconds: number; residentBytes: number; budgetBytes: number | undefined };
+  modelStats?(): { installed: number; loaded: number; loads: number; evictions: number; collections: number; loadSeconds: number; residentBytes: number; budgetBytes: number | undefined };
 }
 
 /** What the document jobs tell (src/documents/jobs.ts DocumentJobs), without importing them. */
@@ -243,6 +243,7 @@ export function createMetrics(engine: Engine, jobs?: JobSource): DragomanMetrics
     };
     totals('dragoman_model_loads_total', 'Models loaded since start (at start and on demand)', (s) => s.loads);
     totals('dragoman_model_evictions_total', 'Models unloaded to keep within DRAGOMAN_MODEL_MEMORY', (s) => s.evictions);
+    totals('dragoman_model_heap_collections_total', 'Full collections of the main thread heap run after model unloads', (s) => s.collections);
     totals('dragoman_model_load_seconds_total', 'Time spent loading models since start', (s) => s.loadSeconds);
   }
   if (extras.cacheStats) {

@@ -9,7 +9,8 @@ import { ModelTooLarge, ModelUnavailable } from '../../src/engine/errors.ts';
 import { createEngine, type DragomanEngine } from '../../src/engine/index.ts';
 import { readModelFolder } from '../../src/engine/model/model-folder.ts';
 import { tokenizerOf } from '../../src/engine/translate/model-load.ts';
-import { modelCost } from '../../src/engine/translate/resident-models.ts';
+import { HeapRelease } from '../../src/engine/translate/heap-release.ts';
+import { modelCost, releaseBytes, tokenizerCost } from '../../src/engine/translate/resident-models.ts';
 import { FIXTURES } from './helpers.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'dragoman-on-demand-'));
@@ -90,6 +91,36 @@ describe('models on demand', () => {
     // Another folder object (the files replaced under the same name) reads its own.
     const again = await readModelFolder(join(FIXTURES, 'tiny-marian-de-en'), 'int8');
     expect(await tokenizerOf(again)).not.toBe(first);
+  });
+
+  it('unloads that let go of an eighth of the budget in tokenizers (4 MiB at least) run one full collection of the main thread heap', async () => {
+    const budget = await oneModel();
+    const e = await start(modelsDir('collect', ['fra', 'spa']), { DRAGOMAN_MODEL_MEMORY: String(budget) });
+    const perUnload = tokenizerCost(await readModelFolder(join(FIXTURES, 'tiny-marian-de-en'), 'int8'));
+    expect(releaseBytes(budget)).toBe(4 * 2 ** 20);
+    expect(releaseBytes(2 ** 30)).toBe(32 * 2 ** 20);
+    const unloadsPerCollection = Math.ceil(releaseBytes(budget) / perUnload);
+    expect(unloadsPerCollection).toBeGreaterThan(1);
+    // The two copies take turns in a budget of one: every request but the first evicts the other copy.
+    for (let i = 0; e.modelStats().evictions < unloadsPerCollection - 1; i++) await e.translate([SENTENCE], i % 2 ? 'fra_Latn' : 'spa_Latn', 'eng_Latn');
+    expect(e.modelStats().collections).toBe(0);
+    await e.translate([SENTENCE], e.models().find((m) => m.loaded)!.name === 'copy-fra-en' ? 'spa_Latn' : 'fra_Latn', 'eng_Latn');
+    expect(e.modelStats()).toMatchObject({ evictions: unloadsPerCollection, collections: 1 });
+  });
+
+  it('a full collection takes what no one holds any more', async () => {
+    const release = new HeapRelease(100);
+    const made = () => new WeakRef({ vocabulary: new Array(10_000).fill('piece') });
+    const dead = made();
+    // A WeakRef's target lives to the end of the task that made it.
+    await new Promise((r) => setImmediate(r));
+    release.note(99); // below the threshold: no collection
+    expect(release.collections).toBe(0);
+    expect(dead.deref()).toBeDefined();
+    await new Promise((r) => setImmediate(r)); // deref() too keeps it to the end of its task
+    release.note(1);
+    expect(release.collections).toBe(1);
+    expect(dead.deref()).toBeUndefined();
   });
 
   it('without DRAGOMAN_PRELOAD, a start preloads the models used most recently before it, then by name', async () => {

@@ -37,7 +37,10 @@ export async function tokenizerOf(folder: ModelFolder): Promise<ModelTokenizer> 
 
 export interface ModelLoad {
   model: LoadedModel;
-  /** Preparing the graphs (or reading them from the cache) and opening the sessions, in the slowest worker. */
+  /**
+   * Preparing the graphs (or reading them from the cache) and opening the sessions, in the slowest worker
+   * (ResidentModels adds the unloads that made room for it).
+   */
   ms: number;
   runtime: LoadedRuntime | undefined;
 }

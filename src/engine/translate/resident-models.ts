@@ -5,12 +5,13 @@
 // the requests holding it are done; requests still waiting for it fail with ModelUnavailable('removed').
 import type { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ModelTooLarge, ModelUnavailable } from '../errors.ts';
 import type { ModelLoad } from './model-load.ts';
 import type { LoadedModel } from './hop.ts';
 import type { ModelFolder } from '../model/model-folder.ts';
 import { runtimeFiles } from '../model/runtime-files.ts';
+import { HeapRelease } from './heap-release.ts';
 
 /**
  * What one worker's copy of a model takes: a fixed part (its onnxruntime sessions, their arenas and the search's
@@ -20,13 +21,34 @@ import { runtimeFiles } from '../model/runtime-files.ts';
 export const MODEL_FIXED_BYTES = 8 * 2 ** 20;
 export const MEMORY_PER_ONNX_BYTE = 1.5;
 
-/** The estimate of what a model takes in the whole process: every worker holds a copy. */
+/**
+ * What a model's tokenizer takes in the main thread's V8 heap per byte of its tokenizer.json (one copy, whatever the
+ * workers): measured after a full collection at 11 to 20 times the file on OPUS-MT, NLLB-200 and Qwen3 tokenizers
+ * (docs/models.md, "Memory budget"); the upper end is taken.
+ */
+export const TOKENIZER_HEAP_PER_BYTE = 20;
+
+/**
+ * Unloads let go of at most this much main-thread heap (tokenizers) between two full collections: an eighth of the
+ * budget, within 4 to 32 MiB (a collection of a heap of a few hundred megabytes takes tens of milliseconds).
+ */
+export function releaseBytes(budget: number | undefined): number {
+  return Math.min(32 * 2 ** 20, Math.max(4 * 2 ** 20, (budget ?? Infinity) / 8));
+}
+
+/** The main thread's part of a model's estimate: its tokenizer. */
+export function tokenizerCost(folder: ModelFolder): number {
+  const size = statSync(join(folder.info.path, 'tokenizer.json'), { throwIfNoEntry: false })?.size ?? 0;
+  return size * TOKENIZER_HEAP_PER_BYTE;
+}
+
+/** The estimate of what a model takes in the whole process: every worker holds a copy, the main thread its tokenizer. */
 export function modelCost(folder: ModelFolder, workers: number): number {
   const spec = folder.runtime;
   if (!spec) return 0;
   // a graph's external weights (model.onnx_data) count as much as the graph
   const bytes = runtimeFiles(spec).reduce((sum, f) => sum + statSync(f.path).size + (statSync(`${f.path}_data`, { throwIfNoEntry: false })?.size ?? 0), 0);
-  return Math.ceil(MODEL_FIXED_BYTES + bytes * MEMORY_PER_ONNX_BYTE) * workers;
+  return Math.ceil(MODEL_FIXED_BYTES + bytes * MEMORY_PER_ONNX_BYTE) * workers + tokenizerCost(folder);
 }
 
 /** How often at most the order of use is written (models-recent.json). */
@@ -71,6 +93,8 @@ export interface ResidentStats {
   loaded: number;
   loads: number;
   evictions: number;
+  /** Full collections of the main thread's heap run after unloads (heap-release.ts). */
+  collections: number;
   loadSeconds: number;
   residentBytes: number;
   budgetBytes: number | undefined;
@@ -105,8 +129,11 @@ export class ResidentModels {
   private loadSeconds = 0;
   /** Requests per model name since start: kept when a model is unloaded, removed or installed again. */
   private readonly served = new Map<string, number>();
+  private readonly heap: HeapRelease;
 
-  constructor(private readonly options: ResidentOptions) {}
+  constructor(private readonly options: ResidentOptions) {
+    this.heap = new HeapRelease(releaseBytes(options.budget));
+  }
 
   /** The installed models, in catalog order. */
   folders(): ModelFolder[] {
@@ -135,6 +162,7 @@ export class ResidentModels {
       loaded: [...this.entries.values()].filter((e) => e.loaded).length,
       loads: this.loads,
       evictions: this.evictions,
+      collections: this.heap.collections,
       loadSeconds: this.loadSeconds,
       residentBytes: this.residentBytes(),
       budgetBytes: this.options.budget,
@@ -228,10 +256,12 @@ export class ResidentModels {
       if (e.cost > room) throw new ModelTooLarge(name, e.cost, budget, room);
     }
     let load: ModelLoad;
+    /** Unloading the models evicted for room (and a collection after them): part of this load's time. */
+    let evictMs = 0;
     try {
       // Tokenizer and graphs first (main thread and a thread of their own, no worker memory), then room, then sessions.
       const open = await this.options.prepare(e.folder);
-      await this.makeRoom(e); // counts the model in (resident) once it fits
+      evictMs = await this.makeRoom(e); // counts the model in (resident) once it fits
       if (e.removed) {
         e.resident = false;
         this.wake();
@@ -250,6 +280,7 @@ export class ResidentModels {
       this.options.events.emit('modelLoadFailed', { name, problem });
       throw new ModelUnavailable(name, 'loadFailed', 'the operator is told in the log');
     }
+    load.ms = Math.round(load.ms + evictMs);
     this.loads++;
     this.loadSeconds += load.ms / 1000;
     Object.assign(e.folder.info, load.runtime, { loadMs: load.ms });
@@ -267,29 +298,36 @@ export class ResidentModels {
     return sum;
   }
 
-  /** Unloads least recently used models until `e` fits; waits while the models in the way are held by requests. */
-  private async makeRoom(e: Entry): Promise<void> {
+  /**
+   * Unloads least recently used models until `e` fits; waits while the models in the way are held by requests.
+   * Returns the time spent unloading (not waiting).
+   */
+  private async makeRoom(e: Entry): Promise<number> {
     const { budget } = this.options;
+    let unloading = 0;
     if (budget === undefined) {
       e.resident = true;
-      return;
+      return unloading;
     }
     while (!e.removed) {
       // Checked and taken in one step: another load resuming meanwhile sees this one counted.
       if (this.residentBytes() + e.cost <= budget) {
         e.resident = true;
-        return;
+        return unloading;
       }
       const victim = [...this.entries.values()]
         .filter((v) => v.loaded && v.holders === 0 && !v.kept && !v.loading)
         .sort((a, b) => a.lastUsed - b.lastUsed)[0];
       if (victim) {
         this.evictions++;
+        const t0 = performance.now();
         await this.unload(victim, 'evicted');
+        unloading += performance.now() - t0;
       } else {
         await new Promise<void>((resolve) => this.waiters.push(resolve));
       }
     }
+    return unloading;
   }
 
   private async unload(e: Entry, reason: 'evicted' | 'removed'): Promise<void> {
@@ -300,6 +338,7 @@ export class ResidentModels {
     this.leaving += e.cost;
     try {
       await this.options.unload(e.folder.info.name);
+      this.heap.note(tokenizerCost(e.folder));
     } finally {
       this.leaving -= e.cost;
       this.options.events.emit('modelUnloaded', { name: e.folder.info.name, reason });
