@@ -32,7 +32,9 @@ COPY bin ./bin
 # inside itself and never loads (it runs models on onnxruntime-node); better-sqlite3's SQLite sources and objects;
 # the font weights the PDF writer never sets (it uses regular, bold and Noto Sans's italics: src/documents/formats/pdf/fonts.ts);
 # of pdf.js only the legacy build's pdf.mjs and its worker (what Node loads), of pdf-lib and fontkit only their main files;
-# of @huggingface/transformers only its Node builds (its sources, types and browser builds are never loaded).
+# of @huggingface/transformers only its Node builds (its sources, types and browser builds are never loaded);
+# esbuild's binary (the built server reads the page's script bundled by `npm run build`, and dist/ needs no tsx);
+# and what no program reads: type declarations, source maps, Markdown (licences kept), dependencies' test folders.
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && platform="$(node -p 'process.platform + "/" + process.arch')" \
@@ -44,7 +46,6 @@ RUN npm run build \
       node_modules/better-sqlite3/build/Release/obj.target node_modules/better-sqlite3/build/Release/.deps \
       node_modules/better-sqlite3/build/Release/test_extension.node node_modules/better-sqlite3/build/deps \
  && find node_modules/@embedpdf/fonts-latin/fonts -name '*.ttf' ! -name 'NotoSans-Regular.ttf' ! -name 'NotoSans-Bold.ttf' ! -name 'NotoSans-Italic.ttf' ! -name 'NotoSans-BoldItalic.ttf' -delete \
- && find node_modules/@embedpdf/fonts-sc/fonts -name '*.otf' ! -name 'NotoSansHans-Regular.otf' -delete \
  && rm -rf node_modules/pdfjs-dist/build node_modules/pdfjs-dist/web node_modules/pdfjs-dist/types node_modules/pdfjs-dist/image_decoders \
       node_modules/pdfjs-dist/legacy/web node_modules/pdfjs-dist/legacy/image_decoders \
       node_modules/pdfjs-dist/legacy/build/*.map node_modules/pdfjs-dist/legacy/build/*.min.mjs node_modules/pdfjs-dist/legacy/build/pdf.sandbox.mjs \
@@ -53,10 +54,16 @@ RUN npm run build \
  && for face in devanagari kr; do \
       find node_modules/@expo-google-fonts/noto-sans-$face -mindepth 1 -maxdepth 1 -type d ! -name 400Regular ! -name 700Bold -exec rm -rf {} + \
       && find node_modules/@expo-google-fonts/noto-sans-$face -name '*.png' -delete; done \
+ && find node_modules/@expo-google-fonts/noto-sans-sc -mindepth 1 -maxdepth 1 -type d ! -name 400Regular -exec rm -rf {} + \
+ && find node_modules/@expo-google-fonts/noto-sans-sc -name '*.png' -delete \
  && rm -rf node_modules/@huggingface/transformers/src node_modules/@huggingface/transformers/types \
       node_modules/@huggingface/transformers/dist/transformers.js node_modules/@huggingface/transformers/dist/transformers.min.js \
       node_modules/@huggingface/transformers/dist/transformers.web.js node_modules/@huggingface/transformers/dist/transformers.web.min.js \
       node_modules/@huggingface/transformers/dist/transformers.node.min.mjs node_modules/@huggingface/transformers/dist/transformers.node.min.cjs \
+ && rm -rf node_modules/@esbuild \
+ && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' \) ! -iname 'licen*' -delete \
+ && find node_modules -mindepth 2 -type d \( -name test -o -name tests -o -name __tests__ \) -prune \
+      -exec sh -c 'for d; do if [ -f "$d/../package.json" ]; then rm -rf "$d"; fi; done' sh {} + \
  && rm -rf src tsconfig.json tsconfig.build.json scripts
 
 FROM build AS models

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureBaseImage } from './base-image.ts';
 import { checkManifests } from './manifests.ts';
+import { checkPdf } from './pdf-checks.ts';
 import { check, expectThat, say, summary } from './report.ts';
 import { runServerChecks } from './serve-checks.ts';
 import { log, logTo, must, podman, run } from './shell.ts';
@@ -77,6 +78,7 @@ async function main(): Promise<number> {
   const base = await ensureBaseImage(say);
   if (!(await build(base.image))) return summary();
   await sizes(base.image);
+  await checkPdf(IMAGE, ulimits);
 
   // A models pack made by this checkout's CLI, imported through the image's entrypoint into the /models volume.
   const packs = join(out, 'packs');

@@ -1,9 +1,10 @@
 // The fonts translated text is set in: Noto faces carried by npm packages (nothing is downloaded at run time),
 // one family per script, tried in order for each character: Noto Sans (Latin, Greek, Cyrillic; regular, bold,
-// italic, bold italic), Noto Naskh Arabic, Noto Sans Hebrew, Noto Sans Devanagari, Noto Sans Hans (CJK ideographs
-// and kana), Noto Sans KR (Hangul). Bold has its own face in every family but Hans (set in the regular face);
-// italic only in Noto Sans. Fonts are read from disk and parsed once per thread; the PDF embeds the subset of each
-// TrueType face it uses (Noto Sans KR's package is TrueType-flavoured) and the Hans face (CFF outlines) whole.
+// italic, bold italic), Noto Naskh Arabic, Noto Sans Hebrew, Noto Sans Devanagari, Noto Sans SC (CJK ideographs
+// and kana), Noto Sans KR (Hangul). Bold has its own face in every family but SC (set in the regular face: a bold
+// CJK face would add its 10 MB to the container image); italic only in Noto Sans. Every face has TrueType (glyf)
+// outlines (fontkit's subsets of CFF-outline faces are files PDF readers refuse), so the PDF embeds the subset of
+// each face it uses. Fonts are read from disk and parsed once per thread.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -35,7 +36,7 @@ function files(): Record<string, string> {
   const latin = join(packageDir('@embedpdf/fonts-latin'), '..', 'fonts');
   const arabic = join(packageDir('@embedpdf/fonts-arabic'), '..', 'fonts');
   const hebrew = join(packageDir('@embedpdf/fonts-hebrew'), '..', 'fonts');
-  const cjk = join(packageDir('@embedpdf/fonts-sc'), '..', 'fonts');
+  const cjk = packageDir('@expo-google-fonts/noto-sans-sc');
   const deva = packageDir('@expo-google-fonts/noto-sans-devanagari');
   const korean = packageDir('@expo-google-fonts/noto-sans-kr');
   known = {
@@ -49,7 +50,7 @@ function files(): Record<string, string> {
     'hebrew-bold': join(hebrew, 'NotoSansHebrew-Bold.ttf'),
     devanagari: join(deva, '400Regular', 'NotoSansDevanagari_400Regular.ttf'),
     'devanagari-bold': join(deva, '700Bold', 'NotoSansDevanagari_700Bold.ttf'),
-    cjk: join(cjk, 'NotoSansHans-Regular.otf'),
+    cjk: join(cjk, '400Regular', 'NotoSansSC_400Regular.ttf'),
     korean: join(korean, '400Regular', 'NotoSansKR_400Regular.ttf'),
     'korean-bold': join(korean, '700Bold', 'NotoSansKR_700Bold.ttf'),
   };
@@ -64,8 +65,6 @@ export function fontFiles(): string[] {
 interface FontkitFont {
   unitsPerEm: number;
   postscriptName?: string;
-  /** The CFF outlines table of an OpenType face with them. */
-  'CFF '?: unknown;
   hasGlyphForCodePoint(cp: number): boolean;
   layout(text: string, features?: unknown): { advanceWidth: number };
   createSubset(): unknown;
@@ -87,7 +86,6 @@ function withEvenGlyphs(font: FontkitFont): FontkitFont {
   const create = font.createSubset.bind(font);
   font.createSubset = () => {
     const subset = create() as GlyfSubset;
-    if (typeof subset._addGlyph !== 'function') return subset;
     const add = subset._addGlyph.bind(subset);
     subset._addGlyph = (gid) => {
       const id = add(gid);
@@ -168,7 +166,7 @@ export const sharedFontkit = {
 };
 
 /** A face's file and its fontkit reading, loaded once. `key` as faceKey gives it; a missing style falls back. */
-export function face(key: string): { key: string; name: string; cff: boolean; bytes: Uint8Array; font: FontkitFont } {
+export function face(key: string): { key: string; name: string; bytes: Uint8Array; font: FontkitFont } {
   const all = files();
   let k = key;
   if (!(k in all)) k = k.replace('-italic', '');
@@ -180,7 +178,7 @@ export function face(key: string): { key: string; name: string; cff: boolean; by
     byBytes.set(bytes, got.font);
     loaded.set(k, got);
   }
-  return { key: k, cff: got.font['CFF '] !== undefined, name: (got.font.postscriptName ?? k).replace(/[^\x21-\x7e]|[()<>[\]{}/%#]/g, ''), ...got };
+  return { key: k, name: (got.font.postscriptName ?? k).replace(/[^\x21-\x7e]|[()<>[\]{}/%#]/g, ''), ...got };
 }
 
 /** The first family whose regular face has a glyph for `cp` (undefined: none of them). */

@@ -1,6 +1,6 @@
 // Writing the translated PDF (on the PDF worker): on each page the text-showing operators inside the blocks are
 // cut out of the content stream (and of the forms it draws), the translations set in the blocks' boxes in the
-// Noto faces (the glyphs used, as subsets; the Hans face whole), bold and italic runs in bold and italic faces,
+// Noto faces (only the glyphs used, as subsets), bold and italic runs in bold and italic faces,
 // each link's rectangle moved over its translated words, the title and outline translated, /Lang set to the
 // target, JavaScript dropped. Pages, images, vector drawings and other annotations stay as they were.
 import { deflateSync } from 'node:zlib';
@@ -143,11 +143,8 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
     const f = face(key);
     let font = fonts.get(f.key);
     if (!font) {
-      // TrueType faces: only the glyphs drawn are embedded, under a subset's name (six capitals and '+', as PDF
-      // readers expect). The CFF face (CJK) whole: fontkit's CFF subsets are files readers refuse.
-      font = f.cff
-        ? await doc.embedFont(f.bytes, { subset: false })
-        : await doc.embedFont(f.bytes, { subset: true, customName: `${subsetTag(f.key)}+${f.name}` });
+      // Only the glyphs drawn are embedded, under a subset's name (six capitals and '+', as PDF readers expect).
+      font = await doc.embedFont(f.bytes, { subset: true, customName: `${subsetTag(f.key)}+${f.name}` });
       fonts.set(f.key, font);
     }
     return font;
