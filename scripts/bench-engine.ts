@@ -13,7 +13,7 @@
 // ../bench-models/bench-marian-base, else the tiny fixture (numbers then mean little).
 import { existsSync, mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { tmpdir, availableParallelism, cpus } from 'node:os';
+import { tmpdir, availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { env as hfEnv, pipeline } from '@huggingface/transformers';
@@ -55,6 +55,8 @@ const threadsFlag = flag('--threads');
 const withNllb = !args.includes('--no-nllb');
 /** Only Dragoman's rows (to compare pool shapes quickly: DRAGOMAN_WORKERS / DRAGOMAN_INTRA_OP_THREADS). */
 const engineOnly = args.includes('--engine-only');
+/** With --nllb: one session for every request (1 worker x 2 threads) against one per worker (2 x 1), in turns. */
+const poolShapes = args.includes('--pool-shapes');
 /** The DRAGOMAN_* settings this run measures under (spinning, split decoder, attention fusion...). */
 const settings = loadConfig(process.env);
 const positional = args.filter((a) => !a.startsWith('--'));
@@ -328,6 +330,58 @@ async function probeSide(side: string, dir: string): Promise<void> {
 interface Probe { before: number; loaded: number; after: number; afterBeam?: number; beamMs?: number; ready: number; workers: number; info?: Record<string, unknown> }
 
 /**
+ * `--probe engine-throughput <models dir>`: the engine with the pool shape of its environment, in a fresh process:
+ * resident memory after loading, one 32-sentence request's and 16 clients' target tokens/s, and the latency of one
+ * sentence, as one JSON line.
+ */
+async function probeThroughput(dir: string): Promise<void> {
+  const engine = await dragoman(dir);
+  const loaded = rssMb();
+  const run: Translate = (texts) => engine.translate(texts, 'eng_Latn', 'deu_Latn');
+  await run(BATCH.slice(0, 4));
+  const batch = await rate(BATCH, oneRequest(run, BATCH));
+  const concurrent = await rate(BATCH, clients(run, BATCH));
+  const t0 = performance.now();
+  await run([SENTENCE]);
+  const latency = performance.now() - t0;
+  console.log(JSON.stringify({ loaded, after: rssMb(), batch, concurrent, latency, workers: engine.threads.workers, threads: engine.threads.intraOp }));
+  await engine.close();
+}
+
+/**
+ * One session serving every request (one worker, both cores as its onnxruntime threads) against one session per
+ * worker (two workers of one thread): each shape loaded in a process of its own, the two in turns REPEATS times, so the
+ * machine's load falls on both alike. Workers are threads, and an onnxruntime-node session cannot be handed to
+ * another thread, so one session for several workers' requests is one worker.
+ */
+async function poolShapeRows(dir: string): Promise<void> {
+  const shapes = [{ workers: 1, threads: 2 }, { workers: 2, threads: 1 }];
+  const runs: { loaded: number; after: number; batch: number; concurrent: number; latency: number }[][] = shapes.map(() => []);
+  for (let r = 0; r < REPEATS; r++) {
+    for (const [i, shape] of shapes.entries()) {
+      const out = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--probe', 'engine-throughput', dir,
+        '--precision', precision, '--tokens', String(TOKENS)], {
+        env: { ...process.env, DRAGOMAN_WORKERS: String(shape.workers), DRAGOMAN_INTRA_OP_THREADS: String(shape.threads) }, maxBuffer: 1 << 26,
+      }).toString();
+      const result = JSON.parse(out.trim().split('\n').pop()!) as (typeof runs)[number][number];
+      runs[i]!.push(result);
+      console.log(`${shape.workers} worker(s) x ${shape.threads} thread(s), run ${r + 1}: ${JSON.stringify(result)} (load ${loadavg()[0]!.toFixed(1)})`);
+    }
+  }
+  const med = (i: number, f: (x: (typeof runs)[number][number]) => number) => median(runs[i]!.map(f));
+  const label = (i: number) => `${shapes[i]!.workers} worker(s) x ${shapes[i]!.threads} thread(s)`;
+  console.log(`| NLLB-600M, medians of ${REPEATS} runs in turns | ${label(0)} (one session) | ${label(1)} (a session per worker) | second / first |`);
+  console.log('|---|---|---|---|');
+  const line = (name: string, f: (x: (typeof runs)[number][number]) => number, unit: string) =>
+    console.log(`| ${name} | ${fmt(med(0, f), unit)} | ${fmt(med(1, f), unit)} | ${(med(1, f) / med(0, f)).toFixed(2)}x |`);
+  line(`batch of ${BATCH.length}, target tokens/s`, (x) => x.batch, 'tok/s');
+  line('16 clients x 2 requests of 1 sentence, tok/s', (x) => x.concurrent, 'tok/s');
+  line('latency of one 20-word sentence', (x) => x.latency, 'ms');
+  line('resident memory after load, whole process', (x) => x.loaded, 'MB');
+  line('resident memory after the runs, whole process', (x) => x.after, 'MB');
+}
+
+/**
  * The NLLB-600M rows: a random-weight model of NLLB-200-distilled-600M's size, Dragoman and the pipeline on the same
  * files, TOKENS (30) new tokens a sentence forced as for the Marian model (random weights never end a sentence).
  * Memory and start-up are measured in child processes (one side each, nothing else loaded); the graph cache starts
@@ -351,6 +405,10 @@ async function nllb600mRows(folder: string): Promise<void> {
     return JSON.parse(out.trim().split('\n').pop()!) as Probe;
   };
   try {
+    if (poolShapes) {
+      await poolShapeRows(dir);
+      return;
+    }
     const first = probeChild('engine');
     const restart = probeChild('engine');
     const theirProbe = engineOnly ? undefined : probeChild('pipeline');
@@ -636,6 +694,8 @@ function printTable(): void {
 
 if (probe?.startsWith('llm-')) {
   await probeLlm(probe, positional[0]!);
+} else if (probe === 'engine-throughput') {
+  await probeThroughput(positional[0]!);
 } else if (probe) {
   await probeSide(probe, positional[0]!);
 } else if (llm06b) {
