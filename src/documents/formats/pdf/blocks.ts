@@ -1,10 +1,11 @@
 // Paragraph blocks from positioned text: pieces of text on one baseline close together make a line, lines one
 // under the other with the same size and left edge make a block until a line break looks like a paragraph's end
-// (the next line's first word would have fitted on the line before), and blocks are read in XY-cut order (bands
-// top to bottom, columns left to right inside a band). A hyphen at a line's end before a lowercase letter is
-// undone. Only horizontal, upright text takes part; rotated text stays in the page as it is. The page's rules
-// (table borders) keep text apart: no line runs across a vertical rule, no block across a horizontal one, and a
-// block's room stops at the rules around it, so a table cell is a block and its translation stays in the cell.
+// (the next line's first word would have fitted on the line before, or the gap is wider than the block's own line
+// pitch), and blocks are read in XY-cut order (bands top to bottom, columns left to right inside a band). A hyphen
+// at a line's end before a lowercase letter is undone. Only horizontal, upright text takes part; rotated text
+// stays in the page as it is. The page's rules (table borders) keep text apart: no line runs across a vertical
+// rule, no block across a horizontal one, and a block's room stops at the rules around it, so a table cell is a
+// block and its translation stays in the cell.
 import type { Fill } from './content.ts';
 import type { Rule, Rules } from './rules.ts';
 
@@ -145,6 +146,9 @@ function blocksOf(lines: Line[], horizontal: readonly Rule[]): Line[][] {
         continue;
       }
       if (!sameSize || !aligned || ruleBetween(last, line, horizontal)) continue;
+      // A wider pitch than the block's own lines have is a paragraph's spacing.
+      const before = block[block.length - 2];
+      if (before && pitch - (before.y - last.y) > line.size * 0.25) continue;
       // A short line whose successor's first word would have fitted ends its paragraph.
       const wrapped = last.right + line.size * 0.3 + firstWordWidth(line) > right - line.size * 0.2;
       const endsSentence = /[.!?:。！？]$/.test(last.frags[last.frags.length - 1]!.text.trimEnd());
