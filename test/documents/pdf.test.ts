@@ -1,8 +1,9 @@
 // PDF in, PDF out on a file LibreOffice made (headings, paragraphs, a two-column section, a table, an image, a
 // link): translated through the format=html path with the real engine (tiny Marian en→de), written back, and read
 // with poppler: the translations are on the page and the source words gone, the image and the page count are as
-// they were, every font is embedded as a subset, blocks start where they started. Skipped, with the reason printed, where
-// LibreOffice or poppler is missing (CI installs both).
+// they were, every font is embedded as a subset, blocks start where they started. Bordered tables (LibreOffice's
+// stroked lines, Chromium's filled bars) come out cell by cell, and coloured text keeps its colour. Skipped, with
+// the reason printed, where LibreOffice or poppler is missing (CI installs both; the Chromium case needs Chromium).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,8 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeNeeding } from '../tools.ts';
+import { describeNeeding, itNeeding } from '../tools.ts';
+import { launchChromium } from '../ui/harness.ts';
 import { detectFormat } from '../../src/documents/formats/index.ts';
 import { DocumentError } from '../../src/documents/formats/types.ts';
 import { makeReportPdf, makeScannedPdf, makeTablePdf, TABLE_ROWS } from './pdf-fixtures.ts';
@@ -270,6 +272,31 @@ describeNeeding('soffice', 'poppler')('PDF documents', () => {
       expect(w.x1, JSON.stringify(w)).toBeLessThan(columns[c + 1]!);
     }
   });
+
+  itNeeding('chromium')('a bordered table Chromium prints (its borders filled bars): each cell its own block, its translation where its text started', async () => {
+    const cells = TABLE_ROWS.flat();
+    const td = (t: string) => `<td style="border: 1px solid black">${t}</td>`;
+    const browser = await launchChromium();
+    let pdf: Uint8Array;
+    try {
+      const page = await browser.newPage();
+      await page.setContent(`<table style="border-collapse: collapse; width: 100%; font: 12pt serif">${TABLE_ROWS.map((r) => `<tr>${r.map(td).join('')}</tr>`).join('')}</table>`);
+      pdf = new Uint8Array(await page.pdf({ format: 'A4' }));
+    } finally {
+      await browser.close();
+    }
+    const doc = await detectFormat(pdf, 'table.pdf').open(pdf, LIMITS);
+    const texts = doc.units.map((u) => htmlText(u.html));
+    for (const cell of cells) expect(texts, cell).toContain(cell);
+    const out = await doc.write(await translator.translate(doc.units), 'de');
+    const before = lineStarts(pdf);
+    const after = lineStarts(out);
+    for (const cell of cells) {
+      const start = before.find((l) => l.text === cell)!;
+      expect(start, cell).toBeTruthy();
+      expect(after.some((l) => Math.abs(l.x - start.x) <= 3 && Math.abs(l.y - start.y) <= 3), cell).toBe(true);
+    }
+  }, 120_000);
 
   it('text keeps its colour: the blue headings and the blue link are blue in the translation, the black text black', () => {
     for (const [before, out, heading] of [[table.source, table.result, 'The animals of the farm'], [source, result, 'The garden report']] as const) {
