@@ -6,7 +6,7 @@
 // stays in the page as it is. The page's rules (table borders) keep text apart: no line runs across a vertical
 // rule, no block across a horizontal one, and a block's room stops at the rules around it, so a table cell is a
 // block and its translation stays in the cell.
-import type { Fill } from './content.ts';
+import { BLACK, type Fill } from './content.ts';
 import type { Rule, Rules } from './rules.ts';
 
 /** A piece of text as the page shows it: baseline start (x, y), advance width and font size in page space. */
@@ -250,7 +250,7 @@ function alignOf(lines: Line[], page: { left: number; right: number }): Align {
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 
 /** The colour most of the runs' characters are in (black for none). */
-export function dominantColor(runs: readonly Run[], fallback: Fill = '0 g'): Fill {
+export function dominantColor(runs: readonly Run[], fallback: Fill = BLACK): Fill {
   const chars = new Map<Fill, number>();
   for (const r of runs) if (r.color !== undefined) chars.set(r.color, (chars.get(r.color) ?? 0) + r.text.length);
   let best = fallback;
