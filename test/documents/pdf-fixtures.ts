@@ -116,6 +116,37 @@ export async function makeReportPdf(): Promise<Buffer> {
   return pdf;
 }
 
+/** The rows of the bordered table of the table PDF: a bold header row and three rows of cells. */
+export const TABLE_ROWS = [
+  ['Animal', 'Place', 'Colour'],
+  ['The dog', 'The garden', 'Brown'],
+  ['The cat', 'The roof', 'Black'],
+  ['The horse', 'The field', 'White'],
+];
+
+/** A heading (blue in LibreOffice's Heading 1), a paragraph, a table of 3 columns × 4 rows with borders, a paragraph. */
+export async function makeTablePdf(): Promise<Buffer> {
+  const cell = (text: string, bold: boolean) => new TableCell({ children: [new Paragraph({ children: [new TextRun({ text, bold })] })] });
+  const doc = new Document({
+    sections: [
+      {
+        children: [
+          new Paragraph({ text: 'The animals of the farm', heading: HeadingLevel.HEADING_1 }),
+          body('The table below tells where each animal lives.'),
+          new Table({
+            width: { size: 100, type: WidthType.PERCENTAGE },
+            rows: TABLE_ROWS.map((row, i) => new TableRow({ children: row.map((text) => cell(text, i === 0)) })),
+          }),
+          body('The children go to school by bus every day of the week.'),
+        ],
+      },
+    ],
+  });
+  const pdf = sofficeConvert({ 'table.docx': await Packer.toBuffer(doc) }, 'pdf').get('table.docx');
+  if (!pdf) throw new Error('LibreOffice made no PDF');
+  return pdf;
+}
+
 /** A scanned page: one full-page image, no text layer. */
 export async function makeScannedPdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();

@@ -1,8 +1,9 @@
 // PDF in, PDF out on a file LibreOffice made (headings, paragraphs, a two-column section, a table, an image, a
 // link): translated through the format=html path with the real engine (tiny Marian en→de), written back, and read
 // with poppler: the translations are on the page and the source words gone, the image and the page count are as
-// they were, every font is embedded as a subset, blocks start where they started. Skipped, with the reason printed, where
-// LibreOffice or poppler is missing (CI installs both).
+// they were, every font is embedded as a subset, blocks start where they started. Bordered tables (LibreOffice's
+// stroked lines, Chromium's filled bars) come out cell by cell, and coloured text keeps its colour. Skipped, with
+// the reason printed, where LibreOffice or poppler is missing (CI installs both; the Chromium case needs Chromium).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,10 +11,11 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeNeeding } from '../tools.ts';
+import { describeNeeding, itNeeding } from '../tools.ts';
+import { launchChromium } from '../ui/harness.ts';
 import { detectFormat } from '../../src/documents/formats/index.ts';
 import { DocumentError } from '../../src/documents/formats/types.ts';
-import { makeReportPdf, makeScannedPdf } from './pdf-fixtures.ts';
+import { makeReportPdf, makeScannedPdf, makeTablePdf, TABLE_ROWS } from './pdf-fixtures.ts';
 import { htmlText, LIMITS, startTranslator, type Translator } from './zip-helpers.ts';
 
 
@@ -46,15 +48,63 @@ function inkOf(bytes: Uint8Array): number {
   return dark / pixels.length;
 }
 
+/** Page 1 drawn by pdftoppm at 72 dpi (one pixel a point, y down): width, height and the RGB bytes. */
+function pixelsOf(bytes: Uint8Array): { width: number; height: number; rgb: Buffer } {
+  const file = join(dir, `rgb-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(`${file}.pdf`, bytes);
+  const r = spawnSync('pdftoppm', ['-r', '72', '-f', '1', '-l', '1', `${file}.pdf`, file], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`pdftoppm failed: ${r.stderr}`);
+  const ppm = readFileSync(`${file}-1.ppm`);
+  const header = /^P6\s+(\d+)\s+(\d+)\s+255\s/.exec(ppm.subarray(0, 40).toString('latin1'))!;
+  return { width: Number(header[1]), height: Number(header[2]), rgb: ppm.subarray(header[0].length) };
+}
+
+/** Pixels inside a box (points, y down) whose blue stands well above red and green: text drawn in a blue. */
+function bluePixels(page: ReturnType<typeof pixelsOf>, box: { x0: number; y0: number; x1: number; y1: number }): number {
+  let blue = 0;
+  for (let y = Math.max(0, Math.floor(box.y0)); y < Math.min(page.height, Math.ceil(box.y1)); y++) {
+    for (let x = Math.max(0, Math.floor(box.x0)); x < Math.min(page.width, Math.ceil(box.x1)); x++) {
+      const at = (y * page.width + x) * 3;
+      if (page.rgb[at + 2]! > page.rgb[at]! + 60 && page.rgb[at + 2]! > page.rgb[at + 1]! + 20) blue++;
+    }
+  }
+  return blue;
+}
+
+/** The table's rules as the source page draws them (y down, points): pixel rows and columns dark across the table. */
+function tableRules(page: ReturnType<typeof pixelsOf>): { rows: number[]; columns: number[] } {
+  const dark = (x: number, y: number) => page.rgb[(y * page.width + x) * 3]! < 128;
+  const runs = (hits: number[]) => hits.filter((v, i) => i === 0 || hits[i - 1] !== v - 1);
+  const rows = runs([...Array(page.height).keys()].filter((y) => [...Array(page.width).keys()].filter((x) => dark(x, y)).length > page.width * 0.6));
+  const [top, bottom] = [rows[0]!, rows[rows.length - 1]!];
+  const columns = runs([...Array(page.width).keys()].filter((x) => {
+    let n = 0;
+    for (let y = top; y <= bottom; y++) if (dark(x, y)) n++;
+    return n >= (bottom - top) * 0.95;
+  }));
+  return { rows, columns };
+}
+
+/** Each word's box (pdftotext -bbox, points, y down). */
+const wordsOf = (bytes: Uint8Array): { text: string; x0: number; y0: number; x1: number; y1: number }[] =>
+  [...poppler('pdftotext', ['-bbox'], bytes).matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</g)].map((m) => ({
+    text: m[5]!, x0: Number(m[1]), y0: Number(m[2]), x1: Number(m[3]), y1: Number(m[4]),
+  }));
+
 describeNeeding('soffice', 'poppler')('PDF documents', () => {
   let translator: Translator;
   let source: Uint8Array;
   let result: Uint8Array;
   let units: string[];
   let translations: string[];
+  let table: { source: Uint8Array; result: Uint8Array; units: string[]; translations: string[] };
 
   beforeAll(async () => {
     translator = await startTranslator();
+    const tableSource = await makeTablePdf();
+    const tableDoc = await detectFormat(tableSource, 'table.pdf').open(tableSource, LIMITS);
+    const tableTranslations = await translator.translate(tableDoc.units);
+    table = { source: tableSource, result: await tableDoc.write(tableTranslations, 'de'), units: tableDoc.units.map((u) => u.html), translations: tableTranslations };
     source = await makeReportPdf();
     const format = detectFormat(source, 'report.bin');
     expect(format.id).toBe('pdf');
@@ -182,6 +232,91 @@ describeNeeding('soffice', 'poppler')('PDF documents', () => {
       const under = words.filter((b) => b.text === w && b.x0 >= rect[0]! && b.x1 <= rect[2]! && (b.y0 + b.y1) / 2 >= rect[1]! && (b.y0 + b.y1) / 2 <= rect[3]!);
       expect(under.length, w).toBe(0);
     }
+  });
+
+  it('a table with borders: each cell is its own block, its translation starts where the cell\'s text started and stays between its rules', () => {
+    const texts = table.units.map(htmlText);
+    for (const row of TABLE_ROWS) for (const cell of row) expect(texts, cell).toContain(cell);
+    const { rows, columns } = tableRules(pixelsOf(table.source));
+    expect(rows.length).toBe(TABLE_ROWS.length + 1);
+    expect(columns.length).toBe(TABLE_ROWS[0]!.length + 1);
+    const before = lineStarts(table.source);
+    const after = wordsOf(table.result);
+    const translatedWords = new Set(table.translations.flatMap((t) => htmlText(t).split(/\s+/)));
+    TABLE_ROWS.forEach((row, r) => {
+      row.forEach((cell, c) => {
+        const start = before.find((l) => l.text === cell)!;
+        expect(start, cell).toBeTruthy();
+        // The translation's first word: where the cell's text started, within 3 points.
+        const words = after.filter((w) => w.x0 >= columns[c]! && w.x1 <= columns[c + 1]! + 1 && w.y0 + w.y1 > 2 * rows[r]! && w.y0 + w.y1 < 2 * rows[r + 1]!);
+        expect(words.length, cell).toBeGreaterThan(0);
+        const first = words.reduce((a, b) => (b.y0 < a.y0 - 1 || (Math.abs(b.y0 - a.y0) <= 1 && b.x0 < a.x0) ? b : a));
+        expect(Math.abs(first.x0 - start.x), `${cell}: ${JSON.stringify(first)}`).toBeLessThanOrEqual(3);
+        expect(Math.abs(first.y0 - start.y), `${cell}: ${JSON.stringify(first)}`).toBeLessThanOrEqual(3);
+        const unit = texts.indexOf(cell);
+        expect(htmlText(table.translations[unit]!).split(/\s+/)).toContain(first.text);
+      });
+    });
+    // Every translated word inside the table lies within one cell: between two row rules and two column rules.
+    const inside = after.filter((w) => translatedWords.has(w.text) && w.y0 + w.y1 > 2 * rows[0]! && w.y0 + w.y1 < 2 * rows[rows.length - 1]!);
+    expect(inside.length).toBeGreaterThanOrEqual(12);
+    for (const w of inside) {
+      const middle = (w.y0 + w.y1) / 2;
+      const r = rows.findIndex((y, i) => middle > y && middle < rows[i + 1]!);
+      const c = columns.findIndex((x, i) => w.x0 > x && w.x0 < columns[i + 1]!);
+      expect(r, JSON.stringify(w)).toBeGreaterThanOrEqual(0);
+      // The glyphs' height (the box less the font's line gap) keeps off the row's rules.
+      const height = (w.y1 - w.y0) * 0.75;
+      expect(middle - height / 2, JSON.stringify(w)).toBeGreaterThan(rows[r]!);
+      expect(middle + height / 2, JSON.stringify(w)).toBeLessThan(rows[r + 1]!);
+      expect(w.x1, JSON.stringify(w)).toBeLessThan(columns[c + 1]!);
+    }
+  });
+
+  itNeeding('chromium')('a bordered table Chromium prints (its borders filled bars): each cell its own block, its translation where its text started', async () => {
+    const cells = TABLE_ROWS.flat();
+    const td = (t: string) => `<td style="border: 1px solid black">${t}</td>`;
+    const browser = await launchChromium();
+    let pdf: Uint8Array;
+    try {
+      const page = await browser.newPage();
+      await page.setContent(`<table style="border-collapse: collapse; width: 100%; font: 12pt serif">${TABLE_ROWS.map((r) => `<tr>${r.map(td).join('')}</tr>`).join('')}</table>`);
+      pdf = new Uint8Array(await page.pdf({ format: 'A4' }));
+    } finally {
+      await browser.close();
+    }
+    const doc = await detectFormat(pdf, 'table.pdf').open(pdf, LIMITS);
+    const texts = doc.units.map((u) => htmlText(u.html));
+    for (const cell of cells) expect(texts, cell).toContain(cell);
+    const out = await doc.write(await translator.translate(doc.units), 'de');
+    const before = lineStarts(pdf);
+    const after = lineStarts(out);
+    for (const cell of cells) {
+      const start = before.find((l) => l.text === cell)!;
+      expect(start, cell).toBeTruthy();
+      expect(after.some((l) => Math.abs(l.x - start.x) <= 3 && Math.abs(l.y - start.y) <= 3), cell).toBe(true);
+    }
+  }, 120_000);
+
+  it('text keeps its colour: the blue headings and the blue link are blue in the translation, the black text black', () => {
+    for (const [before, out, heading] of [[table.source, table.result, 'The animals of the farm'], [source, result, 'The garden report']] as const) {
+      const start = lineStarts(before).find((l) => l.text === heading)!;
+      expect(start, heading).toBeTruthy();
+      const page = pixelsOf(out);
+      const headingBox = { x0: start.x - 2, y0: start.y - 2, x1: start.x + 200, y1: start.y + 14 };
+      expect(bluePixels(pixelsOf(before), headingBox), heading).toBeGreaterThan(50);
+      expect(bluePixels(page, headingBox), heading).toBeGreaterThan(50);
+    }
+    // The link's translated words are blue; the paragraph that starts the report is black.
+    const i = units.findIndex((u) => u.includes('data-w="3"'));
+    const linked = htmlText(/<span data-w="3">(.*?)<\/span>/.exec(translations[i]!)![1]!).split(/\s+/).filter((w) => w.length > 2);
+    const page = pixelsOf(result);
+    const words = wordsOf(result);
+    const linkedBoxes = words.filter((w) => linked.includes(w.text));
+    expect(linkedBoxes.length).toBeGreaterThan(0);
+    for (const w of linkedBoxes) expect(bluePixels(page, w), w.text).toBeGreaterThan(3);
+    const dog = lineStarts(source).find((l) => l.text.startsWith('The dog is in the garden.'))!;
+    expect(bluePixels(page, { x0: dog.x, y0: dog.y, x1: dog.x + 400, y1: dog.y + 20 })).toBe(0);
   });
 
   it('a scanned page (an image and no text) is refused by name', async () => {

@@ -1,8 +1,13 @@
 // Paragraph blocks from positioned text: pieces of text on one baseline close together make a line, lines one
 // under the other with the same size and left edge make a block until a line break looks like a paragraph's end
-// (the next line's first word would have fitted on the line before), and blocks are read in XY-cut order (bands
-// top to bottom, columns left to right inside a band). A hyphen at a line's end before a lowercase letter is
-// undone. Only horizontal, upright text takes part; rotated text stays in the page as it is.
+// (the next line's first word would have fitted on the line before, or the gap is wider than the block's own line
+// pitch), and blocks are read in XY-cut order (bands top to bottom, columns left to right inside a band). A hyphen
+// at a line's end before a lowercase letter is undone. Only horizontal, upright text takes part; rotated text
+// stays in the page as it is. The page's rules (table borders) keep text apart: no line runs across a vertical
+// rule, no block across a horizontal one, and a block's room stops at the rules around it, so a table cell is a
+// block and its translation stays in the cell.
+import { BLACK, type Fill } from './content.ts';
+import type { Rule, Rules } from './rules.ts';
 
 /** A piece of text as the page shows it: baseline start (x, y), advance width and font size in page space. */
 export interface Fragment {
@@ -13,6 +18,8 @@ export interface Fragment {
   size: number;
   bold: boolean;
   italic: boolean;
+  /** The fill colour the text is shown in. */
+  color: Fill;
   /** The document link (its index in the plan's links) the text lies under. */
   link?: number | undefined;
 }
@@ -25,6 +32,8 @@ export interface Run {
   bold: boolean;
   italic: boolean;
   link?: number | undefined;
+  /** The fill colour (the block's colour where unset). */
+  color?: Fill | undefined;
 }
 
 /** A paragraph as found on the page, with the room its translation may take. */
@@ -41,6 +50,8 @@ export interface Block {
   leading: number;
   align: Align;
   lines: number;
+  /** The colour most of its text is shown in. */
+  color: Fill;
 }
 
 interface Line {
@@ -55,8 +66,30 @@ interface Line {
 const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]/u;
 const LETTER = /\p{L}/u;
 
-/** Lines from fragments: same baseline (within a third of the size), gaps under one size apart. */
-function linesOf(frags: Fragment[]): Line[] {
+/** Whether a vertical rule stands between a line's end and a fragment after it on its baseline. */
+function ruleAfter(line: Line, f: Fragment, vertical: readonly Rule[]): boolean {
+  return vertical.some((r) => r.at >= line.right - 1 && r.at <= f.x + 1 && r.from < f.y + f.size * 0.7 && r.to > f.y);
+}
+
+/** Whether a horizontal rule is an underline of the line's own words (just under its baseline, within its ends). */
+function underlines(r: Rule, line: Line): boolean {
+  return r.at <= line.y && r.at >= line.y - line.size * 0.35 && r.from >= line.x - 1 && r.to <= line.right + 1;
+}
+
+/** Whether a horizontal rule runs between an upper line and a lower one, across both (a table's row border). */
+function ruleBetween(upper: Line, lower: Line, horizontal: readonly Rule[]): boolean {
+  return horizontal.some(
+    (r) =>
+      r.at < upper.y &&
+      r.at > lower.y + lower.size * 0.5 &&
+      r.from < upper.right && r.to > upper.x &&
+      r.from < lower.right && r.to > lower.x &&
+      !underlines(r, upper),
+  );
+}
+
+/** Lines from fragments: same baseline (within a third of the size), gaps under one size apart, no rule between. */
+function linesOf(frags: Fragment[], vertical: readonly Rule[]): Line[] {
   const sorted = frags
     .filter((f) => f.text.trim() !== '' && f.size > 0 && Number.isFinite(f.x + f.y + f.width))
     .sort((a, b) => b.y - a.y || a.x - b.x);
@@ -69,7 +102,7 @@ function linesOf(frags: Fragment[]): Line[] {
       row = [];
       rowY = f.y;
     }
-    const line = row.find((l) => f.x >= l.right - f.size * 0.5 && f.x - l.right <= f.size * 1.0 && Math.abs(l.size - f.size) <= l.size * 0.3);
+    const line = row.find((l) => f.x >= l.right - f.size * 0.5 && f.x - l.right <= f.size * 1.0 && Math.abs(l.size - f.size) <= l.size * 0.3 && !ruleAfter(l, f, vertical));
     if (line) {
       line.frags.push(f);
       line.right = Math.max(line.right, f.x + f.width);
@@ -89,8 +122,8 @@ function firstWordWidth(line: Line): number {
   return (f.width * word.length) / Math.max(1, f.text.length);
 }
 
-/** Lines into blocks, greedily: each line continues the block whose last line sits just above it. */
-function blocksOf(lines: Line[]): Line[][] {
+/** Lines into blocks, greedily: each line continues the block whose last line sits just above it, no rule between. */
+function blocksOf(lines: Line[], horizontal: readonly Rule[]): Line[][] {
   const open: Line[][] = [];
   const done: Line[][] = [];
   for (const line of lines) {
@@ -112,7 +145,10 @@ function blocksOf(lines: Line[]): Line[][] {
         }
         continue;
       }
-      if (!sameSize || !aligned) continue;
+      if (!sameSize || !aligned || ruleBetween(last, line, horizontal)) continue;
+      // A wider pitch than the block's own lines have is a paragraph's spacing.
+      const before = block[block.length - 2];
+      if (before && pitch - (before.y - last.y) > line.size * 0.25) continue;
       // A short line whose successor's first word would have fitted ends its paragraph.
       const wrapped = last.right + line.size * 0.3 + firstWordWidth(line) > right - line.size * 0.2;
       const endsSentence = /[.!?:。！？]$/.test(last.frags[last.frags.length - 1]!.text.trimEnd());
@@ -156,8 +192,8 @@ function runsOf(lines: Line[]): Run[] {
   const runs: Run[] = [];
   const push = (text: string, f: Fragment) => {
     const last = runs[runs.length - 1];
-    if (last && last.bold === f.bold && last.italic === f.italic && last.link === f.link) last.text += text;
-    else runs.push({ text, bold: f.bold, italic: f.italic, link: f.link });
+    if (last && last.bold === f.bold && last.italic === f.italic && last.link === f.link && last.color === f.color) last.text += text;
+    else runs.push({ text, bold: f.bold, italic: f.italic, link: f.link, color: f.color });
   };
   lines.forEach((line, i) => {
     const frags = [...line.frags].sort((a, b) => a.x - b.x);
@@ -213,12 +249,42 @@ function alignOf(lines: Line[], page: { left: number; right: number }): Align {
 
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 
+/** The colour most of the runs' characters are in (black for none). */
+export function dominantColor(runs: readonly Run[], fallback: Fill = BLACK): Fill {
+  const chars = new Map<Fill, number>();
+  for (const r of runs) if (r.color !== undefined) chars.set(r.color, (chars.get(r.color) ?? 0) + r.text.length);
+  let best = fallback;
+  let most = 0;
+  for (const [color, n] of chars) if (n > most) [best, most] = [color, n];
+  return best;
+}
+
+/**
+ * The room's limits the rules around a box set: the highest horizontal rule under its last baseline, across it
+ * (not one of its own underlines), and the nearest vertical rules on its left and right, beside it.
+ */
+function ruleLimits(box: Box, lines: Line[], rules: Rules): { bottom: number; left: number; right: number } {
+  const lastY = lines[lines.length - 1]!.y;
+  let bottom = -Infinity;
+  for (const r of rules.horizontal) {
+    if (r.at < lastY && r.at > bottom && r.from < box[2] && r.to > box[0] && !lines.some((l) => underlines(r, l))) bottom = r.at;
+  }
+  let left = -Infinity;
+  let right = Infinity;
+  for (const r of rules.vertical) {
+    if (!(r.from < box[3] && r.to > box[1])) continue;
+    if (r.at <= box[0] + 0.5 && r.at > left) left = r.at;
+    if (r.at >= box[2] - 0.5 && r.at < right) right = r.at;
+  }
+  return { bottom, left, right };
+}
+
 /** The blocks of one page, in reading order, each with the room its translation may take. */
-export function pageBlocks(page: number, frags: Fragment[], size: { width: number; height: number }): Block[] {
-  const lines = linesOf(frags);
+export function pageBlocks(page: number, frags: Fragment[], size: { width: number; height: number }, rules: Rules = { horizontal: [], vertical: [] }): Block[] {
+  const lines = linesOf(frags, rules.vertical);
   if (lines.length === 0) return [];
   const area = { left: Math.min(...lines.map((l) => l.x)), right: Math.max(...lines.map((l) => l.right)) };
-  const raw = blocksOf(lines).map((ls) => {
+  const raw = blocksOf(lines, rules.horizontal).map((ls) => {
     const box: Box = [
       Math.min(...ls.map((l) => l.x)),
       Math.min(...ls.map((l) => l.y - l.size * 0.25)),
@@ -242,22 +308,28 @@ export function pageBlocks(page: number, frags: Fragment[], size: { width: numbe
     const others = raw.map((r) => r.box).filter((b) => b !== box);
     const beside = (b: Box) => b[1] < box[3] && b[3] > box[1];
     const below = (b: Box) => b[0] < box[2] && b[2] > box[0] && b[3] <= box[1] + 0.5;
-    const rightLimit = Math.min(ls.length > 1 ? box[2] : Math.max(box[2], area.right), size.width, ...others.filter((b) => beside(b) && b[0] >= box[2] - 0.5).map((b) => b[0] - sizeOf * 0.5));
-    const leftLimit = Math.max(0, ...others.filter((b) => beside(b) && b[2] <= box[0] + 0.5).map((b) => b[2] + sizeOf * 0.5));
+    // Rules around the box bound it: a cell (a rule on each side) is the text area of its one-line text, inset
+    // by the text's own padding (the nearer of its two sides, at most a size), so its translation stays inside.
+    const ruled = ruleLimits(box, ls, rules);
+    const cell = Number.isFinite(ruled.left) && Number.isFinite(ruled.right);
+    const inset = cell ? Math.min(sizeOf, Math.max(0, box[0] - ruled.left), Math.max(0, ruled.right - box[2])) : sizeOf * 0.3;
+    const inner = cell ? { left: ruled.left + inset, right: ruled.right - inset } : area;
+    const rightLimit = Math.min(ls.length > 1 ? box[2] : Math.max(box[2], inner.right), size.width, ruled.right - inset, ...others.filter((b) => beside(b) && b[0] >= box[2] - 0.5).map((b) => b[0] - sizeOf * 0.5));
+    const leftLimit = Math.max(0, ruled.left + inset, ...others.filter((b) => beside(b) && b[2] <= box[0] + 0.5).map((b) => b[2] + sizeOf * 0.5));
     const under = others.filter(below).map((b) => b[3] + 1);
-    const bottomLimit = under.length ? Math.min(box[1], Math.max(...under)) : Math.max(0, box[1] - leading * 2);
-    const align = alignOf(ls, area);
+    const bottomLimit = Math.max(ruled.bottom, under.length ? Math.min(box[1], Math.max(...under)) : Math.max(0, box[1] - leading * 2));
+    const align = alignOf(ls, inner);
     const room: Box = [box[0], Math.min(box[1], bottomLimit), Math.max(box[2], rightLimit), box[3]];
     if (align === 'center' && ls.length === 1) {
-      const half = Math.min((box[0] + box[2]) / 2 - Math.max(leftLimit, area.left), Math.max(box[2], rightLimit) - (box[0] + box[2]) / 2);
+      const half = Math.min((box[0] + box[2]) / 2 - Math.max(leftLimit, inner.left), Math.max(box[2], rightLimit) - (box[0] + box[2]) / 2);
       room[0] = Math.min(box[0], (box[0] + box[2]) / 2 - half);
       room[2] = Math.max(box[2], (box[0] + box[2]) / 2 + half);
     }
     if (align === 'right' && ls.length === 1) {
-      room[0] = Math.min(box[0], Math.max(leftLimit, area.left));
+      room[0] = Math.min(box[0], Math.max(leftLimit, inner.left));
       room[2] = box[2];
     }
-    blocks.push({ page, runs, box, room, baseline: ls[0]!.y, size: sizeOf, leading, align, lines: ls.length });
+    blocks.push({ page, runs, box, room, baseline: ls[0]!.y, size: sizeOf, leading, align, lines: ls.length, color: dominantColor(runs) });
   }
   return blocks;
 }

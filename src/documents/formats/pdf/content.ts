@@ -1,8 +1,9 @@
 // A page's content stream with chosen text taken out: the stream is read operator by operator (strings, arrays,
 // dictionaries and inline images skipped as PDF syntax says), the graphics and text state followed far enough to
-// know where each text-showing operator (Tj, TJ, ', ") starts on the page, and the operators whose start a
-// predicate claims are cut out of the bytes. Everything else (paths, images, clipping, other text) is kept byte
-// for byte; ' and " keep their line move (T*, Tw, Tc) so the text after them stays where it was.
+// know where each text-showing operator (Tj, TJ, ', ") starts on the page and in which fill colour, and the
+// operators whose start a predicate claims are cut out of the bytes. Everything else (paths, images, clipping,
+// other text) is kept byte for byte; ' and " keep their line move (T*, Tw, Tc) so the text after them stays where
+// it was. The paths the stream paints are handed out too (page space), for the table rules among them.
 
 export type Matrix = [number, number, number, number, number, number];
 
@@ -19,12 +20,47 @@ export function multiply(m: Matrix, n: Matrix): Matrix {
   ];
 }
 
-export interface ContentHooks {
-  /** Whether the text shown at (x, y) in page space, in a font of `size` points (the resource `font`), is to be removed. */
-  remove(x: number, y: number, size: number, font: string): boolean;
-  /** A form XObject (or image) drawn by `Do` under `ctm`. */
-  draw?(name: string, ctm: Matrix): void;
+/** A fill colour as the operator that sets it (`0 g`, `0.2 0.4 0.6 rg`, `0 0 0 1 k`). */
+export type Fill = string;
+
+export const BLACK: Fill = '0 g';
+
+/** The device colour space a colour space resource stands for, when it has one. */
+export type DeviceSpace = 'gray' | 'rgb' | 'cmyk';
+
+/** A painted path's subpaths, each a list of points in page space ([x0, y0, x1, y1, ...]). */
+export interface Painted {
+  subpaths: number[][];
+  stroke: boolean;
+  fill: boolean;
 }
+
+export interface ContentHooks {
+  /**
+   * Whether the text shown at (x, y) in page space, in a font of `size` points (the resource `font`) and the fill
+   * colour `fill`, is to be removed.
+   */
+  remove(x: number, y: number, size: number, font: string, fill: Fill): boolean;
+  /** A form XObject (or image) drawn by `Do` under `ctm`, in the fill colour `fill`. */
+  draw?(name: string, ctm: Matrix, fill: Fill): void;
+  /** A path stroked or filled (only walks that ask for paths pay for following them). */
+  paint?(path: Painted): void;
+  /** The device space of the colour space resource `name` (`cs` operands other than the Device* names). */
+  colorSpace?(name: string): DeviceSpace | undefined;
+}
+
+const DEVICE: Record<string, DeviceSpace> = { '/DeviceGray': 'gray', '/G': 'gray', '/DeviceRGB': 'rgb', '/RGB': 'rgb', '/DeviceCMYK': 'cmyk', '/CMYK': 'cmyk' };
+const COMPONENTS: Record<DeviceSpace, number> = { gray: 1, rgb: 3, cmyk: 4 };
+const SETTER: Record<DeviceSpace, string> = { gray: 'g', rgb: 'rg', cmyk: 'k' };
+/** A colour's components as a content stream writes them: at most three decimals, within 0..1. */
+const component = (v: number) => String(Math.round(Math.min(1, Math.max(0, v)) * 1000) / 1000);
+/** The fill operator for `values` in `space`; black for anything else (patterns, separations, indexed colours). */
+export function fillOf(space: DeviceSpace | undefined, values: number[]): Fill {
+  if (!space || values.length !== COMPONENTS[space]) return BLACK;
+  return `${values.map(component).join(' ')} ${SETTER[space]}`;
+}
+/** Most points a page's paths may hold before the rest are no longer followed (a hostile stream's paths). */
+const MAX_POINTS = 100_000;
 
 /** Byte classes as PDF syntax has them: 1 white space, 2 delimiter (tables: every byte of a stream is looked up). */
 const CLASS = new Uint8Array(256);
@@ -76,13 +112,19 @@ const MAX_STACK = 256;
  * The stream without the text-showing operators `hooks.remove` claims, and how many were removed. Bytes past a
  * syntax error are kept as they are (a viewer stops there too).
  */
-export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): { bytes: Uint8Array; removed: number } {
+export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks, fill0: Fill = BLACK): { bytes: Uint8Array; removed: number } {
   const cuts: { start: number; end: number; keep: string }[] = [];
   let at = 0;
   const n = src.length;
   let operands: Operand[] = [];
   let ctm: Matrix = ctm0;
-  const stack: Matrix[] = [];
+  const stack: { ctm: Matrix; fill: Fill; space: DeviceSpace | undefined }[] = [];
+  let fill = fill0;
+  let space: DeviceSpace | undefined = 'gray';
+  // The path under construction (page space), followed only when a hook takes paths.
+  const paths = hooks.paint !== undefined;
+  let subpaths: number[][] = [];
+  let points = 0;
   let tm: Matrix = IDENTITY;
   let tlm: Matrix = IDENTITY;
   let leading = 0;
@@ -173,7 +215,22 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
   const show = (start: number, end: number, keep: string) => {
     const m = multiply(tm, ctm);
     const size = fontSize * Math.hypot(m[2], m[3]);
-    if (hooks.remove(m[4], m[5], size, fontName)) cuts.push({ start, end, keep });
+    if (hooks.remove(m[4], m[5], size, fontName, fill)) cuts.push({ start, end, keep });
+  };
+  const point = (x: number, y: number): [number, number] => [ctm[0] * x + ctm[2] * y + ctm[4], ctm[1] * x + ctm[3] * y + ctm[5]];
+  const moveTo = (x: number, y: number) => {
+    if (points++ > MAX_POINTS) return;
+    subpaths.push(point(x, y));
+  };
+  const lineTo = (x: number, y: number) => {
+    const sub = subpaths[subpaths.length - 1];
+    if (!sub || points++ > MAX_POINTS) return;
+    sub.push(...point(x, y));
+  };
+  const paint = (stroke: boolean, filled: boolean, close: boolean) => {
+    if (close) for (const sub of subpaths) if (sub.length > 2 && (sub[0] !== sub[sub.length - 2] || sub[1] !== sub[sub.length - 1])) sub.push(sub[0]!, sub[1]!);
+    if (subpaths.length) hooks.paint?.({ subpaths, stroke, fill: filled });
+    subpaths = [];
   };
 
   while (at < n) {
@@ -207,10 +264,85 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
         break;
       }
       case 'q':
-        if (stack.length < 1024) stack.push(ctm);
+        if (stack.length < 1024) stack.push({ ctm, fill, space });
         break;
-      case 'Q':
-        ctm = stack.pop() ?? ctm;
+      case 'Q': {
+        const saved = stack.pop();
+        if (saved) ({ ctm, fill, space } = saved);
+        break;
+      }
+      case 'g':
+      case 'rg':
+      case 'k': {
+        space = op === 'g' ? 'gray' : op === 'rg' ? 'rgb' : 'cmyk';
+        fill = fillOf(space, nums(COMPONENTS[space]) ?? []);
+        break;
+      }
+      case 'cs': {
+        const name = operands[operands.length - 1]?.value;
+        space = typeof name === 'string' ? (DEVICE[name] ?? hooks.colorSpace?.(name.slice(1))) : undefined;
+        // A new colour space starts at its initial colour: black for the device spaces.
+        fill = space === 'rgb' ? '0 0 0 rg' : space === 'cmyk' ? '0 0 0 1 k' : BLACK;
+        break;
+      }
+      case 'sc':
+      case 'scn': {
+        // Components only (a pattern's name among the operands is not a device colour: black).
+        const values = operands.map((o) => o.value);
+        fill = values.every((v) => typeof v === 'number') ? fillOf(space, values as number[]) : BLACK;
+        break;
+      }
+      case 'm':
+      case 'l': {
+        if (!paths) break;
+        const v = nums(2);
+        if (v) (op === 'm' ? moveTo : lineTo)(v[0]!, v[1]!);
+        break;
+      }
+      case 'c':
+      case 'v':
+      case 'y': {
+        // A curve is no rule: its subpath ends here, a new one starts at its end point.
+        if (!paths) break;
+        const v = nums(2);
+        if (v) moveTo(v[0]!, v[1]!);
+        break;
+      }
+      case 're': {
+        if (!paths) break;
+        const v = nums(4);
+        if (v) {
+          const [x, y, w, h] = v as [number, number, number, number];
+          moveTo(x, y);
+          lineTo(x + w, y);
+          lineTo(x + w, y + h);
+          lineTo(x, y + h);
+          lineTo(x, y);
+        }
+        break;
+      }
+      case 'h': {
+        const sub = subpaths[subpaths.length - 1];
+        if (sub && sub.length > 2) sub.push(sub[0]!, sub[1]!);
+        break;
+      }
+      case 'S':
+      case 's':
+        if (paths) paint(true, false, op === 's');
+        break;
+      case 'f':
+      case 'F':
+      case 'f*':
+        if (paths) paint(false, true, true);
+        break;
+      case 'B':
+      case 'B*':
+      case 'b':
+      case 'b*':
+        if (paths) paint(true, true, true);
+        break;
+      case 'n':
+        subpaths = [];
         break;
       case 'cm': {
         const v = nums(6);
@@ -270,7 +402,7 @@ export function removeText(src: Uint8Array, ctm0: Matrix, hooks: ContentHooks): 
       }
       case 'Do': {
         const name = operands[operands.length - 1]?.value;
-        if (typeof name === 'string' && name.startsWith('/')) hooks.draw?.(name.slice(1), ctm);
+        if (typeof name === 'string' && name.startsWith('/')) hooks.draw?.(name.slice(1), ctm, fill);
         break;
       }
       default:

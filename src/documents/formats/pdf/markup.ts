@@ -5,6 +5,7 @@
 import { decodeText } from '../fragment.ts';
 import { inlineHtml, mergeAdjacent, translatedPieces, type Inline } from '../inline.ts';
 import type { Run } from './blocks.ts';
+import type { Fill } from './content.ts';
 
 const BOLD = 0;
 const ITALIC = 1;
@@ -77,7 +78,17 @@ function ownPieces(html: string): { text: string; wraps: number[] }[] | undefine
   return pieces;
 }
 
-/** The translation of a block as runs: each piece styled and linked by the wrappers around it. */
+/**
+ * The colour a translated run takes from the source: its link's words' colour, else that of the source's run in
+ * its style (bold, italic); a plain run takes none (the block's colour).
+ */
+function colorFor(source: readonly Run[], run: Run): Fill | undefined {
+  if (run.link !== undefined) return source.find((r) => r.link === run.link)?.color;
+  if (run.bold || run.italic) return source.find((r) => r.link === undefined && r.bold === run.bold && r.italic === run.italic)?.color;
+  return undefined;
+}
+
+/** The translation of a block as runs: each piece styled, linked and coloured by the wrappers around it. */
 export function translatedRuns(source: readonly Run[], html: string): Run[] {
   // Markup-free text (most blocks) needs no HTML parse: plain text with its entities decoded.
   if (!html.includes('<')) return [{ text: decodeText(html), bold: false, italic: false, link: undefined }];
@@ -94,5 +105,6 @@ export function translatedRuns(source: readonly Run[], html: string): Run[] {
     if (last && last.bold === bold && last.italic === italic && last.link === link) last.text += piece.text;
     else runs.push({ text: piece.text, bold, italic, link });
   }
+  for (const run of runs) run.color = colorFor(source, run);
   return runs;
 }

@@ -69,7 +69,7 @@ export async function readPdf(bytes: Uint8Array, limits: PdfReadLimits): Promise
       const page = await pdf.getPage(p);
       const content = await page.getTextContent({ disableNormalization: false });
       const own = pages[p - 1]!;
-      const styleAt = pageStyles(doc, own, limits);
+      const { styleAt, rules } = pageStyles(doc, own, limits);
       const first = links.length;
       const onPage = pageLinks(own, p - 1);
       links.push(...onPage);
@@ -84,7 +84,7 @@ export async function readPdf(bytes: Uint8Array, limits: PdfReadLimits): Promise
         frags.push(...(onPage.length ? splitByLinks(frag, onPage, first) : [frag]));
       }
       const [, , w, h] = page.view;
-      blocks.push(...pageBlocks(p - 1, frags, { width: w!, height: h! }));
+      blocks.push(...pageBlocks(p - 1, frags, { width: w!, height: h! }, rules));
       page.cleanup();
     }
     if (!anyText) throw new DocumentError(NO_TEXT_LAYER);

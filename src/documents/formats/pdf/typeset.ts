@@ -3,8 +3,10 @@
 // and past the floor set at the floor and let run below the room (nothing is cut). Lines keep the block's
 // alignment; a right-to-left translation turns left alignment into right. Bidi is handled at paragraph level:
 // the words of a line are laid out right to left, with runs of left-to-right words (numbers, Latin names) kept in
-// their order inside it; fontkit shapes Arabic and reverses the glyphs of each right-to-left run.
+// their order inside it; fontkit shapes Arabic and reverses the glyphs of each right-to-left run. Each run keeps
+// its colour (the block's where it has none).
 import type { Align, Block, Run } from './blocks.ts';
+import type { Fill } from './content.ts';
 import { face, faceKey, familyOf, type Family } from './fonts.ts';
 
 /** Smallest size, as a share of the original, a translation is shrunk to before it may overflow. */
@@ -13,10 +15,11 @@ export const FLOOR_RATIO = 0.5;
 export const FLOOR_PT = 4;
 const STEP = 0.95;
 
-/** One piece of text to draw: a face, a size, where its baseline starts, how wide it is, the link it is under. */
+/** One piece of text to draw: a face, a size, a colour, where its baseline starts, how wide it is, the link it is under. */
 export interface Placed {
   text: string;
   face: string;
+  color: Fill;
   x: number;
   y: number;
   size: number;
@@ -26,7 +29,7 @@ export interface Placed {
 
 interface Atom {
   /** Parts in one face each (a word in two scripts has two). */
-  parts: { text: string; face: string; width: number; link: number | undefined }[];
+  parts: { text: string; face: string; width: number; link: number | undefined; color: Fill }[];
   width: number;
   /** Followed by a space (a line may break there); CJK characters break without one. */
   space: boolean;
@@ -59,9 +62,10 @@ function widthOf(key: string, text: string): number {
 }
 
 /** Words (and single CJK characters) with their faces and widths at size 1. */
-function atomsOf(runs: readonly Run[]): Atom[] {
+function atomsOf(runs: readonly Run[], blockColor: Fill): Atom[] {
   const atoms: Atom[] = [];
   for (const run of runs) {
+    const color = run.color ?? blockColor;
     const pieces = run.text.replace(/\s+/g, ' ').split(/( )/);
     for (const piece of pieces) {
       if (piece === ' ') {
@@ -78,7 +82,7 @@ function atomsOf(runs: readonly Run[]): Atom[] {
         if (ASCII.test(word)) {
           const key = faceKey({ family: 'latin', bold: run.bold, italic: run.italic });
           const width = widthOf(key, word);
-          atoms.push({ parts: [{ text: word, face: key, width, link: run.link }], width, space: false, spaceWidth: widthOf(key, ' '), rtl: false });
+          atoms.push({ parts: [{ text: word, face: key, width, link: run.link, color }], width, space: false, spaceWidth: widthOf(key, ' '), rtl: false });
           continue;
         }
         let family: Family = 'latin';
@@ -90,7 +94,7 @@ function atomsOf(runs: readonly Run[]): Atom[] {
           const key = faceKey({ family, bold: run.bold, italic: run.italic });
           const last = parts[parts.length - 1];
           if (last && last.face === key) last.text += ch;
-          else parts.push({ text: ch, face: key, width: 0, link: run.link });
+          else parts.push({ text: ch, face: key, width: 0, link: run.link, color });
         }
         for (const p of parts) p.width = widthOf(p.face, p.text);
         const lastFace = parts[parts.length - 1]?.face ?? 'latin';
@@ -140,7 +144,7 @@ export function isRtl(text: string): boolean {
 
 /** The translated block's pieces to draw, and whether it fitted its room at or above the floor size. */
 export function typeset(block: Block, runs: readonly Run[]): { placed: Placed[]; size: number; fitted: boolean } {
-  const atoms = atomsOf(runs);
+  const atoms = atomsOf(runs, block.color);
   const plain = atoms.map((a) => a.parts.map((p) => p.text).join('')).join(' ');
   const rtl = isRtl(plain);
   let align: Align = block.align;
@@ -182,10 +186,10 @@ export function typeset(block: Block, runs: readonly Run[]): { placed: Placed[];
       for (const p of a.parts) {
         const lastPiece = placed[placed.length - 1];
         // Pieces that follow each other in one face on one line are drawn as one string.
-        if (!justify && lastPiece && lastPiece.face === p.face && lastPiece.link === p.link && lastPiece.y === y && joinable) {
+        if (!justify && lastPiece && lastPiece.face === p.face && lastPiece.link === p.link && lastPiece.color === p.color && lastPiece.y === y && joinable) {
           lastPiece.text += p.text;
           lastPiece.width = x + p.width * size - lastPiece.x;
-        } else placed.push({ text: p.text, face: p.face, x, y, size, width: p.width * size, link: p.link });
+        } else placed.push({ text: p.text, face: p.face, color: p.color, x, y, size, width: p.width * size, link: p.link });
         x += p.width * size;
         joinable = true;
       }
@@ -194,7 +198,7 @@ export function typeset(block: Block, runs: readonly Run[]): { placed: Placed[];
       if (next && spaced) {
         const sw = a.spaceWidth * size + extra;
         const lastPiece = placed[placed.length - 1]!;
-        joinable = !justify && next.parts[0]?.face === lastPiece.face && next.parts[0]?.link === lastPiece.link;
+        joinable = !justify && next.parts[0]?.face === lastPiece.face && next.parts[0]?.link === lastPiece.link && next.parts[0]?.color === lastPiece.color;
         if (joinable) lastPiece.text += ' ';
         x += sw;
       }

@@ -1,13 +1,13 @@
 // Writing the translated PDF (on the PDF worker): on each page the text-showing operators inside the blocks are
 // cut out of the content stream (and of the forms it draws), the translations set in the blocks' boxes in the
-// Noto faces (only the glyphs used, as subsets), bold and italic runs in bold and italic faces,
+// Noto faces in the colours of their source text (only the glyphs used, as subsets), bold and italic runs in bold and italic faces,
 // each link's rectangle moved over its translated words, the title and outline translated, /Lang set to the
 // target, JavaScript dropped. Pages, images, vector drawings and other annotations stay as they were.
 import { deflateSync } from 'node:zlib';
 import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, type PDFFont, type PDFPage } from 'pdf-lib';
 import { fragmentText } from '../fragment.ts';
 import type { Block } from './blocks.ts';
-import { IDENTITY, multiply, removeText, type ContentHooks } from './content.ts';
+import { BLACK, IDENTITY, multiply, removeText, type ContentHooks } from './content.ts';
 import { face, sharedFontkit } from './fonts.ts';
 import { moveLink } from './links.ts';
 import { translatedRuns } from './markup.ts';
@@ -159,6 +159,7 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
     const names = new Map<PDFFont, string>();
     let text = 'BT\n0 g\n';
     let current = '';
+    let color = BLACK;
     for (const { block, html } of list) {
       const { placed } = typeset(block, translatedRuns(block.runs, html));
       for (const piece of placed) {
@@ -167,6 +168,7 @@ export async function writePdf(bytes: Uint8Array, plan: PdfPlan, translations: s
         if (name === undefined) names.set(font, (name = page.node.newFontDictionary(font.name, font.ref).asString()));
         const tf = `${name} ${n(piece.size)} Tf`;
         if (tf !== current) text += `${(current = tf)}\n`;
+        if (piece.color !== color) text += `${(color = piece.color)}\n`;
         text += `1 0 0 1 ${n(piece.x)} ${n(piece.y)} Tm ${font.encodeText(piece.text).toString()} Tj\n`;
       }
       moveBlockLinks(page, block, placed, plan);
