@@ -18,7 +18,8 @@ import {
   TextRun,
   WidthType,
 } from 'docx';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
@@ -169,4 +170,18 @@ export async function makeKoreanPdf(): Promise<Uint8Array> {
   page.drawText('고양이는 따뜻한 지붕 위에서 잠을 잡니다.', { x: 72, y: 760, size: 12, font });
   page.drawText('아이들은 빨간 공을 가지고 놉니다.', { x: 72, y: 745, size: 12, font });
   return doc.save();
+}
+
+/** Share of dark pixels on page 1 as pdftoppm draws it in grey, the PDF written into `dir` (blank glyphs add none). */
+export function inkOf(dir: string, bytes: Uint8Array): number {
+  const file = join(dir, `ink-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(`${file}.pdf`, bytes);
+  const r = spawnSync('pdftoppm', ['-gray', '-r', '40', '-f', '1', '-l', '1', `${file}.pdf`, file], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`pdftoppm failed: ${r.stderr}`);
+  const pgm = readFileSync(`${file}-1.pgm`);
+  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.subarray(0, 40).toString('latin1'))!;
+  const pixels = pgm.subarray(header[0].length);
+  let dark = 0;
+  for (const v of pixels) if (v < 128) dark++;
+  return dark / pixels.length;
 }

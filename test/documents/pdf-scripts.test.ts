@@ -4,13 +4,13 @@
 // and LibreOffice's own), pdftoppm draws the CJK glyphs, and a CJK page stays small (its face's subset, not the
 // 10 MB file). And a Korean source PDF read and set again. Skipped where LibreOffice or poppler is missing.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeNeeding } from '../tools.ts';
 import { detectFormat } from '../../src/documents/formats/index.ts';
-import { makeKoreanPdf, makeReportPdf } from './pdf-fixtures.ts';
+import { makeKoreanPdf, makeReportPdf, inkOf as pdfInk } from './pdf-fixtures.ts';
 import { LIMITS } from './zip-helpers.ts';
 
 
@@ -28,19 +28,7 @@ const fontRows = (bytes: Uint8Array): string[] => poppler('pdffonts', bytes).spl
 /** A row of a font embedded as a subset: its name six capitals and '+', pdffonts' emb and sub columns yes. */
 const SUBSET = /^[A-Z]{6}\+\S+\s.*\s+yes\s+yes\s+(yes|no)\s+\d+\s+\d+\s*$/;
 
-/** Share of dark pixels on page 1 as pdftoppm draws it in grey (glyphs that render blank add none). */
-function inkOf(bytes: Uint8Array): number {
-  const file = join(dir, `ink-${Math.random().toString(36).slice(2)}`);
-  writeFileSync(`${file}.pdf`, bytes);
-  const r = spawnSync('pdftoppm', ['-gray', '-r', '40', '-f', '1', '-l', '1', `${file}.pdf`, file], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`pdftoppm failed: ${r.stderr}`);
-  const pgm = readFileSync(`${file}-1.pgm`);
-  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.subarray(0, 40).toString('latin1'))!;
-  const pixels = pgm.subarray(header[0].length);
-  let dark = 0;
-  for (const v of pixels) if (v < 128) dark++;
-  return dark / pixels.length;
-}
+const inkOf = (bytes: Uint8Array): number => pdfInk(dir, bytes);
 
 const SAMPLES = ['مرحبا بالعالم', 'שלום עולם', 'नमस्ते दुनिया', '你好世界', 'Привет <span data-w="0">жирный</span> <span data-w="1">курсив</span>', '안녕하세요 <span data-w="0">세계</span>'];
 

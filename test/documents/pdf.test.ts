@@ -15,7 +15,7 @@ import { describeNeeding, itNeeding } from '../tools.ts';
 import { launchChromium } from '../ui/harness.ts';
 import { detectFormat } from '../../src/documents/formats/index.ts';
 import { DocumentError } from '../../src/documents/formats/types.ts';
-import { makeReportPdf, makeScannedPdf, makeTablePdf, TABLE_ROWS } from './pdf-fixtures.ts';
+import { makeReportPdf, makeScannedPdf, makeTablePdf, TABLE_ROWS, inkOf as pdfInk } from './pdf-fixtures.ts';
 import { htmlText, LIMITS, startTranslator, type Translator } from './zip-helpers.ts';
 
 
@@ -34,19 +34,7 @@ const lineStarts = (bytes: Uint8Array): { text: string; x: number; y: number }[]
     return { text: words.map((w) => w[3]).join(' '), x: Number(words[0]![1]), y: Number(words[0]![2]) };
   });
 
-/** Share of dark pixels on page 1 as pdftoppm draws it in grey (text that renders blank shows as none). */
-function inkOf(bytes: Uint8Array): number {
-  const file = join(dir, `ink-${Math.random().toString(36).slice(2)}`);
-  writeFileSync(`${file}.pdf`, bytes);
-  const r = spawnSync('pdftoppm', ['-gray', '-r', '40', '-f', '1', '-l', '1', `${file}.pdf`, file], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`pdftoppm failed: ${r.stderr}`);
-  const pgm = readFileSync(`${file}-1.pgm`);
-  const header = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.subarray(0, 40).toString('latin1'))!;
-  const pixels = pgm.subarray(header[0].length);
-  let dark = 0;
-  for (const v of pixels) if (v < 128) dark++;
-  return dark / pixels.length;
-}
+const inkOf = (bytes: Uint8Array): number => pdfInk(dir, bytes);
 
 /** Page 1 drawn by pdftoppm at 72 dpi (one pixel a point, y down): width, height and the RGB bytes. */
 function pixelsOf(bytes: Uint8Array): { width: number; height: number; rgb: Buffer } {
