@@ -3,6 +3,7 @@
 // Another key's memory does not exist for a caller (404, as an unknown id).
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { periodOf } from '../accounts/period.ts';
+import { fullCollection } from '../config/full-collection.ts';
 import { resolveLanguage } from '../languages/catalog.ts';
 import { ApiError, invalidRequest } from '../errors/api-error.ts';
 import { readDelimited } from './delimited.ts';
@@ -42,6 +43,12 @@ export interface Lookup {
 
 /** Segments written to the store per transaction during an import. */
 const CHUNK = 2000;
+/**
+ * Chunks between two full collections during an import: the chunks' strings outlive a young collection while the
+ * store writes them (PostgreSQL's driver holds them until the statement's answer), and V8 left to itself lets them
+ * pile up to hundreds of megabytes in a million-unit import (docs/memories.md, "Speed").
+ */
+const CHUNKS_PER_COLLECTION = 50;
 /** A posting list longer than this marks a common word, passed over by the fuzzy lookup. */
 const POSTING_CAP = 1000;
 /** Memories whose common words are remembered (the ones used last). */
@@ -127,6 +134,7 @@ export class MemoryBook {
     // One chunk written while the next is read: the store's writing (PostgreSQL's, in another process) overlaps the
     // parsing and hashing here. Its failure is seen at the next flush or at the end.
     let pending: Promise<void> | undefined;
+    let chunks = 0;
     const flush = async () => {
       if (!rows.length) return;
       if (staging === undefined) {
@@ -135,6 +143,7 @@ export class MemoryBook {
       }
       const chunk = rows;
       rows = [];
+      if (++chunks % CHUNKS_PER_COLLECTION === 0) fullCollection();
       await pending;
       pending = this.store.importChunk(staging, chunk);
       pending.catch(() => undefined);

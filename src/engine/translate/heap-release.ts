@@ -3,23 +3,7 @@
 // turns many times a minute, dead tokenizers and the graph bytes read for their loads pile up to hundreds of megabytes
 // beside DRAGOMAN_MODEL_MEMORY. Once the unloads since the last collection have let go of more than a threshold, one
 // full collection is run, inside the load that made room (its time is the load's).
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
-let collector: (() => void) | null | undefined;
-
-/** V8's full collection, exposed at run time (the server is started without --expose-gc); null where refused. */
-function fullCollection(): (() => void) | null {
-  if (collector !== undefined) return collector;
-  try {
-    setFlagsFromString('--expose-gc');
-    collector = runInNewContext('gc') as () => void;
-    if (typeof collector !== 'function') collector = null;
-  } catch {
-    collector = null;
-  }
-  return collector;
-}
+import { fullCollection } from '../../config/full-collection.ts';
 
 export class HeapRelease {
   private released = 0;
@@ -31,10 +15,7 @@ export class HeapRelease {
   note(bytes: number): void {
     this.released += bytes;
     if (this.released < this.thresholdBytes) return;
-    const collect = fullCollection();
-    if (!collect) return;
     this.released = 0;
-    this.collections++;
-    collect();
+    if (fullCollection()) this.collections++;
   }
 }
