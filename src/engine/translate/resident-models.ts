@@ -67,6 +67,8 @@ function readRecent(file: string | undefined): string[] {
 interface Entry {
   folder: ModelFolder;
   cost: number;
+  /** The tokenizer's part of `cost`: what an unload lets go of in the main thread's heap. */
+  tokenizerBytes: number;
   loaded?: LoadedModel;
   /** The load under way: every request for the model awaits this one. */
   loading?: Promise<LoadedModel>;
@@ -190,7 +192,8 @@ export class ResidentModels {
       if (this.entries.has(f.info.name)) continue;
       const usable = f.info.status === 'ok' && f.runtime !== undefined;
       this.entries.set(f.info.name, {
-        folder: f, cost: usable ? modelCost(f, this.options.workers) : 0, resident: false, holders: 0, lastUsed: 0,
+        folder: f, cost: usable ? modelCost(f, this.options.workers) : 0, tokenizerBytes: usable ? tokenizerCost(f) : 0,
+        resident: false, holders: 0, lastUsed: 0,
         kept: this.options.preload?.includes(f.info.name) ?? false, removed: false,
       });
       added.push(f.info.name);
@@ -338,7 +341,7 @@ export class ResidentModels {
     this.leaving += e.cost;
     try {
       await this.options.unload(e.folder.info.name);
-      this.heap.note(tokenizerCost(e.folder));
+      this.heap.note(e.tokenizerBytes);
     } finally {
       this.leaving -= e.cost;
       this.options.events.emit('modelUnloaded', { name: e.folder.info.name, reason });
